@@ -1,0 +1,147 @@
+/* core.c: start-up, the per-thread guard, context tracking, and the exit sequence that drains the events
+ * and writes the report before cudart tears its contexts down. */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include "kprof.h"
+
+struct kprof_runtime kprof_rt;
+__thread int kprof_tls_depth __attribute__((tls_model("initial-exec")));
+volatile int kprof_finished;
+uint64_t kprof_start_ns;
+int kprof_cuda_used;
+
+uint64_t kprof_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void *kprof_rt_resolve(void **slot, const char *name)
+{
+    void *fn = dlsym(RTLD_NEXT, name);
+    if (!fn) {
+        kprof_warn("no CUDA runtime defines %s after libkprof; the call fails with "
+                   "cudaErrorSharedObjectSymbolNotFound", name);
+        return NULL;
+    }
+    __atomic_store_n(slot, fn, __ATOMIC_RELEASE);
+    return fn;
+}
+
+/* ---- contexts -------------------------------------------------------------------------------- */
+
+/* Contexts libkprof has seen, so that the call which creates one can be told apart from a call that
+ * merely makes an existing one current on a new thread. */
+static struct {
+    pthread_mutex_t lock;
+    CUcontext seen[256];
+    int n;
+} contexts = { .lock = PTHREAD_MUTEX_INITIALIZER };
+static __thread CUcontext tls_ctx __attribute__((tls_model("initial-exec")));
+
+static void kprof_atexit(void);
+
+/* Notes ctx; returns 1 if libkprof had not seen it before. */
+static int context_note(CUcontext ctx)
+{
+    int is_new = 1;
+    pthread_mutex_lock(&contexts.lock);
+    for (int i = 0; i < contexts.n; i++)
+        if (contexts.seen[i] == ctx)
+            is_new = 0;
+    if (is_new && contexts.n < (int)(sizeof contexts.seen / sizeof contexts.seen[0]))
+        contexts.seen[contexts.n++] = ctx;
+    pthread_mutex_unlock(&contexts.lock);
+    if (is_new) {
+        __atomic_store_n(&kprof_cuda_used, 1, __ATOMIC_RELAXED);
+        /* cudart registered its teardown with atexit() during the call that created this context;
+         * handlers run last-registered-first, so registering again now puts the report before it. */
+        atexit(kprof_atexit);
+    }
+    return is_new;
+}
+
+int kprof_call_begin(struct kprof_call *c, int api)
+{
+    if (KPROF_UNLIKELY(kprof_finished || kprof_config.disabled || kprof_tls_depth > 0))
+        return 0;
+    if (KPROF_UNLIKELY(!kprof_driver_ready()))
+        return 0;
+    kprof_tls_depth++;
+    c->api = api;
+    c->ctx_before = NULL;
+    if (kprof_drv.cuCtxGetCurrent(&c->ctx_before) != CUDA_SUCCESS)
+        c->ctx_before = NULL; /* the driver is not initialised yet: no context */
+    c->t0_ns = kprof_now_ns();
+    return 1;
+}
+
+uint64_t kprof_call_end(struct kprof_call *c, int ok)
+{
+    uint64_t dt = kprof_now_ns() - c->t0_ns;
+    /* Only look again when the call may have changed the thread's context. */
+    if (c->ctx_before == NULL || c->ctx_before != tls_ctx || c->api == KPROF_API_cudaSetDevice) {
+        CUcontext after = NULL;
+        if (kprof_drv.cuCtxGetCurrent(&after) == CUDA_SUCCESS && after) {
+            if (after != tls_ctx && context_note(after) && after != c->ctx_before) {
+                CUdevice dev = -1;
+                if (kprof_drv.cuCtxGetDevice(&dev) != CUDA_SUCCESS)
+                    dev = -1;
+                kprof_ctx_init_record((int)dev, c->api, dt);
+                dt = 0; /* the call's own statistics leave context creation out */
+            }
+            tls_ctx = after;
+        }
+    }
+    if (kprof_api_counted[c->api])
+        kprof_api_record(c->api, dt, ok);
+    kprof_tls_depth--;
+    return dt;
+}
+
+/* ---- start and exit -------------------------------------------------------------------------- */
+
+__attribute__((constructor)) static void kprof_init(void)
+{
+    kprof_start_ns = kprof_now_ns();
+    kprof_config_load();
+    if (kprof_config.disabled)
+        kprof_info("disabled by KPROF_DISABLE=1");
+    /* A fallback for programs whose contexts libkprof never sees created. */
+    atexit(kprof_atexit);
+}
+
+void kprof_finish(void)
+{
+    static int once;
+    if (__atomic_exchange_n(&once, 1, __ATOMIC_ACQ_REL))
+        return;
+    kprof_tls_depth++;
+    kprof_finished = 1; /* no new pairs from here on */
+    if (!kprof_config.disabled && __atomic_load_n(&kprof_cuda_used, __ATOMIC_RELAXED)) {
+        kprof_events_drain(kprof_config.exit_timeout_ms);
+        struct kprof_snapshot s;
+        if (kprof_snapshot_take(&s)) {
+            fflush(NULL); /* the app's own output first */
+            kprof_report_write(&s);
+        }
+        kprof_snapshot_free(&s);
+    }
+    kprof_tls_depth--;
+}
+
+static void kprof_atexit(void)
+{
+    kprof_finish();
+}
+
+/* Last resort (dlclose, or exit paths that skip atexit handlers registered late): events may be gone by
+ * now, in which case they count as incomplete. */
+__attribute__((destructor)) static void kprof_fini(void)
+{
+    kprof_finish();
+}

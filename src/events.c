@@ -1,0 +1,380 @@
+/* events.c: GPU timing with driver event pairs: per-context event pools, per-stream queues of pairs in
+ * flight, a harvesting thread that reads completed pairs without making the app wait, and the exit drain. */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include "kprof.h"
+
+/* A context's reusable events.  Pools are never freed: a context's events die with the context. */
+struct pool {
+    CUcontext ctx;
+    CUevent *free;
+    size_t nfree, cap;
+    long created;
+    struct pool *next;
+};
+
+/* One timed call waiting for its stop event. */
+struct pair {
+    CUevent start, stop;
+    enum kprof_target_kind kind;
+    void *target;
+    uint64_t bytes;
+    struct pool *pool;
+};
+
+/* Pairs recorded on one stream complete in the order they were recorded, so only a queue's head needs
+ * querying.  The per-thread default stream is a different stream on every thread, hence the tid. */
+struct qkey {
+    CUcontext ctx;
+    CUstream stream;
+    long tid;
+};
+struct queue {
+    struct qkey key;
+    struct pair *ring;
+    size_t head, count, cap;
+    UT_hash_handle hh;
+};
+
+static struct {
+    pthread_mutex_t lock;         /* pools, queues and counters */
+    pthread_cond_t wake;          /* harvester: work arrived or stop */
+    pthread_mutex_t harvest_lock; /* one harvest pass at a time (thread or drain) */
+    struct pool *pools;
+    struct queue *queues;         /* uthash by qkey */
+    long pending;
+    int harvester_started, harvester_stop, harvester_sleeping;
+    pthread_t harvester;
+    struct kprof_event_counters n;
+} ev = {
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+    .wake = PTHREAD_COND_INITIALIZER,
+    .harvest_lock = PTHREAD_MUTEX_INITIALIZER,
+};
+
+/* The pool last used by this thread: most threads use one context, so the list walk is rare. */
+static __thread struct pool *tls_pool __attribute__((tls_model("initial-exec")));
+
+static long thread_id(void)
+{
+    return (long)syscall(SYS_gettid);
+}
+
+/* Returns the pool of ctx, creating it; call with ev.lock held. */
+static struct pool *pool_for(CUcontext ctx)
+{
+    for (struct pool *p = ev.pools; p; p = p->next)
+        if (p->ctx == ctx)
+            return p;
+    struct pool *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    p->ctx = ctx;
+    p->next = ev.pools;
+    ev.pools = p;
+    return p;
+}
+
+/* Takes one event from p, creating it in the current context (which is p's) if the pool is empty and
+ * under KPROF_MAX_EVENTS; call with ev.lock held. */
+static CUevent pool_take(struct pool *p)
+{
+    if (p->nfree > 0)
+        return p->free[--p->nfree];
+    if (p->created >= kprof_config.max_events)
+        return NULL;
+    CUevent e = NULL;
+    if (kprof_drv.cuEventCreate(&e, CU_EVENT_DEFAULT) != CUDA_SUCCESS)
+        return NULL;
+    p->created++;
+    ev.n.created++;
+    return e;
+}
+
+/* Returns an event to its pool; call with ev.lock held. */
+static void pool_give(struct pool *p, CUevent e)
+{
+    if (p->nfree == p->cap) {
+        size_t cap = p->cap ? p->cap * 2 : 64;
+        CUevent *f = realloc(p->free, cap * sizeof *f);
+        if (!f) {
+            kprof_drv.cuEventDestroy_v2(e);
+            p->created--;
+            return;
+        }
+        p->free = f;
+        p->cap = cap;
+    }
+    p->free[p->nfree++] = e;
+}
+
+void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thread)
+{
+    t->pool = NULL;
+    CUcontext ctx = NULL;
+    if (kprof_drv.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || ctx == NULL)
+        return; /* the call will create the context: it is timed on the host as context init */
+    CUstream s = (CUstream)stream;
+    if (s == NULL && per_thread)
+        s = CU_STREAM_PER_THREAD;
+    /* An event recorded into a capturing stream would become a node of the app's graph. */
+    CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
+    if (kprof_drv.cuStreamIsCapturing(s, &cs) != CUDA_SUCCESS || cs != CU_STREAM_CAPTURE_STATUS_NONE)
+        return;
+
+    pthread_mutex_lock(&ev.lock);
+    struct pool *p = tls_pool;
+    if (!p || p->ctx != ctx)
+        p = tls_pool = pool_for(ctx);
+    CUevent a = p ? pool_take(p) : NULL;
+    CUevent b = a ? pool_take(p) : NULL;
+    if (!b) {
+        if (a)
+            pool_give(p, a);
+        ev.n.pool_exhausted++;
+        pthread_mutex_unlock(&ev.lock);
+        return;
+    }
+    pthread_mutex_unlock(&ev.lock);
+
+    if (kprof_drv.cuEventRecord(a, s) != CUDA_SUCCESS) {
+        pthread_mutex_lock(&ev.lock);
+        pool_give(p, a);
+        pool_give(p, b);
+        pthread_mutex_unlock(&ev.lock);
+        return;
+    }
+    t->ctx = ctx;
+    t->stream = s;
+    t->start = a;
+    t->stop = b;
+    t->pool = p;
+}
+
+static void *harvester_main(void *arg);
+
+static void start_harvester(void)
+{
+    /* The harvester takes none of the app's signals. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    if (pthread_create(&ev.harvester, NULL, harvester_main, NULL) == 0)
+        ev.harvester_started = 1;
+    else
+        kprof_warn("cannot start the harvesting thread; pairs are read at exit");
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind, void *target,
+                     uint64_t bytes)
+{
+    struct pool *p = t->pool;
+    if (!p)
+        return 0;
+    if (!ok || kprof_drv.cuEventRecord(t->stop, t->stream) != CUDA_SUCCESS) {
+        pthread_mutex_lock(&ev.lock);
+        pool_give(p, t->start);
+        pool_give(p, t->stop);
+        pthread_mutex_unlock(&ev.lock);
+        return 0;
+    }
+    struct qkey key;
+    memset(&key, 0, sizeof key);
+    key.ctx = t->ctx;
+    key.stream = t->stream == NULL ? CU_STREAM_LEGACY : t->stream;
+    key.tid = key.stream == CU_STREAM_PER_THREAD ? thread_id() : 0;
+
+    pthread_mutex_lock(&ev.lock);
+    struct queue *q;
+    HASH_FIND(hh, ev.queues, &key, sizeof key, q);
+    if (!q) {
+        q = calloc(1, sizeof *q);
+        if (q) {
+            q->key = key;
+            HASH_ADD(hh, ev.queues, key, sizeof key, q);
+            struct queue *found;
+            HASH_FIND(hh, ev.queues, &key, sizeof key, found);
+            if (found != q) { /* uthash ran out of memory and did not add it */
+                free(q);
+                q = NULL;
+            }
+        }
+    }
+    if (q && q->count == q->cap) {
+        size_t cap = q->cap ? q->cap * 2 : 64;
+        struct pair *r = malloc(cap * sizeof *r);
+        if (r) {
+            for (size_t i = 0; i < q->count; i++)
+                r[i] = q->ring[(q->head + i) % q->cap];
+            free(q->ring);
+            q->ring = r;
+            q->head = 0;
+            q->cap = cap;
+        }
+    }
+    if (!q || q->count == q->cap) {
+        /* Out of memory: the call stays untimed; the stop event may still be pending, so keep both
+         * events out of the pool rather than risk re-recording one in flight. */
+        ev.n.failed++;
+        pthread_mutex_unlock(&ev.lock);
+        return 0;
+    }
+    struct pair *pr = &q->ring[(q->head + q->count) % q->cap];
+    pr->start = t->start;
+    pr->stop = t->stop;
+    pr->kind = kind;
+    pr->target = target;
+    pr->bytes = bytes;
+    pr->pool = p;
+    q->count++;
+    ev.pending++;
+    if (!ev.harvester_started && !ev.harvester_stop)
+        start_harvester();
+    else if (ev.harvester_sleeping)
+        pthread_cond_signal(&ev.wake);
+    pthread_mutex_unlock(&ev.lock);
+    return 1;
+}
+
+/* Reads one completed pair's duration into its target. */
+static void pair_account(const struct pair *pr, float ms)
+{
+    uint64_t ns = ms <= 0.0f ? 0 : (uint64_t)((double)ms * 1e6 + 0.5);
+    if (pr->kind == KPROF_TARGET_KERNEL || pr->kind == KPROF_TARGET_KERNEL_FIRST)
+        kprof_kernel_add_time(pr->target, ns, pr->kind == KPROF_TARGET_KERNEL_FIRST);
+    else
+        kprof_copy_add_time(pr->target, ns, pr->bytes);
+}
+
+/* One pass over every queue's completed head pairs.  Returns the number of pairs harvested.  Holds
+ * harvest_lock (so only this pass pops) and takes ev.lock only around queue updates, never across a
+ * driver call, so the app's threads are not held up. */
+static long harvest_once(void)
+{
+    long done = 0;
+    pthread_mutex_lock(&ev.harvest_lock);
+    CUcontext saved = NULL, cur = NULL;
+    kprof_drv.cuCtxGetCurrent(&saved);
+    cur = saved;
+
+    pthread_mutex_lock(&ev.lock);
+    for (struct queue *q = ev.queues; q; q = q->hh.next) {
+        while (q->count > 0) {
+            struct pair pr = q->ring[q->head];
+            CUcontext ctx = q->key.ctx;
+            pthread_mutex_unlock(&ev.lock);
+
+            if (cur != ctx && kprof_drv.cuCtxSetCurrent(ctx) == CUDA_SUCCESS)
+                cur = ctx;
+            CUresult r = kprof_drv.cuEventQuery(pr.stop);
+            float ms = 0.0f;
+            if (r == CUDA_SUCCESS)
+                r = kprof_drv.cuEventElapsedTime_v2(&ms, pr.start, pr.stop);
+
+            pthread_mutex_lock(&ev.lock);
+            if (r == CUDA_ERROR_NOT_READY)
+                break;
+            q->head = (q->head + 1) % q->cap;
+            q->count--;
+            ev.pending--;
+            if (r == CUDA_SUCCESS) {
+                pool_give(pr.pool, pr.start);
+                pool_give(pr.pool, pr.stop);
+                pthread_mutex_unlock(&ev.lock);
+                pair_account(&pr, ms);
+                pthread_mutex_lock(&ev.lock);
+                done++;
+            } else {
+                /* The context is gone or faulted: its events cannot be reused. */
+                ev.n.failed++;
+            }
+        }
+    }
+    pthread_mutex_unlock(&ev.lock);
+
+    if (cur != saved)
+        kprof_drv.cuCtxSetCurrent(saved);
+    pthread_mutex_unlock(&ev.harvest_lock);
+    return done;
+}
+
+static void sleep_us(long us)
+{
+    struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+static void *harvester_main(void *arg)
+{
+    (void)arg;
+    kprof_tls_depth = 1; /* nothing this thread does is the app's */
+    /* An event query from another thread would otherwise break an app's global-mode stream capture. */
+    CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+    kprof_drv.cuThreadExchangeStreamCaptureMode(&mode);
+
+    long idle_us = 100;
+    for (;;) {
+        pthread_mutex_lock(&ev.lock);
+        while (!ev.harvester_stop && ev.pending == 0) {
+            ev.harvester_sleeping = 1;
+            pthread_cond_wait(&ev.wake, &ev.lock);
+            ev.harvester_sleeping = 0;
+        }
+        int stop = ev.harvester_stop;
+        pthread_mutex_unlock(&ev.lock);
+        if (stop)
+            break;
+        /* Poll slower while the GPU is busy with long work, faster while pairs complete. */
+        if (harvest_once() > 0)
+            idle_us = 100;
+        else if (idle_us < 2000)
+            idle_us *= 2;
+        sleep_us(idle_us);
+    }
+    return NULL;
+}
+
+long kprof_events_drain(long timeout_ms)
+{
+    pthread_mutex_lock(&ev.lock);
+    int started = ev.harvester_started;
+    ev.harvester_stop = 1;
+    pthread_cond_signal(&ev.wake);
+    pthread_mutex_unlock(&ev.lock);
+    if (started && !pthread_equal(pthread_self(), ev.harvester))
+        pthread_join(ev.harvester, NULL);
+
+    uint64_t deadline = kprof_now_ns() + (uint64_t)timeout_ms * 1000000u;
+    long left;
+    for (;;) {
+        harvest_once();
+        pthread_mutex_lock(&ev.lock);
+        left = ev.pending;
+        pthread_mutex_unlock(&ev.lock);
+        if (left == 0 || kprof_now_ns() >= deadline)
+            break;
+        sleep_us(200);
+    }
+    pthread_mutex_lock(&ev.lock);
+    ev.n.incomplete = left;
+    pthread_mutex_unlock(&ev.lock);
+    if (left > 0)
+        kprof_warn("%ld timed call(s) had not completed on the GPU after %ld ms; they are counted but untimed",
+                   left, timeout_ms);
+    return left;
+}
+
+void kprof_events_counters(struct kprof_event_counters *out)
+{
+    pthread_mutex_lock(&ev.lock);
+    *out = ev.n;
+    pthread_mutex_unlock(&ev.lock);
+}

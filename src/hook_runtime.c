@@ -1,0 +1,269 @@
+/* hook_runtime.c: the CUDA runtime API wrappers.  Each one only records: it passes the call through,
+ * returns exactly what the real call returned, and hands counts, names and event pairs to the layers
+ * below. */
+#include "kprof.h"
+
+/* A wrapper whose real function cannot be found fails the way a missing symbol would. */
+#define REAL_OR_FAIL(name)                                                                         \
+    __typeof__(kprof_rt.name) real_ = KPROF_REAL(name);                                            \
+    if (KPROF_UNLIKELY(!real_))                                                                    \
+        return cudaErrorSharedObjectSymbolNotFound
+
+/* ---- names ----------------------------------------------------------------------------------- */
+
+KPROF_EXPORT void __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun, char *deviceFun,
+                                         const char *deviceName, int thread_limit, uint3 *tid, uint3 *bid,
+                                         dim3 *bDim, dim3 *gDim, int *wSize)
+{
+    __typeof__(kprof_rt.__cudaRegisterFunction) real_ = KPROF_REAL(__cudaRegisterFunction);
+    if (!kprof_config.disabled)
+        kprof_names_register(hostFun, deviceName);
+    if (real_)
+        real_(fatCubinHandle, hostFun, deviceFun, deviceName, thread_limit, tid, bid, bDim, gDim, wSize);
+}
+
+KPROF_EXPORT cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *hostFun)
+{
+    REAL_OR_FAIL(__cudaGetKernel);
+    struct kprof_call c;
+    if (!kprof_call_begin(&c, KPROF_API___cudaGetKernel))
+        return real_(kernel, hostFun);
+    cudaError_t r = real_(kernel, hostFun); /* may create the context: the host stub's first call */
+    if (r == cudaSuccess && kernel)
+        kprof_names_bind(*kernel, hostFun);
+    kprof_call_end(&c, r == cudaSuccess);
+    return r;
+}
+
+/* ---- launches -------------------------------------------------------------------------------- */
+
+/* The shared body of every launch wrapper: `call` is the real launch, evaluated once. */
+#define LAUNCH(api, key, grid, block, stream, per_thread, call)                                    \
+    do {                                                                                           \
+        struct kprof_call c_;                                                                      \
+        if (!kprof_call_begin(&c_, (api)))                                                         \
+            return (call);                                                                         \
+        struct kprof_kernel *k_ = kprof_kernel_for(key);                                           \
+        struct kprof_timing t_;                                                                    \
+        kprof_timing_begin(&t_, (stream), (per_thread));                                           \
+        cudaError_t r_ = (call);                                                                   \
+        int ok_ = r_ == cudaSuccess && k_ != NULL;                                                 \
+        int first_ = ok_ && kprof_kernel_count(k_, (grid), (block));                               \
+        kprof_timing_end(&t_, ok_, first_ ? KPROF_TARGET_KERNEL_FIRST : KPROF_TARGET_KERNEL, k_, 0); \
+        kprof_call_end(&c_, r_ == cudaSuccess);                                                    \
+        return r_;                                                                                 \
+    } while (0)
+
+KPROF_EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void **args,
+                                            size_t shmem, cudaStream_t stream)
+{
+    REAL_OR_FAIL(__cudaLaunchKernel);
+    LAUNCH(KPROF_API___cudaLaunchKernel, kernel, grid, block, stream, 0,
+           real_(kernel, grid, block, args, shmem, stream));
+}
+
+KPROF_EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, dim3 block, void **args,
+                                                 size_t shmem, cudaStream_t stream)
+{
+    REAL_OR_FAIL(__cudaLaunchKernel_ptsz);
+    LAUNCH(KPROF_API___cudaLaunchKernel_ptsz, kernel, grid, block, stream, 1,
+           real_(kernel, grid, block, args, shmem, stream));
+}
+
+KPROF_EXPORT cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args,
+                                          size_t shmem, cudaStream_t stream)
+{
+    REAL_OR_FAIL(cudaLaunchKernel);
+    LAUNCH(KPROF_API_cudaLaunchKernel, func, grid, block, stream, 0,
+           real_(func, grid, block, args, shmem, stream));
+}
+
+KPROF_EXPORT cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 grid, dim3 block, void **args,
+                                               size_t shmem, cudaStream_t stream)
+{
+    REAL_OR_FAIL(cudaLaunchKernel_ptsz);
+    LAUNCH(KPROF_API_cudaLaunchKernel_ptsz, func, grid, block, stream, 1,
+           real_(func, grid, block, args, shmem, stream));
+}
+
+static const dim3 dim3_zero;
+
+KPROF_EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args)
+{
+    REAL_OR_FAIL(cudaLaunchKernelExC);
+    LAUNCH(KPROF_API_cudaLaunchKernelExC, func, config ? config->gridDim : dim3_zero,
+           config ? config->blockDim : dim3_zero, config ? config->stream : NULL, 0,
+           real_(config, func, args));
+}
+
+KPROF_EXPORT cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *config, const void *func,
+                                                  void **args)
+{
+    REAL_OR_FAIL(cudaLaunchKernelExC_ptsz);
+    LAUNCH(KPROF_API_cudaLaunchKernelExC_ptsz, func, config ? config->gridDim : dim3_zero,
+           config ? config->blockDim : dim3_zero, config ? config->stream : NULL, 1,
+           real_(config, func, args));
+}
+
+KPROF_EXPORT cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3 block, void **args,
+                                                     size_t shmem, cudaStream_t stream)
+{
+    REAL_OR_FAIL(cudaLaunchCooperativeKernel);
+    LAUNCH(KPROF_API_cudaLaunchCooperativeKernel, func, grid, block, stream, 0,
+           real_(func, grid, block, args, shmem, stream));
+}
+
+KPROF_EXPORT cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *func, dim3 grid, dim3 block,
+                                                          void **args, size_t shmem, cudaStream_t stream)
+{
+    REAL_OR_FAIL(cudaLaunchCooperativeKernel_ptsz);
+    LAUNCH(KPROF_API_cudaLaunchCooperativeKernel_ptsz, func, grid, block, stream, 1,
+           real_(func, grid, block, args, shmem, stream));
+}
+
+/* ---- copies ---------------------------------------------------------------------------------- */
+
+/* 1 if ptr is device (or managed) memory, from the driver: a failed query means ordinary host memory. */
+static int is_device_ptr(const void *ptr)
+{
+    unsigned int type = 0;
+    if (kprof_drv.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)(uintptr_t)ptr)
+        != CUDA_SUCCESS)
+        return 0;
+    return type == CU_MEMORYTYPE_DEVICE || type == CU_MEMORYTYPE_ARRAY || type == CU_MEMORYTYPE_UNIFIED;
+}
+
+/* The direction of a copy; cudaMemcpyDefault is resolved from the pointers. */
+static enum kprof_dir copy_dir(void *dst, const void *src, enum cudaMemcpyKind kind)
+{
+    switch (kind) {
+    case cudaMemcpyHostToHost: return KPROF_HTOH;
+    case cudaMemcpyHostToDevice: return KPROF_HTOD;
+    case cudaMemcpyDeviceToHost: return KPROF_DTOH;
+    case cudaMemcpyDeviceToDevice: return KPROF_DTOD;
+    default: {
+        int d = is_device_ptr(dst), s = is_device_ptr(src);
+        return s ? (d ? KPROF_DTOD : KPROF_DTOH) : (d ? KPROF_HTOD : KPROF_HTOH);
+    }
+    }
+}
+
+#define COPY(api, dst, src, bytes, kind, stream, per_thread, call)                                 \
+    do {                                                                                           \
+        struct kprof_call c_;                                                                      \
+        if (!kprof_call_begin(&c_, (api)))                                                         \
+            return (call);                                                                         \
+        struct kprof_timing t_;                                                                    \
+        kprof_timing_begin(&t_, (stream), (per_thread));                                           \
+        cudaError_t r_ = (call);                                                                   \
+        struct kprof_copy *cp_ = NULL;                                                             \
+        if (r_ == cudaSuccess)                                                                     \
+            cp_ = kprof_copy_count(copy_dir((dst), (src), (kind)), (bytes));                       \
+        kprof_timing_end(&t_, cp_ != NULL, KPROF_TARGET_COPY, cp_, (bytes));                       \
+        kprof_call_end(&c_, r_ == cudaSuccess);                                                    \
+        return r_;                                                                                 \
+    } while (0)
+
+KPROF_EXPORT cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
+{
+    REAL_OR_FAIL(cudaMemcpy);
+    COPY(KPROF_API_cudaMemcpy, dst, src, count, kind, NULL, 0, real_(dst, src, count, kind));
+}
+
+KPROF_EXPORT cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
+{
+    REAL_OR_FAIL(cudaMemcpy_ptds);
+    COPY(KPROF_API_cudaMemcpy_ptds, dst, src, count, kind, NULL, 1, real_(dst, src, count, kind));
+}
+
+KPROF_EXPORT cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
+                                         cudaStream_t stream)
+{
+    REAL_OR_FAIL(cudaMemcpyAsync);
+    COPY(KPROF_API_cudaMemcpyAsync, dst, src, count, kind, stream, 0, real_(dst, src, count, kind, stream));
+}
+
+KPROF_EXPORT cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count,
+                                              enum cudaMemcpyKind kind, cudaStream_t stream)
+{
+    REAL_OR_FAIL(cudaMemcpyAsync_ptsz);
+    COPY(KPROF_API_cudaMemcpyAsync_ptsz, dst, src, count, kind, stream, 1,
+         real_(dst, src, count, kind, stream));
+}
+
+/* ---- allocation ------------------------------------------------------------------------------ */
+
+KPROF_EXPORT cudaError_t cudaMalloc(void **devPtr, size_t size)
+{
+    REAL_OR_FAIL(cudaMalloc);
+    struct kprof_call c;
+    if (!kprof_call_begin(&c, KPROF_API_cudaMalloc))
+        return real_(devPtr, size);
+    cudaError_t r = real_(devPtr, size);
+    uint64_t ns = kprof_call_end(&c, r == cudaSuccess);
+    if (r == cudaSuccess && devPtr)
+        kprof_alloc_record(*devPtr, size, ns);
+    return r;
+}
+
+KPROF_EXPORT cudaError_t cudaFree(void *devPtr)
+{
+    REAL_OR_FAIL(cudaFree);
+    struct kprof_call c;
+    if (!kprof_call_begin(&c, KPROF_API_cudaFree))
+        return real_(devPtr);
+    cudaError_t r = real_(devPtr);
+    uint64_t ns = kprof_call_end(&c, r == cudaSuccess);
+    if (r == cudaSuccess && devPtr)
+        kprof_free_record(devPtr, ns);
+    return r;
+}
+
+/* ---- host time only -------------------------------------------------------------------------- */
+
+#define HOST_ONLY(api, call)                                                                       \
+    do {                                                                                           \
+        struct kprof_call c_;                                                                      \
+        if (!kprof_call_begin(&c_, (api)))                                                         \
+            return (call);                                                                         \
+        cudaError_t r_ = (call);                                                                   \
+        kprof_call_end(&c_, r_ == cudaSuccess);                                                    \
+        return r_;                                                                                 \
+    } while (0)
+
+KPROF_EXPORT cudaError_t cudaSetDevice(int device)
+{
+    REAL_OR_FAIL(cudaSetDevice);
+    HOST_ONLY(KPROF_API_cudaSetDevice, real_(device));
+}
+
+KPROF_EXPORT cudaError_t cudaDeviceSynchronize(void)
+{
+    REAL_OR_FAIL(cudaDeviceSynchronize);
+    HOST_ONLY(KPROF_API_cudaDeviceSynchronize, real_());
+}
+
+KPROF_EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t stream)
+{
+    REAL_OR_FAIL(cudaStreamSynchronize);
+    HOST_ONLY(KPROF_API_cudaStreamSynchronize, real_(stream));
+}
+
+KPROF_EXPORT cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream)
+{
+    REAL_OR_FAIL(cudaStreamSynchronize_ptsz);
+    HOST_ONLY(KPROF_API_cudaStreamSynchronize_ptsz, real_(stream));
+}
+
+KPROF_EXPORT cudaError_t cudaEventSynchronize(cudaEvent_t event)
+{
+    REAL_OR_FAIL(cudaEventSynchronize);
+    HOST_ONLY(KPROF_API_cudaEventSynchronize, real_(event));
+}
+
+/* Every KPROF_RT entry of api.def must have its wrapper above: this table refers to each by name, so a
+ * missing one fails the link (-Wl,--no-undefined). */
+const void *const kprof_rt_wrappers[KPROF_API_COUNT] = {
+#define KPROF_RT(name, proto, cls) (const void *)&name,
+#include "api.def"
+};

@@ -1,0 +1,274 @@
+/* kprof.h: libkprof's internal interfaces, shared by the hook, timing, statistics and report layers. */
+#ifndef KPROF_KPROF_H
+#define KPROF_KPROF_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdarg.h>
+#include <stdio.h>
+
+/* uthash tables never abort the app on out-of-memory: the entry is just not added. */
+#define HASH_NONFATAL_OOM 1
+#include <uthash.h>
+#include <cuda.h>
+#include "cudart_private.h"
+
+/* Only interposed CUDA entry points are exported; everything else is hidden (-fvisibility=hidden). */
+#define KPROF_EXPORT __attribute__((visibility("default")))
+#define KPROF_LIKELY(x) __builtin_expect(!!(x), 1)
+#define KPROF_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* Every runtime and driver function of the API table is declared with CUDA's own type. */
+#define KPROF_RT(name, proto, cls) extern __typeof__(proto) name;
+#include "api.def"
+
+/* ================================================================================= config.c ===== */
+
+enum kprof_format { KPROF_FORMAT_TEXT, KPROF_FORMAT_JSON };
+enum kprof_log_level { KPROF_LOG_WARN, KPROF_LOG_INFO, KPROF_LOG_DEBUG };
+
+/* The effective configuration: defaults, then KPROF_* environment variables (config.c is the only code
+ * that reads the environment).  Filled once by kprof_config_load() before any hook runs; read-only after. */
+struct kprof_config {
+    enum kprof_format format;   /* KPROF_FORMAT: text (default) or json */
+    const char *output;         /* KPROF_OUTPUT: report path; NULL means stderr */
+    enum kprof_log_level log;   /* KPROF_LOG: warn (default), info, debug */
+    int disabled;               /* KPROF_DISABLE=1: every wrapper passes straight through */
+    long exit_timeout_ms;       /* KPROF_EXIT_TIMEOUT: longest wait for pending events at exit, ms */
+    long max_events;            /* KPROF_MAX_EVENTS: events per context (two per timed call) */
+};
+extern struct kprof_config kprof_config;
+
+/* Reads the KPROF_* variables into kprof_config, warning once (on stderr) about unknown names and bad
+ * values, each of which falls back to its default.  Not thread-safe: called once from the constructor. */
+void kprof_config_load(void);
+
+/* ==================================================================================== log.c ===== */
+
+/* Writes "libkprof: <message>\n" to stderr when `level` is enabled by KPROF_LOG.  Thread-safe. */
+void kprof_log(enum kprof_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define kprof_warn(...) kprof_log(KPROF_LOG_WARN, __VA_ARGS__)
+#define kprof_info(...) kprof_log(KPROF_LOG_INFO, __VA_ARGS__)
+#define kprof_debug(...) kprof_log(KPROF_LOG_DEBUG, __VA_ARGS__)
+
+/* ================================================================================== driver.c ===== */
+
+/* The driver functions libkprof calls itself (KPROF_DRV in api.def), from libcuda.so.1. */
+struct kprof_driver {
+#define KPROF_DRV(name) __typeof__(name) *name;
+#include "api.def"
+};
+extern struct kprof_driver kprof_drv;
+
+/* Loads libcuda.so.1 and every KPROF_DRV function, once (pthread_once); thread-safe.  Returns 1 when the
+ * driver is usable; 0 (after one warning) when it is missing, and libkprof then only passes calls through. */
+int kprof_driver_ready(void);
+
+/* ==================================================================================== core.c ===== */
+
+/* The real runtime functions: KPROF_RT and KPROF_RTUSE entries of api.def, found lazily with
+ * dlsym(RTLD_NEXT) because a program may load libcudart after libkprof (Python does). */
+struct kprof_runtime {
+#define KPROF_RT(name, proto, cls) __typeof__(proto) *name;
+#define KPROF_RTUSE(name) __typeof__(name) *name;
+#include "api.def"
+};
+extern struct kprof_runtime kprof_rt;
+
+/* Looks `name` up with dlsym(RTLD_NEXT) and stores it in *slot; returns it, or NULL (after one warning)
+ * when no later library defines it.  Thread-safe and idempotent. */
+void *kprof_rt_resolve(void **slot, const char *name);
+
+/* The real function behind a wrapper: one predictable branch once resolved. */
+#define KPROF_REAL(name)                                                                           \
+    (__atomic_load_n(&kprof_rt.name, __ATOMIC_ACQUIRE)                                             \
+         ? kprof_rt.name                                                                           \
+         : (__typeof__(kprof_rt.name))kprof_rt_resolve((void **)&kprof_rt.name, #name))
+
+/* Host monotonic clock in ns. */
+uint64_t kprof_now_ns(void);
+
+/* Per-thread re-entrancy depth: > 0 while the thread is inside a libkprof wrapper or in libkprof's own
+ * work, so nested CUDA calls are passed through and never counted twice. */
+extern __thread int kprof_tls_depth __attribute__((tls_model("initial-exec")));
+
+/* 1 once the report has been written (or libkprof disabled itself): wrappers then pass through. */
+extern volatile int kprof_finished;
+
+/* The state a wrapper keeps across the real call. */
+struct kprof_call {
+    int api;              /* index into the API table (enum kprof_api) */
+    CUcontext ctx_before; /* the thread's current context before the call (NULL: none) */
+    uint64_t t0_ns;       /* host clock at entry */
+};
+
+/* Starts a counted call: returns 0 if the call must pass straight through (libkprof disabled, finished,
+ * or re-entered on this thread), else fills *c and raises the guard.  Must be paired with
+ * kprof_call_end() when it returns 1. */
+int kprof_call_begin(struct kprof_call *c, int api);
+
+/* Ends a counted call: drops the guard, adds the host time to the API table, and, when the call created a
+ * CUDA context, moves its host time to the `context init` row instead.  Returns the host time in ns.
+ * `ok` is 1 when the real call succeeded. */
+uint64_t kprof_call_end(struct kprof_call *c, int ok);
+
+/* Runs the exit sequence once: drains pending events (bounded by KPROF_EXIT_TIMEOUT), writes the report,
+ * and turns the wrappers into pass-through.  Safe to call from several places; only the first runs. */
+void kprof_finish(void);
+
+/* ================================================================================== events.c ===== */
+
+/* What a completed event pair's duration is added to. */
+enum kprof_target_kind {
+    KPROF_TARGET_KERNEL,       /* a kernel launch */
+    KPROF_TARGET_KERNEL_FIRST, /* a kernel's first launch (lazy module loading makes it slow) */
+    KPROF_TARGET_COPY,
+};
+
+/* A timed call in flight: filled by kprof_timing_begin(), completed by kprof_timing_end(). */
+struct kprof_timing {
+    CUcontext ctx;
+    CUstream stream;      /* as passed to cuEventRecord (CU_STREAM_PER_THREAD for _ptsz callers' 0) */
+    CUevent start, stop;
+    void *pool;           /* the context's event pool, or NULL when the call is not timed */
+};
+
+/* Records a start event on `stream` in the current context, from that context's pool.  per_thread is 1
+ * for _ptsz/_ptds callers, for whom stream 0 is the per-thread default stream.  Leaves t->pool NULL (the
+ * call stays untimed) when there is no current context, the stream is capturing, or the pool is empty.
+ * Called with the guard raised.  Never changes the app's CUDA error state. */
+void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thread);
+
+/* Records the stop event and queues the pair for harvesting; the duration goes to `target` (a struct
+ * kprof_kernel * or struct kprof_copy * as `kind` says; `bytes` is a copy's size).  If `ok` is 0 (the
+ * call failed) the events go back to the pool instead.  Returns 1 if the pair was queued. */
+int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind, void *target,
+                     uint64_t bytes);
+
+/* Harvests every completed pair, waiting up to timeout_ms for the rest; stops the harvesting thread.
+ * Returns the number of pairs still incomplete.  Thread-safe. */
+long kprof_events_drain(long timeout_ms);
+
+/* Counters for the report: pairs dropped because their events failed, calls untimed for lack of events. */
+struct kprof_event_counters { long incomplete, failed, pool_exhausted, created; };
+void kprof_events_counters(struct kprof_event_counters *out);
+
+/* =================================================================================== stats.c ===== */
+
+/* The API table's index for each runtime function. */
+enum kprof_api {
+#define KPROF_RT(name, proto, cls) KPROF_API_##name,
+#include "api.def"
+    KPROF_API_COUNT
+};
+extern const char *const kprof_api_names[KPROF_API_COUNT];
+extern const char kprof_api_counted[KPROF_API_COUNT]; /* 0 for NAME-class entries */
+
+/* Per-kernel aggregate, one per mangled name; lives until the process exits.  calls is counted on the
+ * launching thread; the time fields are updated by the harvester under the statistics lock. */
+struct kprof_kernel {
+    char *mangled;             /* owned */
+    uint64_t calls;            /* successful launches (atomic) */
+    uint64_t timed;            /* launches with a completed event pair, the first included */
+    uint64_t total_ns;         /* GPU time of every timed launch */
+    int first_timed;           /* 1 when the first launch was timed; its time is first_ns */
+    uint64_t first_ns;
+    uint64_t steady_ns, min_ns, max_ns; /* over the timed launches after the first */
+    unsigned grid[3], block[3];/* launch shape of the last launch seen */
+    UT_hash_handle hh;         /* by mangled name */
+};
+
+/* A kernel's average, minimum and maximum GPU time in ns, over its timed launches after the first, or
+ * over the first alone when it is the only one timed.  Returns 0 when no launch was timed. */
+static inline int kprof_kernel_steady(const struct kprof_kernel *k, double *avg, uint64_t *min, uint64_t *max)
+{
+    uint64_t n = k->timed - (uint64_t)k->first_timed;
+    if (n > 0) {
+        *avg = (double)k->steady_ns / (double)n;
+        *min = k->min_ns;
+        *max = k->max_ns;
+        return 1;
+    }
+    if (k->first_timed) {
+        *avg = (double)k->first_ns;
+        *min = *max = k->first_ns;
+        return 1;
+    }
+    return 0;
+}
+
+enum kprof_dir { KPROF_HTOH, KPROF_HTOD, KPROF_DTOH, KPROF_DTOD, KPROF_DIR_COUNT };
+extern const char *const kprof_dir_names[KPROF_DIR_COUNT];
+
+/* Per-direction copy aggregate. */
+struct kprof_copy {
+    uint64_t count, bytes;     /* successful copies (atomic) */
+    uint64_t timed, timed_bytes, total_ns, min_ns, max_ns;
+};
+
+/* Finds or creates the aggregate for a kernel launched through `key` (a cudaKernel_t or a host stub).
+ * The name comes from registration, then the driver, then cudaFuncGetName.  Thread-safe; the returned
+ * pointer stays valid for the life of the process. */
+struct kprof_kernel *kprof_kernel_for(const void *key);
+
+/* Name registry fed by __cudaRegisterFunction and __cudaGetKernel.  Thread-safe; strings are copied. */
+void kprof_names_register(const void *host_stub, const char *mangled);
+void kprof_names_bind(const void *kernel_handle, const void *host_stub);
+
+/* Counts one successful launch of k with its shape; returns 1 if it was the kernel's first.  Thread-safe,
+ * lock-free. */
+int kprof_kernel_count(struct kprof_kernel *k, dim3 grid, dim3 block);
+/* Adds one GPU duration to a kernel (`first`: of its first launch) or copy aggregate.  Thread-safe
+ * (statistics lock). */
+void kprof_kernel_add_time(struct kprof_kernel *k, uint64_t ns, int first);
+void kprof_copy_add_time(struct kprof_copy *c, uint64_t ns, uint64_t bytes);
+
+/* The aggregate of copies in one direction; counts one copy of `bytes`. */
+struct kprof_copy *kprof_copy_count(enum kprof_dir dir, size_t bytes);
+
+/* Device allocations: counts one of `bytes` at ptr, or a free of ptr (bytes looked up).  host_ns is the
+ * call's host time.  Thread-safe. */
+void kprof_alloc_record(void *ptr, size_t bytes, uint64_t host_ns);
+void kprof_free_record(void *ptr, uint64_t host_ns);
+
+/* Host-side API table. */
+void kprof_api_record(int api, uint64_t host_ns, int ok);
+
+/* Context creation, attributed to the API call that caused it. */
+void kprof_ctx_init_record(int device, int api, uint64_t host_ns);
+
+/* Read-only snapshot for the report writers (taken under the statistics lock, after the drain). */
+struct kprof_api_stat { uint64_t calls, errors, total_ns, max_ns; };
+struct kprof_ctx_init { int device; int api; uint64_t host_ns; };
+struct kprof_alloc_stat { uint64_t count, bytes, frees, freed_bytes, host_ns, in_use, peak; };
+struct kprof_snapshot {
+    struct kprof_kernel **kernels;   /* sorted by total_ns, descending; array owned by the snapshot */
+    size_t nkernels;
+    uint64_t kernel_total_ns;
+    struct kprof_copy copies[KPROF_DIR_COUNT];
+    struct kprof_alloc_stat alloc;
+    struct kprof_api_stat api[KPROF_API_COUNT];
+    struct kprof_ctx_init *ctx_inits; size_t nctx_inits;
+    struct kprof_event_counters events;
+    uint64_t wall_ns;
+    long pid;
+    char command[256];
+    char host[64];
+};
+/* Fills *s; release with kprof_snapshot_free().  Returns 0 when CUDA was never used (no report then). */
+int kprof_snapshot_take(struct kprof_snapshot *s);
+void kprof_snapshot_free(struct kprof_snapshot *s);
+
+/* Demangles a kernel name with the C++ runtime's __cxa_demangle (looked up at run time); returns a
+ * malloc'd string the caller frees (a copy of `mangled` when it is not a C++ name). */
+char *kprof_demangle(const char *mangled);
+
+/* ================================================================================== report*.c ===== */
+
+/* Writes the report to the KPROF_OUTPUT destination (stderr by default, or when the path cannot be
+ * written) in the KPROF_FORMAT format. */
+void kprof_report_write(const struct kprof_snapshot *s);
+void kprof_report_text(FILE *f, const struct kprof_snapshot *s);
+void kprof_report_json(FILE *f, const struct kprof_snapshot *s);
+
+#endif

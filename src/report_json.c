@@ -1,0 +1,101 @@
+/* report_json.c: the machine-readable report (schema_version 1, times in ns, sizes in bytes). */
+#include <stdlib.h>
+#include "config.h"
+#include "kprof.h"
+
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(f, "\\%c", *p);
+        else if (*p < 0x20)
+            fprintf(f, "\\u%04x", *p);
+        else
+            fputc(*p, f);
+    }
+    fputc('"', f);
+}
+
+#define U(x) ((unsigned long long)(x))
+
+void kprof_report_json(FILE *f, const struct kprof_snapshot *s)
+{
+    fprintf(f, "{\n  \"schema_version\": 1,\n  \"tool\": \"libkprof\",\n  \"version\": ");
+    json_string(f, PACKAGE_VERSION);
+    fprintf(f, ",\n  \"pid\": %ld,\n  \"host\": ", s->pid);
+    json_string(f, s->host);
+    fprintf(f, ",\n  \"command\": ");
+    json_string(f, s->command);
+    fprintf(f, ",\n  \"wall_ns\": %llu,\n", U(s->wall_ns));
+
+    fprintf(f, "  \"context_init\": [");
+    for (size_t i = 0; i < s->nctx_inits; i++) {
+        fprintf(f, "%s\n    {\"device\": %d, \"api\": ", i ? "," : "", s->ctx_inits[i].device);
+        json_string(f, kprof_api_names[s->ctx_inits[i].api]);
+        fprintf(f, ", \"host_ns\": %llu}", U(s->ctx_inits[i].host_ns));
+    }
+    fprintf(f, "%s],\n", s->nctx_inits ? "\n  " : "");
+
+    fprintf(f, "  \"kernel_total_ns\": %llu,\n  \"kernels\": [", U(s->kernel_total_ns));
+    for (size_t i = 0; i < s->nkernels; i++) {
+        const struct kprof_kernel *k = s->kernels[i];
+        char *name = kprof_demangle(k->mangled);
+        fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
+        json_string(f, name ? name : k->mangled);
+        fprintf(f, ", \"mangled\": ");
+        json_string(f, k->mangled);
+        double avg = 0.0;
+        uint64_t mn = 0, mx = 0;
+        kprof_kernel_steady(k, &avg, &mn, &mx);
+        fprintf(f, ", \"calls\": %llu, \"timed\": %llu, \"total_ns\": %llu, ", U(k->calls), U(k->timed),
+                U(k->total_ns));
+        if (k->first_timed)
+            fprintf(f, "\"first_ns\": %llu, ", U(k->first_ns));
+        else
+            fprintf(f, "\"first_ns\": null, ");
+        fprintf(f, "\"avg_ns\": %llu, \"min_ns\": %llu, \"max_ns\": %llu, \"share\": %.6f, \"grid\": [%u, %u, %u], "
+                   "\"block\": [%u, %u, %u]}",
+                U(avg + 0.5), U(mn), U(mx),
+                s->kernel_total_ns ? (double)k->total_ns / (double)s->kernel_total_ns : 0.0, k->grid[0],
+                k->grid[1], k->grid[2], k->block[0], k->block[1], k->block[2]);
+        free(name);
+    }
+    fprintf(f, "%s],\n", s->nkernels ? "\n  " : "");
+
+    fprintf(f, "  \"copies\": [");
+    int first = 1;
+    for (int d = 0; d < KPROF_DIR_COUNT; d++) {
+        const struct kprof_copy *c = &s->copies[d];
+        if (!c->count)
+            continue;
+        fprintf(f, "%s\n    {\"direction\": \"%s\", \"count\": %llu, \"bytes\": %llu, \"timed\": %llu, "
+                   "\"timed_bytes\": %llu, \"total_ns\": %llu, \"min_ns\": %llu, \"max_ns\": %llu, \"gbps\": %.3f}",
+                first ? "" : ",", kprof_dir_names[d], U(c->count), U(c->bytes), U(c->timed), U(c->timed_bytes),
+                U(c->total_ns), U(c->min_ns), U(c->max_ns),
+                c->total_ns ? (double)c->timed_bytes / (double)c->total_ns : 0.0);
+        first = 0;
+    }
+    fprintf(f, "%s],\n", first ? "" : "\n  ");
+
+    const struct kprof_alloc_stat *a = &s->alloc;
+    fprintf(f, "  \"allocations\": [\n    {\"kind\": \"device\", \"count\": %llu, \"bytes\": %llu, \"frees\": %llu, "
+               "\"freed_bytes\": %llu, \"host_ns\": %llu, \"peak_bytes\": %llu, \"in_use_bytes\": %llu}\n  ],\n",
+            U(a->count), U(a->bytes), U(a->frees), U(a->freed_bytes), U(a->host_ns), U(a->peak), U(a->in_use));
+
+    fprintf(f, "  \"api\": [");
+    first = 1;
+    for (int i = 0; i < KPROF_API_COUNT; i++) {
+        const struct kprof_api_stat *p = &s->api[i];
+        if (!kprof_api_counted[i] || !p->calls)
+            continue;
+        fprintf(f, "%s\n    {\"name\": \"%s\", \"calls\": %llu, \"errors\": %llu, \"total_ns\": %llu, "
+                   "\"max_ns\": %llu}",
+                first ? "" : ",", kprof_api_names[i], U(p->calls), U(p->errors), U(p->total_ns), U(p->max_ns));
+        first = 0;
+    }
+    fprintf(f, "%s],\n", first ? "" : "\n  ");
+
+    fprintf(f, "  \"events\": {\"created\": %ld, \"incomplete\": %ld, \"failed\": %ld, \"untimed_no_event\": %ld}\n}\n",
+            s->events.created, s->events.incomplete, s->events.failed, s->events.pool_exhausted);
+}

@@ -1,0 +1,416 @@
+/* stats.c: aggregation: kernels (by mangled name), copies by direction, allocations, the host-side API
+ * table and context creation; and the snapshot the report writers read. */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "kprof.h"
+
+#define ATOMIC_ADD(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
+
+const char *const kprof_api_names[KPROF_API_COUNT] = {
+#define KPROF_RT(name, proto, cls) #name,
+#include "api.def"
+};
+#define KPROF_CLASS_NAME 0
+#define KPROF_CLASS_LAUNCH 1
+#define KPROF_CLASS_COPY 1
+#define KPROF_CLASS_ALLOC 1
+#define KPROF_CLASS_FREE 1
+#define KPROF_CLASS_SYNC 1
+#define KPROF_CLASS_OTHER 1
+const char kprof_api_counted[KPROF_API_COUNT] = {
+#define KPROF_RT(name, proto, cls) KPROF_CLASS_##cls,
+#include "api.def"
+};
+const char *const kprof_dir_names[KPROF_DIR_COUNT] = { "HtoH", "HtoD", "DtoH", "DtoD" };
+
+/* ---- names ----------------------------------------------------------------------------------- */
+
+struct ptr_entry {
+    const void *key;
+    void *value;        /* a mangled name (owned), a host stub, or a struct kprof_kernel * */
+    UT_hash_handle hh;
+};
+
+static struct {
+    pthread_rwlock_t lock;          /* the three maps and the kernel table */
+    struct ptr_entry *stub_names;   /* host stub -> mangled name */
+    struct ptr_entry *handle_stubs; /* cudaKernel_t -> host stub */
+    struct ptr_entry *launch_keys;  /* launch key (handle or stub) -> struct kprof_kernel */
+    struct kprof_kernel *kernels;   /* by mangled name */
+    size_t nkernels;
+} names = { .lock = PTHREAD_RWLOCK_INITIALIZER };
+
+/* Sets key -> value in *map (replacing); call with names.lock held for writing. */
+static void ptr_map_set(struct ptr_entry **map, const void *key, void *value)
+{
+    struct ptr_entry *e;
+    HASH_FIND_PTR(*map, &key, e);
+    if (!e) {
+        e = calloc(1, sizeof *e);
+        if (!e)
+            return;
+        e->key = key;
+        HASH_ADD_PTR(*map, key, e);
+    }
+    e->value = value;
+}
+
+static void *ptr_map_get(struct ptr_entry *map, const void *key)
+{
+    struct ptr_entry *e;
+    HASH_FIND_PTR(map, &key, e);
+    return e ? e->value : NULL;
+}
+
+void kprof_names_register(const void *host_stub, const char *mangled)
+{
+    if (!host_stub || !mangled)
+        return;
+    char *copy = strdup(mangled);
+    if (!copy)
+        return;
+    pthread_rwlock_wrlock(&names.lock);
+    char *old = ptr_map_get(names.stub_names, host_stub);
+    ptr_map_set(&names.stub_names, host_stub, copy);
+    pthread_rwlock_unlock(&names.lock);
+    free(old);
+}
+
+void kprof_names_bind(const void *kernel_handle, const void *host_stub)
+{
+    if (!kernel_handle || !host_stub || kernel_handle == host_stub)
+        return;
+    pthread_rwlock_wrlock(&names.lock);
+    ptr_map_set(&names.handle_stubs, kernel_handle, (void *)host_stub);
+    pthread_rwlock_unlock(&names.lock);
+}
+
+/* The runtime's own name for key, asked without disturbing the app's last-error state: only when no
+ * error is pending, and clearing the one the query itself may leave.  Returns a malloc'd copy or NULL. */
+static char *name_from_runtime(const void *key)
+{
+    if (!KPROF_REAL(cudaFuncGetName) || !KPROF_REAL(cudaPeekAtLastError) || !KPROF_REAL(cudaGetLastError))
+        return NULL;
+    if (kprof_rt.cudaPeekAtLastError() != cudaSuccess)
+        return NULL;
+    const char *n = NULL;
+    if (kprof_rt.cudaFuncGetName(&n, key) != cudaSuccess || !n) {
+        kprof_rt.cudaGetLastError();
+        return NULL;
+    }
+    return strdup(n);
+}
+
+/* Finds or creates the kernel entry for a mangled name; call with names.lock held for writing. */
+static struct kprof_kernel *kernel_by_name(char *mangled_owned)
+{
+    struct kprof_kernel *k;
+    HASH_FIND_STR(names.kernels, mangled_owned, k);
+    if (k) {
+        free(mangled_owned);
+        return k;
+    }
+    k = calloc(1, sizeof *k);
+    if (!k) {
+        free(mangled_owned);
+        return NULL;
+    }
+    k->mangled = mangled_owned;
+    k->min_ns = UINT64_MAX;
+    HASH_ADD_KEYPTR(hh, names.kernels, k->mangled, strlen(k->mangled), k);
+    names.nkernels++;
+    return k;
+}
+
+/* A small per-thread cache in front of the launch-key map: launch loops hit it every time. */
+#define TLS_CACHE 16
+static __thread struct { const void *key; struct kprof_kernel *k; } tls_cache[TLS_CACHE]
+    __attribute__((tls_model("initial-exec")));
+
+struct kprof_kernel *kprof_kernel_for(const void *key)
+{
+    unsigned slot = (unsigned)(((uintptr_t)key >> 4) ^ ((uintptr_t)key >> 12)) % TLS_CACHE;
+    if (KPROF_LIKELY(tls_cache[slot].key == key && key))
+        return tls_cache[slot].k;
+
+    pthread_rwlock_rdlock(&names.lock);
+    struct kprof_kernel *k = ptr_map_get(names.launch_keys, key);
+    const void *stub = ptr_map_get(names.handle_stubs, key);
+    const char *reg = ptr_map_get(names.stub_names, stub ? stub : key);
+    char *mangled = (!k && reg) ? strdup(reg) : NULL;
+    pthread_rwlock_unlock(&names.lock);
+
+    if (!k) {
+        if (!mangled)
+            mangled = name_from_runtime(key);
+        if (!mangled) {
+            char buf[64];
+            snprintf(buf, sizeof buf, "<unknown kernel %p>", key);
+            mangled = strdup(buf);
+        }
+        if (!mangled)
+            return NULL;
+        pthread_rwlock_wrlock(&names.lock);
+        k = ptr_map_get(names.launch_keys, key);
+        if (!k) {
+            k = kernel_by_name(mangled);
+            if (k)
+                ptr_map_set(&names.launch_keys, key, k);
+        } else {
+            free(mangled);
+        }
+        pthread_rwlock_unlock(&names.lock);
+    }
+    tls_cache[slot].key = key;
+    tls_cache[slot].k = k;
+    return k;
+}
+
+/* ---- GPU times ------------------------------------------------------------------------------- */
+
+static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct kprof_copy copies[KPROF_DIR_COUNT];
+
+int kprof_kernel_count(struct kprof_kernel *k, dim3 grid, dim3 block)
+{
+    uint64_t before = ATOMIC_ADD(&k->calls, 1);
+    /* The shape is informational (the last one wins); relaxed stores keep it race-free. */
+    __atomic_store_n(&k->grid[0], grid.x, __ATOMIC_RELAXED);
+    __atomic_store_n(&k->grid[1], grid.y, __ATOMIC_RELAXED);
+    __atomic_store_n(&k->grid[2], grid.z, __ATOMIC_RELAXED);
+    __atomic_store_n(&k->block[0], block.x, __ATOMIC_RELAXED);
+    __atomic_store_n(&k->block[1], block.y, __ATOMIC_RELAXED);
+    __atomic_store_n(&k->block[2], block.z, __ATOMIC_RELAXED);
+    return before == 0;
+}
+
+void kprof_kernel_add_time(struct kprof_kernel *k, uint64_t ns, int first)
+{
+    pthread_mutex_lock(&stats_lock);
+    k->timed++;
+    k->total_ns += ns;
+    if (first) {
+        k->first_timed = 1;
+        k->first_ns = ns;
+    } else {
+        k->steady_ns += ns;
+        if (ns < k->min_ns)
+            k->min_ns = ns;
+        if (ns > k->max_ns)
+            k->max_ns = ns;
+    }
+    pthread_mutex_unlock(&stats_lock);
+}
+
+struct kprof_copy *kprof_copy_count(enum kprof_dir dir, size_t bytes)
+{
+    struct kprof_copy *c = &copies[dir];
+    ATOMIC_ADD(&c->count, 1);
+    ATOMIC_ADD(&c->bytes, (uint64_t)bytes);
+    return c;
+}
+
+void kprof_copy_add_time(struct kprof_copy *c, uint64_t ns, uint64_t bytes)
+{
+    pthread_mutex_lock(&stats_lock);
+    c->timed++;
+    c->timed_bytes += bytes;
+    c->total_ns += ns;
+    if (c->timed == 1 || ns < c->min_ns)
+        c->min_ns = ns;
+    if (ns > c->max_ns)
+        c->max_ns = ns;
+    pthread_mutex_unlock(&stats_lock);
+}
+
+/* ---- allocations ----------------------------------------------------------------------------- */
+
+struct alloc_entry {
+    void *ptr;
+    size_t bytes;
+    UT_hash_handle hh;
+};
+static struct {
+    pthread_mutex_t lock;
+    struct alloc_entry *live;
+    struct kprof_alloc_stat s;
+} allocs = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+void kprof_alloc_record(void *ptr, size_t bytes, uint64_t host_ns)
+{
+    struct alloc_entry *e = calloc(1, sizeof *e);
+    pthread_mutex_lock(&allocs.lock);
+    allocs.s.count++;
+    allocs.s.bytes += bytes;
+    allocs.s.host_ns += host_ns;
+    if (e && ptr) {
+        struct alloc_entry *old;
+        HASH_FIND_PTR(allocs.live, &ptr, old);
+        if (old) { /* a pointer we missed the free of: replace it */
+            allocs.s.in_use -= old->bytes;
+            HASH_DEL(allocs.live, old);
+            free(old);
+        }
+        e->ptr = ptr;
+        e->bytes = bytes;
+        HASH_ADD_PTR(allocs.live, ptr, e);
+        e = NULL;
+        allocs.s.in_use += bytes;
+        if (allocs.s.in_use > allocs.s.peak)
+            allocs.s.peak = allocs.s.in_use;
+    }
+    pthread_mutex_unlock(&allocs.lock);
+    free(e);
+}
+
+void kprof_free_record(void *ptr, uint64_t host_ns)
+{
+    pthread_mutex_lock(&allocs.lock);
+    allocs.s.host_ns += host_ns;
+    struct alloc_entry *e = NULL;
+    if (ptr)
+        HASH_FIND_PTR(allocs.live, &ptr, e);
+    if (e) {
+        allocs.s.frees++;
+        allocs.s.freed_bytes += e->bytes;
+        allocs.s.in_use -= e->bytes;
+        HASH_DEL(allocs.live, e);
+    }
+    pthread_mutex_unlock(&allocs.lock);
+    free(e);
+}
+
+/* ---- host-side API table and context creation ------------------------------------------------ */
+
+static struct kprof_api_stat api_stats[KPROF_API_COUNT];
+static struct kprof_ctx_init ctx_inits[64];
+static size_t nctx_inits;
+
+void kprof_api_record(int api, uint64_t host_ns, int ok)
+{
+    struct kprof_api_stat *a = &api_stats[api];
+    ATOMIC_ADD(&a->calls, 1);
+    if (!ok)
+        ATOMIC_ADD(&a->errors, 1);
+    ATOMIC_ADD(&a->total_ns, host_ns);
+    uint64_t m = __atomic_load_n(&a->max_ns, __ATOMIC_RELAXED);
+    while (host_ns > m &&
+           !__atomic_compare_exchange_n(&a->max_ns, &m, host_ns, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
+}
+
+void kprof_ctx_init_record(int device, int api, uint64_t host_ns)
+{
+    pthread_mutex_lock(&stats_lock);
+    if (nctx_inits < sizeof ctx_inits / sizeof ctx_inits[0]) {
+        ctx_inits[nctx_inits].device = device;
+        ctx_inits[nctx_inits].api = api;
+        ctx_inits[nctx_inits].host_ns = host_ns;
+        nctx_inits++;
+    }
+    pthread_mutex_unlock(&stats_lock);
+}
+
+/* ---- snapshot -------------------------------------------------------------------------------- */
+
+static int by_total_desc(const void *a, const void *b)
+{
+    const struct kprof_kernel *x = *(struct kprof_kernel *const *)a, *y = *(struct kprof_kernel *const *)b;
+    if (x->total_ns != y->total_ns)
+        return x->total_ns > y->total_ns ? -1 : 1;
+    if (x->calls != y->calls)
+        return x->calls > y->calls ? -1 : 1;
+    return strcmp(x->mangled, y->mangled);
+}
+
+extern uint64_t kprof_start_ns;
+extern int kprof_cuda_used;
+
+int kprof_snapshot_take(struct kprof_snapshot *s)
+{
+    memset(s, 0, sizeof *s);
+    pthread_rwlock_rdlock(&names.lock);
+    pthread_mutex_lock(&stats_lock);
+    s->kernels = calloc(names.nkernels ? names.nkernels : 1, sizeof *s->kernels);
+    for (struct kprof_kernel *k = names.kernels; k && s->kernels; k = k->hh.next)
+        if (k->calls > 0) {
+            s->kernels[s->nkernels++] = k;
+            s->kernel_total_ns += k->total_ns;
+        }
+    memcpy(s->copies, copies, sizeof copies);
+    s->nctx_inits = nctx_inits;
+    s->ctx_inits = calloc(nctx_inits ? nctx_inits : 1, sizeof *s->ctx_inits);
+    if (s->ctx_inits)
+        memcpy(s->ctx_inits, ctx_inits, nctx_inits * sizeof *ctx_inits);
+    else
+        s->nctx_inits = 0;
+    pthread_mutex_unlock(&stats_lock);
+    pthread_rwlock_unlock(&names.lock);
+    if (s->kernels)
+        qsort(s->kernels, s->nkernels, sizeof *s->kernels, by_total_desc);
+
+    pthread_mutex_lock(&allocs.lock);
+    s->alloc = allocs.s;
+    pthread_mutex_unlock(&allocs.lock);
+    for (int i = 0; i < KPROF_API_COUNT; i++) {
+        s->api[i].calls = __atomic_load_n(&api_stats[i].calls, __ATOMIC_RELAXED);
+        s->api[i].errors = __atomic_load_n(&api_stats[i].errors, __ATOMIC_RELAXED);
+        s->api[i].total_ns = __atomic_load_n(&api_stats[i].total_ns, __ATOMIC_RELAXED);
+        s->api[i].max_ns = __atomic_load_n(&api_stats[i].max_ns, __ATOMIC_RELAXED);
+    }
+    kprof_events_counters(&s->events);
+    s->wall_ns = kprof_now_ns() - kprof_start_ns;
+    s->pid = (long)getpid();
+    extern char *program_invocation_name;
+    snprintf(s->command, sizeof s->command, "%s", program_invocation_name ? program_invocation_name : "?");
+    if (gethostname(s->host, sizeof s->host) != 0)
+        strcpy(s->host, "?");
+    s->host[sizeof s->host - 1] = '\0';
+    return __atomic_load_n(&kprof_cuda_used, __ATOMIC_RELAXED) || s->nkernels > 0;
+}
+
+void kprof_snapshot_free(struct kprof_snapshot *s)
+{
+    free(s->kernels);
+    free(s->ctx_inits);
+    memset(s, 0, sizeof *s);
+}
+
+/* ---- demangling ------------------------------------------------------------------------------ */
+
+typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+
+static demangle_fn find_demangler(void)
+{
+    static demangle_fn fn;
+    static int looked;
+    if (looked)
+        return fn;
+    looked = 1;
+    fn = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+    if (!fn) {
+        /* A C program has no C++ runtime loaded; borrow it without adding it to the global scope. */
+        void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+        if (h)
+            fn = (demangle_fn)dlsym(h, "__cxa_demangle");
+    }
+    if (!fn)
+        kprof_info("no C++ runtime found: kernel names stay mangled");
+    return fn;
+}
+
+char *kprof_demangle(const char *mangled)
+{
+    if (strncmp(mangled, "_Z", 2) == 0) {
+        demangle_fn fn = find_demangler();
+        int status = -1;
+        char *d = fn ? fn(mangled, NULL, NULL, &status) : NULL;
+        if (d && status == 0)
+            return d;
+        free(d);
+    }
+    return strdup(mangled);
+}

@@ -1,0 +1,498 @@
+/*
+ * cupti_trace.c - libkprof-cupti.so, a CUPTI activity-tracing injection
+ * library used as ground truth to check libkprof's numbers.
+ *
+ * Load it into any CUDA program with
+ *     CUDA_INJECTION64_PATH=/abs/path/libkprof-cupti.so ./prog
+ * The CUDA driver dlopen()s it during cuInit() and calls InitializeInjection().
+ *
+ * It enables CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, MEMCPY, MEMCPY2 (peer)
+ * and MEMSET, aggregates the records in memory (per kernel name, per copy
+ * direction, memsets) and at process exit writes a tab-separated summary to
+ * $KPROF_CUPTI_OUT (default: stderr).  See tests/gpu/README.md for the format.
+ *
+ * Environment:
+ *   KPROF_CUPTI_OUT=path     summary file ("%p" in the path becomes the pid)
+ *   KPROF_CUPTI_TRACE=path   also write every kernel record as
+ *                            start_ns<TAB>end_ns<TAB>stream<TAB>name
+ *   KPROF_CUPTI_DEVBUF_MB=n  CUPTI device buffer size (CUPTI default if unset)
+ *
+ * Activity record layouts are those of CUPTI 13.0 (CUpti_ActivityKernel10,
+ * CUpti_ActivityMemcpy6, CUpti_ActivityMemcpyPtoP4, CUpti_ActivityMemset4);
+ * only fields whose offsets have not changed across recent versions are read
+ * (kind, copyKind, bytes, start, end, streamId, name).
+ */
+#include <cupti.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define KP_EXPORT __attribute__((visibility("default")))
+
+#define BUF_SIZE  (8u * 1024u * 1024u)
+#define BUF_ALIGN 8u
+#define NBUCKETS  4096u
+
+/* ------------------------------------------------------------------ util */
+
+static void warnx_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void warnx_(const char *fmt, ...)
+{
+    va_list ap;
+    char line[512];
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    fprintf(stderr, "kprof-cupti: %s\n", line);
+}
+
+/* Check a CUptiResult; warn (never abort) and return nonzero on failure. */
+static int cupti_failed(CUptiResult r, const char *what)
+{
+    const char *s = NULL;
+    if (r == CUPTI_SUCCESS)
+        return 0;
+    if (cuptiGetResultString(r, &s) != CUPTI_SUCCESS || s == NULL)
+        s = "?";
+    warnx_("%s failed: %s (%d)", what, s, (int)r);
+    return 1;
+}
+#define CUPTI_CHECK(call) cupti_failed((call), #call)
+
+/* ----------------------------------------------------------- aggregation */
+
+struct kern {
+    struct kern *next;
+    char *name;
+    uint64_t count;         /* all records */
+    uint64_t timed;         /* records with valid timestamps */
+    uint64_t total_ns, min_ns, max_ns;
+};
+
+enum { D_HTOD, D_DTOH, D_DTOD, D_HTOH, D_PTOP, D_OTHER, D_N };
+static const char *const dir_name[D_N] = { "HtoD", "DtoH", "DtoD", "HtoH", "PtoP", "Other" };
+
+struct xfer {
+    uint64_t count, bytes, total_ns, untimed;
+};
+
+static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct kern *g_buckets[NBUCKETS];
+static size_t g_nkernels;
+static struct xfer g_copy[D_N];
+static struct xfer g_memset;
+static uint64_t g_kernel_untimed;
+static uint64_t g_batched_copies;   /* records with copyCount > 1 */
+static uint64_t g_records, g_other_records, g_buffers;
+static uint64_t g_dropped;
+static uint64_t g_bad_buffers;
+static FILE *g_trace;               /* KPROF_CUPTI_TRACE */
+
+static uint64_t g_late_records;     /* delivered after the summary was written */
+static int g_summary_written;       /* under g_lock */
+static int g_summary_started;       /* exactly-once guard, atomic */
+static pid_t g_init_pid;
+
+static uint32_t g_cupti_version;
+static int g_flush_ok;              /* final forced flush succeeded */
+static int g_ctx_flushes;           /* flushes done at context destruction */
+
+static uint64_t fnv1a(const char *s)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (; *s; s++) {
+        h ^= (unsigned char)*s;
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+/* Called with g_lock held. */
+static void add_kernel(const char *name, uint64_t start, uint64_t end, uint32_t stream)
+{
+    uint64_t h;
+    struct kern *k;
+
+    if (name == NULL || name[0] == '\0')
+        name = "<unknown>";
+    h = fnv1a(name) % NBUCKETS;
+    for (k = g_buckets[h]; k != NULL; k = k->next)
+        if (strcmp(k->name, name) == 0)
+            break;
+    if (k == NULL) {
+        k = calloc(1, sizeof *k);
+        if (k == NULL || (k->name = strdup(name)) == NULL) {
+            free(k);
+            warnx_("out of memory, kernel record lost");
+            return;
+        }
+        k->next = g_buckets[h];
+        g_buckets[h] = k;
+        g_nkernels++;
+    }
+    k->count++;
+    if (start != 0 && end >= start) {
+        uint64_t d = end - start;
+        if (k->timed == 0 || d < k->min_ns)
+            k->min_ns = d;
+        if (d > k->max_ns)
+            k->max_ns = d;
+        k->total_ns += d;
+        k->timed++;
+    } else {
+        g_kernel_untimed++;
+    }
+    if (g_trace != NULL)
+        fprintf(g_trace, "%" PRIu64 "\t%" PRIu64 "\t%" PRIu32 "\t%s\n", start, end, stream, name);
+}
+
+static int copy_dir(uint8_t kind)
+{
+    switch (kind) {
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOD:
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOA:
+        return D_HTOD;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOH:
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOH:
+        return D_DTOH;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOD:
+    case CUPTI_ACTIVITY_MEMCPY_KIND_DTOA:
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOD:
+    case CUPTI_ACTIVITY_MEMCPY_KIND_ATOA:
+        return D_DTOD;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_HTOH:
+        return D_HTOH;
+    case CUPTI_ACTIVITY_MEMCPY_KIND_PTOP:
+        return D_PTOP;
+    default:
+        return D_OTHER;
+    }
+}
+
+/* Called with g_lock held. */
+static void add_xfer(struct xfer *x, uint64_t bytes, uint64_t start, uint64_t end)
+{
+    x->count++;
+    x->bytes += bytes;
+    if (start != 0 && end >= start)
+        x->total_ns += end - start;
+    else
+        x->untimed++;
+}
+
+/* Called with g_lock held. */
+static void handle_record(const CUpti_Activity *rec)
+{
+    g_records++;
+    switch (rec->kind) {
+    case CUPTI_ACTIVITY_KIND_KERNEL:
+    case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
+        const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)rec;
+        add_kernel(k->name, k->start, k->end, k->streamId);
+        break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMCPY: {
+        const CUpti_ActivityMemcpy6 *m = (const CUpti_ActivityMemcpy6 *)rec;
+        add_xfer(&g_copy[copy_dir(m->copyKind)], m->bytes, m->start, m->end);
+        if (m->copyCount > 1)
+            g_batched_copies++;
+        break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMCPY2: {
+        /* peer-to-peer copies between devices/contexts */
+        const CUpti_ActivityMemcpyPtoP4 *m = (const CUpti_ActivityMemcpyPtoP4 *)rec;
+        add_xfer(&g_copy[D_PTOP], m->bytes, m->start, m->end);
+        break;
+    }
+    case CUPTI_ACTIVITY_KIND_MEMSET: {
+        const CUpti_ActivityMemset4 *m = (const CUpti_ActivityMemset4 *)rec;
+        add_xfer(&g_memset, m->bytes, m->start, m->end);
+        break;
+    }
+    default:
+        g_other_records++;
+        break;
+    }
+}
+
+/* ------------------------------------------------------- CUPTI callbacks */
+
+static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *max_records)
+{
+    void *p = NULL;
+    int e = posix_memalign(&p, BUF_ALIGN, BUF_SIZE);
+    if (e != 0) {
+        warnx_("cannot allocate a %u-byte activity buffer: %s; records will be dropped",
+               BUF_SIZE, strerror(e));
+        *buffer = NULL;
+        *size = 0;
+    } else {
+        *buffer = p;
+        *size = BUF_SIZE;
+    }
+    *max_records = 0;
+}
+
+static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream_id, uint8_t *buffer,
+                                      size_t size, size_t valid_size)
+{
+    CUpti_Activity *rec = NULL;
+    CUptiResult r;
+    size_t dropped = 0;
+
+    (void)size;
+    pthread_mutex_lock(&g_lock);
+    g_buffers++;
+    if (buffer != NULL && valid_size > 0) {
+        for (;;) {
+            r = cuptiActivityGetNextRecord(buffer, valid_size, &rec);
+            if (r == CUPTI_SUCCESS) {
+                if (g_summary_written && g_late_records++ == 0)
+                    warnx_("activity records delivered after the summary was written are not in it");
+                handle_record(rec);
+                continue;
+            }
+            if (r != CUPTI_ERROR_MAX_LIMIT_REACHED) {
+                g_bad_buffers++;
+                cupti_failed(r, "cuptiActivityGetNextRecord");
+            }
+            break;
+        }
+    }
+    /* ctx is always NULL since CUDA 6: buffers are global. */
+    r = cuptiActivityGetNumDroppedRecords(ctx, stream_id, &dropped);
+    if (r == CUPTI_SUCCESS) {
+        if (dropped > 0)
+            warnx_("%zu activity records dropped (buffers too small or not returned in time)",
+                   dropped);
+        g_dropped += dropped;
+    } else {
+        cupti_failed(r, "cuptiActivityGetNumDroppedRecords");
+    }
+    pthread_mutex_unlock(&g_lock);
+    free(buffer);
+}
+
+/* Resource callbacks: flush the completed buffers before a context goes away. */
+static void CUPTIAPI resource_callback(void *userdata, CUpti_CallbackDomain domain,
+                                       CUpti_CallbackId cbid, const void *cbdata)
+{
+    (void)userdata;
+    (void)cbdata;
+    if (domain == CUPTI_CB_DOMAIN_RESOURCE && cbid == CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING) {
+        /* Not under g_lock: the flush calls buffer_completed on this thread. */
+        if (!CUPTI_CHECK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED)))
+            __atomic_add_fetch(&g_ctx_flushes, 1, __ATOMIC_RELAXED);
+    }
+}
+
+/* --------------------------------------------------------------- summary */
+
+static int cmp_kern(const void *a, const void *b)
+{
+    const struct kern *x = *(const struct kern *const *)a;
+    const struct kern *y = *(const struct kern *const *)b;
+    if (x->total_ns != y->total_ns)
+        return x->total_ns < y->total_ns ? 1 : -1;
+    return strcmp(x->name, y->name);
+}
+
+/* "%p" in the path becomes the pid; returns a malloc'd string or NULL. */
+static char *expand_path(const char *path)
+{
+    char pid[32];
+    size_t n = strlen(path), plen, i, o = 0, extra = 0;
+    char *out;
+
+    snprintf(pid, sizeof pid, "%ld", (long)getpid());
+    plen = strlen(pid);
+    for (i = 0; i + 1 < n; i++)
+        if (path[i] == '%' && path[i + 1] == 'p')
+            extra++;
+    out = malloc(n + extra * plen + 1);
+    if (out == NULL)
+        return NULL;
+    for (i = 0; i < n; i++) {
+        if (path[i] == '%' && i + 1 < n && path[i + 1] == 'p') {
+            memcpy(out + o, pid, plen);
+            o += plen;
+            i++;
+        } else {
+            out[o++] = path[i];
+        }
+    }
+    out[o] = '\0';
+    return out;
+}
+
+static void write_summary(FILE *f)
+{
+    struct kern **v = NULL, *k;
+    size_t i, n = 0;
+    int d;
+
+    pthread_mutex_lock(&g_lock);
+    fprintf(f, "# kprof-cupti summary v1 pid=%ld cupti_api=%u cupti_runtime=%u "
+               "records=%" PRIu64 " buffers=%" PRIu64 " dropped=%" PRIu64
+               " untimed_kernels=%" PRIu64 " batched_copy_records=%" PRIu64
+               " ctx_flushes=%d final_flush=%s\n",
+            (long)getpid(), (unsigned)CUPTI_API_VERSION, g_cupti_version, g_records, g_buffers,
+            g_dropped, g_kernel_untimed, g_batched_copies,
+            __atomic_load_n(&g_ctx_flushes, __ATOMIC_RELAXED), g_flush_ok ? "ok" : "FAILED");
+    fprintf(f, "# kernel\tcount\ttotal_ns\tmin_ns\tmax_ns\tmangled_name | "
+               "memcpy\tdir\tcount\tbytes\ttotal_ns | memset\tcount\tbytes\ttotal_ns\n");
+
+    if (g_nkernels > 0)
+        v = malloc(g_nkernels * sizeof *v);
+    if (v != NULL) {
+        for (i = 0; i < NBUCKETS; i++)
+            for (k = g_buckets[i]; k != NULL; k = k->next)
+                v[n++] = k;
+        qsort(v, n, sizeof *v, cmp_kern);
+        for (i = 0; i < n; i++)
+            fprintf(f, "kernel\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%s\n",
+                    v[i]->count, v[i]->total_ns, v[i]->min_ns, v[i]->max_ns, v[i]->name);
+        free(v);
+    } else if (g_nkernels > 0) {
+        /* unsorted fallback */
+        for (i = 0; i < NBUCKETS; i++)
+            for (k = g_buckets[i]; k != NULL; k = k->next)
+                fprintf(f, "kernel\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\t%s\n",
+                        k->count, k->total_ns, k->min_ns, k->max_ns, k->name);
+    }
+    for (d = 0; d < D_N; d++)
+        if (g_copy[d].count > 0)
+            fprintf(f, "memcpy\t%s\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n", dir_name[d],
+                    g_copy[d].count, g_copy[d].bytes, g_copy[d].total_ns);
+    if (g_memset.count > 0)
+        fprintf(f, "memset\t%" PRIu64 "\t%" PRIu64 "\t%" PRIu64 "\n", g_memset.count,
+                g_memset.bytes, g_memset.total_ns);
+    fprintf(f, "# end\n");
+    g_summary_written = 1;
+
+    if (g_dropped > 0)
+        warnx_("%" PRIu64 " records were dropped: the summary is incomplete", g_dropped);
+    if (g_kernel_untimed > 0)
+        warnx_("%" PRIu64 " kernel records had no timestamps (counted, not timed)",
+               g_kernel_untimed);
+    pthread_mutex_unlock(&g_lock);
+}
+
+static void at_exit_handler(void)
+{
+    const char *out;
+    FILE *f = stderr;
+    char *path = NULL;
+
+    /* A fork()ed child that calls exit() inherits this handler and the
+     * parent's counters: only the process that was initialised reports. */
+    if (getpid() != g_init_pid)
+        return;
+    if (__atomic_exchange_n(&g_summary_started, 1, __ATOMIC_ACQ_REL))
+        return;     /* exactly once */
+
+    /* Deliver everything still held by CUPTI.  The completion callback runs on
+     * CUPTI's worker thread (seen on H200/CUDA 13.0) or on this one, and the
+     * flush returns after it, so g_lock must not be held here. */
+    g_flush_ok = !CUPTI_CHECK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
+
+    out = getenv("KPROF_CUPTI_OUT");
+    if (out != NULL && out[0] != '\0') {
+        path = expand_path(out);
+        f = path != NULL ? fopen(path, "w") : NULL;
+        if (f == NULL) {
+            warnx_("cannot open KPROF_CUPTI_OUT=%s: %s; writing the summary to stderr", out,
+                   strerror(errno));
+            f = stderr;
+        }
+    }
+    write_summary(f);
+    if (f != stderr) {
+        if (fclose(f) != 0)
+            warnx_("error writing %s: %s", path, strerror(errno));
+    } else {
+        fflush(stderr);
+    }
+    free(path);
+
+    pthread_mutex_lock(&g_lock);
+    if (g_trace != NULL) {
+        if (fclose(g_trace) != 0)
+            warnx_("error writing KPROF_CUPTI_TRACE: %s", strerror(errno));
+        g_trace = NULL;
+    }
+    pthread_mutex_unlock(&g_lock);
+}
+
+/* ------------------------------------------------------------- injection */
+
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+static int g_init_ok;
+static CUpti_SubscriberHandle g_subscriber;
+
+static void init_once(void)
+{
+    const char *tr, *mb;
+    int enabled = 0;
+
+    g_init_pid = getpid();
+    if (CUPTI_CHECK(cuptiGetVersion(&g_cupti_version)))
+        g_cupti_version = 0;
+    else if (g_cupti_version < CUPTI_API_VERSION)
+        warnx_("runtime CUPTI API version %u is older than the headers' %u: record layouts may differ",
+               g_cupti_version, (unsigned)CUPTI_API_VERSION);
+
+    tr = getenv("KPROF_CUPTI_TRACE");
+    if (tr != NULL && tr[0] != '\0') {
+        char *path = expand_path(tr);
+        g_trace = path != NULL ? fopen(path, "w") : NULL;
+        if (g_trace == NULL)
+            warnx_("cannot open KPROF_CUPTI_TRACE=%s: %s", tr, strerror(errno));
+        else
+            fprintf(g_trace, "# start_ns\tend_ns\tstream\tname\n");
+        free(path);
+    }
+
+    mb = getenv("KPROF_CUPTI_DEVBUF_MB");
+    if (mb != NULL && mb[0] != '\0') {
+        size_t sz = (size_t)strtoul(mb, NULL, 10) * 1024u * 1024u, len = sizeof sz;
+        if (sz > 0)
+            CUPTI_CHECK(cuptiActivitySetAttribute(CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE, &len, &sz));
+    }
+
+    /* Context-destruction callback (best effort: another CUPTI subscriber, e.g.
+     * Nsight Systems, makes cuptiSubscribe fail; activity tracing still works). */
+    if (!CUPTI_CHECK(cuptiSubscribe(&g_subscriber, resource_callback, NULL)))
+        CUPTI_CHECK(cuptiEnableCallback(1, g_subscriber, CUPTI_CB_DOMAIN_RESOURCE,
+                                        CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING));
+
+    if (CUPTI_CHECK(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed)))
+        return;
+
+    enabled += !CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+    enabled += !CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY));
+    enabled += !CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY2));
+    enabled += !CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET));
+    if (enabled == 0)
+        return;
+
+    if (atexit(at_exit_handler) != 0) {
+        warnx_("atexit failed: no summary will be written");
+        return;
+    }
+    g_init_ok = 1;
+}
+
+KP_EXPORT int InitializeInjection(void);
+KP_EXPORT int InitializeInjection(void)
+{
+    pthread_once(&g_once, init_once);
+    return g_init_ok ? 1 : 0;
+}

@@ -1,0 +1,52 @@
+# lib.sh: shared helpers for libkprof's tests: run a program under libkprof against the fake CUDA stack and
+# query its report.  Sourced by each tests/*.sh; `make check` sets top_builddir and top_srcdir.
+set -eu
+
+: "${top_builddir:?run through make check}"
+: "${top_srcdir:?run through make check}"
+KPROF_LIB=$top_builddir/src/.libs/libkprof.so
+FAKE_LIB=$top_builddir/tests/fake/lib
+KERNELS=$top_builddir/kernels
+PROGS=$top_builddir/tests/progs
+TEST_NAME=$(basename "$0" .sh)
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/kprof-$TEST_NAME.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+
+skip() { echo "SKIP: $*"; exit 77; }
+fail() { echo "FAIL: $*" >&2; exit 1; }
+pass() { echo "ok: $*"; }
+
+# Runs "$@" against the fake CUDA stack, with libkprof preloaded (and the sanitizer runtime first, in
+# sanitizer builds).  KPROF_* and FAKEGPU_* variables pass through from the caller.
+run_kprof() {
+    env LD_LIBRARY_PATH="$FAKE_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+        LD_PRELOAD="${SAN_PRELOAD:+$SAN_PRELOAD }$KPROF_LIB" "$@"
+}
+# Runs "$@" against the fake CUDA stack without libkprof.
+run_plain() {
+    env LD_LIBRARY_PATH="$FAKE_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$@"
+}
+
+need_kernels() { [ -x "$KERNELS/reduce" ] || skip "kernels/ samples not built (configure found no nvcc)"; }
+need_jq() { command -v jq >/dev/null 2>&1 || fail "jq is needed by the tests (apt-get install jq)"; }
+
+# expect_eq ACTUAL EXPECTED WHAT
+expect_eq() {
+    [ "$1" = "$2" ] || fail "$3: expected '$2', got '$1'"
+    pass "$3 = $2"
+}
+# expect_grep PATTERN FILE WHAT
+expect_grep() {
+    grep -Eq -- "$1" "$2" || { cat "$2" >&2; fail "$3: no line matches /$1/ in $2"; }
+    pass "$3"
+}
+expect_no_grep() {
+    ! grep -Eq -- "$1" "$2" || { cat "$2" >&2; fail "$3: a line matches /$1/ in $2"; }
+    pass "$3"
+}
+# jqr FILTER FILE: one value from a JSON report
+jqr() { jq -r "$1" "$2"; }
+# kernel_field FILE NAME-SUBSTRING FIELD: a field of the (first) kernel whose demangled name contains NAME
+kernel_field() { jq -r --arg n "$2" --arg f "$3" '[.kernels[] | select(.name | contains($n))][0][$f]' "$1"; }
+# copy_field FILE DIRECTION FIELD
+copy_field() { jq -r --arg d "$2" --arg f "$3" '[.copies[] | select(.direction == $d)][0][$f] // 0' "$1"; }

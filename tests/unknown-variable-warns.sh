@@ -1,0 +1,11 @@
+#!/bin/sh
+# Misspelt KPROF_* variables and bad numbers are named in a warning; the defaults are used.
+. "${top_srcdir:-..}/tests/lib.sh"
+need_kernels
+KPROF_FROMAT=json KPROF_EXIT_TIMEOUT=soon run_kprof "$KERNELS/vector_add" --no-verify --n 64 >/dev/null 2>"$WORK/err"
+expect_grep '^libkprof: ignoring unknown variable KPROF_FROMAT$' "$WORK/err" "unknown name"
+expect_grep "^libkprof: ignoring KPROF_EXIT_TIMEOUT='soon' \(expected milliseconds from 0 to 3600000\); using 5000$" \
+    "$WORK/err" "bad number"
+expect_grep '^== libkprof: kernels ==$' "$WORK/err" "report still written"
+KPROF_LOG=debug run_kprof "$KERNELS/vector_add" --no-verify --n 64 >/dev/null 2>"$WORK/err2"
+expect_grep '^libkprof: configuration: KPROF_FORMAT=text ' "$WORK/err2" "KPROF_LOG=debug prints the configuration"
