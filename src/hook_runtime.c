@@ -193,30 +193,58 @@ KPROF_EXPORT cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t
 
 /* ---- allocation ------------------------------------------------------------------------------ */
 
+#define ALLOC(api, kind, ptrp, bytes, call)                                                         \
+    do {                                                                                           \
+        struct kprof_call c_;                                                                      \
+        if (!kprof_call_begin(&c_, (api)))                                                         \
+            return (call);                                                                         \
+        cudaError_t r_ = (call);                                                                   \
+        uint64_t ns_ = kprof_call_end(&c_, r_ == cudaSuccess);                                     \
+        if (r_ == cudaSuccess && (ptrp))                                                           \
+            kprof_alloc_record((kind), *(ptrp), (bytes), ns_);                                     \
+        return r_;                                                                                 \
+    } while (0)
+
+#define FREE(api, kind, ptr, call)                                                                 \
+    do {                                                                                           \
+        struct kprof_call c_;                                                                      \
+        if (!kprof_call_begin(&c_, (api)))                                                         \
+            return (call);                                                                         \
+        cudaError_t r_ = (call);                                                                   \
+        uint64_t ns_ = kprof_call_end(&c_, r_ == cudaSuccess);                                     \
+        if (r_ == cudaSuccess && (ptr))                                                            \
+            kprof_free_record((kind), (ptr), ns_);                                                 \
+        return r_;                                                                                 \
+    } while (0)
+
 KPROF_EXPORT cudaError_t cudaMalloc(void **devPtr, size_t size)
 {
     REAL_OR_FAIL(cudaMalloc);
-    struct kprof_call c;
-    if (!kprof_call_begin(&c, KPROF_API_cudaMalloc))
-        return real_(devPtr, size);
-    cudaError_t r = real_(devPtr, size);
-    uint64_t ns = kprof_call_end(&c, r == cudaSuccess);
-    if (r == cudaSuccess && devPtr)
-        kprof_alloc_record(*devPtr, size, ns);
-    return r;
+    ALLOC(KPROF_API_cudaMalloc, KPROF_MEM_DEVICE, devPtr, size, real_(devPtr, size));
 }
 
 KPROF_EXPORT cudaError_t cudaFree(void *devPtr)
 {
     REAL_OR_FAIL(cudaFree);
-    struct kprof_call c;
-    if (!kprof_call_begin(&c, KPROF_API_cudaFree))
-        return real_(devPtr);
-    cudaError_t r = real_(devPtr);
-    uint64_t ns = kprof_call_end(&c, r == cudaSuccess);
-    if (r == cudaSuccess && devPtr)
-        kprof_free_record(devPtr, ns);
-    return r;
+    FREE(KPROF_API_cudaFree, KPROF_MEM_DEVICE, devPtr, real_(devPtr));
+}
+
+KPROF_EXPORT cudaError_t cudaMallocHost(void **ptr, size_t size)
+{
+    REAL_OR_FAIL(cudaMallocHost);
+    ALLOC(KPROF_API_cudaMallocHost, KPROF_MEM_PINNED, ptr, size, real_(ptr, size));
+}
+
+KPROF_EXPORT cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
+{
+    REAL_OR_FAIL(cudaHostAlloc);
+    ALLOC(KPROF_API_cudaHostAlloc, KPROF_MEM_PINNED, pHost, size, real_(pHost, size, flags));
+}
+
+KPROF_EXPORT cudaError_t cudaFreeHost(void *ptr)
+{
+    REAL_OR_FAIL(cudaFreeHost);
+    FREE(KPROF_API_cudaFreeHost, KPROF_MEM_PINNED, ptr, real_(ptr));
 }
 
 /* ---- host time only -------------------------------------------------------------------------- */
@@ -235,6 +263,18 @@ KPROF_EXPORT cudaError_t cudaSetDevice(int device)
 {
     REAL_OR_FAIL(cudaSetDevice);
     HOST_ONLY(KPROF_API_cudaSetDevice, real_(device));
+}
+
+KPROF_EXPORT cudaError_t cudaStreamCreate(cudaStream_t *pStream)
+{
+    REAL_OR_FAIL(cudaStreamCreate);
+    HOST_ONLY(KPROF_API_cudaStreamCreate, real_(pStream));
+}
+
+KPROF_EXPORT cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags)
+{
+    REAL_OR_FAIL(cudaStreamCreateWithFlags);
+    HOST_ONLY(KPROF_API_cudaStreamCreateWithFlags, real_(pStream, flags));
 }
 
 KPROF_EXPORT cudaError_t cudaDeviceSynchronize(void)

@@ -226,10 +226,14 @@ void kprof_copy_add_time(struct kprof_copy *c, uint64_t ns, uint64_t bytes);
 /* The aggregate of copies in one direction; counts one copy of `bytes`. */
 struct kprof_copy *kprof_copy_count(enum kprof_dir dir, size_t bytes);
 
-/* Device allocations: counts one of `bytes` at ptr, or a free of ptr (bytes looked up).  host_ns is the
- * call's host time.  Thread-safe. */
-void kprof_alloc_record(void *ptr, size_t bytes, uint64_t host_ns);
-void kprof_free_record(void *ptr, uint64_t host_ns);
+/* Allocation kinds, each with its own row. */
+enum kprof_mem { KPROF_MEM_DEVICE, KPROF_MEM_PINNED, KPROF_MEM_COUNT };
+extern const char *const kprof_mem_names[KPROF_MEM_COUNT];
+
+/* Allocations: counts one of `bytes` at ptr, or a free of ptr (its size looked up from the allocation).
+ * host_ns is the call's host time.  Thread-safe. */
+void kprof_alloc_record(enum kprof_mem kind, void *ptr, size_t bytes, uint64_t host_ns);
+void kprof_free_record(enum kprof_mem kind, void *ptr, uint64_t host_ns);
 
 /* Host-side API table. */
 void kprof_api_record(int api, uint64_t host_ns, int ok);
@@ -246,7 +250,7 @@ struct kprof_snapshot {
     size_t nkernels;
     uint64_t kernel_total_ns;
     struct kprof_copy copies[KPROF_DIR_COUNT];
-    struct kprof_alloc_stat alloc;
+    struct kprof_alloc_stat alloc[KPROF_MEM_COUNT];
     struct kprof_api_stat api[KPROF_API_COUNT];
     struct kprof_ctx_init *ctx_inits; size_t nctx_inits;
     struct kprof_event_counters events;

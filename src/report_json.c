@@ -78,10 +78,15 @@ void kprof_report_json(FILE *f, const struct kprof_snapshot *s)
     }
     fprintf(f, "%s],\n", first ? "" : "\n  ");
 
-    const struct kprof_alloc_stat *a = &s->alloc;
-    fprintf(f, "  \"allocations\": [\n    {\"kind\": \"device\", \"count\": %llu, \"bytes\": %llu, \"frees\": %llu, "
-               "\"freed_bytes\": %llu, \"host_ns\": %llu, \"peak_bytes\": %llu, \"in_use_bytes\": %llu}\n  ],\n",
-            U(a->count), U(a->bytes), U(a->frees), U(a->freed_bytes), U(a->host_ns), U(a->peak), U(a->in_use));
+    fprintf(f, "  \"allocations\": [");
+    for (int m = 0; m < KPROF_MEM_COUNT; m++) {
+        const struct kprof_alloc_stat *a = &s->alloc[m];
+        fprintf(f, "%s\n    {\"kind\": \"%s\", \"count\": %llu, \"bytes\": %llu, \"frees\": %llu, "
+                   "\"freed_bytes\": %llu, \"host_ns\": %llu, \"peak_bytes\": %llu, \"in_use_bytes\": %llu}",
+                m ? "," : "", kprof_mem_names[m], U(a->count), U(a->bytes), U(a->frees), U(a->freed_bytes),
+                U(a->host_ns), U(a->peak), U(a->in_use));
+    }
+    fprintf(f, "\n  ],\n");
 
     fprintf(f, "  \"api\": [");
     first = 1;

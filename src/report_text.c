@@ -105,22 +105,32 @@ static void copies(FILE *f, const struct kprof_snapshot *s)
 static void allocations(FILE *f, const struct kprof_snapshot *s)
 {
     fprintf(f, "== libkprof: allocations ==\n");
-    const struct kprof_alloc_stat *a = &s->alloc;
-    if (!a->count && !a->frees) {
+    uint64_t max = 0, any = 0;
+    for (int m = 0; m < KPROF_MEM_COUNT; m++) {
+        any += s->alloc[m].count + s->alloc[m].frees;
+        if (s->alloc[m].host_ns > max)
+            max = s->alloc[m].host_ns;
+    }
+    if (!any) {
         fprintf(f, "  (no allocations)\n");
         return;
     }
-    struct unit u = unit_for(a->host_ns);
+    struct unit u = unit_for(max);
     char h[24];
     snprintf(h, sizeof h, "Host time (%s)", u.name);
     fprintf(f, "%-7s %10s %14s %10s %14s %16s %14s\n", "Kind", "Allocs", "Bytes", "Frees", "Freed", h, "Peak in use");
-    fprintf(f, "%-7s %10llu ", "device", (unsigned long long)a->count);
-    print_bytes(f, 14, a->bytes);
-    fprintf(f, " %10llu ", (unsigned long long)a->frees);
-    print_bytes(f, 14, a->freed_bytes);
-    fprintf(f, " %16.3f ", (double)a->host_ns / u.ns);
-    print_bytes(f, 14, a->peak);
-    fprintf(f, "\n");
+    for (int m = 0; m < KPROF_MEM_COUNT; m++) {
+        const struct kprof_alloc_stat *a = &s->alloc[m];
+        if (!a->count && !a->frees)
+            continue;
+        fprintf(f, "%-7s %10llu ", kprof_mem_names[m], (unsigned long long)a->count);
+        print_bytes(f, 14, a->bytes);
+        fprintf(f, " %10llu ", (unsigned long long)a->frees);
+        print_bytes(f, 14, a->freed_bytes);
+        fprintf(f, " %16.3f ", (double)a->host_ns / u.ns);
+        print_bytes(f, 14, a->peak);
+        fprintf(f, "\n");
+    }
 }
 
 static void context_init(FILE *f, const struct kprof_snapshot *s)

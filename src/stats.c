@@ -228,6 +228,9 @@ void kprof_copy_add_time(struct kprof_copy *c, uint64_t ns, uint64_t bytes)
 
 /* ---- allocations ----------------------------------------------------------------------------- */
 
+const char *const kprof_mem_names[KPROF_MEM_COUNT] = { "device", "pinned" };
+
+/* Live allocations, so a free knows its size: memory in proportion to what the app holds, not to calls. */
 struct alloc_entry {
     void *ptr;
     size_t bytes;
@@ -235,49 +238,51 @@ struct alloc_entry {
 };
 static struct {
     pthread_mutex_t lock;
-    struct alloc_entry *live;
-    struct kprof_alloc_stat s;
+    struct alloc_entry *live[KPROF_MEM_COUNT];
+    struct kprof_alloc_stat s[KPROF_MEM_COUNT];
 } allocs = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-void kprof_alloc_record(void *ptr, size_t bytes, uint64_t host_ns)
+void kprof_alloc_record(enum kprof_mem kind, void *ptr, size_t bytes, uint64_t host_ns)
 {
     struct alloc_entry *e = calloc(1, sizeof *e);
+    struct kprof_alloc_stat *s = &allocs.s[kind];
     pthread_mutex_lock(&allocs.lock);
-    allocs.s.count++;
-    allocs.s.bytes += bytes;
-    allocs.s.host_ns += host_ns;
+    s->count++;
+    s->bytes += bytes;
+    s->host_ns += host_ns;
     if (e && ptr) {
         struct alloc_entry *old;
-        HASH_FIND_PTR(allocs.live, &ptr, old);
-        if (old) { /* a pointer we missed the free of: replace it */
-            allocs.s.in_use -= old->bytes;
-            HASH_DEL(allocs.live, old);
+        HASH_FIND_PTR(allocs.live[kind], &ptr, old);
+        if (old) { /* a pointer whose free libkprof missed: replace it */
+            s->in_use -= old->bytes;
+            HASH_DEL(allocs.live[kind], old);
             free(old);
         }
         e->ptr = ptr;
         e->bytes = bytes;
-        HASH_ADD_PTR(allocs.live, ptr, e);
+        HASH_ADD_PTR(allocs.live[kind], ptr, e);
         e = NULL;
-        allocs.s.in_use += bytes;
-        if (allocs.s.in_use > allocs.s.peak)
-            allocs.s.peak = allocs.s.in_use;
+        s->in_use += bytes;
+        if (s->in_use > s->peak)
+            s->peak = s->in_use;
     }
     pthread_mutex_unlock(&allocs.lock);
     free(e);
 }
 
-void kprof_free_record(void *ptr, uint64_t host_ns)
+void kprof_free_record(enum kprof_mem kind, void *ptr, uint64_t host_ns)
 {
+    struct kprof_alloc_stat *s = &allocs.s[kind];
     pthread_mutex_lock(&allocs.lock);
-    allocs.s.host_ns += host_ns;
+    s->host_ns += host_ns;
     struct alloc_entry *e = NULL;
     if (ptr)
-        HASH_FIND_PTR(allocs.live, &ptr, e);
+        HASH_FIND_PTR(allocs.live[kind], &ptr, e);
     if (e) {
-        allocs.s.frees++;
-        allocs.s.freed_bytes += e->bytes;
-        allocs.s.in_use -= e->bytes;
-        HASH_DEL(allocs.live, e);
+        s->frees++;
+        s->freed_bytes += e->bytes;
+        s->in_use -= e->bytes;
+        HASH_DEL(allocs.live[kind], e);
     }
     pthread_mutex_unlock(&allocs.lock);
     free(e);
@@ -353,7 +358,7 @@ int kprof_snapshot_take(struct kprof_snapshot *s)
         qsort(s->kernels, s->nkernels, sizeof *s->kernels, by_total_desc);
 
     pthread_mutex_lock(&allocs.lock);
-    s->alloc = allocs.s;
+    memcpy(s->alloc, allocs.s, sizeof allocs.s);
     pthread_mutex_unlock(&allocs.lock);
     for (int i = 0; i < KPROF_API_COUNT; i++) {
         s->api[i].calls = __atomic_load_n(&api_stats[i].calls, __ATOMIC_RELAXED);

@@ -11,3 +11,7 @@ expect_eq "$(copy_field "$WORK/r.json" HtoD total_ns)" $((6 * 4194304)) "HtoD ti
 expect_eq "$(copy_field "$WORK/r.json" DtoH count)" 6 "DtoH count"
 expect_eq "$(copy_field "$WORK/r.json" DtoH timed)" 6 "DtoH timed"
 expect_eq "$(jqr '[.api[] | select(.name == "cudaMemcpyAsync")][0].calls' "$WORK/r.json")" 12 "cudaMemcpyAsync calls"
+expect_eq "$(jqr '[.allocations[] | select(.kind == "pinned")][0].count' "$WORK/r.json")" 2 "pinned host allocations"
+expect_eq "$(jqr '[.allocations[] | select(.kind == "pinned")][0].peak_bytes' "$WORK/r.json")" $((2 * 6 * 4194304)) "pinned peak"
+expect_eq "$(jqr '[.allocations[] | select(.kind == "pinned")][0].frees' "$WORK/r.json")" 2 "pinned frees"
+expect_eq "$(jqr '.context_init[0].api' "$WORK/r.json")" cudaMallocHost "context created by cudaMallocHost"

@@ -11,7 +11,7 @@ expect_eq "$(kernel_field "$WORK/r.json" vector_add block)" "$(printf '[\n  256,
 expect_eq "$(copy_field "$WORK/r.json" HtoD count)" 2 "HtoD count"
 expect_eq "$(copy_field "$WORK/r.json" HtoD bytes)" $((2 * bytes)) "HtoD bytes"
 expect_eq "$(copy_field "$WORK/r.json" HtoD total_ns)" $((2 * bytes / 2)) "HtoD time at 2 bytes per ns"
-expect_eq "$(copy_field "$WORK/r.json" HtoD gbps)" 2.000 "HtoD bandwidth"
+expect_eq "$(copy_field "$WORK/r.json" HtoD gbps)" 2 "HtoD bandwidth (GB/s)"
 expect_eq "$(copy_field "$WORK/r.json" DtoH count)" 1 "DtoH count"
 expect_eq "$(copy_field "$WORK/r.json" DtoH bytes)" $bytes "DtoH bytes"
 expect_eq "$(jqr '.allocations[0].count' "$WORK/r.json")" 3 "allocations"

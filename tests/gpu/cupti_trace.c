@@ -9,13 +9,13 @@
  * It enables CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, MEMCPY, MEMCPY2 (peer)
  * and MEMSET, aggregates the records in memory (per kernel name, per copy
  * direction, memsets) and at process exit writes a tab-separated summary to
- * $KPROF_CUPTI_OUT (default: stderr).  See tests/gpu/README.md for the format.
+ * $CUPTI_TRACE_OUT (default: stderr).  See tests/gpu/README.md for the format.
  *
  * Environment:
- *   KPROF_CUPTI_OUT=path     summary file ("%p" in the path becomes the pid)
- *   KPROF_CUPTI_TRACE=path   also write every kernel record as
+ *   CUPTI_TRACE_OUT=path     summary file ("%p" in the path becomes the pid)
+ *   CUPTI_TRACE_KERNELS=path   also write every kernel record as
  *                            start_ns<TAB>end_ns<TAB>stream<TAB>name
- *   KPROF_CUPTI_DEVBUF_MB=n  CUPTI device buffer size (CUPTI default if unset)
+ *   CUPTI_TRACE_DEVBUF_MB=n  CUPTI device buffer size (CUPTI default if unset)
  *
  * Activity record layouts are those of CUPTI 13.0 (CUpti_ActivityKernel10,
  * CUpti_ActivityMemcpy6, CUpti_ActivityMemcpyPtoP4, CUpti_ActivityMemset4);
@@ -93,7 +93,7 @@ static uint64_t g_batched_copies;   /* records with copyCount > 1 */
 static uint64_t g_records, g_other_records, g_buffers;
 static uint64_t g_dropped;
 static uint64_t g_bad_buffers;
-static FILE *g_trace;               /* KPROF_CUPTI_TRACE */
+static FILE *g_trace;               /* CUPTI_TRACE_KERNELS */
 
 static uint64_t g_late_records;     /* delivered after the summary was written */
 static int g_summary_written;       /* under g_lock */
@@ -403,12 +403,12 @@ static void at_exit_handler(void)
      * flush returns after it, so g_lock must not be held here. */
     g_flush_ok = !CUPTI_CHECK(cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED));
 
-    out = getenv("KPROF_CUPTI_OUT");
+    out = getenv("CUPTI_TRACE_OUT");
     if (out != NULL && out[0] != '\0') {
         path = expand_path(out);
         f = path != NULL ? fopen(path, "w") : NULL;
         if (f == NULL) {
-            warnx_("cannot open KPROF_CUPTI_OUT=%s: %s; writing the summary to stderr", out,
+            warnx_("cannot open CUPTI_TRACE_OUT=%s: %s; writing the summary to stderr", out,
                    strerror(errno));
             f = stderr;
         }
@@ -425,7 +425,7 @@ static void at_exit_handler(void)
     pthread_mutex_lock(&g_lock);
     if (g_trace != NULL) {
         if (fclose(g_trace) != 0)
-            warnx_("error writing KPROF_CUPTI_TRACE: %s", strerror(errno));
+            warnx_("error writing CUPTI_TRACE_KERNELS: %s", strerror(errno));
         g_trace = NULL;
     }
     pthread_mutex_unlock(&g_lock);
@@ -449,18 +449,18 @@ static void init_once(void)
         warnx_("runtime CUPTI API version %u is older than the headers' %u: record layouts may differ",
                g_cupti_version, (unsigned)CUPTI_API_VERSION);
 
-    tr = getenv("KPROF_CUPTI_TRACE");
+    tr = getenv("CUPTI_TRACE_KERNELS");
     if (tr != NULL && tr[0] != '\0') {
         char *path = expand_path(tr);
         g_trace = path != NULL ? fopen(path, "w") : NULL;
         if (g_trace == NULL)
-            warnx_("cannot open KPROF_CUPTI_TRACE=%s: %s", tr, strerror(errno));
+            warnx_("cannot open CUPTI_TRACE_KERNELS=%s: %s", tr, strerror(errno));
         else
             fprintf(g_trace, "# start_ns\tend_ns\tstream\tname\n");
         free(path);
     }
 
-    mb = getenv("KPROF_CUPTI_DEVBUF_MB");
+    mb = getenv("CUPTI_TRACE_DEVBUF_MB");
     if (mb != NULL && mb[0] != '\0') {
         size_t sz = (size_t)strtoul(mb, NULL, 10) * 1024u * 1024u, len = sizeof sz;
         if (sz > 0)

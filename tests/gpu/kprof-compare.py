@@ -155,7 +155,7 @@ def main():
     ap = argparse.ArgumentParser(
         description="Compare a libkprof JSON report with a libkprof-cupti.so summary.")
     ap.add_argument("kprof_json", help="libkprof JSON report (schema_version 1)")
-    ap.add_argument("cupti_summary", help="summary written by libkprof-cupti.so (KPROF_CUPTI_OUT)")
+    ap.add_argument("cupti_summary", help="summary written by libkprof-cupti.so (CUPTI_TRACE_OUT)")
     ap.add_argument("--pct", type=float, default=5.0,
                     help="relative tolerance on the average duration, percent (default 5)")
     ap.add_argument("--us", type=float, default=5.0,

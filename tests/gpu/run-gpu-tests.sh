@@ -21,7 +21,7 @@ for p in reduce vector_add stream_overlap context_init; do
     cat "$out/$p.out" "$out/$p.err" "$out/$p.txt"
     note "$p: libkprof and CUPTI in one run"
     KPROF_FORMAT=json KPROF_OUTPUT="$out/$p.json" LD_PRELOAD="$lib" \
-        CUDA_INJECTION64_PATH="$cupti" KPROF_CUPTI_OUT="$out/$p.cupti" "$K/$p" >/dev/null 2>"$out/$p.cupti.err" ||
+        CUDA_INJECTION64_PATH="$cupti" CUPTI_TRACE_OUT="$out/$p.cupti" "$K/$p" >/dev/null 2>"$out/$p.cupti.err" ||
         { echo "FAIL: $p under libkprof+CUPTI exited $?"; failed=1; }
     cat "$out/$p.cupti.err"
     python3 "$top/tests/gpu/kprof-compare.py" --pct 5 --us 6 "$out/$p.json" "$out/$p.cupti" || failed=1
