@@ -22,7 +22,7 @@ uint64_t kprof_now_ns(void)
 
 void *kprof_rt_resolve(void **slot, const char *name)
 {
-    void *fn = dlsym(RTLD_NEXT, name);
+    void *fn = kprof_real_dlsym(RTLD_NEXT, name);
     if (!fn) {
         kprof_warn("no CUDA runtime defines %s after libkprof; the call fails with "
                    "cudaErrorSharedObjectSymbolNotFound", name);
@@ -42,6 +42,14 @@ static struct {
     int n;
 } contexts = { .lock = PTHREAD_MUTEX_INITIALIZER };
 static __thread CUcontext tls_ctx __attribute__((tls_model("initial-exec")));
+/* The outermost counted call in progress on this thread, and the context-creation time measured inside
+ * calls on this thread by the driver hooks. */
+static __thread int tls_api __attribute__((tls_model("initial-exec"))) = -1;
+static __thread uint64_t tls_ctx_init_ns __attribute__((tls_model("initial-exec")));
+/* After a context is created, the next few counted calls register the exit handler again: a static
+ * cudart creates its context from inside its first API call and may register its own teardown with
+ * atexit() only after that, and handlers run last-registered-first. */
+static int reregister_left;
 
 static void kprof_atexit(void);
 
@@ -58,11 +66,20 @@ static int context_note(CUcontext ctx)
     pthread_mutex_unlock(&contexts.lock);
     if (is_new) {
         __atomic_store_n(&kprof_cuda_used, 1, __ATOMIC_RELAXED);
-        /* cudart registered its teardown with atexit() during the call that created this context;
-         * handlers run last-registered-first, so registering again now puts the report before it. */
+        /* cudart registers its teardown with atexit() during its first call, which created this
+         * context; handlers run last-registered-first, so registering again puts the report first. */
         atexit(kprof_atexit);
+        __atomic_store_n(&reregister_left, 8, __ATOMIC_RELAXED);
     }
     return is_new;
+}
+
+void kprof_context_created(CUcontext ctx, CUdevice device, int api, uint64_t host_ns)
+{
+    if (!ctx || !context_note(ctx))
+        return;
+    kprof_ctx_init_record((int)device, tls_api >= 0 ? tls_api : api, host_ns);
+    tls_ctx_init_ns += host_ns;
 }
 
 int kprof_call_begin(struct kprof_call *c, int api)
@@ -72,7 +89,12 @@ int kprof_call_begin(struct kprof_call *c, int api)
     if (KPROF_UNLIKELY(!kprof_driver_ready()))
         return 0;
     kprof_tls_depth++;
+    if (KPROF_UNLIKELY(__atomic_load_n(&reregister_left, __ATOMIC_RELAXED) > 0) &&
+        __atomic_sub_fetch(&reregister_left, 1, __ATOMIC_RELAXED) >= 0)
+        atexit(kprof_atexit);
     c->api = api;
+    tls_api = api;
+    c->ctx_init_ns = tls_ctx_init_ns;
     c->ctx_before = NULL;
     if (kprof_drv.cuCtxGetCurrent(&c->ctx_before) != CUDA_SUCCESS)
         c->ctx_before = NULL; /* the driver is not initialised yet: no context */
@@ -83,6 +105,8 @@ int kprof_call_begin(struct kprof_call *c, int api)
 uint64_t kprof_call_end(struct kprof_call *c, int ok)
 {
     uint64_t dt = kprof_now_ns() - c->t0_ns;
+    uint64_t created = tls_ctx_init_ns - c->ctx_init_ns; /* measured by the context-creation hooks */
+    dt = dt > created ? dt - created : 0;
     /* Only look again when the call may have changed the thread's context. */
     if (c->ctx_before == NULL || c->ctx_before != tls_ctx || c->api == KPROF_API_cudaSetDevice) {
         CUcontext after = NULL;
@@ -99,6 +123,7 @@ uint64_t kprof_call_end(struct kprof_call *c, int ok)
     }
     if (kprof_api_counted[c->api])
         kprof_api_record(c->api, dt, ok);
+    tls_api = -1;
     kprof_tls_depth--;
     return dt;
 }

@@ -1,9 +1,16 @@
-/* driver.c: loads the CUDA driver functions libkprof itself calls, straight from libcuda.so.1. */
+/* driver.c: loads the CUDA driver functions libkprof calls itself and the real functions behind its
+ * driver wrappers, straight from libcuda.so.1, and maps a driver function's address to its wrapper. */
 #include <dlfcn.h>
 #include <pthread.h>
 #include "kprof.h"
 
 struct kprof_driver kprof_drv;
+
+const char *const kprof_dh_names[KPROF_DH_COUNT] = {
+#define KPROF_DH(name, cls) #name,
+#include "api.def"
+};
+void *kprof_dh_real[KPROF_DH_COUNT];
 
 static pthread_once_t driver_once = PTHREAD_ONCE_INIT;
 static int driver_ok;
@@ -17,8 +24,12 @@ static void driver_load(void)
         kprof_warn("cannot load the CUDA driver (libcuda.so.1: %s); passing every call through", dlerror());
         return;
     }
+    /* An explicit handle finds libcuda's own definitions, never libkprof's exported wrappers. */
+    for (int i = 0; i < KPROF_DH_COUNT; i++)
+        kprof_dh_real[i] = kprof_real_dlsym(h, kprof_dh_names[i]);
+#define KPROF_DRVOPT(name) kprof_drv.name = (__typeof__(kprof_drv.name))kprof_real_dlsym(h, #name);
 #define KPROF_DRV(name)                                                                   \
-    kprof_drv.name = (__typeof__(kprof_drv.name))dlsym(h, #name);                         \
+    kprof_drv.name = (__typeof__(kprof_drv.name))kprof_real_dlsym(h, #name);              \
     if (!kprof_drv.name) {                                                                \
         kprof_warn("the CUDA driver lacks %s; passing every call through", #name);       \
         return;                                                                           \
@@ -31,4 +42,20 @@ int kprof_driver_ready(void)
 {
     pthread_once(&driver_once, driver_load);
     return driver_ok;
+}
+
+void *kprof_dh_real_get(int index)
+{
+    pthread_once(&driver_once, driver_load);
+    return kprof_dh_real[index];
+}
+
+const void *kprof_driver_wrapper_for(const void *real)
+{
+    if (!real || !kprof_driver_ready() || kprof_config.disabled)
+        return NULL;
+    for (int i = 0; i < KPROF_DH_COUNT; i++)
+        if (kprof_dh_real[i] == real)
+            return kprof_dh_wrapper[i];
+    return NULL;
 }

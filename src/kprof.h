@@ -7,6 +7,11 @@
 #include <stdarg.h>
 #include <stdio.h>
 
+/* cuda.h as NVIDIA's own driver build reads it: every exported version of a function (cuMemAlloc_v2,
+ * cuLaunchKernel_ptsz, cuGetProcAddress with 4 arguments...) declared under its own name with its own
+ * prototype, and no name remapped by a macro.  libkprof always names the exported function it means. */
+#define __CUDA_API_VERSION_INTERNAL 1
+
 /* uthash tables never abort the app on out-of-memory: the entry is just not added. */
 #define HASH_NONFATAL_OOM 1
 #include <uthash.h>
@@ -56,13 +61,41 @@ void kprof_log(enum kprof_log_level level, const char *fmt, ...) __attribute__((
 /* The driver functions libkprof calls itself (KPROF_DRV in api.def), from libcuda.so.1. */
 struct kprof_driver {
 #define KPROF_DRV(name) __typeof__(name) *name;
+#define KPROF_DRVOPT(name) __typeof__(name) *name; /* NULL when the driver lacks it */
 #include "api.def"
 };
 extern struct kprof_driver kprof_drv;
 
-/* Loads libcuda.so.1 and every KPROF_DRV function, once (pthread_once); thread-safe.  Returns 1 when the
- * driver is usable; 0 (after one warning) when it is missing, and libkprof then only passes calls through. */
+/* The driver functions libkprof wraps (KPROF_DH in api.def): index, exported name, the driver's own
+ * function (from libcuda.so.1, NULL if it lacks it) and libkprof's wrapper. */
+enum kprof_dh_index {
+#define KPROF_DH(name, cls) KPROF_DHI_##name,
+#include "api.def"
+    KPROF_DH_COUNT
+};
+extern const char *const kprof_dh_names[KPROF_DH_COUNT];
+extern void *kprof_dh_real[KPROF_DH_COUNT];
+extern const void *const kprof_dh_wrapper[KPROF_DH_COUNT];
+
+/* The driver's function behind a driver wrapper (loading the driver first if needed). */
+#define KPROF_REAL_DRV(name) ((__typeof__(name) *)kprof_dh_real_get(KPROF_DHI_##name))
+void *kprof_dh_real_get(int index);
+
+/* Loads libcuda.so.1, every KPROF_DRV function and the real functions behind the KPROF_DH wrappers,
+ * once (pthread_once); thread-safe.  Returns 1 when the driver is usable; 0 (after one warning) when it
+ * is missing, and libkprof then only passes calls through. */
 int kprof_driver_ready(void);
+
+/* Given a driver function's address (as cuGetProcAddress or dlsym found it), returns libkprof's wrapper
+ * for it, or NULL when libkprof does not wrap that function.  Matching by address, not by name and
+ * version, means a function version libkprof does not know is never replaced by the wrong wrapper. */
+const void *kprof_driver_wrapper_for(const void *real);
+
+/* ================================================================================ hook_dlsym.c ===== */
+
+/* glibc's own dlsym, for libkprof's internal lookups (its exported dlsym is the hook).  RTLD_NEXT passed
+ * here resolves relative to libkprof. */
+void *kprof_real_dlsym(void *handle, const char *name);
 
 /* ==================================================================================== core.c ===== */
 
@@ -100,6 +133,7 @@ struct kprof_call {
     int api;              /* index into the API table (enum kprof_api) */
     CUcontext ctx_before; /* the thread's current context before the call (NULL: none) */
     uint64_t t0_ns;       /* host clock at entry */
+    uint64_t ctx_init_ns; /* this thread's context-creation time so far, to leave out of this call's */
 };
 
 /* Starts a counted call: returns 0 if the call must pass straight through (libkprof disabled, finished,
@@ -111,6 +145,12 @@ int kprof_call_begin(struct kprof_call *c, int api);
  * CUDA context, moves its host time to the `context init` row instead.  Returns the host time in ns.
  * `ok` is 1 when the real call succeeded. */
 uint64_t kprof_call_end(struct kprof_call *c, int ok);
+
+/* Called by the context-creation hooks (cuDevicePrimaryCtxRetain, cuCtxCreate) with the host time of
+ * the call that returned ctx: if libkprof had not seen ctx, that time goes to the `context init` row of
+ * `device`, attributed to the runtime call in progress on this thread (if any) or to `api`, and is left
+ * out of the enclosing call's own host time.  Thread-safe. */
+void kprof_context_created(CUcontext ctx, CUdevice device, int api, uint64_t host_ns);
 
 /* Runs the exit sequence once: drains pending events (bounded by KPROF_EXIT_TIMEOUT), writes the report,
  * and turns the wrappers into pass-through.  Safe to call from several places; only the first runs. */
@@ -155,14 +195,15 @@ void kprof_events_counters(struct kprof_event_counters *out);
 
 /* =================================================================================== stats.c ===== */
 
-/* The API table's index for each runtime function. */
+/* The API table's index for each interposed runtime and driver function. */
 enum kprof_api {
 #define KPROF_RT(name, proto, cls) KPROF_API_##name,
+#define KPROF_DH(name, cls) KPROF_API_##name,
 #include "api.def"
     KPROF_API_COUNT
 };
 extern const char *const kprof_api_names[KPROF_API_COUNT];
-extern const char kprof_api_counted[KPROF_API_COUNT]; /* 0 for NAME-class entries */
+extern const char kprof_api_counted[KPROF_API_COUNT]; /* 0 for NAME, PROC and CTX entries */
 
 /* Per-kernel aggregate, one per mangled name; lives until the process exits.  calls is counted on the
  * launching thread; the time fields are updated by the harvester under the statistics lock. */
@@ -211,6 +252,10 @@ struct kprof_copy {
  * pointer stays valid for the life of the process. */
 struct kprof_kernel *kprof_kernel_for(const void *key);
 
+/* The same for a kernel launched through the driver API: named by cuFuncGetName/cuKernelGetName (the
+ * name copied at once: a module can be unloaded later). */
+struct kprof_kernel *kprof_kernel_for_function(CUfunction f);
+
 /* Name registry fed by __cudaRegisterFunction and __cudaGetKernel.  Thread-safe; strings are copied. */
 void kprof_names_register(const void *host_stub, const char *mangled);
 void kprof_names_bind(const void *kernel_handle, const void *host_stub);
@@ -225,15 +270,19 @@ void kprof_copy_add_time(struct kprof_copy *c, uint64_t ns, uint64_t bytes);
 
 /* The aggregate of copies in one direction; counts one copy of `bytes`. */
 struct kprof_copy *kprof_copy_count(enum kprof_dir dir, size_t bytes);
+/* The aggregate of memsets (same shape as a copy's); counts one of `bytes`. */
+struct kprof_copy *kprof_memset_count(size_t bytes);
 
 /* Allocation kinds, each with its own row. */
-enum kprof_mem { KPROF_MEM_DEVICE, KPROF_MEM_PINNED, KPROF_MEM_COUNT };
+enum kprof_mem { KPROF_MEM_DEVICE, KPROF_MEM_PINNED, KPROF_MEM_MANAGED, KPROF_MEM_COUNT };
 extern const char *const kprof_mem_names[KPROF_MEM_COUNT];
 
 /* Allocations: counts one of `bytes` at ptr, or a free of ptr (its size looked up from the allocation).
  * host_ns is the call's host time.  Thread-safe. */
 void kprof_alloc_record(enum kprof_mem kind, void *ptr, size_t bytes, uint64_t host_ns);
 void kprof_free_record(enum kprof_mem kind, void *ptr, uint64_t host_ns);
+/* A free of device or managed memory (cuMemFree frees either). */
+void kprof_free_record_device(void *ptr, uint64_t host_ns);
 
 /* Host-side API table. */
 void kprof_api_record(int api, uint64_t host_ns, int ok);
@@ -250,6 +299,7 @@ struct kprof_snapshot {
     size_t nkernels;
     uint64_t kernel_total_ns;
     struct kprof_copy copies[KPROF_DIR_COUNT];
+    struct kprof_copy memsets;
     struct kprof_alloc_stat alloc[KPROF_MEM_COUNT];
     struct kprof_api_stat api[KPROF_API_COUNT];
     struct kprof_ctx_init *ctx_inits; size_t nctx_inits;

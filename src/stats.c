@@ -11,6 +11,7 @@
 
 const char *const kprof_api_names[KPROF_API_COUNT] = {
 #define KPROF_RT(name, proto, cls) #name,
+#define KPROF_DH(name, cls) #name,
 #include "api.def"
 };
 #define KPROF_CLASS_NAME 0
@@ -20,8 +21,12 @@ const char *const kprof_api_names[KPROF_API_COUNT] = {
 #define KPROF_CLASS_FREE 1
 #define KPROF_CLASS_SYNC 1
 #define KPROF_CLASS_OTHER 1
+#define KPROF_CLASS_MEMSET 1
+#define KPROF_CLASS_PROC 0
+#define KPROF_CLASS_CTX 0
 const char kprof_api_counted[KPROF_API_COUNT] = {
 #define KPROF_RT(name, proto, cls) KPROF_CLASS_##cls,
+#define KPROF_DH(name, cls) KPROF_CLASS_##cls,
 #include "api.def"
 };
 const char *const kprof_dir_names[KPROF_DIR_COUNT] = { "HtoH", "HtoD", "DtoH", "DtoD" };
@@ -130,7 +135,20 @@ static struct kprof_kernel *kernel_by_name(char *mangled_owned)
 static __thread struct { const void *key; struct kprof_kernel *k; } tls_cache[TLS_CACHE]
     __attribute__((tls_model("initial-exec")));
 
-struct kprof_kernel *kprof_kernel_for(const void *key)
+/* The driver's name for a function or kernel handle, copied; NULL if it has none. */
+static char *name_from_driver(CUfunction f)
+{
+    const char *n = NULL;
+    if (kprof_drv.cuFuncGetName && kprof_drv.cuFuncGetName(&n, f) == CUDA_SUCCESS && n)
+        return strdup(n);
+    n = NULL;
+    if (kprof_drv.cuKernelGetName && kprof_drv.cuKernelGetName(&n, (CUkernel)f) == CUDA_SUCCESS && n)
+        return strdup(n);
+    return NULL;
+}
+
+/* Shared by both lookups: the TLS cache, then the launch-key map, then `namer` for a new key. */
+static struct kprof_kernel *kernel_lookup(const void *key, int driver)
 {
     unsigned slot = (unsigned)(((uintptr_t)key >> 4) ^ ((uintptr_t)key >> 12)) % TLS_CACHE;
     if (KPROF_LIKELY(tls_cache[slot].key == key && key))
@@ -145,7 +163,7 @@ struct kprof_kernel *kprof_kernel_for(const void *key)
 
     if (!k) {
         if (!mangled)
-            mangled = name_from_runtime(key);
+            mangled = driver ? name_from_driver((CUfunction)key) : name_from_runtime(key);
         if (!mangled) {
             char buf[64];
             snprintf(buf, sizeof buf, "<unknown kernel %p>", key);
@@ -167,6 +185,16 @@ struct kprof_kernel *kprof_kernel_for(const void *key)
     tls_cache[slot].key = key;
     tls_cache[slot].k = k;
     return k;
+}
+
+struct kprof_kernel *kprof_kernel_for(const void *key)
+{
+    return kernel_lookup(key, 0);
+}
+
+struct kprof_kernel *kprof_kernel_for_function(CUfunction f)
+{
+    return kernel_lookup(f, 1);
 }
 
 /* ---- GPU times ------------------------------------------------------------------------------- */
@@ -205,6 +233,15 @@ void kprof_kernel_add_time(struct kprof_kernel *k, uint64_t ns, int first)
     pthread_mutex_unlock(&stats_lock);
 }
 
+static struct kprof_copy memsets;
+
+struct kprof_copy *kprof_memset_count(size_t bytes)
+{
+    ATOMIC_ADD(&memsets.count, 1);
+    ATOMIC_ADD(&memsets.bytes, (uint64_t)bytes);
+    return &memsets;
+}
+
 struct kprof_copy *kprof_copy_count(enum kprof_dir dir, size_t bytes)
 {
     struct kprof_copy *c = &copies[dir];
@@ -228,7 +265,7 @@ void kprof_copy_add_time(struct kprof_copy *c, uint64_t ns, uint64_t bytes)
 
 /* ---- allocations ----------------------------------------------------------------------------- */
 
-const char *const kprof_mem_names[KPROF_MEM_COUNT] = { "device", "pinned" };
+const char *const kprof_mem_names[KPROF_MEM_COUNT] = { "device", "pinned", "managed" };
 
 /* Live allocations, so a free knows its size: memory in proportion to what the app holds, not to calls. */
 struct alloc_entry {
@@ -286,6 +323,18 @@ void kprof_free_record(enum kprof_mem kind, void *ptr, uint64_t host_ns)
     }
     pthread_mutex_unlock(&allocs.lock);
     free(e);
+}
+
+void kprof_free_record_device(void *ptr, uint64_t host_ns)
+{
+    int managed = 0;
+    pthread_mutex_lock(&allocs.lock);
+    struct alloc_entry *e = NULL;
+    if (ptr)
+        HASH_FIND_PTR(allocs.live[KPROF_MEM_MANAGED], &ptr, e);
+    managed = e != NULL;
+    pthread_mutex_unlock(&allocs.lock);
+    kprof_free_record(managed ? KPROF_MEM_MANAGED : KPROF_MEM_DEVICE, ptr, host_ns);
 }
 
 /* ---- host-side API table and context creation ------------------------------------------------ */
@@ -346,6 +395,7 @@ int kprof_snapshot_take(struct kprof_snapshot *s)
             s->kernel_total_ns += k->total_ns;
         }
     memcpy(s->copies, copies, sizeof copies);
+    s->memsets = memsets;
     s->nctx_inits = nctx_inits;
     s->ctx_inits = calloc(nctx_inits ? nctx_inits : 1, sizeof *s->ctx_inits);
     if (s->ctx_inits)
@@ -395,12 +445,12 @@ static demangle_fn find_demangler(void)
     if (looked)
         return fn;
     looked = 1;
-    fn = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+    fn = (demangle_fn)kprof_real_dlsym(RTLD_DEFAULT, "__cxa_demangle");
     if (!fn) {
         /* A C program has no C++ runtime loaded; borrow it without adding it to the global scope. */
         void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
         if (h)
-            fn = (demangle_fn)dlsym(h, "__cxa_demangle");
+            fn = (demangle_fn)kprof_real_dlsym(h, "__cxa_demangle");
     }
     if (!fn)
         kprof_info("no C++ runtime found: kernel names stay mangled");

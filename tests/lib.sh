@@ -22,9 +22,10 @@ run_kprof() {
     env LD_LIBRARY_PATH="$FAKE_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
         LD_PRELOAD="${SAN_PRELOAD:+$SAN_PRELOAD }$KPROF_LIB" "$@"
 }
-# Runs "$@" against the fake CUDA stack without libkprof.
+# Runs "$@" against the fake CUDA stack without libkprof (but with the sanitizer runtime the fake needs in
+# sanitizer builds).
 run_plain() {
-    env LD_LIBRARY_PATH="$FAKE_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" "$@"
+    env LD_LIBRARY_PATH="$FAKE_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ${SAN_PRELOAD:+LD_PRELOAD="$SAN_PRELOAD"} "$@"
 }
 
 need_kernels() { [ -x "$KERNELS/reduce" ] || skip "kernels/ samples not built (configure found no nvcc)"; }

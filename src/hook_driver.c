@@ -1,0 +1,631 @@
+/* hook_driver.c: the CUDA driver API wrappers, handed out by libkprof's dlsym and cuGetProcAddress (and
+ * exported for programs linked with -lcuda).  Like the runtime wrappers they only record; a driver call
+ * made inside a runtime wrapper (cudart calling the driver) passes straight through, so each call is
+ * counted and timed once. */
+#include "kprof.h"
+
+/* The driver's function behind a wrapper; a driver that lacks it cannot have handed it out. */
+#define DREAL(name)                                                                                \
+    __typeof__(name) *real_ = KPROF_REAL_DRV(name);                                                \
+    if (KPROF_UNLIKELY(!real_))                                                                    \
+        return CUDA_ERROR_NOT_FOUND
+
+/* ---- entry-point queries --------------------------------------------------------------------- */
+
+/* Replaces a driver function the app just looked up by libkprof's wrapper for it, if there is one. */
+static void swap_in_wrapper(void **pfn)
+{
+    if (pfn && *pfn) {
+        const void *w = kprof_driver_wrapper_for(*pfn);
+        if (w)
+            *pfn = (void *)w;
+    }
+}
+
+KPROF_EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
+                                          CUdriverProcAddressQueryResult *symbolStatus)
+{
+    DREAL(cuGetProcAddress_v2);
+    CUresult r = real_(symbol, pfn, cudaVersion, flags, symbolStatus);
+    if (r == CUDA_SUCCESS)
+        swap_in_wrapper(pfn);
+    return r;
+}
+
+/* The CUDA 11.3 form, with its own four arguments (cudart still asks for it at version 11030). */
+KPROF_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
+{
+    DREAL(cuGetProcAddress);
+    CUresult r = real_(symbol, pfn, cudaVersion, flags);
+    if (r == CUDA_SUCCESS)
+        swap_in_wrapper(pfn);
+    return r;
+}
+
+#define RREAL(name)                                                                                \
+    __typeof__(kprof_rt.name) real_ = KPROF_REAL(name);                                            \
+    if (KPROF_UNLIKELY(!real_))                                                                    \
+        return cudaErrorSharedObjectSymbolNotFound
+
+KPROF_EXPORT cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **funcPtr, unsigned long long flags,
+                                                 enum cudaDriverEntryPointQueryResult *driverStatus)
+{
+    RREAL(cudaGetDriverEntryPoint);
+    cudaError_t r = real_(symbol, funcPtr, flags, driverStatus);
+    if (r == cudaSuccess)
+        swap_in_wrapper(funcPtr);
+    return r;
+}
+
+KPROF_EXPORT cudaError_t cudaGetDriverEntryPoint_ptsz(const char *symbol, void **funcPtr,
+                                                      unsigned long long flags,
+                                                      enum cudaDriverEntryPointQueryResult *driverStatus)
+{
+    RREAL(cudaGetDriverEntryPoint_ptsz);
+    cudaError_t r = real_(symbol, funcPtr, flags, driverStatus);
+    if (r == cudaSuccess)
+        swap_in_wrapper(funcPtr);
+    return r;
+}
+
+KPROF_EXPORT cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, void **funcPtr,
+                                                          unsigned int cudaVersion, unsigned long long flags,
+                                                          enum cudaDriverEntryPointQueryResult *driverStatus)
+{
+    RREAL(cudaGetDriverEntryPointByVersion);
+    cudaError_t r = real_(symbol, funcPtr, cudaVersion, flags, driverStatus);
+    if (r == cudaSuccess)
+        swap_in_wrapper(funcPtr);
+    return r;
+}
+
+KPROF_EXPORT cudaError_t cudaGetDriverEntryPointByVersion_ptsz(const char *symbol, void **funcPtr,
+                                                               unsigned int cudaVersion, unsigned long long flags,
+                                                               enum cudaDriverEntryPointQueryResult *driverStatus)
+{
+    RREAL(cudaGetDriverEntryPointByVersion_ptsz);
+    cudaError_t r = real_(symbol, funcPtr, cudaVersion, flags, driverStatus);
+    if (r == cudaSuccess)
+        swap_in_wrapper(funcPtr);
+    return r;
+}
+
+/* ---- context creation ------------------------------------------------------------------------ */
+
+/* Not behind the per-thread guard: creation is timed exactly here, also when cudart calls it from
+ * inside a runtime wrapper (whose own host time then leaves it out). */
+#define CTX_CREATE(api, pctx, dev, call)                                                           \
+    do {                                                                                           \
+        if (kprof_finished || kprof_config.disabled)                                               \
+            return (call);                                                                         \
+        uint64_t t0_ = kprof_now_ns();                                                             \
+        CUresult r_ = (call);                                                                      \
+        if (r_ == CUDA_SUCCESS && (pctx))                                                          \
+            kprof_context_created(*(pctx), (dev), (api), kprof_now_ns() - t0_);                    \
+        return r_;                                                                                 \
+    } while (0)
+
+KPROF_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
+{
+    DREAL(cuDevicePrimaryCtxRetain);
+    CTX_CREATE(KPROF_API_cuDevicePrimaryCtxRetain, pctx, dev, real_(pctx, dev));
+}
+
+KPROF_EXPORT CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)
+{
+    DREAL(cuCtxCreate_v2);
+    CTX_CREATE(KPROF_API_cuCtxCreate_v2, pctx, dev, real_(pctx, flags, dev));
+}
+
+KPROF_EXPORT CUresult cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray, int numParams,
+                                     unsigned int flags, CUdevice dev)
+{
+    DREAL(cuCtxCreate_v3);
+    CTX_CREATE(KPROF_API_cuCtxCreate_v3, pctx, dev, real_(pctx, paramsArray, numParams, flags, dev));
+}
+
+KPROF_EXPORT CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags,
+                                     CUdevice dev)
+{
+    DREAL(cuCtxCreate_v4);
+    CTX_CREATE(KPROF_API_cuCtxCreate_v4, pctx, dev, real_(pctx, ctxCreateParams, flags, dev));
+}
+
+/* ---- launches -------------------------------------------------------------------------------- */
+
+#define DLAUNCH(api, f, gx, gy, gz, bx, by, bz, stream, per_thread, call)                          \
+    do {                                                                                           \
+        struct kprof_call c_;                                                                      \
+        if (!kprof_call_begin(&c_, (api)))                                                         \
+            return (call);                                                                         \
+        struct kprof_kernel *k_ = kprof_kernel_for_function(f);                                    \
+        struct kprof_timing t_;                                                                    \
+        kprof_timing_begin(&t_, (stream), (per_thread));                                           \
+        CUresult r_ = (call);                                                                      \
+        int ok_ = r_ == CUDA_SUCCESS && k_ != NULL;                                                \
+        int first_ = ok_ && kprof_kernel_count(k_, (dim3){ (gx), (gy), (gz) }, (dim3){ (bx), (by), (bz) }); \
+        kprof_timing_end(&t_, ok_, first_ ? KPROF_TARGET_KERNEL_FIRST : KPROF_TARGET_KERNEL, k_, 0); \
+        kprof_call_end(&c_, r_ == CUDA_SUCCESS);                                                   \
+        return r_;                                                                                 \
+    } while (0)
+
+KPROF_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
+                                     unsigned int bx, unsigned int by, unsigned int bz, unsigned int shmem,
+                                     CUstream s, void **params, void **extra)
+{
+    DREAL(cuLaunchKernel);
+    DLAUNCH(KPROF_API_cuLaunchKernel, f, gx, gy, gz, bx, by, bz, s, 0,
+            real_(f, gx, gy, gz, bx, by, bz, shmem, s, params, extra));
+}
+
+KPROF_EXPORT CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
+                                          unsigned int bx, unsigned int by, unsigned int bz, unsigned int shmem,
+                                          CUstream s, void **params, void **extra)
+{
+    DREAL(cuLaunchKernel_ptsz);
+    DLAUNCH(KPROF_API_cuLaunchKernel_ptsz, f, gx, gy, gz, bx, by, bz, s, 1,
+            real_(f, gx, gy, gz, bx, by, bz, shmem, s, params, extra));
+}
+
+#define CFG(c, field) ((c) ? (c)->field : 0)
+
+KPROF_EXPORT CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **params, void **extra)
+{
+    DREAL(cuLaunchKernelEx);
+    DLAUNCH(KPROF_API_cuLaunchKernelEx, f, CFG(config, gridDimX), CFG(config, gridDimY), CFG(config, gridDimZ),
+            CFG(config, blockDimX), CFG(config, blockDimY), CFG(config, blockDimZ),
+            config ? config->hStream : NULL, 0, real_(config, f, params, extra));
+}
+
+KPROF_EXPORT CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunction f, void **params,
+                                            void **extra)
+{
+    DREAL(cuLaunchKernelEx_ptsz);
+    DLAUNCH(KPROF_API_cuLaunchKernelEx_ptsz, f, CFG(config, gridDimX), CFG(config, gridDimY),
+            CFG(config, gridDimZ), CFG(config, blockDimX), CFG(config, blockDimY), CFG(config, blockDimZ),
+            config ? config->hStream : NULL, 1, real_(config, f, params, extra));
+}
+
+KPROF_EXPORT CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
+                                                unsigned int bx, unsigned int by, unsigned int bz,
+                                                unsigned int shmem, CUstream s, void **params)
+{
+    DREAL(cuLaunchCooperativeKernel);
+    DLAUNCH(KPROF_API_cuLaunchCooperativeKernel, f, gx, gy, gz, bx, by, bz, s, 0,
+            real_(f, gx, gy, gz, bx, by, bz, shmem, s, params));
+}
+
+KPROF_EXPORT CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gx, unsigned int gy,
+                                                     unsigned int gz, unsigned int bx, unsigned int by,
+                                                     unsigned int bz, unsigned int shmem, CUstream s,
+                                                     void **params)
+{
+    DREAL(cuLaunchCooperativeKernel_ptsz);
+    DLAUNCH(KPROF_API_cuLaunchCooperativeKernel_ptsz, f, gx, gy, gz, bx, by, bz, s, 1,
+            real_(f, gx, gy, gz, bx, by, bz, shmem, s, params));
+}
+
+/* ---- copies and memsets ---------------------------------------------------------------------- */
+
+/* 1 if ptr is device (or managed) memory; a failed query means ordinary host memory. */
+static int is_device(CUdeviceptr ptr)
+{
+    unsigned int type = 0;
+    if (kprof_drv.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, ptr) != CUDA_SUCCESS)
+        return 0;
+    return type == CU_MEMORYTYPE_DEVICE || type == CU_MEMORYTYPE_ARRAY || type == CU_MEMORYTYPE_UNIFIED;
+}
+
+static enum kprof_dir dir_of(int src_device, int dst_device)
+{
+    return src_device ? (dst_device ? KPROF_DTOD : KPROF_DTOH) : (dst_device ? KPROF_HTOD : KPROF_HTOH);
+}
+
+/* A 2D/3D copy's side: from its memory type, asking about the pointer only for unified addressing. */
+static int side_is_device(CUmemorytype type, CUdeviceptr dev, const void *host)
+{
+    switch (type) {
+    case CU_MEMORYTYPE_HOST: return 0;
+    case CU_MEMORYTYPE_DEVICE:
+    case CU_MEMORYTYPE_ARRAY: return 1;
+    default: return is_device(dev ? dev : (CUdeviceptr)(uintptr_t)host);
+    }
+}
+
+/* `dir` is evaluated only for counted calls; `target_fn` picks the aggregate (copy or memset). */
+#define DTIMED(api, target, bytes, stream, per_thread, call)                                       \
+    do {                                                                                           \
+        struct kprof_call c_;                                                                      \
+        if (!kprof_call_begin(&c_, (api)))                                                         \
+            return (call);                                                                         \
+        struct kprof_timing t_;                                                                    \
+        kprof_timing_begin(&t_, (stream), (per_thread));                                           \
+        CUresult r_ = (call);                                                                      \
+        struct kprof_copy *cp_ = r_ == CUDA_SUCCESS ? (target) : NULL;                             \
+        kprof_timing_end(&t_, cp_ != NULL, KPROF_TARGET_COPY, cp_, (bytes));                       \
+        kprof_call_end(&c_, r_ == CUDA_SUCCESS);                                                   \
+        return r_;                                                                                 \
+    } while (0)
+#define DCOPY(api, dir, bytes, stream, per_thread, call)                                           \
+    DTIMED(api, kprof_copy_count((dir), (bytes)), (bytes), stream, per_thread, call)
+#define DMEMSET(api, bytes, stream, per_thread, call)                                              \
+    DTIMED(api, kprof_memset_count(bytes), (bytes), stream, per_thread, call)
+
+KPROF_EXPORT CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t n)
+{
+    DREAL(cuMemcpy);
+    DCOPY(KPROF_API_cuMemcpy, dir_of(is_device(src), is_device(dst)), n, NULL, 0, real_(dst, src, n));
+}
+
+KPROF_EXPORT CUresult cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src, size_t n)
+{
+    DREAL(cuMemcpy_ptds);
+    DCOPY(KPROF_API_cuMemcpy_ptds, dir_of(is_device(src), is_device(dst)), n, NULL, 1, real_(dst, src, n));
+}
+
+KPROF_EXPORT CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s)
+{
+    DREAL(cuMemcpyAsync);
+    DCOPY(KPROF_API_cuMemcpyAsync, dir_of(is_device(src), is_device(dst)), n, s, 0, real_(dst, src, n, s));
+}
+
+KPROF_EXPORT CUresult cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s)
+{
+    DREAL(cuMemcpyAsync_ptsz);
+    DCOPY(KPROF_API_cuMemcpyAsync_ptsz, dir_of(is_device(src), is_device(dst)), n, s, 1, real_(dst, src, n, s));
+}
+
+KPROF_EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n)
+{
+    DREAL(cuMemcpyHtoD_v2);
+    DCOPY(KPROF_API_cuMemcpyHtoD_v2, KPROF_HTOD, n, NULL, 0, real_(dst, src, n));
+}
+
+KPROF_EXPORT CUresult cuMemcpyHtoD_v2_ptds(CUdeviceptr dst, const void *src, size_t n)
+{
+    DREAL(cuMemcpyHtoD_v2_ptds);
+    DCOPY(KPROF_API_cuMemcpyHtoD_v2_ptds, KPROF_HTOD, n, NULL, 1, real_(dst, src, n));
+}
+
+KPROF_EXPORT CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n)
+{
+    DREAL(cuMemcpyDtoH_v2);
+    DCOPY(KPROF_API_cuMemcpyDtoH_v2, KPROF_DTOH, n, NULL, 0, real_(dst, src, n));
+}
+
+KPROF_EXPORT CUresult cuMemcpyDtoH_v2_ptds(void *dst, CUdeviceptr src, size_t n)
+{
+    DREAL(cuMemcpyDtoH_v2_ptds);
+    DCOPY(KPROF_API_cuMemcpyDtoH_v2_ptds, KPROF_DTOH, n, NULL, 1, real_(dst, src, n));
+}
+
+KPROF_EXPORT CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n)
+{
+    DREAL(cuMemcpyDtoD_v2);
+    DCOPY(KPROF_API_cuMemcpyDtoD_v2, KPROF_DTOD, n, NULL, 0, real_(dst, src, n));
+}
+
+KPROF_EXPORT CUresult cuMemcpyDtoD_v2_ptds(CUdeviceptr dst, CUdeviceptr src, size_t n)
+{
+    DREAL(cuMemcpyDtoD_v2_ptds);
+    DCOPY(KPROF_API_cuMemcpyDtoD_v2_ptds, KPROF_DTOD, n, NULL, 1, real_(dst, src, n));
+}
+
+KPROF_EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, CUstream s)
+{
+    DREAL(cuMemcpyHtoDAsync_v2);
+    DCOPY(KPROF_API_cuMemcpyHtoDAsync_v2, KPROF_HTOD, n, s, 0, real_(dst, src, n, s));
+}
+
+KPROF_EXPORT CUresult cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr dst, const void *src, size_t n, CUstream s)
+{
+    DREAL(cuMemcpyHtoDAsync_v2_ptsz);
+    DCOPY(KPROF_API_cuMemcpyHtoDAsync_v2_ptsz, KPROF_HTOD, n, s, 1, real_(dst, src, n, s));
+}
+
+KPROF_EXPORT CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUstream s)
+{
+    DREAL(cuMemcpyDtoHAsync_v2);
+    DCOPY(KPROF_API_cuMemcpyDtoHAsync_v2, KPROF_DTOH, n, s, 0, real_(dst, src, n, s));
+}
+
+KPROF_EXPORT CUresult cuMemcpyDtoHAsync_v2_ptsz(void *dst, CUdeviceptr src, size_t n, CUstream s)
+{
+    DREAL(cuMemcpyDtoHAsync_v2_ptsz);
+    DCOPY(KPROF_API_cuMemcpyDtoHAsync_v2_ptsz, KPROF_DTOH, n, s, 1, real_(dst, src, n, s));
+}
+
+KPROF_EXPORT CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s)
+{
+    DREAL(cuMemcpyDtoDAsync_v2);
+    DCOPY(KPROF_API_cuMemcpyDtoDAsync_v2, KPROF_DTOD, n, s, 0, real_(dst, src, n, s));
+}
+
+KPROF_EXPORT CUresult cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s)
+{
+    DREAL(cuMemcpyDtoDAsync_v2_ptsz);
+    DCOPY(KPROF_API_cuMemcpyDtoDAsync_v2_ptsz, KPROF_DTOD, n, s, 1, real_(dst, src, n, s));
+}
+
+KPROF_EXPORT CUresult cuMemcpyPeer(CUdeviceptr dst, CUcontext dstCtx, CUdeviceptr src, CUcontext srcCtx, size_t n)
+{
+    DREAL(cuMemcpyPeer);
+    DCOPY(KPROF_API_cuMemcpyPeer, KPROF_DTOD, n, NULL, 0, real_(dst, dstCtx, src, srcCtx, n));
+}
+
+KPROF_EXPORT CUresult cuMemcpyPeer_ptds(CUdeviceptr dst, CUcontext dstCtx, CUdeviceptr src, CUcontext srcCtx,
+                                        size_t n)
+{
+    DREAL(cuMemcpyPeer_ptds);
+    DCOPY(KPROF_API_cuMemcpyPeer_ptds, KPROF_DTOD, n, NULL, 1, real_(dst, dstCtx, src, srcCtx, n));
+}
+
+KPROF_EXPORT CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dstCtx, CUdeviceptr src, CUcontext srcCtx,
+                                        size_t n, CUstream s)
+{
+    DREAL(cuMemcpyPeerAsync);
+    DCOPY(KPROF_API_cuMemcpyPeerAsync, KPROF_DTOD, n, s, 0, real_(dst, dstCtx, src, srcCtx, n, s));
+}
+
+KPROF_EXPORT CUresult cuMemcpyPeerAsync_ptsz(CUdeviceptr dst, CUcontext dstCtx, CUdeviceptr src,
+                                             CUcontext srcCtx, size_t n, CUstream s)
+{
+    DREAL(cuMemcpyPeerAsync_ptsz);
+    DCOPY(KPROF_API_cuMemcpyPeerAsync_ptsz, KPROF_DTOD, n, s, 1, real_(dst, dstCtx, src, srcCtx, n, s));
+}
+
+#define DIR2D(p)                                                                                   \
+    dir_of(side_is_device((p)->srcMemoryType, (p)->srcDevice, (p)->srcHost),                       \
+           side_is_device((p)->dstMemoryType, (p)->dstDevice, (p)->dstHost))
+#define BYTES2D(p) ((p) ? (size_t)(p)->WidthInBytes * (p)->Height : 0)
+#define BYTES3D(p) ((p) ? (size_t)(p)->WidthInBytes * (p)->Height * (p)->Depth : 0)
+
+KPROF_EXPORT CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *p)
+{
+    DREAL(cuMemcpy2D_v2);
+    DCOPY(KPROF_API_cuMemcpy2D_v2, DIR2D(p), BYTES2D(p), NULL, 0, real_(p));
+}
+
+KPROF_EXPORT CUresult cuMemcpy2D_v2_ptds(const CUDA_MEMCPY2D *p)
+{
+    DREAL(cuMemcpy2D_v2_ptds);
+    DCOPY(KPROF_API_cuMemcpy2D_v2_ptds, DIR2D(p), BYTES2D(p), NULL, 1, real_(p));
+}
+
+KPROF_EXPORT CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *p, CUstream s)
+{
+    DREAL(cuMemcpy2DAsync_v2);
+    DCOPY(KPROF_API_cuMemcpy2DAsync_v2, DIR2D(p), BYTES2D(p), s, 0, real_(p, s));
+}
+
+KPROF_EXPORT CUresult cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D *p, CUstream s)
+{
+    DREAL(cuMemcpy2DAsync_v2_ptsz);
+    DCOPY(KPROF_API_cuMemcpy2DAsync_v2_ptsz, DIR2D(p), BYTES2D(p), s, 1, real_(p, s));
+}
+
+KPROF_EXPORT CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *p)
+{
+    DREAL(cuMemcpy3D_v2);
+    DCOPY(KPROF_API_cuMemcpy3D_v2, DIR2D(p), BYTES3D(p), NULL, 0, real_(p));
+}
+
+KPROF_EXPORT CUresult cuMemcpy3D_v2_ptds(const CUDA_MEMCPY3D *p)
+{
+    DREAL(cuMemcpy3D_v2_ptds);
+    DCOPY(KPROF_API_cuMemcpy3D_v2_ptds, DIR2D(p), BYTES3D(p), NULL, 1, real_(p));
+}
+
+KPROF_EXPORT CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *p, CUstream s)
+{
+    DREAL(cuMemcpy3DAsync_v2);
+    DCOPY(KPROF_API_cuMemcpy3DAsync_v2, DIR2D(p), BYTES3D(p), s, 0, real_(p, s));
+}
+
+KPROF_EXPORT CUresult cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D *p, CUstream s)
+{
+    DREAL(cuMemcpy3DAsync_v2_ptsz);
+    DCOPY(KPROF_API_cuMemcpy3DAsync_v2_ptsz, DIR2D(p), BYTES3D(p), s, 1, real_(p, s));
+}
+
+KPROF_EXPORT CUresult cuMemsetD8_v2(CUdeviceptr d, unsigned char v, size_t n)
+{
+    DREAL(cuMemsetD8_v2);
+    DMEMSET(KPROF_API_cuMemsetD8_v2, n, NULL, 0, real_(d, v, n));
+}
+
+KPROF_EXPORT CUresult cuMemsetD8_v2_ptds(CUdeviceptr d, unsigned char v, size_t n)
+{
+    DREAL(cuMemsetD8_v2_ptds);
+    DMEMSET(KPROF_API_cuMemsetD8_v2_ptds, n, NULL, 1, real_(d, v, n));
+}
+
+KPROF_EXPORT CUresult cuMemsetD16_v2(CUdeviceptr d, unsigned short v, size_t n)
+{
+    DREAL(cuMemsetD16_v2);
+    DMEMSET(KPROF_API_cuMemsetD16_v2, 2 * n, NULL, 0, real_(d, v, n));
+}
+
+KPROF_EXPORT CUresult cuMemsetD16_v2_ptds(CUdeviceptr d, unsigned short v, size_t n)
+{
+    DREAL(cuMemsetD16_v2_ptds);
+    DMEMSET(KPROF_API_cuMemsetD16_v2_ptds, 2 * n, NULL, 1, real_(d, v, n));
+}
+
+KPROF_EXPORT CUresult cuMemsetD32_v2(CUdeviceptr d, unsigned int v, size_t n)
+{
+    DREAL(cuMemsetD32_v2);
+    DMEMSET(KPROF_API_cuMemsetD32_v2, 4 * n, NULL, 0, real_(d, v, n));
+}
+
+KPROF_EXPORT CUresult cuMemsetD32_v2_ptds(CUdeviceptr d, unsigned int v, size_t n)
+{
+    DREAL(cuMemsetD32_v2_ptds);
+    DMEMSET(KPROF_API_cuMemsetD32_v2_ptds, 4 * n, NULL, 1, real_(d, v, n));
+}
+
+KPROF_EXPORT CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, CUstream s)
+{
+    DREAL(cuMemsetD8Async);
+    DMEMSET(KPROF_API_cuMemsetD8Async, n, s, 0, real_(d, v, n, s));
+}
+
+KPROF_EXPORT CUresult cuMemsetD8Async_ptsz(CUdeviceptr d, unsigned char v, size_t n, CUstream s)
+{
+    DREAL(cuMemsetD8Async_ptsz);
+    DMEMSET(KPROF_API_cuMemsetD8Async_ptsz, n, s, 1, real_(d, v, n, s));
+}
+
+KPROF_EXPORT CUresult cuMemsetD16Async(CUdeviceptr d, unsigned short v, size_t n, CUstream s)
+{
+    DREAL(cuMemsetD16Async);
+    DMEMSET(KPROF_API_cuMemsetD16Async, 2 * n, s, 0, real_(d, v, n, s));
+}
+
+KPROF_EXPORT CUresult cuMemsetD16Async_ptsz(CUdeviceptr d, unsigned short v, size_t n, CUstream s)
+{
+    DREAL(cuMemsetD16Async_ptsz);
+    DMEMSET(KPROF_API_cuMemsetD16Async_ptsz, 2 * n, s, 1, real_(d, v, n, s));
+}
+
+KPROF_EXPORT CUresult cuMemsetD32Async(CUdeviceptr d, unsigned int v, size_t n, CUstream s)
+{
+    DREAL(cuMemsetD32Async);
+    DMEMSET(KPROF_API_cuMemsetD32Async, 4 * n, s, 0, real_(d, v, n, s));
+}
+
+KPROF_EXPORT CUresult cuMemsetD32Async_ptsz(CUdeviceptr d, unsigned int v, size_t n, CUstream s)
+{
+    DREAL(cuMemsetD32Async_ptsz);
+    DMEMSET(KPROF_API_cuMemsetD32Async_ptsz, 4 * n, s, 1, real_(d, v, n, s));
+}
+
+/* ---- allocation ------------------------------------------------------------------------------ */
+
+#define DALLOC(api, kind, ptrp, bytes, call)                                                       \
+    do {                                                                                           \
+        struct kprof_call c_;                                                                      \
+        if (!kprof_call_begin(&c_, (api)))                                                         \
+            return (call);                                                                         \
+        CUresult r_ = (call);                                                                      \
+        uint64_t ns_ = kprof_call_end(&c_, r_ == CUDA_SUCCESS);                                    \
+        if (r_ == CUDA_SUCCESS && (ptrp))                                                          \
+            kprof_alloc_record((kind), (void *)(uintptr_t)*(ptrp), (bytes), ns_);                 \
+        return r_;                                                                                 \
+    } while (0)
+
+#define DFREE(api, record, ptr, call)                                                              \
+    do {                                                                                           \
+        struct kprof_call c_;                                                                      \
+        if (!kprof_call_begin(&c_, (api)))                                                         \
+            return (call);                                                                         \
+        CUresult r_ = (call);                                                                      \
+        uint64_t ns_ = kprof_call_end(&c_, r_ == CUDA_SUCCESS);                                    \
+        if (r_ == CUDA_SUCCESS && (ptr))                                                           \
+            record;                                                                                \
+        (void)ns_;                                                                                 \
+        return r_;                                                                                 \
+    } while (0)
+
+KPROF_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytes)
+{
+    DREAL(cuMemAlloc_v2);
+    DALLOC(KPROF_API_cuMemAlloc_v2, KPROF_MEM_DEVICE, dptr, bytes, real_(dptr, bytes));
+}
+
+KPROF_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytes, CUstream s)
+{
+    DREAL(cuMemAllocAsync);
+    DALLOC(KPROF_API_cuMemAllocAsync, KPROF_MEM_DEVICE, dptr, bytes, real_(dptr, bytes, s));
+}
+
+KPROF_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytes, CUstream s)
+{
+    DREAL(cuMemAllocAsync_ptsz);
+    DALLOC(KPROF_API_cuMemAllocAsync_ptsz, KPROF_MEM_DEVICE, dptr, bytes, real_(dptr, bytes, s));
+}
+
+KPROF_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytes, unsigned int flags)
+{
+    DREAL(cuMemAllocManaged);
+    DALLOC(KPROF_API_cuMemAllocManaged, KPROF_MEM_MANAGED, dptr, bytes, real_(dptr, bytes, flags));
+}
+
+KPROF_EXPORT CUresult cuMemAllocHost_v2(void **pp, size_t bytes)
+{
+    DREAL(cuMemAllocHost_v2);
+    DALLOC(KPROF_API_cuMemAllocHost_v2, KPROF_MEM_PINNED, (uintptr_t *)pp, bytes, real_(pp, bytes));
+}
+
+KPROF_EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytes, unsigned int flags)
+{
+    DREAL(cuMemHostAlloc);
+    DALLOC(KPROF_API_cuMemHostAlloc, KPROF_MEM_PINNED, (uintptr_t *)pp, bytes, real_(pp, bytes, flags));
+}
+
+KPROF_EXPORT CUresult cuMemFree_v2(CUdeviceptr d)
+{
+    DREAL(cuMemFree_v2);
+    DFREE(KPROF_API_cuMemFree_v2, kprof_free_record_device((void *)(uintptr_t)d, ns_), d, real_(d));
+}
+
+KPROF_EXPORT CUresult cuMemFreeAsync(CUdeviceptr d, CUstream s)
+{
+    DREAL(cuMemFreeAsync);
+    DFREE(KPROF_API_cuMemFreeAsync, kprof_free_record_device((void *)(uintptr_t)d, ns_), d, real_(d, s));
+}
+
+KPROF_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr d, CUstream s)
+{
+    DREAL(cuMemFreeAsync_ptsz);
+    DFREE(KPROF_API_cuMemFreeAsync_ptsz, kprof_free_record_device((void *)(uintptr_t)d, ns_), d, real_(d, s));
+}
+
+KPROF_EXPORT CUresult cuMemFreeHost(void *p)
+{
+    DREAL(cuMemFreeHost);
+    DFREE(KPROF_API_cuMemFreeHost, kprof_free_record(KPROF_MEM_PINNED, p, ns_), p, real_(p));
+}
+
+/* ---- synchronisation ------------------------------------------------------------------------- */
+
+#define DHOST(api, call)                                                                           \
+    do {                                                                                           \
+        struct kprof_call c_;                                                                      \
+        if (!kprof_call_begin(&c_, (api)))                                                         \
+            return (call);                                                                         \
+        CUresult r_ = (call);                                                                      \
+        kprof_call_end(&c_, r_ == CUDA_SUCCESS);                                                   \
+        return r_;                                                                                 \
+    } while (0)
+
+KPROF_EXPORT CUresult cuCtxSynchronize(void)
+{
+    DREAL(cuCtxSynchronize);
+    DHOST(KPROF_API_cuCtxSynchronize, real_());
+}
+
+KPROF_EXPORT CUresult cuStreamSynchronize(CUstream s)
+{
+    DREAL(cuStreamSynchronize);
+    DHOST(KPROF_API_cuStreamSynchronize, real_(s));
+}
+
+KPROF_EXPORT CUresult cuStreamSynchronize_ptsz(CUstream s)
+{
+    DREAL(cuStreamSynchronize_ptsz);
+    DHOST(KPROF_API_cuStreamSynchronize_ptsz, real_(s));
+}
+
+KPROF_EXPORT CUresult cuEventSynchronize(CUevent e)
+{
+    DREAL(cuEventSynchronize);
+    DHOST(KPROF_API_cuEventSynchronize, real_(e));
+}
+
+/* Every KPROF_DH entry of api.def has its wrapper above: this table refers to each by name, so a
+ * missing one fails the link (-Wl,--no-undefined).  driver.c hands these out. */
+const void *const kprof_dh_wrapper[KPROF_DH_COUNT] = {
+#define KPROF_DH(name, cls) (const void *)&name,
+#include "api.def"
+};
