@@ -25,6 +25,7 @@ struct pair {
     enum kprof_target_kind kind;
     void *target;
     uint64_t bytes;
+    uint64_t idle_lag_ns; /* host time between the start event and the work's submission, on an idle stream */
     struct pool *pool;
 };
 
@@ -150,6 +151,7 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
         pthread_mutex_unlock(&ev.lock);
         return;
     }
+    t->start_host_ns = kprof_now_ns();
     t->ctx = ctx;
     t->stream = s;
     t->start = a;
@@ -178,6 +180,11 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
     struct pool *p = t->pool;
     if (!p)
         return 0;
+    /* Kernel launches only: a copy or memset call may itself wait for its work (pageable memory), and
+     * then the host time is the work, not the latency before it. */
+    uint64_t lag = 0;
+    if (ok && kind != KPROF_TARGET_COPY && kprof_drv.cuEventQuery(t->start) == CUDA_SUCCESS)
+        lag = kprof_now_ns() - t->start_host_ns; /* the stream was idle: see kprof.h */
     if (!ok || kprof_drv.cuEventRecord(t->stop, t->stream) != CUDA_SUCCESS) {
         pthread_mutex_lock(&ev.lock);
         pool_give(p, t->start);
@@ -232,6 +239,7 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
     pr->kind = kind;
     pr->target = target;
     pr->bytes = bytes;
+    pr->idle_lag_ns = lag;
     pr->pool = p;
     q->count++;
     ev.pending++;
@@ -247,6 +255,7 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
 static void pair_account(const struct pair *pr, float ms)
 {
     uint64_t ns = ms <= 0.0f ? 0 : (uint64_t)((double)ms * 1e6 + 0.5);
+    ns = ns > pr->idle_lag_ns ? ns - pr->idle_lag_ns : 0;
     if (pr->kind == KPROF_TARGET_KERNEL || pr->kind == KPROF_TARGET_KERNEL_FIRST)
         kprof_kernel_add_time(pr->target, ns, pr->kind == KPROF_TARGET_KERNEL_FIRST);
     else

@@ -171,6 +171,7 @@ struct kprof_timing {
     CUstream stream;      /* as passed to cuEventRecord (CU_STREAM_PER_THREAD for _ptsz callers' 0) */
     CUevent start, stop;
     void *pool;           /* the context's event pool, or NULL when the call is not timed */
+    uint64_t start_host_ns; /* host clock when the start event had been recorded */
 };
 
 /* Records a start event on `stream` in the current context, from that context's pool.  per_thread is 1
@@ -181,7 +182,14 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
 
 /* Records the stop event and queues the pair for harvesting; the duration goes to `target` (a struct
  * kprof_kernel * or struct kprof_copy * as `kind` says; `bytes` is a copy's size).  If `ok` is 0 (the
- * call failed) the events go back to the pool instead.  Returns 1 if the pair was queued. */
+ * call failed) the events go back to the pool instead.  Returns 1 if the pair was queued.
+ *
+ * Idle-stream correction (kernel launches): on an idle stream the GPU stamps the start event at once,
+ * while the kernel reaches the GPU only when the host has submitted it, so the pair also holds that host
+ * time (the launch latency, about 5 us on an H200).  If the start event has already completed when the
+ * launch returns, the stream was idle: the host time from the start event's record to the launch's
+ * return is remembered and taken off the pair's duration when it is read.  Copies are not corrected:
+ * a copy call may wait for its own work (pageable memory), and then its host time is the work. */
 int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind, void *target,
                      uint64_t bytes);
 

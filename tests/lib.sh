@@ -18,8 +18,13 @@ pass() { echo "ok: $*"; }
 
 # Runs "$@" against the fake CUDA stack, with libkprof preloaded (and the sanitizer runtime first, in
 # sanitizer builds).  KPROF_* and FAKEGPU_* variables pass through from the caller.
+#
+# The fake GPU's clock is virtual: its events complete at their first query unless told otherwise, which
+# libkprof would take for an idle stream (and correct for host launch latency that the fake does not
+# have).  One pending query per event keeps the fake's exact times exact; tests of the idle-stream
+# correction set FAKEGPU_EVENT_PENDING_QUERIES=0 themselves.
 run_kprof() {
-    env LD_LIBRARY_PATH="$FAKE_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+    env FAKEGPU_EVENT_PENDING_QUERIES="${FAKEGPU_EVENT_PENDING_QUERIES:-1}" LD_LIBRARY_PATH="$FAKE_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
         LD_PRELOAD="${SAN_PRELOAD:+$SAN_PRELOAD }$KPROF_LIB" "$@"
 }
 # Runs "$@" against the fake CUDA stack without libkprof (but with the sanitizer runtime the fake needs in

@@ -1,44 +1,73 @@
 #!/usr/bin/env bash
 # run-gpu-tests.sh OUTDIR: every GPU check of libkprof, on the GPU machine, from a tree built elsewhere
-# (src/.libs, kernels/ and tests/gpu/libkprof-cupti.so carried over).  For each kernels/ sample: a run
-# under libkprof (text report), and a run under libkprof and the CUPTI tracer at once, compared by
-# kprof-compare.py; then the GPU tests of tests/*.sh; then the static-cudart builds.  Logs go to OUTDIR.
+# (src/.libs, kernels/ and tests/gpu/libkprof-cupti.so carried over).  Each workload runs once under
+# libkprof (JSON report) and once under the CUPTI activity tracer (ground truth), and kprof-compare.py
+# checks that every kernel is present with the same count and a close average; then the GPU tests of
+# tests/*.sh; then static-cudart builds against their shared builds.  Logs: OUTDIR/gpu-logs.tar.gz.
 set -u
 out=${1:-${OUT:-/tmp/kprof-gpu}}
-mkdir -p "$out"
+logs=$out/logs
+mkdir -p "$logs"
 top=$(cd "$(dirname "$0")/../.." && pwd)
 lib=$top/src/.libs/libkprof.so
 cupti=$top/tests/gpu/libkprof-cupti.so
 K=$top/kernels
 export LD_LIBRARY_PATH=/usr/local/cuda-13.0/targets/x86_64-linux/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export PYTHONUNBUFFERED=1
+PCT=${KPROF_GPU_PCT:-3} US=${KPROF_GPU_US:-6}
 failed=0
-note() { echo "== $*"; }
+note() { echo; echo "== $*"; }
+fail() { echo "FAIL: $*"; failed=1; }
+
+# compare NAME CMD...: libkprof run, CUPTI run, comparison.
+compare() {
+    local name=$1; shift
+    note "$name: $*"
+    KPROF_FORMAT=json KPROF_OUTPUT="$logs/$name.json" LD_PRELOAD="$lib" "$@" >"$logs/$name.out" 2>"$logs/$name.err" ||
+        fail "$name exited $? under libkprof"
+    tail -n 3 "$logs/$name.out"; cat "$logs/$name.err"
+    CUDA_INJECTION64_PATH="$cupti" CUPTI_TRACE_OUT="$logs/$name.cupti" "$@" >/dev/null 2>"$logs/$name.cupti.err" ||
+        fail "$name exited $? under CUPTI"
+    python3 "$top/tests/gpu/kprof-compare.py" --pct "$PCT" --us "$US" "$logs/$name.json" "$logs/$name.cupti" ||
+        fail "$name: libkprof and CUPTI disagree"
+}
 
 nvidia-smi -L
 for p in reduce vector_add stream_overlap context_init; do
-    note "$p: libkprof, text report"
-    KPROF_OUTPUT="$out/$p.txt" LD_PRELOAD="$lib" "$K/$p" >"$out/$p.out" 2>"$out/$p.err" || { echo "FAIL: $p exited $?"; failed=1; }
-    cat "$out/$p.out" "$out/$p.err" "$out/$p.txt"
-    note "$p: libkprof and CUPTI in one run"
-    KPROF_FORMAT=json KPROF_OUTPUT="$out/$p.json" LD_PRELOAD="$lib" \
-        CUDA_INJECTION64_PATH="$cupti" CUPTI_TRACE_OUT="$out/$p.cupti" "$K/$p" >/dev/null 2>"$out/$p.cupti.err" ||
-        { echo "FAIL: $p under libkprof+CUPTI exited $?"; failed=1; }
-    cat "$out/$p.cupti.err"
-    python3 "$top/tests/gpu/kprof-compare.py" --pct 5 --us 6 "$out/$p.json" "$out/$p.cupti" || failed=1
+    compare "$p" "$K/$p"
+    compare "$p-static" "$K/$p-static"
 done
+compare cublas_gemm "$K/cublas_gemm"
+compare torch python3 "$top/tests/gpu/torch_workload.py" --steps 20
+compare triton python3 "$top/tests/gpu/triton_add.py" --launches 10
+
+note "static-cudart builds report the same kernels and counts as their shared builds"
+for p in reduce vector_add stream_overlap context_init; do
+    python3 - "$logs/$p.json" "$logs/$p-static.json" <<'PY' || fail "$p-static differs from $p"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:3])
+ka = {k["mangled"]: k["calls"] for k in a["kernels"]}
+kb = {k["mangled"]: k["calls"] for k in b["kernels"]}
+ca = {c["direction"]: (c["count"], c["bytes"]) for c in a["copies"]}
+cb = {c["direction"]: (c["count"], c["bytes"]) for c in b["copies"]}
+aa = {x["kind"]: x["count"] for x in a["allocations"] if x["count"]}
+ab = {x["kind"]: x["count"] for x in b["allocations"] if x["count"]}
+print("%s: kernels %s / %s; copies %s / %s; allocations %s / %s" % (sys.argv[1].split("/")[-1], ka, kb, ca, cb, aa, ab))
+sys.exit(0 if (ka == kb and ca == cb and aa == ab) else 1)
+PY
+done
+
+note "text report of reduce (shared build)"
+LD_PRELOAD="$lib" "$K/reduce" 2>&1 | tee "$logs/reduce-text.txt" | tail -n 32
 
 note "tests/*.sh GPU tests"
 for t in "$top"/tests/gpu-*.sh; do
     top_builddir=$top top_srcdir=$top sh "$t"
     rc=$?
-    [ $rc = 0 ] || [ $rc = 77 ] || { echo "FAIL: $(basename "$t")"; failed=1; }
+    [ $rc = 0 ] || [ $rc = 77 ] || fail "$(basename "$t")"
 done
 
-note "static-cudart builds (the driver-API issue covers them): what libkprof sees"
-for p in reduce vector_add; do
-    KPROF_OUTPUT="$out/$p-static.txt" LD_PRELOAD="$lib" "$K/$p-static" >"$out/$p-static.out" 2>&1
-    echo "$p-static exited $?; report:"
-    cat "$out/$p-static.txt" 2>/dev/null || echo "(no report)"
-done
+tar czf "$out/gpu-logs.tar.gz" -C "$out" logs && rm -rf "$logs"
+echo
 echo "run-gpu-tests: $([ $failed = 0 ] && echo PASSED || echo FAILED)"
 exit $failed
