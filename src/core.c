@@ -74,12 +74,25 @@ static int context_note(CUcontext ctx)
     return is_new;
 }
 
+/* The first cuInit's host time, until the first context created takes it into its row. */
+static uint64_t driver_init_ns;
+
+void kprof_driver_initialized(uint64_t host_ns)
+{
+    static int once;
+    if (__atomic_exchange_n(&once, 1, __ATOMIC_ACQ_REL))
+        return;
+    __atomic_store_n(&driver_init_ns, host_ns, __ATOMIC_RELAXED);
+    tls_ctx_init_ns += host_ns;
+}
+
 void kprof_context_created(CUcontext ctx, CUdevice device, int api, uint64_t host_ns)
 {
     if (!ctx || !context_note(ctx))
         return;
-    kprof_ctx_init_record((int)device, tls_api >= 0 ? tls_api : api, host_ns);
     tls_ctx_init_ns += host_ns;
+    host_ns += __atomic_exchange_n(&driver_init_ns, 0, __ATOMIC_RELAXED);
+    kprof_ctx_init_record((int)device, tls_api >= 0 ? tls_api : api, host_ns);
 }
 
 int kprof_call_begin(struct kprof_call *c, int api)

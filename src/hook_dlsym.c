@@ -32,8 +32,10 @@ void *kprof_dlsym_hook(void *handle, const char *name)
         find_next_dlsym();
     /* Only cu* names looked up in a specific library: RTLD_DEFAULT already finds libkprof's exported
      * wrappers, and RTLD_NEXT must stay relative to its caller. */
+    /* Also inside a runtime wrapper: cudart looks its driver up during its first call, and its driver
+     * calls must reach the wrappers (which pass through while a runtime wrapper is counting). */
     if (!name || name[0] != 'c' || name[1] != 'u' || handle == RTLD_DEFAULT || handle == RTLD_NEXT ||
-        kprof_config.disabled || kprof_tls_depth > 0)
+        kprof_config.disabled)
         return NULL;
     int known = 0;
     for (int i = 0; i < KPROF_DH_COUNT && !known; i++)

@@ -105,6 +105,19 @@ KPROF_EXPORT cudaError_t cudaGetDriverEntryPointByVersion_ptsz(const char *symbo
         return r_;                                                                                 \
     } while (0)
 
+/* Driver initialisation joins the first context's row (see kprof_driver_initialized). */
+KPROF_EXPORT CUresult cuInit(unsigned int flags)
+{
+    DREAL(cuInit);
+    if (kprof_finished || kprof_config.disabled)
+        return real_(flags);
+    uint64_t t0 = kprof_now_ns();
+    CUresult r = real_(flags);
+    if (r == CUDA_SUCCESS)
+        kprof_driver_initialized(kprof_now_ns() - t0);
+    return r;
+}
+
 KPROF_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 {
     DREAL(cuDevicePrimaryCtxRetain);

@@ -152,6 +152,11 @@ uint64_t kprof_call_end(struct kprof_call *c, int ok);
  * out of the enclosing call's own host time.  Thread-safe. */
 void kprof_context_created(CUcontext ctx, CUdevice device, int api, uint64_t host_ns);
 
+/* Called by the cuInit hook with its host time: the first successful driver initialisation is part of
+ * creating the first context, so it joins that context's `context init` row and, like it, is left out of
+ * the enclosing call's own host time.  Thread-safe. */
+void kprof_driver_initialized(uint64_t host_ns);
+
 /* Runs the exit sequence once: drains pending events (bounded by KPROF_EXIT_TIMEOUT), writes the report,
  * and turns the wrappers into pass-through.  Safe to call from several places; only the first runs. */
 void kprof_finish(void);

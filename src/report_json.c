@@ -78,6 +78,11 @@ void kprof_report_json(FILE *f, const struct kprof_snapshot *s)
     }
     fprintf(f, "%s],\n", first ? "" : "\n  ");
 
+    const struct kprof_copy *m = &s->memsets;
+    fprintf(f, "  \"memsets\": {\"count\": %llu, \"bytes\": %llu, \"timed\": %llu, \"timed_bytes\": %llu, "
+               "\"total_ns\": %llu, \"min_ns\": %llu, \"max_ns\": %llu},\n",
+            U(m->count), U(m->bytes), U(m->timed), U(m->timed_bytes), U(m->total_ns), U(m->min_ns), U(m->max_ns));
+
     fprintf(f, "  \"allocations\": [");
     for (int m = 0; m < KPROF_MEM_COUNT; m++) {
         const struct kprof_alloc_stat *a = &s->alloc[m];

@@ -102,6 +102,29 @@ static void copies(FILE *f, const struct kprof_snapshot *s)
     }
 }
 
+static void memsets(FILE *f, const struct kprof_snapshot *s)
+{
+    fprintf(f, "== libkprof: memsets ==\n");
+    const struct kprof_copy *m = &s->memsets;
+    if (!m->count) {
+        fprintf(f, "  (no memsets)\n");
+        return;
+    }
+    struct unit u = unit_for(m->total_ns);
+    char h[2][24];
+    snprintf(h[0], sizeof h[0], "Total (%s)", u.name);
+    snprintf(h[1], sizeof h[1], "Avg (%s)", u.name);
+    fprintf(f, "%10s %14s %10s %14s %12s %10s\n", "Count", "Bytes", "Timed", h[0], h[1], "GB/s");
+    fprintf(f, "%10llu ", (unsigned long long)m->count);
+    print_bytes(f, 14, m->bytes);
+    if (m->timed)
+        fprintf(f, " %10llu %14.3f %12.3f %10.2f\n", (unsigned long long)m->timed, (double)m->total_ns / u.ns,
+                (double)m->total_ns / (double)m->timed / u.ns,
+                m->total_ns ? (double)m->timed_bytes / (double)m->total_ns : 0.0);
+    else
+        fprintf(f, " %10d %14s %12s %10s\n", 0, "-", "-", "-");
+}
+
 static void allocations(FILE *f, const struct kprof_snapshot *s)
 {
     fprintf(f, "== libkprof: allocations ==\n");
@@ -178,6 +201,7 @@ void kprof_report_text(FILE *f, const struct kprof_snapshot *s)
     context_init(f, s);
     kernels(f, s);
     copies(f, s);
+    memsets(f, s);
     allocations(f, s);
     api(f, s);
     fprintf(f, "== libkprof: events ==\n");

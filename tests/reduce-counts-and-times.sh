@@ -38,7 +38,7 @@ expect_no_grep . "$WORK/err" "nothing on stderr besides the report (which went t
 # The text report: fixed section headers and the same figures, on stderr by default.
 run_kprof "$KERNELS/reduce" --no-verify --iters 5 >/dev/null 2>"$WORK/text"
 cat "$WORK/text"
-for section in report "context init" kernels copies allocations api events end; do
+for section in report "context init" kernels copies memsets allocations api events end; do
     expect_grep "^== libkprof: $section ==\$" "$WORK/text" "text section '$section'"
 done
 expect_grep '^ *89\.29 +150\.000 +6 +6 +25\.000 +25\.000 +25\.000 +25\.000  reduce_blocks\(double const\*, double\*, unsigned long\)$' \
