@@ -33,6 +33,17 @@ run_plain() {
     env LD_LIBRARY_PATH="$FAKE_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ${SAN_PRELOAD:+LD_PRELOAD="$SAN_PRELOAD"} "$@"
 }
 
+FAKE=$top_builddir/tests/fake
+
+# truth_matches REPORT TRUTH: every kernel the fake GPU ran (FAKEGPU_TRUTH file) is in the JSON report
+# with the same number of launches, and the report has no kernel the fake did not run.
+truth_matches() {
+    awk '$1 == "kernel" && $3 > 0 {print $2, $3}' "$2" | sort >"$WORK/truth.kernels"
+    jq -r '.kernels[] | "\(.mangled) \(.calls)"' "$1" | sort >"$WORK/report.kernels"
+    diff -u "$WORK/truth.kernels" "$WORK/report.kernels" >&2 || fail "kernel counts differ from the fake GPU's"
+    pass "every kernel counted exactly once ($(wc -l <"$WORK/truth.kernels" | tr -d ' ') kernels)"
+}
+
 need_kernels() { [ -x "$KERNELS/reduce" ] || skip "kernels/ samples not built (configure found no nvcc)"; }
 need_jq() { command -v jq >/dev/null 2>&1 || fail "jq is needed by the tests (apt-get install jq)"; }
 

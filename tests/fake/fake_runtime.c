@@ -1,4 +1,6 @@
-/* fake_runtime.c: a small CUDA runtime (libcudart.so.13) that reaches the fake driver the way the real one does. */
+/* fake_runtime.c: a small CUDA runtime (libcudart.so.13) that reaches the fake driver the way the real one does.
+ * The same source also builds libcudart.so.12 (-DRT_VERSION=12080), the static libcudart_static.a and the
+ * runtime embedded, hidden, in libfakemath.so (both with -fvisibility=hidden). */
 #define _GNU_SOURCE
 #include <cuda.h>
 #include <cudaTypedefs.h>
@@ -17,7 +19,10 @@
 
 #include "fake_private.h"
 
+/* -DRT_VERSION=12080 builds the CUDA 12 stand-in (libcudart.so.12). */
+#ifndef RT_VERSION
 #define RT_VERSION 13000
+#endif
 #define MAX_DEVICES 64
 
 /* ------------------------------------------------------------------ driver entry points */
