@@ -2,98 +2,117 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "kprof.h"
 
 extern char **environ;
 
 struct kprof_config kprof_config = {
     .format = KPROF_FORMAT_TEXT,
-    .output = NULL,
     .log = KPROF_LOG_WARN,
-    .disabled = 0,
     .exit_timeout_ms = 5000,
     .max_events = 65536,
+    .trace_limit = 1000000,
 };
 
-/* Every variable libkprof understands, for the unknown-name check and the debug dump. */
+/* Every variable libkprof understands, for the unknown-name check. */
 static const char *const known_vars[] = {
-    "KPROF_FORMAT", "KPROF_OUTPUT", "KPROF_LOG", "KPROF_DISABLE", "KPROF_EXIT_TIMEOUT", "KPROF_MAX_EVENTS",
+    "KPROF_FORMAT", "KPROF_OUTPUT", "KPROF_TRACE", "KPROF_TRACE_LIMIT", "KPROF_LOG", "KPROF_DISABLE",
+    "KPROF_START", "KPROF_EXIT_TIMEOUT", "KPROF_MAX_EVENTS", "KPROF_GROUP", "KPROF_NAMES", "KPROF_TOP",
+    "KPROF_INCLUDE", "KPROF_EXCLUDE",
 };
-
-/* Parses a whole decimal number in [lo, hi]; returns 0 (and leaves *out) on any junk. */
-static int parse_long(const char *s, long lo, long hi, long *out)
-{
-    char *end;
-    errno = 0;
-    long v = strtol(s, &end, 10);
-    if (errno || end == s || *end != '\0' || v < lo || v > hi)
-        return 0;
-    *out = v;
-    return 1;
-}
-
-/* Picks a value from a list of names; returns its index or -1. */
-static int parse_choice(const char *s, const char *const *names, int n)
-{
-    for (int i = 0; i < n; i++)
-        if (strcmp(s, names[i]) == 0)
-            return i;
-    return -1;
-}
 
 static void bad_value(const char *var, const char *value, const char *expected, const char *dflt)
 {
     kprof_warn("ignoring %s='%s' (expected %s); using %s", var, value, expected, dflt);
 }
 
+/* KPROF_<var> as one of `choices` (NULL-terminated); the index, or `dflt` (with a warning if set but bad). */
+static int env_choice(const char *var, const char *const *choices, const char *expected, int dflt)
+{
+    const char *v = getenv(var);
+    if (!v)
+        return dflt;
+    for (int i = 0; choices[i]; i++)
+        if (strcmp(v, choices[i]) == 0)
+            return i;
+    bad_value(var, v, expected, choices[dflt]);
+    return dflt;
+}
+
+/* KPROF_<var> as a whole decimal number in [lo, hi], or `dflt` (with a warning if set but bad). */
+static long env_long(const char *var, long lo, long hi, const char *expected, long dflt)
+{
+    const char *v = getenv(var);
+    if (!v)
+        return dflt;
+    char *end;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (errno || end == v || *end != '\0' || n < lo || n > hi) {
+        char d[32];
+        snprintf(d, sizeof d, "%ld", dflt);
+        bad_value(var, v, expected, d);
+        return dflt;
+    }
+    return n;
+}
+
+/* KPROF_<var> as a path pattern; NULL when unset or empty (with a warning). */
+static const char *env_path(const char *var, const char *dflt_name)
+{
+    const char *v = getenv(var);
+    if (v && *v == '\0') {
+        bad_value(var, v, "a file path", dflt_name);
+        return NULL;
+    }
+    return v;
+}
+
+/* KPROF_<var> as an extended regular expression; 1 when set and valid. */
+static int env_regex(const char *var, regex_t *re)
+{
+    const char *v = getenv(var);
+    if (!v)
+        return 0;
+    int rc = regcomp(re, v, REG_EXTENDED | REG_NOSUB);
+    if (rc != 0) {
+        char msg[128];
+        regerror(rc, re, msg, sizeof msg);
+        kprof_warn("ignoring %s='%s' (not an extended regular expression: %s); using no filter", var, v, msg);
+        return 0;
+    }
+    return 1;
+}
+
 void kprof_config_load(void)
 {
-    const char *v;
+    static const char *const logs[] = { "warn", "info", "debug", NULL };
+    static const char *const formats[] = { "text", "csv", "json", NULL };
+    static const char *const bools[] = { "0", "1", NULL };
+    static const char *const starts[] = { "running", "paused", NULL };
+    static const char *const groups[] = { "name", "shape", NULL };
+    static const char *const names[] = { "demangled", "mangled", NULL };
+    struct kprof_config *c = &kprof_config;
 
     /* KPROF_LOG first, so the rest can be logged at the chosen level. */
-    if ((v = getenv("KPROF_LOG")) != NULL) {
-        static const char *const levels[] = { "warn", "info", "debug" };
-        int i = parse_choice(v, levels, 3);
-        if (i < 0)
-            bad_value("KPROF_LOG", v, "warn, info or debug", "warn");
-        else
-            kprof_config.log = (enum kprof_log_level)i;
-    }
-    if ((v = getenv("KPROF_FORMAT")) != NULL) {
-        static const char *const formats[] = { "text", "json" };
-        int i = parse_choice(v, formats, 2);
-        if (i < 0)
-            bad_value("KPROF_FORMAT", v, "text or json", "text");
-        else
-            kprof_config.format = (enum kprof_format)i;
-    }
-    if ((v = getenv("KPROF_OUTPUT")) != NULL) {
-        if (*v == '\0')
-            bad_value("KPROF_OUTPUT", v, "a file path", "stderr");
-        else
-            kprof_config.output = v;
-    }
-    if ((v = getenv("KPROF_DISABLE")) != NULL) {
-        long b;
-        if (!parse_long(v, 0, 1, &b))
-            bad_value("KPROF_DISABLE", v, "0 or 1", "0");
-        else
-            kprof_config.disabled = (int)b;
-    }
-    if ((v = getenv("KPROF_EXIT_TIMEOUT")) != NULL) {
-        long ms;
-        if (!parse_long(v, 0, 3600000, &ms))
-            bad_value("KPROF_EXIT_TIMEOUT", v, "milliseconds from 0 to 3600000", "5000");
-        else
-            kprof_config.exit_timeout_ms = ms;
-    }
-    if ((v = getenv("KPROF_MAX_EVENTS")) != NULL) {
-        long n;
-        if (!parse_long(v, 2, 1L << 24, &n))
-            bad_value("KPROF_MAX_EVENTS", v, "a number of events from 2 to 16777216", "65536");
-        else
-            kprof_config.max_events = n;
-    }
+    c->log = (enum kprof_log_level)env_choice("KPROF_LOG", logs, "warn, info or debug", 0);
+    c->format = (enum kprof_format)env_choice("KPROF_FORMAT", formats, "text, csv or json", 0);
+    c->output = env_path("KPROF_OUTPUT", "stderr");
+    c->trace = env_path("KPROF_TRACE", "no trace");
+    c->trace_limit = env_long("KPROF_TRACE_LIMIT", 0, 1L << 30, "a number of events from 0 to 1073741824",
+                              c->trace_limit);
+    c->disabled = env_choice("KPROF_DISABLE", bools, "0 or 1", 0);
+    c->start_paused = env_choice("KPROF_START", starts, "running or paused", 0);
+    c->exit_timeout_ms = env_long("KPROF_EXIT_TIMEOUT", 0, 3600000, "milliseconds from 0 to 3600000",
+                                  c->exit_timeout_ms);
+    c->max_events = env_long("KPROF_MAX_EVENTS", 2, 1L << 24, "a number of events from 2 to 16777216",
+                             c->max_events);
+    c->group = (enum kprof_group)env_choice("KPROF_GROUP", groups, "name or shape", 0);
+    c->names = (enum kprof_names)env_choice("KPROF_NAMES", names, "demangled or mangled", 0);
+    c->top = env_long("KPROF_TOP", 0, 1L << 30, "a number of kernels (0 for all)", 0);
+    c->has_include = env_regex("KPROF_INCLUDE", &c->include);
+    c->has_exclude = env_regex("KPROF_EXCLUDE", &c->exclude);
 
     for (char **e = environ; e && *e; e++) {
         if (strncmp(*e, "KPROF_", 6) != 0)
@@ -107,10 +126,95 @@ void kprof_config_load(void)
             kprof_warn("ignoring unknown variable %.*s", (int)len, *e);
     }
 
-    kprof_debug("configuration: KPROF_FORMAT=%s KPROF_OUTPUT=%s KPROF_LOG=%s KPROF_DISABLE=%d "
-                "KPROF_EXIT_TIMEOUT=%ld KPROF_MAX_EVENTS=%ld",
-                kprof_config.format == KPROF_FORMAT_JSON ? "json" : "text",
-                kprof_config.output ? kprof_config.output : "(stderr)",
-                kprof_config.log == KPROF_LOG_DEBUG ? "debug" : kprof_config.log == KPROF_LOG_INFO ? "info" : "warn",
-                kprof_config.disabled, kprof_config.exit_timeout_ms, kprof_config.max_events);
+    kprof_debug("configuration: KPROF_FORMAT=%s KPROF_OUTPUT=%s KPROF_TRACE=%s KPROF_TRACE_LIMIT=%ld "
+                "KPROF_LOG=%s KPROF_DISABLE=%d KPROF_START=%s KPROF_EXIT_TIMEOUT=%ld KPROF_MAX_EVENTS=%ld "
+                "KPROF_GROUP=%s KPROF_NAMES=%s KPROF_TOP=%ld KPROF_INCLUDE=%s KPROF_EXCLUDE=%s",
+                formats[c->format], c->output ? c->output : "(stderr)", c->trace ? c->trace : "(none)",
+                c->trace_limit, logs[c->log], c->disabled, starts[c->start_paused], c->exit_timeout_ms,
+                c->max_events, groups[c->group], names[c->names], c->top,
+                c->has_include ? getenv("KPROF_INCLUDE") : "(none)",
+                c->has_exclude ? getenv("KPROF_EXCLUDE") : "(none)");
+}
+
+int kprof_name_selected(const char *demangled)
+{
+    if (kprof_config.has_include && regexec(&kprof_config.include, demangled, 0, NULL, 0) != 0)
+        return 0;
+    if (kprof_config.has_exclude && regexec(&kprof_config.exclude, demangled, 0, NULL, 0) == 0)
+        return 0;
+    return 1;
+}
+
+/* Appends n bytes of s to the growing buffer *b (length *len, capacity *cap); 0 when out of memory. */
+static int append(char **b, size_t *len, size_t *cap, const char *s, size_t n)
+{
+    if (*len + n + 1 > *cap) {
+        size_t c = (*cap ? *cap * 2 : 64) + n;
+        char *nb = realloc(*b, c);
+        if (!nb)
+            return 0;
+        *b = nb;
+        *cap = c;
+    }
+    memcpy(*b + *len, s, n);
+    *len += n;
+    (*b)[*len] = '\0';
+    return 1;
+}
+
+char *kprof_expand_path(const char *pattern)
+{
+    char *b = NULL;
+    size_t len = 0, cap = 0;
+    int ok = append(&b, &len, &cap, "", 0);
+    for (const char *p = pattern; ok && *p; p++) {
+        if (*p != '%' || !p[1]) {
+            ok = append(&b, &len, &cap, p, 1);
+            continue;
+        }
+        char tmp[256];
+        switch (p[1]) {
+        case 'p':
+            snprintf(tmp, sizeof tmp, "%ld", (long)getpid());
+            ok = append(&b, &len, &cap, tmp, strlen(tmp));
+            p++;
+            break;
+        case 'h':
+            if (gethostname(tmp, sizeof tmp) != 0)
+                strcpy(tmp, "unknown");
+            tmp[sizeof tmp - 1] = '\0';
+            ok = append(&b, &len, &cap, tmp, strlen(tmp));
+            p++;
+            break;
+        case '%':
+            ok = append(&b, &len, &cap, "%", 1);
+            p++;
+            break;
+        case 'q': {
+            const char *close = p[2] == '{' ? strchr(p + 3, '}') : NULL;
+            if (!close) {
+                ok = append(&b, &len, &cap, p, 1);
+                break;
+            }
+            size_t n = (size_t)(close - (p + 3));
+            char var[128];
+            if (n >= sizeof var)
+                n = sizeof var - 1;
+            memcpy(var, p + 3, n);
+            var[n] = '\0';
+            const char *v = getenv(var);
+            if (v)
+                ok = append(&b, &len, &cap, v, strlen(v));
+            p = close;
+            break;
+        }
+        default:
+            ok = append(&b, &len, &cap, p, 1);
+        }
+    }
+    if (!ok) {
+        free(b);
+        return NULL;
+    }
+    return b;
 }

@@ -95,9 +95,18 @@ void kprof_context_created(CUcontext ctx, CUdevice device, int api, uint64_t hos
     kprof_ctx_init_record((int)device, tls_api >= 0 ? tls_api : api, host_ns);
 }
 
+static int paused;
+
+void kprof_set_paused(int p)
+{
+    if (__atomic_exchange_n(&paused, p, __ATOMIC_RELAXED) != p)
+        kprof_info("profiling %s", p ? "paused (cudaProfilerStop)" : "running (cudaProfilerStart)");
+}
+
 int kprof_call_begin(struct kprof_call *c, int api)
 {
-    if (KPROF_UNLIKELY(kprof_finished || kprof_config.disabled || kprof_tls_depth > 0))
+    if (KPROF_UNLIKELY(kprof_finished || kprof_config.disabled || kprof_tls_depth > 0 ||
+                       __atomic_load_n(&paused, __ATOMIC_RELAXED)))
         return 0;
     if (KPROF_UNLIKELY(!kprof_driver_ready()))
         return 0;
@@ -147,6 +156,7 @@ __attribute__((constructor)) static void kprof_init(void)
 {
     kprof_start_ns = kprof_now_ns();
     kprof_config_load();
+    paused = kprof_config.start_paused;
     if (kprof_config.disabled)
         kprof_info("disabled by KPROF_DISABLE=1");
     /* A fallback for programs whose contexts libkprof never sees created. */

@@ -3,6 +3,7 @@
 #define KPROF_CUDART_PRIVATE_H
 
 #include <cuda_runtime_api.h>
+#include <cuda_profiler_api.h>
 
 /* From crt/host_runtime.h (CUDA 13.0): called once per kernel by the program's module constructor.
  * hostFun is the host stub's address, deviceName the mangled device name (plain for extern "C"). */

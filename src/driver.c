@@ -59,3 +59,23 @@ const void *kprof_driver_wrapper_for(const void *real)
             return kprof_dh_wrapper[i];
     return NULL;
 }
+
+enum kprof_host_mem kprof_host_mem_of(const void *p)
+{
+    unsigned int type = 0;
+    if (p && kprof_drv.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)(uintptr_t)p)
+                 == CUDA_SUCCESS &&
+        type == CU_MEMORYTYPE_HOST)
+        return KPROF_HOST_PINNED;
+    return KPROF_HOST_PAGEABLE;
+}
+
+enum kprof_host_mem kprof_copy_host_mem(enum kprof_dir dir, const void *dst, const void *src)
+{
+    switch (dir) {
+    case KPROF_HTOD:
+    case KPROF_HTOH: return kprof_host_mem_of(src);
+    case KPROF_DTOH: return kprof_host_mem_of(dst);
+    default: return KPROF_HOST_NONE;
+    }
+}

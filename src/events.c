@@ -1,5 +1,6 @@
 /* events.c: GPU timing with driver event pairs: per-context event pools, per-stream queues of pairs in
- * flight, a harvesting thread that reads completed pairs without making the app wait, and the exit drain. */
+ * flight, a harvesting thread that reads completed pairs without making the app wait, reference events
+ * that place every pair on one timeline, and the exit drain. */
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -10,12 +11,32 @@
 #include <sys/syscall.h>
 #include "kprof.h"
 
-/* A context's reusable events.  Pools are never freed: a context's events die with the context. */
+/* Reference events: each pair's start is read against a reference event recorded on libkprof's own
+ * stream, whose time on the process timeline is known.  cuEventElapsedTime gives float milliseconds, so
+ * a reference is renewed every REF_PERIOD_NS to keep that float under a second (error < 0.1 us). */
+#define REF_PERIOD_NS 500000000ull
+#define REF_RING 8
+
+struct ref {
+    CUevent ev;
+    uint64_t host_done_ns; /* host clock once its record had returned */
+    double base_ns;        /* its time on the process timeline (ns since libkprof started) */
+};
+
+/* A context's reusable events, its private stream and references.  Pools are never freed: a context's
+ * events die with the context. */
 struct pool {
     CUcontext ctx;
+    int device;
     CUevent *free;
     size_t nfree, cap;
     long created;
+    CUstream own;                /* libkprof's non-blocking stream for references; NULL if none */
+    struct ref refs[REF_RING];   /* refs[0] newest */
+    int nrefs;
+    CUevent pending_ref;         /* recorded, not yet known complete */
+    uint64_t pending_host_done_ns;
+    unsigned nstreams;           /* streams of this context seen so far */
     struct pool *next;
 };
 
@@ -25,7 +46,9 @@ struct pair {
     enum kprof_target_kind kind;
     void *target;
     uint64_t bytes;
-    uint64_t idle_lag_ns; /* host time between the start event and the work's submission, on an idle stream */
+    uint64_t idle_lag_ns;   /* host time between the start event and the launch's return, idle stream */
+    uint64_t start_host_ns; /* host clock before the start event was recorded */
+    unsigned grid[3], block[3];
     struct pool *pool;
 };
 
@@ -38,6 +61,7 @@ struct qkey {
 };
 struct queue {
     struct qkey key;
+    unsigned index; /* this stream's number in the process (the trace's row) */
     struct pair *ring;
     size_t head, count, cap;
     UT_hash_handle hh;
@@ -49,6 +73,7 @@ static struct {
     pthread_mutex_t harvest_lock; /* one harvest pass at a time (thread or drain) */
     struct pool *pools;
     struct queue *queues;         /* uthash by qkey */
+    unsigned nqueues;
     long pending;
     int harvester_started, harvester_stop, harvester_sleeping;
     pthread_t harvester;
@@ -67,7 +92,41 @@ static long thread_id(void)
     return (long)syscall(SYS_gettid);
 }
 
-/* Returns the pool of ctx, creating it; call with ev.lock held. */
+/* Sets up a new pool's private stream and first reference; the context is current on this thread. */
+static void pool_start_timeline(struct pool *p)
+{
+    CUdevice dev = -1;
+    if (kprof_drv.cuCtxGetDevice(&dev) == CUDA_SUCCESS)
+        p->device = (int)dev;
+    CUevent e = NULL;
+    if (kprof_drv.cuStreamCreate(&p->own, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) {
+        p->own = NULL;
+        return;
+    }
+    if (kprof_drv.cuEventCreate(&e, CU_EVENT_DEFAULT) != CUDA_SUCCESS)
+        return;
+    /* Relaxed capture mode around the wait, so that it cannot invalidate a global-mode capture this
+     * thread may have in progress on another stream. */
+    CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+    kprof_drv.cuThreadExchangeStreamCaptureMode(&mode);
+    uint64_t before = kprof_now_ns();
+    CUresult r = kprof_drv.cuEventRecord(e, p->own);
+    if (r == CUDA_SUCCESS)
+        r = kprof_drv.cuEventSynchronize(e);
+    uint64_t after = kprof_now_ns();
+    kprof_drv.cuThreadExchangeStreamCaptureMode(&mode);
+    if (r != CUDA_SUCCESS) {
+        kprof_drv.cuEventDestroy_v2(e);
+        return;
+    }
+    /* An idle private stream: the GPU stamped the event between `before` and `after`. */
+    p->refs[0].ev = e;
+    p->refs[0].host_done_ns = after;
+    p->refs[0].base_ns = (double)((before + after) / 2 - kprof_start_ns);
+    p->nrefs = 1;
+}
+
+/* Returns the pool of ctx (current on this thread), creating it; call with ev.lock held. */
 static struct pool *pool_for(CUcontext ctx)
 {
     for (struct pool *p = ev.pools; p; p = p->next)
@@ -77,6 +136,8 @@ static struct pool *pool_for(CUcontext ctx)
     if (!p)
         return NULL;
     p->ctx = ctx;
+    p->device = -1;
+    pool_start_timeline(p);
     p->next = ev.pools;
     ev.pools = p;
     return p;
@@ -144,6 +205,7 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
     }
     pthread_mutex_unlock(&ev.lock);
 
+    uint64_t before = kprof_now_ns();
     if (kprof_drv.cuEventRecord(a, s) != CUDA_SUCCESS) {
         pthread_mutex_lock(&ev.lock);
         pool_give(p, a);
@@ -152,6 +214,7 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
         return;
     }
     t->start_host_ns = kprof_now_ns();
+    t->start_before_ns = before;
     t->ctx = ctx;
     t->stream = s;
     t->start = a;
@@ -174,8 +237,43 @@ static void start_harvester(void)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
+/* The queue of a stream, created (and its name given to the statistics) on first use; ev.lock held. */
+static struct queue *queue_for(const struct kprof_timing *t, struct pool *p)
+{
+    struct qkey key;
+    memset(&key, 0, sizeof key);
+    key.ctx = t->ctx;
+    key.stream = t->stream == NULL ? CU_STREAM_LEGACY : t->stream;
+    key.tid = key.stream == CU_STREAM_PER_THREAD ? thread_id() : 0;
+    struct queue *q;
+    HASH_FIND(hh, ev.queues, &key, sizeof key, q);
+    if (q)
+        return q;
+    q = calloc(1, sizeof *q);
+    if (!q)
+        return NULL;
+    q->key = key;
+    HASH_ADD(hh, ev.queues, key, sizeof key, q);
+    struct queue *found;
+    HASH_FIND(hh, ev.queues, &key, sizeof key, found);
+    if (found != q) { /* uthash ran out of memory and did not add it */
+        free(q);
+        return NULL;
+    }
+    q->index = ev.nqueues++;
+    char name[96];
+    if (key.stream == CU_STREAM_LEGACY)
+        snprintf(name, sizeof name, "legacy default stream");
+    else if (key.stream == CU_STREAM_PER_THREAD)
+        snprintf(name, sizeof name, "per-thread default stream (thread %ld)", key.tid);
+    else
+        snprintf(name, sizeof name, "stream %u (%p)", ++p->nstreams, (void *)key.stream);
+    kprof_stream_named(q->index, p->device, name);
+    return q;
+}
+
 int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind, void *target,
-                     uint64_t bytes)
+                     uint64_t bytes, const unsigned *grid, const unsigned *block)
 {
     struct pool *p = t->pool;
     if (!p)
@@ -192,28 +290,9 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
         pthread_mutex_unlock(&ev.lock);
         return 0;
     }
-    struct qkey key;
-    memset(&key, 0, sizeof key);
-    key.ctx = t->ctx;
-    key.stream = t->stream == NULL ? CU_STREAM_LEGACY : t->stream;
-    key.tid = key.stream == CU_STREAM_PER_THREAD ? thread_id() : 0;
 
     pthread_mutex_lock(&ev.lock);
-    struct queue *q;
-    HASH_FIND(hh, ev.queues, &key, sizeof key, q);
-    if (!q) {
-        q = calloc(1, sizeof *q);
-        if (q) {
-            q->key = key;
-            HASH_ADD(hh, ev.queues, key, sizeof key, q);
-            struct queue *found;
-            HASH_FIND(hh, ev.queues, &key, sizeof key, found);
-            if (found != q) { /* uthash ran out of memory and did not add it */
-                free(q);
-                q = NULL;
-            }
-        }
-    }
+    struct queue *q = queue_for(t, p);
     if (q && q->count == q->cap) {
         size_t cap = q->cap ? q->cap * 2 : 64;
         struct pair *r = malloc(cap * sizeof *r);
@@ -240,6 +319,11 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
     pr->target = target;
     pr->bytes = bytes;
     pr->idle_lag_ns = lag;
+    pr->start_host_ns = t->start_before_ns;
+    for (int i = 0; i < 3; i++) {
+        pr->grid[i] = grid ? grid[i] : 0;
+        pr->block[i] = block ? block[i] : 0;
+    }
     pr->pool = p;
     q->count++;
     ev.pending++;
@@ -251,15 +335,74 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
     return 1;
 }
 
-/* Reads one completed pair's duration into its target. */
-static void pair_account(const struct pair *pr, float ms)
+/* The newest reference recorded before the pair's start (so their elapsed time is not negative), or the
+ * oldest one kept; NULL when the pool has none.  Harvest lock held (only harvests change refs). */
+static const struct ref *ref_for(const struct pool *p, uint64_t start_host_ns)
 {
+    for (int i = 0; i < p->nrefs; i++)
+        if (p->refs[i].host_done_ns <= start_host_ns)
+            return &p->refs[i];
+    return p->nrefs ? &p->refs[p->nrefs - 1] : NULL;
+}
+
+/* Renews p's reference when the newest is older than REF_PERIOD_NS: records one on the private stream,
+ * and once it has completed, places it on the timeline through the previous one.  Harvest lock held, p's
+ * context current. */
+static void ref_renew(struct pool *p)
+{
+    if (!p->own || !p->nrefs)
+        return;
+    if (p->pending_ref) {
+        float ms = 0.0f;
+        if (kprof_drv.cuEventQuery(p->pending_ref) != CUDA_SUCCESS ||
+            kprof_drv.cuEventElapsedTime_v2(&ms, p->refs[0].ev, p->pending_ref) != CUDA_SUCCESS)
+            return;
+        if (p->nrefs == REF_RING)
+            kprof_drv.cuEventDestroy_v2(p->refs[REF_RING - 1].ev);
+        else
+            p->nrefs++;
+        memmove(&p->refs[1], &p->refs[0], (size_t)(p->nrefs - 1) * sizeof p->refs[0]);
+        p->refs[0].base_ns = p->refs[1].base_ns + (double)ms * 1e6;
+        p->refs[0].ev = p->pending_ref;
+        p->refs[0].host_done_ns = p->pending_host_done_ns;
+        p->pending_ref = NULL;
+        return;
+    }
+    if (kprof_now_ns() - p->refs[0].host_done_ns < REF_PERIOD_NS)
+        return;
+    CUevent e = NULL;
+    if (kprof_drv.cuEventCreate(&e, CU_EVENT_DEFAULT) != CUDA_SUCCESS)
+        return;
+    if (kprof_drv.cuEventRecord(e, p->own) != CUDA_SUCCESS) {
+        kprof_drv.cuEventDestroy_v2(e);
+        return;
+    }
+    p->pending_ref = e;
+    p->pending_host_done_ns = kprof_now_ns();
+}
+
+/* Reads one completed pair into a sample for the statistics. */
+static void pair_account(const struct pair *pr, unsigned stream_index, float ms)
+{
+    struct kprof_sample s;
+    memset(&s, 0, sizeof s);
     uint64_t ns = ms <= 0.0f ? 0 : (uint64_t)((double)ms * 1e6 + 0.5);
-    ns = ns > pr->idle_lag_ns ? ns - pr->idle_lag_ns : 0;
-    if (pr->kind == KPROF_TARGET_KERNEL || pr->kind == KPROF_TARGET_KERNEL_FIRST)
-        kprof_kernel_add_time(pr->target, ns, pr->kind == KPROF_TARGET_KERNEL_FIRST);
-    else
-        kprof_copy_add_time(pr->target, ns, pr->bytes);
+    s.dur_ns = ns > pr->idle_lag_ns ? ns - pr->idle_lag_ns : 0;
+    s.kind = pr->kind;
+    s.target = pr->target;
+    s.bytes = pr->bytes;
+    s.device = pr->pool->device;
+    s.stream_index = stream_index;
+    memcpy(s.grid, pr->grid, sizeof s.grid);
+    memcpy(s.block, pr->block, sizeof s.block);
+    const struct ref *r = ref_for(pr->pool, pr->start_host_ns);
+    float at = 0.0f;
+    if (r && kprof_drv.cuEventElapsedTime_v2(&at, r->ev, pr->start) == CUDA_SUCCESS) {
+        double start = r->base_ns + (double)at * 1e6 + (double)(ns - s.dur_ns);
+        s.start_ns = start > 0.0 ? (uint64_t)(start + 0.5) : 0;
+        s.has_time = 1;
+    }
+    kprof_sample_record(&s);
 }
 
 /* One pass over every queue's completed head pairs.  Returns the number of pairs harvested.  Holds
@@ -274,10 +417,19 @@ static long harvest_once(void)
     cur = saved;
 
     pthread_mutex_lock(&ev.lock);
+    for (struct pool *p = ev.pools; p; p = p->next) {
+        pthread_mutex_unlock(&ev.lock);
+        if (cur != p->ctx && kprof_drv.cuCtxSetCurrent(p->ctx) == CUDA_SUCCESS)
+            cur = p->ctx;
+        if (cur == p->ctx)
+            ref_renew(p);
+        pthread_mutex_lock(&ev.lock);
+    }
     for (struct queue *q = ev.queues; q; q = q->hh.next) {
         while (q->count > 0) {
             struct pair pr = q->ring[q->head];
             CUcontext ctx = q->key.ctx;
+            unsigned index = q->index;
             pthread_mutex_unlock(&ev.lock);
 
             if (cur != ctx && kprof_drv.cuCtxSetCurrent(ctx) == CUDA_SUCCESS)
@@ -286,6 +438,8 @@ static long harvest_once(void)
             float ms = 0.0f;
             if (r == CUDA_SUCCESS)
                 r = kprof_drv.cuEventElapsedTime_v2(&ms, pr.start, pr.stop);
+            if (r == CUDA_SUCCESS)
+                pair_account(&pr, index, ms); /* before the events go back to the pool */
 
             pthread_mutex_lock(&ev.lock);
             if (r == CUDA_ERROR_NOT_READY)
@@ -296,9 +450,6 @@ static long harvest_once(void)
             if (r == CUDA_SUCCESS) {
                 pool_give(pr.pool, pr.start);
                 pool_give(pr.pool, pr.stop);
-                pthread_mutex_unlock(&ev.lock);
-                pair_account(&pr, ms);
-                pthread_mutex_lock(&ev.lock);
                 done++;
             } else {
                 /* The context is gone or faulted: its events cannot be reused. */

@@ -151,13 +151,20 @@ KPROF_EXPORT CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCrea
         struct kprof_call c_;                                                                      \
         if (!kprof_call_begin(&c_, (api)))                                                         \
             return (call);                                                                         \
-        struct kprof_kernel *k_ = kprof_kernel_for_function(f);                                    \
+        struct kprof_kernel *k_ = kprof_kernel_select(kprof_kernel_for_function(f),                \
+                                                      (dim3){ (gx), (gy), (gz) }, (dim3){ (bx), (by), (bz) }); \
+        if (KPROF_UNLIKELY(k_ && !k_->selected)) { /* KPROF_INCLUDE/KPROF_EXCLUDE */               \
+            CUresult r_ = (call);                                                                  \
+            kprof_call_end(&c_, r_ == CUDA_SUCCESS);                                               \
+            return r_;                                                                             \
+        }                                                                                          \
         struct kprof_timing t_;                                                                    \
         kprof_timing_begin(&t_, (stream), (per_thread));                                           \
         CUresult r_ = (call);                                                                      \
         int ok_ = r_ == CUDA_SUCCESS && k_ != NULL;                                                \
         int first_ = ok_ && kprof_kernel_count(k_, (dim3){ (gx), (gy), (gz) }, (dim3){ (bx), (by), (bz) }); \
-        kprof_timing_end(&t_, ok_, first_ ? KPROF_TARGET_KERNEL_FIRST : KPROF_TARGET_KERNEL, k_, 0); \
+        unsigned g_[3] = { (gx), (gy), (gz) }, b_[3] = { (bx), (by), (bz) };                       \
+        kprof_timing_end(&t_, ok_, first_ ? KPROF_TARGET_KERNEL_FIRST : KPROF_TARGET_KERNEL, k_, 0, g_, b_); \
         kprof_call_end(&c_, r_ == CUDA_SUCCESS);                                                   \
         return r_;                                                                                 \
     } while (0)
@@ -229,6 +236,11 @@ static int is_device(CUdeviceptr ptr)
     return type == CU_MEMORYTYPE_DEVICE || type == CU_MEMORYTYPE_ARRAY || type == CU_MEMORYTYPE_UNIFIED;
 }
 
+static struct kprof_copy *copy_count(enum kprof_dir dir, const void *host, size_t bytes)
+{
+    return kprof_copy_count(dir, dir == KPROF_DTOD ? KPROF_HOST_NONE : kprof_host_mem_of(host), bytes);
+}
+
 static enum kprof_dir dir_of(int src_device, int dst_device)
 {
     return src_device ? (dst_device ? KPROF_DTOD : KPROF_DTOH) : (dst_device ? KPROF_HTOD : KPROF_HTOH);
@@ -255,190 +267,192 @@ static int side_is_device(CUmemorytype type, CUdeviceptr dev, const void *host)
         kprof_timing_begin(&t_, (stream), (per_thread));                                           \
         CUresult r_ = (call);                                                                      \
         struct kprof_copy *cp_ = r_ == CUDA_SUCCESS ? (target) : NULL;                             \
-        kprof_timing_end(&t_, cp_ != NULL, KPROF_TARGET_COPY, cp_, (bytes));                       \
+        kprof_timing_end(&t_, cp_ != NULL, KPROF_TARGET_COPY, cp_, (bytes), NULL, NULL);           \
         kprof_call_end(&c_, r_ == CUDA_SUCCESS);                                                   \
         return r_;                                                                                 \
     } while (0)
-#define DCOPY(api, dir, bytes, stream, per_thread, call)                                           \
-    DTIMED(api, kprof_copy_count((dir), (bytes)), (bytes), stream, per_thread, call)
+/* `host` is the host side's pointer (NULL for DtoD), for pinned or pageable. */
+#define DCOPY(api, dir, host, bytes, stream, per_thread, call)                                     \
+    DTIMED(api, copy_count((dir), (host), (bytes)), (bytes), stream, per_thread, call)
 #define DMEMSET(api, bytes, stream, per_thread, call)                                              \
     DTIMED(api, kprof_memset_count(bytes), (bytes), stream, per_thread, call)
 
 KPROF_EXPORT CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t n)
 {
     DREAL(cuMemcpy);
-    DCOPY(KPROF_API_cuMemcpy, dir_of(is_device(src), is_device(dst)), n, NULL, 0, real_(dst, src, n));
+    DCOPY(KPROF_API_cuMemcpy, dir_of(is_device(src), is_device(dst)), (const void *)(uintptr_t)(is_device(src) ? dst : src), n, NULL, 0, real_(dst, src, n));
 }
 
 KPROF_EXPORT CUresult cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src, size_t n)
 {
     DREAL(cuMemcpy_ptds);
-    DCOPY(KPROF_API_cuMemcpy_ptds, dir_of(is_device(src), is_device(dst)), n, NULL, 1, real_(dst, src, n));
+    DCOPY(KPROF_API_cuMemcpy_ptds, dir_of(is_device(src), is_device(dst)), (const void *)(uintptr_t)(is_device(src) ? dst : src), n, NULL, 1, real_(dst, src, n));
 }
 
 KPROF_EXPORT CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s)
 {
     DREAL(cuMemcpyAsync);
-    DCOPY(KPROF_API_cuMemcpyAsync, dir_of(is_device(src), is_device(dst)), n, s, 0, real_(dst, src, n, s));
+    DCOPY(KPROF_API_cuMemcpyAsync, dir_of(is_device(src), is_device(dst)), (const void *)(uintptr_t)(is_device(src) ? dst : src), n, s, 0, real_(dst, src, n, s));
 }
 
 KPROF_EXPORT CUresult cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s)
 {
     DREAL(cuMemcpyAsync_ptsz);
-    DCOPY(KPROF_API_cuMemcpyAsync_ptsz, dir_of(is_device(src), is_device(dst)), n, s, 1, real_(dst, src, n, s));
+    DCOPY(KPROF_API_cuMemcpyAsync_ptsz, dir_of(is_device(src), is_device(dst)), (const void *)(uintptr_t)(is_device(src) ? dst : src), n, s, 1, real_(dst, src, n, s));
 }
 
 KPROF_EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n)
 {
     DREAL(cuMemcpyHtoD_v2);
-    DCOPY(KPROF_API_cuMemcpyHtoD_v2, KPROF_HTOD, n, NULL, 0, real_(dst, src, n));
+    DCOPY(KPROF_API_cuMemcpyHtoD_v2, KPROF_HTOD, src, n, NULL, 0, real_(dst, src, n));
 }
 
 KPROF_EXPORT CUresult cuMemcpyHtoD_v2_ptds(CUdeviceptr dst, const void *src, size_t n)
 {
     DREAL(cuMemcpyHtoD_v2_ptds);
-    DCOPY(KPROF_API_cuMemcpyHtoD_v2_ptds, KPROF_HTOD, n, NULL, 1, real_(dst, src, n));
+    DCOPY(KPROF_API_cuMemcpyHtoD_v2_ptds, KPROF_HTOD, src, n, NULL, 1, real_(dst, src, n));
 }
 
 KPROF_EXPORT CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n)
 {
     DREAL(cuMemcpyDtoH_v2);
-    DCOPY(KPROF_API_cuMemcpyDtoH_v2, KPROF_DTOH, n, NULL, 0, real_(dst, src, n));
+    DCOPY(KPROF_API_cuMemcpyDtoH_v2, KPROF_DTOH, dst, n, NULL, 0, real_(dst, src, n));
 }
 
 KPROF_EXPORT CUresult cuMemcpyDtoH_v2_ptds(void *dst, CUdeviceptr src, size_t n)
 {
     DREAL(cuMemcpyDtoH_v2_ptds);
-    DCOPY(KPROF_API_cuMemcpyDtoH_v2_ptds, KPROF_DTOH, n, NULL, 1, real_(dst, src, n));
+    DCOPY(KPROF_API_cuMemcpyDtoH_v2_ptds, KPROF_DTOH, dst, n, NULL, 1, real_(dst, src, n));
 }
 
 KPROF_EXPORT CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n)
 {
     DREAL(cuMemcpyDtoD_v2);
-    DCOPY(KPROF_API_cuMemcpyDtoD_v2, KPROF_DTOD, n, NULL, 0, real_(dst, src, n));
+    DCOPY(KPROF_API_cuMemcpyDtoD_v2, KPROF_DTOD, NULL, n, NULL, 0, real_(dst, src, n));
 }
 
 KPROF_EXPORT CUresult cuMemcpyDtoD_v2_ptds(CUdeviceptr dst, CUdeviceptr src, size_t n)
 {
     DREAL(cuMemcpyDtoD_v2_ptds);
-    DCOPY(KPROF_API_cuMemcpyDtoD_v2_ptds, KPROF_DTOD, n, NULL, 1, real_(dst, src, n));
+    DCOPY(KPROF_API_cuMemcpyDtoD_v2_ptds, KPROF_DTOD, NULL, n, NULL, 1, real_(dst, src, n));
 }
 
 KPROF_EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, CUstream s)
 {
     DREAL(cuMemcpyHtoDAsync_v2);
-    DCOPY(KPROF_API_cuMemcpyHtoDAsync_v2, KPROF_HTOD, n, s, 0, real_(dst, src, n, s));
+    DCOPY(KPROF_API_cuMemcpyHtoDAsync_v2, KPROF_HTOD, src, n, s, 0, real_(dst, src, n, s));
 }
 
 KPROF_EXPORT CUresult cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr dst, const void *src, size_t n, CUstream s)
 {
     DREAL(cuMemcpyHtoDAsync_v2_ptsz);
-    DCOPY(KPROF_API_cuMemcpyHtoDAsync_v2_ptsz, KPROF_HTOD, n, s, 1, real_(dst, src, n, s));
+    DCOPY(KPROF_API_cuMemcpyHtoDAsync_v2_ptsz, KPROF_HTOD, src, n, s, 1, real_(dst, src, n, s));
 }
 
 KPROF_EXPORT CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUstream s)
 {
     DREAL(cuMemcpyDtoHAsync_v2);
-    DCOPY(KPROF_API_cuMemcpyDtoHAsync_v2, KPROF_DTOH, n, s, 0, real_(dst, src, n, s));
+    DCOPY(KPROF_API_cuMemcpyDtoHAsync_v2, KPROF_DTOH, dst, n, s, 0, real_(dst, src, n, s));
 }
 
 KPROF_EXPORT CUresult cuMemcpyDtoHAsync_v2_ptsz(void *dst, CUdeviceptr src, size_t n, CUstream s)
 {
     DREAL(cuMemcpyDtoHAsync_v2_ptsz);
-    DCOPY(KPROF_API_cuMemcpyDtoHAsync_v2_ptsz, KPROF_DTOH, n, s, 1, real_(dst, src, n, s));
+    DCOPY(KPROF_API_cuMemcpyDtoHAsync_v2_ptsz, KPROF_DTOH, dst, n, s, 1, real_(dst, src, n, s));
 }
 
 KPROF_EXPORT CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s)
 {
     DREAL(cuMemcpyDtoDAsync_v2);
-    DCOPY(KPROF_API_cuMemcpyDtoDAsync_v2, KPROF_DTOD, n, s, 0, real_(dst, src, n, s));
+    DCOPY(KPROF_API_cuMemcpyDtoDAsync_v2, KPROF_DTOD, NULL, n, s, 0, real_(dst, src, n, s));
 }
 
 KPROF_EXPORT CUresult cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s)
 {
     DREAL(cuMemcpyDtoDAsync_v2_ptsz);
-    DCOPY(KPROF_API_cuMemcpyDtoDAsync_v2_ptsz, KPROF_DTOD, n, s, 1, real_(dst, src, n, s));
+    DCOPY(KPROF_API_cuMemcpyDtoDAsync_v2_ptsz, KPROF_DTOD, NULL, n, s, 1, real_(dst, src, n, s));
 }
 
 KPROF_EXPORT CUresult cuMemcpyPeer(CUdeviceptr dst, CUcontext dstCtx, CUdeviceptr src, CUcontext srcCtx, size_t n)
 {
     DREAL(cuMemcpyPeer);
-    DCOPY(KPROF_API_cuMemcpyPeer, KPROF_DTOD, n, NULL, 0, real_(dst, dstCtx, src, srcCtx, n));
+    DCOPY(KPROF_API_cuMemcpyPeer, KPROF_DTOD, NULL, n, NULL, 0, real_(dst, dstCtx, src, srcCtx, n));
 }
 
 KPROF_EXPORT CUresult cuMemcpyPeer_ptds(CUdeviceptr dst, CUcontext dstCtx, CUdeviceptr src, CUcontext srcCtx,
                                         size_t n)
 {
     DREAL(cuMemcpyPeer_ptds);
-    DCOPY(KPROF_API_cuMemcpyPeer_ptds, KPROF_DTOD, n, NULL, 1, real_(dst, dstCtx, src, srcCtx, n));
+    DCOPY(KPROF_API_cuMemcpyPeer_ptds, KPROF_DTOD, NULL, n, NULL, 1, real_(dst, dstCtx, src, srcCtx, n));
 }
 
 KPROF_EXPORT CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dstCtx, CUdeviceptr src, CUcontext srcCtx,
                                         size_t n, CUstream s)
 {
     DREAL(cuMemcpyPeerAsync);
-    DCOPY(KPROF_API_cuMemcpyPeerAsync, KPROF_DTOD, n, s, 0, real_(dst, dstCtx, src, srcCtx, n, s));
+    DCOPY(KPROF_API_cuMemcpyPeerAsync, KPROF_DTOD, NULL, n, s, 0, real_(dst, dstCtx, src, srcCtx, n, s));
 }
 
 KPROF_EXPORT CUresult cuMemcpyPeerAsync_ptsz(CUdeviceptr dst, CUcontext dstCtx, CUdeviceptr src,
                                              CUcontext srcCtx, size_t n, CUstream s)
 {
     DREAL(cuMemcpyPeerAsync_ptsz);
-    DCOPY(KPROF_API_cuMemcpyPeerAsync_ptsz, KPROF_DTOD, n, s, 1, real_(dst, dstCtx, src, srcCtx, n, s));
+    DCOPY(KPROF_API_cuMemcpyPeerAsync_ptsz, KPROF_DTOD, NULL, n, s, 1, real_(dst, dstCtx, src, srcCtx, n, s));
 }
 
 #define DIR2D(p)                                                                                   \
     dir_of(side_is_device((p)->srcMemoryType, (p)->srcDevice, (p)->srcHost),                       \
            side_is_device((p)->dstMemoryType, (p)->dstDevice, (p)->dstHost))
+#define HOST2D(p) ((p) ? ((p)->srcMemoryType == CU_MEMORYTYPE_HOST ? (p)->srcHost : (p)->dstHost) : NULL)
 #define BYTES2D(p) ((p) ? (size_t)(p)->WidthInBytes * (p)->Height : 0)
 #define BYTES3D(p) ((p) ? (size_t)(p)->WidthInBytes * (p)->Height * (p)->Depth : 0)
 
 KPROF_EXPORT CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *p)
 {
     DREAL(cuMemcpy2D_v2);
-    DCOPY(KPROF_API_cuMemcpy2D_v2, DIR2D(p), BYTES2D(p), NULL, 0, real_(p));
+    DCOPY(KPROF_API_cuMemcpy2D_v2, DIR2D(p), HOST2D(p), BYTES2D(p), NULL, 0, real_(p));
 }
 
 KPROF_EXPORT CUresult cuMemcpy2D_v2_ptds(const CUDA_MEMCPY2D *p)
 {
     DREAL(cuMemcpy2D_v2_ptds);
-    DCOPY(KPROF_API_cuMemcpy2D_v2_ptds, DIR2D(p), BYTES2D(p), NULL, 1, real_(p));
+    DCOPY(KPROF_API_cuMemcpy2D_v2_ptds, DIR2D(p), HOST2D(p), BYTES2D(p), NULL, 1, real_(p));
 }
 
 KPROF_EXPORT CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *p, CUstream s)
 {
     DREAL(cuMemcpy2DAsync_v2);
-    DCOPY(KPROF_API_cuMemcpy2DAsync_v2, DIR2D(p), BYTES2D(p), s, 0, real_(p, s));
+    DCOPY(KPROF_API_cuMemcpy2DAsync_v2, DIR2D(p), HOST2D(p), BYTES2D(p), s, 0, real_(p, s));
 }
 
 KPROF_EXPORT CUresult cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D *p, CUstream s)
 {
     DREAL(cuMemcpy2DAsync_v2_ptsz);
-    DCOPY(KPROF_API_cuMemcpy2DAsync_v2_ptsz, DIR2D(p), BYTES2D(p), s, 1, real_(p, s));
+    DCOPY(KPROF_API_cuMemcpy2DAsync_v2_ptsz, DIR2D(p), HOST2D(p), BYTES2D(p), s, 1, real_(p, s));
 }
 
 KPROF_EXPORT CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *p)
 {
     DREAL(cuMemcpy3D_v2);
-    DCOPY(KPROF_API_cuMemcpy3D_v2, DIR2D(p), BYTES3D(p), NULL, 0, real_(p));
+    DCOPY(KPROF_API_cuMemcpy3D_v2, DIR2D(p), HOST2D(p), BYTES3D(p), NULL, 0, real_(p));
 }
 
 KPROF_EXPORT CUresult cuMemcpy3D_v2_ptds(const CUDA_MEMCPY3D *p)
 {
     DREAL(cuMemcpy3D_v2_ptds);
-    DCOPY(KPROF_API_cuMemcpy3D_v2_ptds, DIR2D(p), BYTES3D(p), NULL, 1, real_(p));
+    DCOPY(KPROF_API_cuMemcpy3D_v2_ptds, DIR2D(p), HOST2D(p), BYTES3D(p), NULL, 1, real_(p));
 }
 
 KPROF_EXPORT CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *p, CUstream s)
 {
     DREAL(cuMemcpy3DAsync_v2);
-    DCOPY(KPROF_API_cuMemcpy3DAsync_v2, DIR2D(p), BYTES3D(p), s, 0, real_(p, s));
+    DCOPY(KPROF_API_cuMemcpy3DAsync_v2, DIR2D(p), HOST2D(p), BYTES3D(p), s, 0, real_(p, s));
 }
 
 KPROF_EXPORT CUresult cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D *p, CUstream s)
 {
     DREAL(cuMemcpy3DAsync_v2_ptsz);
-    DCOPY(KPROF_API_cuMemcpy3DAsync_v2_ptsz, DIR2D(p), BYTES3D(p), s, 1, real_(p, s));
+    DCOPY(KPROF_API_cuMemcpy3DAsync_v2_ptsz, DIR2D(p), HOST2D(p), BYTES3D(p), s, 1, real_(p, s));
 }
 
 KPROF_EXPORT CUresult cuMemsetD8_v2(CUdeviceptr d, unsigned char v, size_t n)
@@ -598,6 +612,22 @@ KPROF_EXPORT CUresult cuMemFreeHost(void *p)
 {
     DREAL(cuMemFreeHost);
     DFREE(KPROF_API_cuMemFreeHost, kprof_free_record(KPROF_MEM_PINNED, p, ns_), p, real_(p));
+}
+
+/* ---- range control -------------------------------------------------------------------------- */
+
+KPROF_EXPORT CUresult cuProfilerStart(void)
+{
+    DREAL(cuProfilerStart);
+    kprof_set_paused(0);
+    return real_();
+}
+
+KPROF_EXPORT CUresult cuProfilerStop(void)
+{
+    DREAL(cuProfilerStop);
+    kprof_set_paused(1);
+    return real_();
 }
 
 /* ---- synchronisation ------------------------------------------------------------------------- */

@@ -43,13 +43,19 @@ KPROF_EXPORT cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *hostF
         struct kprof_call c_;                                                                      \
         if (!kprof_call_begin(&c_, (api)))                                                         \
             return (call);                                                                         \
-        struct kprof_kernel *k_ = kprof_kernel_for(key);                                           \
+        struct kprof_kernel *k_ = kprof_kernel_select(kprof_kernel_for(key), (grid), (block));     \
+        if (KPROF_UNLIKELY(k_ && !k_->selected)) { /* KPROF_INCLUDE/KPROF_EXCLUDE */               \
+            cudaError_t r_ = (call);                                                               \
+            kprof_call_end(&c_, r_ == cudaSuccess);                                                \
+            return r_;                                                                             \
+        }                                                                                          \
         struct kprof_timing t_;                                                                    \
         kprof_timing_begin(&t_, (stream), (per_thread));                                           \
         cudaError_t r_ = (call);                                                                   \
         int ok_ = r_ == cudaSuccess && k_ != NULL;                                                 \
         int first_ = ok_ && kprof_kernel_count(k_, (grid), (block));                               \
-        kprof_timing_end(&t_, ok_, first_ ? KPROF_TARGET_KERNEL_FIRST : KPROF_TARGET_KERNEL, k_, 0); \
+        unsigned g_[3] = { (grid).x, (grid).y, (grid).z }, b_[3] = { (block).x, (block).y, (block).z }; \
+        kprof_timing_end(&t_, ok_, first_ ? KPROF_TARGET_KERNEL_FIRST : KPROF_TARGET_KERNEL, k_, 0, g_, b_); \
         kprof_call_end(&c_, r_ == cudaSuccess);                                                    \
         return r_;                                                                                 \
     } while (0)
@@ -121,6 +127,22 @@ KPROF_EXPORT cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *func, dim3
            real_(func, grid, block, args, shmem, stream));
 }
 
+/* ---- range control (nvprof's --profile-from-start off) --------------------------------------- */
+
+KPROF_EXPORT cudaError_t cudaProfilerStart(void)
+{
+    REAL_OR_FAIL(cudaProfilerStart);
+    kprof_set_paused(0);
+    return real_();
+}
+
+KPROF_EXPORT cudaError_t cudaProfilerStop(void)
+{
+    REAL_OR_FAIL(cudaProfilerStop);
+    kprof_set_paused(1);
+    return real_();
+}
+
 /* ---- copies ---------------------------------------------------------------------------------- */
 
 /* 1 if ptr is device (or managed) memory, from the driver: a failed query means ordinary host memory. */
@@ -157,9 +179,11 @@ static enum kprof_dir copy_dir(void *dst, const void *src, enum cudaMemcpyKind k
         kprof_timing_begin(&t_, (stream), (per_thread));                                           \
         cudaError_t r_ = (call);                                                                   \
         struct kprof_copy *cp_ = NULL;                                                             \
-        if (r_ == cudaSuccess)                                                                     \
-            cp_ = kprof_copy_count(copy_dir((dst), (src), (kind)), (bytes));                       \
-        kprof_timing_end(&t_, cp_ != NULL, KPROF_TARGET_COPY, cp_, (bytes));                       \
+        if (r_ == cudaSuccess) {                                                                   \
+            enum kprof_dir d_ = copy_dir((dst), (src), (kind));                                    \
+            cp_ = kprof_copy_count(d_, kprof_copy_host_mem(d_, (dst), (src)), (bytes));            \
+        }                                                                                          \
+        kprof_timing_end(&t_, cp_ != NULL, KPROF_TARGET_COPY, cp_, (bytes), NULL, NULL);           \
         kprof_call_end(&c_, r_ == cudaSuccess);                                                    \
         return r_;                                                                                 \
     } while (0)

@@ -15,6 +15,7 @@
 /* uthash tables never abort the app on out-of-memory: the entry is just not added. */
 #define HASH_NONFATAL_OOM 1
 #include <uthash.h>
+#include "histogram.h"
 #include <cuda.h>
 #include "cudart_private.h"
 
@@ -29,24 +30,45 @@
 
 /* ================================================================================= config.c ===== */
 
-enum kprof_format { KPROF_FORMAT_TEXT, KPROF_FORMAT_JSON };
+#include <regex.h>
+
+enum kprof_format { KPROF_FORMAT_TEXT, KPROF_FORMAT_CSV, KPROF_FORMAT_JSON };
 enum kprof_log_level { KPROF_LOG_WARN, KPROF_LOG_INFO, KPROF_LOG_DEBUG };
+enum kprof_group { KPROF_GROUP_NAME, KPROF_GROUP_SHAPE };
+enum kprof_names { KPROF_NAMES_DEMANGLED, KPROF_NAMES_MANGLED };
 
 /* The effective configuration: defaults, then KPROF_* environment variables (config.c is the only code
- * that reads the environment).  Filled once by kprof_config_load() before any hook runs; read-only after. */
+ * that reads the environment).  Filled once by kprof_config_load() before any hook runs; read-only after.
+ * man/libkprof.7 (ENVIRONMENT) documents each variable. */
 struct kprof_config {
-    enum kprof_format format;   /* KPROF_FORMAT: text (default) or json */
-    const char *output;         /* KPROF_OUTPUT: report path; NULL means stderr */
+    enum kprof_format format;   /* KPROF_FORMAT: text (default), csv or json */
+    const char *output;         /* KPROF_OUTPUT: report path pattern; NULL means stderr (csv: kprof.%p) */
+    const char *trace;          /* KPROF_TRACE: Chrome trace path pattern; NULL means no trace */
+    long trace_limit;           /* KPROF_TRACE_LIMIT: most trace events kept */
     enum kprof_log_level log;   /* KPROF_LOG: warn (default), info, debug */
     int disabled;               /* KPROF_DISABLE=1: every wrapper passes straight through */
+    int start_paused;           /* KPROF_START=paused: nothing profiled until cudaProfilerStart */
     long exit_timeout_ms;       /* KPROF_EXIT_TIMEOUT: longest wait for pending events at exit, ms */
     long max_events;            /* KPROF_MAX_EVENTS: events per context (two per timed call) */
+    enum kprof_group group;     /* KPROF_GROUP: one row per kernel name, or per name and launch shape */
+    enum kprof_names names;     /* KPROF_NAMES: show demangled (default) or mangled names */
+    long top;                   /* KPROF_TOP: kernels shown in the text table; 0 = all */
+    int has_include, has_exclude;
+    regex_t include, exclude;   /* KPROF_INCLUDE / KPROF_EXCLUDE: extended regexes on demangled names */
 };
 extern struct kprof_config kprof_config;
 
 /* Reads the KPROF_* variables into kprof_config, warning once (on stderr) about unknown names and bad
  * values, each of which falls back to its default.  Not thread-safe: called once from the constructor. */
 void kprof_config_load(void);
+
+/* Expands a KPROF_OUTPUT/KPROF_TRACE pattern: %p the pid, %h the host name, %q{VAR} the value of the
+ * environment variable VAR (empty if unset), %% a percent sign; any other % sequence is kept as it is.
+ * Returns a malloc'd string the caller frees, or NULL when out of memory. */
+char *kprof_expand_path(const char *pattern);
+
+/* 1 when a kernel of this demangled name is to be profiled (KPROF_INCLUDE / KPROF_EXCLUDE). */
+int kprof_name_selected(const char *demangled);
 
 /* ==================================================================================== log.c ===== */
 
@@ -120,6 +142,8 @@ void *kprof_rt_resolve(void **slot, const char *name);
 
 /* Host monotonic clock in ns. */
 uint64_t kprof_now_ns(void);
+/* Host clock when libkprof started: the origin of the process timeline. */
+extern uint64_t kprof_start_ns;
 
 /* Per-thread re-entrancy depth: > 0 while the thread is inside a libkprof wrapper or in libkprof's own
  * work, so nested CUDA calls are passed through and never counted twice. */
@@ -127,6 +151,10 @@ extern __thread int kprof_tls_depth __attribute__((tls_model("initial-exec")));
 
 /* 1 once the report has been written (or libkprof disabled itself): wrappers then pass through. */
 extern volatile int kprof_finished;
+
+/* Range control: while paused (KPROF_START=paused until cudaProfilerStart, or after cudaProfilerStop)
+ * wrappers pass calls through uncounted.  Thread-safe. */
+void kprof_set_paused(int paused);
 
 /* The state a wrapper keeps across the real call. */
 struct kprof_call {
@@ -177,6 +205,7 @@ struct kprof_timing {
     CUevent start, stop;
     void *pool;           /* the context's event pool, or NULL when the call is not timed */
     uint64_t start_host_ns; /* host clock when the start event had been recorded */
+    uint64_t start_before_ns; /* host clock just before it was recorded */
 };
 
 /* Records a start event on `stream` in the current context, from that context's pool.  per_thread is 1
@@ -196,7 +225,20 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
  * return is remembered and taken off the pair's duration when it is read.  Copies are not corrected:
  * a copy call may wait for its own work (pageable memory), and then its host time is the work. */
 int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind, void *target,
-                     uint64_t bytes);
+                     uint64_t bytes, const unsigned *grid, const unsigned *block);
+
+/* One completed, timed call, as the harvester read it (times in ns). */
+struct kprof_sample {
+    enum kprof_target_kind kind;
+    void *target;            /* struct kprof_kernel * or struct kprof_copy * */
+    uint64_t dur_ns;         /* GPU duration, idle-stream latency taken off */
+    int has_time;            /* 1 when start_ns is known */
+    uint64_t start_ns;       /* on the process timeline: the GPU clock, in ns since libkprof started */
+    int device;
+    unsigned stream_index;   /* the stream's number in the process (see kprof_stream_named) */
+    uint64_t bytes;          /* copies and memsets */
+    unsigned grid[3], block[3];
+};
 
 /* Harvests every completed pair, waiting up to timeout_ms for the rest; stops the harvesting thread.
  * Returns the number of pairs still incomplete.  Thread-safe. */
@@ -222,15 +264,25 @@ extern const char kprof_api_counted[KPROF_API_COUNT]; /* 0 for NAME, PROC and CT
  * launching thread; the time fields are updated by the harvester under the statistics lock. */
 struct kprof_kernel {
     char *mangled;             /* owned */
+    char *name;                /* demangled (or as KPROF_NAMES says), owned */
+    int selected;              /* 0 when KPROF_INCLUDE/KPROF_EXCLUDE leave it out: passed through */
     uint64_t calls;            /* successful launches (atomic) */
     uint64_t timed;            /* launches with a completed event pair, the first included */
     uint64_t total_ns;         /* GPU time of every timed launch */
     int first_timed;           /* 1 when the first launch was timed; its time is first_ns */
     uint64_t first_ns;
     uint64_t steady_ns, min_ns, max_ns; /* over the timed launches after the first */
-    unsigned grid[3], block[3];/* launch shape of the last launch seen */
-    UT_hash_handle hh;         /* by mangled name */
+    double mean_ns, m2;        /* Welford running mean and sum of squares, launches after the first */
+    struct kprof_hist hist;    /* durations of the launches after the first, for percentiles */
+    unsigned grid[3], block[3];/* launch shape: the group's (KPROF_GROUP=shape) or the last one seen */
+    struct kprof_kernel *shapes; /* KPROF_GROUP=shape: one entry per launch shape (uthash by shape) */
+    struct kprof_kernel *parent;
+    unsigned shape_key[6];
+    UT_hash_handle hh;         /* by mangled name, or by shape among a parent's shapes */
 };
+
+/* KPROF_GROUP=shape: the entry of kernel k for one launch shape, created on first use.  Thread-safe. */
+struct kprof_kernel *kprof_kernel_shaped(struct kprof_kernel *k, const unsigned grid[3], const unsigned block[3]);
 
 /* A kernel's average, minimum and maximum GPU time in ns, over its timed launches after the first, or
  * over the first alone when it is the only one timed.  Returns 0 when no launch was timed. */
@@ -251,6 +303,12 @@ static inline int kprof_kernel_steady(const struct kprof_kernel *k, double *avg,
     return 0;
 }
 
+/* Spread of a kernel's launches after the first: percentile q (0-100) from its histogram (relative
+ * error at most KPROF_HIST_REL_ERROR) and the sample standard deviation, in ns; the first launch alone
+ * when it is the only one timed. */
+uint64_t kprof_kernel_percentile(const struct kprof_kernel *k, double q);
+double kprof_kernel_stddev(const struct kprof_kernel *k);
+
 enum kprof_dir { KPROF_HTOH, KPROF_HTOD, KPROF_DTOH, KPROF_DTOD, KPROF_DIR_COUNT };
 extern const char *const kprof_dir_names[KPROF_DIR_COUNT];
 
@@ -260,6 +318,10 @@ struct kprof_copy {
     uint64_t timed, timed_bytes, total_ns, min_ns, max_ns;
 };
 
+/* Host memory of a copy's host side: page-locked (pinned) or ordinary (pageable); NONE for DtoD. */
+enum kprof_host_mem { KPROF_HOST_NONE, KPROF_HOST_PINNED, KPROF_HOST_PAGEABLE, KPROF_HOST_COUNT };
+extern const char *const kprof_host_mem_names[KPROF_HOST_COUNT];
+
 /* Finds or creates the aggregate for a kernel launched through `key` (a cudaKernel_t or a host stub).
  * The name comes from registration, then the driver, then cudaFuncGetName.  Thread-safe; the returned
  * pointer stays valid for the life of the process. */
@@ -268,6 +330,16 @@ struct kprof_kernel *kprof_kernel_for(const void *key);
 /* The same for a kernel launched through the driver API: named by cuFuncGetName/cuKernelGetName (the
  * name copied at once: a module can be unloaded later). */
 struct kprof_kernel *kprof_kernel_for_function(CUfunction f);
+
+/* The entry a launch of k with this shape counts in: k itself, or its shape's entry under
+ * KPROF_GROUP=shape.  NULL stays NULL. */
+static inline struct kprof_kernel *kprof_kernel_select(struct kprof_kernel *k, dim3 grid, dim3 block)
+{
+    if (!k || kprof_config.group != KPROF_GROUP_SHAPE)
+        return k;
+    unsigned g[3] = { grid.x, grid.y, grid.z }, b[3] = { block.x, block.y, block.z };
+    return kprof_kernel_shaped(k, g, b);
+}
 
 /* Name registry fed by __cudaRegisterFunction and __cudaGetKernel.  Thread-safe; strings are copied. */
 void kprof_names_register(const void *host_stub, const char *mangled);
@@ -282,7 +354,7 @@ void kprof_kernel_add_time(struct kprof_kernel *k, uint64_t ns, int first);
 void kprof_copy_add_time(struct kprof_copy *c, uint64_t ns, uint64_t bytes);
 
 /* The aggregate of copies in one direction; counts one copy of `bytes`. */
-struct kprof_copy *kprof_copy_count(enum kprof_dir dir, size_t bytes);
+struct kprof_copy *kprof_copy_count(enum kprof_dir dir, enum kprof_host_mem host, size_t bytes);
 /* The aggregate of memsets (same shape as a copy's); counts one of `bytes`. */
 struct kprof_copy *kprof_memset_count(size_t bytes);
 
@@ -297,6 +369,13 @@ void kprof_free_record(enum kprof_mem kind, void *ptr, uint64_t host_ns);
 /* A free of device or managed memory (cuMemFree frees either). */
 void kprof_free_record_device(void *ptr, uint64_t host_ns);
 
+/* Aggregates one completed sample (kernel time and its histogram, copy time, the device's busy time,
+ * the trace).  Called by the harvester; thread-safe (statistics lock). */
+void kprof_sample_record(const struct kprof_sample *s);
+
+/* Names stream number `index` (on `device`) for the trace; the string is copied.  Thread-safe. */
+void kprof_stream_named(unsigned index, int device, const char *name);
+
 /* Host-side API table. */
 void kprof_api_record(int api, uint64_t host_ns, int ok);
 
@@ -307,12 +386,37 @@ void kprof_ctx_init_record(int device, int api, uint64_t host_ns);
 struct kprof_api_stat { uint64_t calls, errors, total_ns, max_ns; };
 struct kprof_ctx_init { int device; int api; uint64_t host_ns; };
 struct kprof_alloc_stat { uint64_t count, bytes, frees, freed_bytes, host_ns, in_use, peak; };
+/* Per device: the sum of its kernels' GPU times and their union (the time the device was busy with at
+ * least one kernel); the two differ when streams overlap. */
+struct kprof_device_stat { int device; uint64_t kernel_ns, busy_ns, kernels; };
+
+/* One timed call for the Chrome trace (KPROF_TRACE). */
+struct kprof_trace_event {
+    uint64_t start_ns, dur_ns;   /* process timeline */
+    const void *target;          /* struct kprof_kernel * or struct kprof_copy * */
+    uint64_t bytes;
+    unsigned grid[3], block[3];
+    int device;
+    unsigned stream_index;
+    unsigned char kind;          /* enum kprof_target_kind */
+};
+struct kprof_stream_name { int device; char *name; };
+
+/* The direction and host memory of a copy aggregate (an element of the copies table). */
+void kprof_copy_describe(const struct kprof_copy *c, enum kprof_dir *dir, enum kprof_host_mem *host);
+/* 1 if c is the memset aggregate. */
+int kprof_copy_is_memset(const struct kprof_copy *c);
+
 struct kprof_snapshot {
     struct kprof_kernel **kernels;   /* sorted by total_ns, descending; array owned by the snapshot */
     size_t nkernels;
     uint64_t kernel_total_ns;
-    struct kprof_copy copies[KPROF_DIR_COUNT];
+    struct kprof_copy copies[KPROF_DIR_COUNT][KPROF_HOST_COUNT];
     struct kprof_copy memsets;
+    struct kprof_device_stat *devices; size_t ndevices; /* owned by the snapshot */
+    const struct kprof_trace_event *trace; size_t ntrace; /* not owned: valid after the drain */
+    uint64_t trace_dropped;
+    const struct kprof_stream_name *streams; size_t nstreams;
     struct kprof_alloc_stat alloc[KPROF_MEM_COUNT];
     struct kprof_api_stat api[KPROF_API_COUNT];
     struct kprof_ctx_init *ctx_inits; size_t nctx_inits;
@@ -326,6 +430,11 @@ struct kprof_snapshot {
 int kprof_snapshot_take(struct kprof_snapshot *s);
 void kprof_snapshot_free(struct kprof_snapshot *s);
 
+/* A host pointer's memory kind, from the driver: pinned if the driver knows it, else pageable. */
+enum kprof_host_mem kprof_host_mem_of(const void *p);
+/* The host memory kind of a copy in direction dir (its host side; NONE for DtoD). */
+enum kprof_host_mem kprof_copy_host_mem(enum kprof_dir dir, const void *dst, const void *src);
+
 /* Demangles a kernel name with the C++ runtime's __cxa_demangle (looked up at run time); returns a
  * malloc'd string the caller frees (a copy of `mangled` when it is not a C++ name). */
 char *kprof_demangle(const char *mangled);
@@ -337,5 +446,11 @@ char *kprof_demangle(const char *mangled);
 void kprof_report_write(const struct kprof_snapshot *s);
 void kprof_report_text(FILE *f, const struct kprof_snapshot *s);
 void kprof_report_json(FILE *f, const struct kprof_snapshot *s);
+/* Writes s as a JSON string literal (quoted, escaped). */
+void kprof_json_string(FILE *f, const char *s);
+/* CSV: one file per table, `base` + ".kernels.csv" and so on; returns 0 if any could not be written. */
+int kprof_report_csv(const char *base, const struct kprof_snapshot *s);
+/* The Chrome trace-event JSON of the snapshot's trace. */
+void kprof_report_trace(FILE *f, const struct kprof_snapshot *s);
 
 #endif

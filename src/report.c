@@ -1,28 +1,66 @@
-/* report.c: where the report goes (KPROF_OUTPUT, falling back to stderr) and in which format. */
+/* report.c: where the report and the trace go (KPROF_OUTPUT and KPROF_TRACE patterns, stderr as the
+ * fallback) and in which format. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "kprof.h"
 
+/* Opens the expansion of `pattern` for writing; NULL (after a warning naming `what`) if it cannot be. */
+static FILE *open_expanded(const char *pattern, const char *what, char **path_out)
+{
+    char *path = kprof_expand_path(pattern);
+    FILE *f = path ? fopen(path, "w") : NULL;
+    if (!f)
+        kprof_warn("cannot write the %s to '%s' (%s)%s", what, path ? path : pattern,
+                   path ? strerror(errno) : "out of memory",
+                   strcmp(what, "report") == 0 ? "; writing it to stderr" : "");
+    if (!f)
+        free(path);
+    else
+        *path_out = path;
+    return f;
+}
+
+static void close_file(FILE *f, char *path, const char *what)
+{
+    if (fclose(f) != 0)
+        kprof_warn("error while writing the %s to '%s' (%s)", what, path, strerror(errno));
+    free(path);
+}
+
 void kprof_report_write(const struct kprof_snapshot *s)
 {
-    FILE *f = stderr;
-    if (kprof_config.output) {
-        f = fopen(kprof_config.output, "w");
-        if (!f) {
-            kprof_warn("cannot write the report to '%s' (%s); writing it to stderr", kprof_config.output,
-                       strerror(errno));
-            f = stderr;
+    if (kprof_config.format == KPROF_FORMAT_CSV) {
+        char *base = kprof_expand_path(kprof_config.output ? kprof_config.output : "kprof.%p");
+        if (!base || !kprof_report_csv(base, s)) {
+            kprof_warn("writing the report as text to stderr instead");
+            kprof_report_text(stderr, s);
+        } else {
+            kprof_info("report written to %s.*.csv", base);
         }
-    }
-    if (kprof_config.format == KPROF_FORMAT_JSON)
-        kprof_report_json(f, s);
-    else
-        kprof_report_text(f, s);
-    if (f != stderr) {
-        if (fclose(f) != 0)
-            kprof_warn("error while writing the report to '%s' (%s)", kprof_config.output, strerror(errno));
+        free(base);
     } else {
-        fflush(stderr);
+        FILE *f = stderr;
+        char *path = NULL;
+        if (kprof_config.output && !(f = open_expanded(kprof_config.output, "report", &path)))
+            f = stderr;
+        if (kprof_config.format == KPROF_FORMAT_JSON)
+            kprof_report_json(f, s);
+        else
+            kprof_report_text(f, s);
+        if (f != stderr)
+            close_file(f, path, "report");
+        else
+            fflush(stderr);
+    }
+
+    if (kprof_config.trace) {
+        char *path = NULL;
+        FILE *f = open_expanded(kprof_config.trace, "trace", &path);
+        if (f) {
+            kprof_report_trace(f, s);
+            close_file(f, path, "trace");
+        }
     }
 }

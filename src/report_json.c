@@ -1,9 +1,10 @@
-/* report_json.c: the machine-readable report (schema_version 1, times in ns, sizes in bytes). */
+/* report_json.c: the machine-readable report (schema_version 1, times in ns, sizes in bytes; the schema
+ * is documented in man/libkprof.7) and the Chrome trace-event JSON (KPROF_TRACE). */
 #include <stdlib.h>
 #include "config.h"
 #include "kprof.h"
 
-static void json_string(FILE *f, const char *s)
+void kprof_json_string(FILE *f, const char *s)
 {
     fputc('"', f);
     for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
@@ -19,20 +20,28 @@ static void json_string(FILE *f, const char *s)
 
 #define U(x) ((unsigned long long)(x))
 
+static void copy_fields(FILE *f, const struct kprof_copy *c)
+{
+    fprintf(f, "\"count\": %llu, \"bytes\": %llu, \"timed\": %llu, \"timed_bytes\": %llu, \"total_ns\": %llu, "
+               "\"min_ns\": %llu, \"max_ns\": %llu, \"gbps\": %.3f",
+            U(c->count), U(c->bytes), U(c->timed), U(c->timed_bytes), U(c->total_ns), U(c->timed ? c->min_ns : 0),
+            U(c->max_ns), c->total_ns ? (double)c->timed_bytes / (double)c->total_ns : 0.0);
+}
+
 void kprof_report_json(FILE *f, const struct kprof_snapshot *s)
 {
     fprintf(f, "{\n  \"schema_version\": 1,\n  \"tool\": \"libkprof\",\n  \"version\": ");
-    json_string(f, PACKAGE_VERSION);
+    kprof_json_string(f, PACKAGE_VERSION);
     fprintf(f, ",\n  \"pid\": %ld,\n  \"host\": ", s->pid);
-    json_string(f, s->host);
+    kprof_json_string(f, s->host);
     fprintf(f, ",\n  \"command\": ");
-    json_string(f, s->command);
+    kprof_json_string(f, s->command);
     fprintf(f, ",\n  \"wall_ns\": %llu,\n", U(s->wall_ns));
 
     fprintf(f, "  \"context_init\": [");
     for (size_t i = 0; i < s->nctx_inits; i++) {
         fprintf(f, "%s\n    {\"device\": %d, \"api\": ", i ? "," : "", s->ctx_inits[i].device);
-        json_string(f, kprof_api_names[s->ctx_inits[i].api]);
+        kprof_json_string(f, kprof_api_names[s->ctx_inits[i].api]);
         fprintf(f, ", \"host_ns\": %llu}", U(s->ctx_inits[i].host_ns));
     }
     fprintf(f, "%s],\n", s->nctx_inits ? "\n  " : "");
@@ -40,11 +49,10 @@ void kprof_report_json(FILE *f, const struct kprof_snapshot *s)
     fprintf(f, "  \"kernel_total_ns\": %llu,\n  \"kernels\": [", U(s->kernel_total_ns));
     for (size_t i = 0; i < s->nkernels; i++) {
         const struct kprof_kernel *k = s->kernels[i];
-        char *name = kprof_demangle(k->mangled);
         fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
-        json_string(f, name ? name : k->mangled);
+        kprof_json_string(f, k->name);
         fprintf(f, ", \"mangled\": ");
-        json_string(f, k->mangled);
+        kprof_json_string(f, k->mangled);
         double avg = 0.0;
         uint64_t mn = 0, mx = 0;
         kprof_kernel_steady(k, &avg, &mn, &mx);
@@ -54,34 +62,34 @@ void kprof_report_json(FILE *f, const struct kprof_snapshot *s)
             fprintf(f, "\"first_ns\": %llu, ", U(k->first_ns));
         else
             fprintf(f, "\"first_ns\": null, ");
-        fprintf(f, "\"avg_ns\": %llu, \"min_ns\": %llu, \"max_ns\": %llu, \"share\": %.6f, \"grid\": [%u, %u, %u], "
+        fprintf(f, "\"avg_ns\": %llu, \"median_ns\": %llu, \"p95_ns\": %llu, \"p99_ns\": %llu, \"min_ns\": %llu, "
+                   "\"max_ns\": %llu, \"stddev_ns\": %.1f, \"share\": %.6f, \"grid\": [%u, %u, %u], "
                    "\"block\": [%u, %u, %u]}",
-                U(avg + 0.5), U(mn), U(mx),
+                U(avg + 0.5), U(kprof_kernel_percentile(k, 50)), U(kprof_kernel_percentile(k, 95)),
+                U(kprof_kernel_percentile(k, 99)), U(mn), U(mx), kprof_kernel_stddev(k),
                 s->kernel_total_ns ? (double)k->total_ns / (double)s->kernel_total_ns : 0.0, k->grid[0],
                 k->grid[1], k->grid[2], k->block[0], k->block[1], k->block[2]);
-        free(name);
     }
     fprintf(f, "%s],\n", s->nkernels ? "\n  " : "");
 
     fprintf(f, "  \"copies\": [");
     int first = 1;
-    for (int d = 0; d < KPROF_DIR_COUNT; d++) {
-        const struct kprof_copy *c = &s->copies[d];
-        if (!c->count)
-            continue;
-        fprintf(f, "%s\n    {\"direction\": \"%s\", \"count\": %llu, \"bytes\": %llu, \"timed\": %llu, "
-                   "\"timed_bytes\": %llu, \"total_ns\": %llu, \"min_ns\": %llu, \"max_ns\": %llu, \"gbps\": %.3f}",
-                first ? "" : ",", kprof_dir_names[d], U(c->count), U(c->bytes), U(c->timed), U(c->timed_bytes),
-                U(c->total_ns), U(c->min_ns), U(c->max_ns),
-                c->total_ns ? (double)c->timed_bytes / (double)c->total_ns : 0.0);
-        first = 0;
-    }
+    for (int d = 0; d < KPROF_DIR_COUNT; d++)
+        for (int h = 0; h < KPROF_HOST_COUNT; h++) {
+            const struct kprof_copy *c = &s->copies[d][h];
+            if (!c->count)
+                continue;
+            fprintf(f, "%s\n    {\"direction\": \"%s\", \"host_memory\": %s, ", first ? "" : ",", kprof_dir_names[d],
+                    h == KPROF_HOST_PINNED ? "\"pinned\"" : h == KPROF_HOST_PAGEABLE ? "\"pageable\"" : "null");
+            copy_fields(f, c);
+            fprintf(f, "}");
+            first = 0;
+        }
     fprintf(f, "%s],\n", first ? "" : "\n  ");
 
-    const struct kprof_copy *m = &s->memsets;
-    fprintf(f, "  \"memsets\": {\"count\": %llu, \"bytes\": %llu, \"timed\": %llu, \"timed_bytes\": %llu, "
-               "\"total_ns\": %llu, \"min_ns\": %llu, \"max_ns\": %llu},\n",
-            U(m->count), U(m->bytes), U(m->timed), U(m->timed_bytes), U(m->total_ns), U(m->min_ns), U(m->max_ns));
+    fprintf(f, "  \"memsets\": {");
+    copy_fields(f, &s->memsets);
+    fprintf(f, "},\n");
 
     fprintf(f, "  \"allocations\": [");
     for (int m = 0; m < KPROF_MEM_COUNT; m++) {
@@ -92,6 +100,14 @@ void kprof_report_json(FILE *f, const struct kprof_snapshot *s)
                 U(a->host_ns), U(a->peak), U(a->in_use));
     }
     fprintf(f, "\n  ],\n");
+
+    fprintf(f, "  \"devices\": [");
+    for (size_t i = 0; i < s->ndevices; i++) {
+        const struct kprof_device_stat *d = &s->devices[i];
+        fprintf(f, "%s\n    {\"device\": %d, \"kernels\": %llu, \"kernel_ns\": %llu, \"busy_ns\": %llu}",
+                i ? "," : "", d->device, U(d->kernels), U(d->kernel_ns), U(d->busy_ns));
+    }
+    fprintf(f, "%s],\n", s->ndevices ? "\n  " : "");
 
     fprintf(f, "  \"api\": [");
     first = 1;

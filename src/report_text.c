@@ -4,7 +4,7 @@
 #include <string.h>
 #include "kprof.h"
 
-/* One unit for a whole column, chosen so its largest value reads in the hundreds at most. */
+/* One unit for a whole column, chosen so its largest value reads in the thousands at most. */
 struct unit { const char *name; double ns; };
 static struct unit unit_for(uint64_t max_ns)
 {
@@ -28,6 +28,26 @@ static void print_bytes(FILE *f, int width, uint64_t b)
     fprintf(f, "%*s", width, buf);
 }
 
+/* "Label (unit)" into buf. */
+static const char *head(char *buf, size_t n, const char *label, struct unit u)
+{
+    snprintf(buf, n, "%s (%s)", label, u.name);
+    return buf;
+}
+
+static void context_init(FILE *f, const struct kprof_snapshot *s)
+{
+    fprintf(f, "== libkprof: context init ==\n");
+    if (!s->nctx_inits) {
+        fprintf(f, "  (no context created through an intercepted call)\n");
+        return;
+    }
+    fprintf(f, "%6s %14s  %s\n", "Device", "Host time (ms)", "Created by");
+    for (size_t i = 0; i < s->nctx_inits; i++)
+        fprintf(f, "%6d %14.3f  %s\n", s->ctx_inits[i].device, (double)s->ctx_inits[i].host_ns / 1e6,
+                kprof_api_names[s->ctx_inits[i].api]);
+}
+
 static void kernels(FILE *f, const struct kprof_snapshot *s)
 {
     fprintf(f, "== libkprof: kernels ==\n");
@@ -40,89 +60,102 @@ static void kernels(FILE *f, const struct kprof_snapshot *s)
         if (s->kernels[i]->total_ns > max)
             max = s->kernels[i]->total_ns;
     struct unit u = unit_for(max);
-    char h[5][24];
-    snprintf(h[0], sizeof h[0], "Total (%s)", u.name);
-    snprintf(h[1], sizeof h[1], "First (%s)", u.name);
-    snprintf(h[2], sizeof h[2], "Avg (%s)", u.name);
-    snprintf(h[3], sizeof h[3], "Min (%s)", u.name);
-    snprintf(h[4], sizeof h[4], "Max (%s)", u.name);
-    fprintf(f, "%7s %14s %10s %10s %12s %12s %12s %12s  %s\n", "Time(%)", h[0], "Calls", "Timed", h[1], h[2], h[3],
-            h[4], "Kernel");
-    for (size_t i = 0; i < s->nkernels; i++) {
+    char h[9][24];
+    fprintf(f, "%7s %13s %9s %9s %11s %11s %11s %11s %11s %11s %11s %11s  %s\n", "Time(%)",
+            head(h[0], 24, "Total", u), "Calls", "Timed", head(h[1], 24, "First", u), head(h[2], 24, "Avg", u),
+            head(h[3], 24, "Med", u), head(h[4], 24, "p95", u), head(h[5], 24, "p99", u),
+            head(h[6], 24, "Min", u), head(h[7], 24, "Max", u), head(h[8], 24, "StdDev", u),
+            kprof_config.group == KPROF_GROUP_SHAPE ? "Kernel [grid] [block]" : "Kernel");
+    size_t shown = s->nkernels;
+    if (kprof_config.top > 0 && (size_t)kprof_config.top < shown)
+        shown = (size_t)kprof_config.top;
+    for (size_t i = 0; i < shown; i++) {
         const struct kprof_kernel *k = s->kernels[i];
-        char *name = kprof_demangle(k->mangled);
         double share = s->kernel_total_ns ? 100.0 * (double)k->total_ns / (double)s->kernel_total_ns : 0.0;
+        char shape[96] = "";
+        if (kprof_config.group == KPROF_GROUP_SHAPE)
+            snprintf(shape, sizeof shape, " [%u,%u,%u] [%u,%u,%u]", k->grid[0], k->grid[1], k->grid[2],
+                     k->block[0], k->block[1], k->block[2]);
         double avg;
         uint64_t mn, mx;
         char first[32] = "-";
         if (k->first_timed)
             snprintf(first, sizeof first, "%.3f", (double)k->first_ns / u.ns);
         if (kprof_kernel_steady(k, &avg, &mn, &mx))
-            fprintf(f, "%7.2f %14.3f %10llu %10llu %12s %12.3f %12.3f %12.3f  %s\n", share,
-                    (double)k->total_ns / u.ns, (unsigned long long)k->calls, (unsigned long long)k->timed, first,
-                    avg / u.ns, (double)mn / u.ns, (double)mx / u.ns, name ? name : k->mangled);
+            fprintf(f, "%7.2f %13.3f %9llu %9llu %11s %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f  %s%s\n",
+                    share, (double)k->total_ns / u.ns, (unsigned long long)k->calls, (unsigned long long)k->timed,
+                    first, avg / u.ns, (double)kprof_kernel_percentile(k, 50) / u.ns,
+                    (double)kprof_kernel_percentile(k, 95) / u.ns, (double)kprof_kernel_percentile(k, 99) / u.ns,
+                    (double)mn / u.ns, (double)mx / u.ns, kprof_kernel_stddev(k) / u.ns, k->name, shape);
         else
-            fprintf(f, "%7s %14s %10llu %10d %12s %12s %12s %12s  %s\n", "-", "-", (unsigned long long)k->calls, 0,
-                    "-", "-", "-", "-", name ? name : k->mangled);
-        free(name);
+            fprintf(f, "%7s %13s %9llu %9d %11s %11s %11s %11s %11s %11s %11s %11s  %s%s\n", "-", "-",
+                    (unsigned long long)k->calls, 0, "-", "-", "-", "-", "-", "-", "-", "-", k->name, shape);
     }
-    fprintf(f, "First: the first launch's time (lazy module loading makes it slow); Avg, Min and Max leave it out.\n");
+    if (shown < s->nkernels) {
+        uint64_t rest = 0;
+        for (size_t i = shown; i < s->nkernels; i++)
+            rest += s->kernels[i]->total_ns;
+        fprintf(f, "  (%zu more kernels, %.2f%% of kernel time, not shown: KPROF_TOP=%ld)\n", s->nkernels - shown,
+                s->kernel_total_ns ? 100.0 * (double)rest / (double)s->kernel_total_ns : 0.0, kprof_config.top);
+    }
+    fprintf(f, "First: the first launch (lazy module loading makes it slow); Avg, Med, p95, p99, Min, Max and StdDev\n"
+               "leave it out. Percentiles come from a log-linear histogram (relative error at most 0.79%%).\n");
+}
+
+/* One copies-style row: count, bytes, timed, total, avg, GB/s. */
+static void copy_row(FILE *f, const struct kprof_copy *c, struct unit u)
+{
+    fprintf(f, " %9llu ", (unsigned long long)c->count);
+    print_bytes(f, 12, c->bytes);
+    if (c->timed)
+        fprintf(f, " %9llu %13.3f %11.3f %9.2f\n", (unsigned long long)c->timed, (double)c->total_ns / u.ns,
+                (double)c->total_ns / (double)c->timed / u.ns,
+                c->total_ns ? (double)c->timed_bytes / (double)c->total_ns : 0.0);
+    else
+        fprintf(f, " %9d %13s %11s %9s\n", 0, "-", "-", "-");
 }
 
 static void copies(FILE *f, const struct kprof_snapshot *s)
 {
     fprintf(f, "== libkprof: copies ==\n");
     uint64_t max = 0, any = 0;
-    for (int d = 0; d < KPROF_DIR_COUNT; d++) {
-        any += s->copies[d].count;
-        if (s->copies[d].total_ns > max)
-            max = s->copies[d].total_ns;
-    }
+    for (int d = 0; d < KPROF_DIR_COUNT; d++)
+        for (int h = 0; h < KPROF_HOST_COUNT; h++) {
+            any += s->copies[d][h].count;
+            if (s->copies[d][h].total_ns > max)
+                max = s->copies[d][h].total_ns;
+        }
     if (!any) {
         fprintf(f, "  (no copies)\n");
         return;
     }
     struct unit u = unit_for(max);
-    char h[3][24];
-    snprintf(h[0], sizeof h[0], "Total (%s)", u.name);
-    snprintf(h[1], sizeof h[1], "Avg (%s)", u.name);
-    fprintf(f, "%-9s %10s %14s %10s %14s %12s %10s\n", "Direction", "Count", "Bytes", "Timed", h[0], h[1], "GB/s");
-    for (int d = 0; d < KPROF_DIR_COUNT; d++) {
-        const struct kprof_copy *c = &s->copies[d];
-        if (!c->count)
-            continue;
-        fprintf(f, "%-9s %10llu ", kprof_dir_names[d], (unsigned long long)c->count);
-        print_bytes(f, 14, c->bytes);
-        if (c->timed)
-            fprintf(f, " %10llu %14.3f %12.3f %10.2f\n", (unsigned long long)c->timed, (double)c->total_ns / u.ns,
-                    (double)c->total_ns / (double)c->timed / u.ns,
-                    c->total_ns ? (double)c->timed_bytes / (double)c->total_ns : 0.0);
-        else
-            fprintf(f, " %10d %14s %12s %10s\n", 0, "-", "-", "-");
-    }
+    char h1[24], h2[24];
+    fprintf(f, "%-9s %-8s %9s %12s %9s %13s %11s %9s\n", "Direction", "Host", "Count", "Bytes", "Timed",
+            head(h1, 24, "Total", u), head(h2, 24, "Avg", u), "GB/s");
+    for (int d = 0; d < KPROF_DIR_COUNT; d++)
+        for (int h = 0; h < KPROF_HOST_COUNT; h++) {
+            const struct kprof_copy *c = &s->copies[d][h];
+            if (!c->count)
+                continue;
+            fprintf(f, "%-9s %-8s", kprof_dir_names[d], kprof_host_mem_names[h]);
+            copy_row(f, c, u);
+        }
 }
 
 static void memsets(FILE *f, const struct kprof_snapshot *s)
 {
     fprintf(f, "== libkprof: memsets ==\n");
-    const struct kprof_copy *m = &s->memsets;
-    if (!m->count) {
+    if (!s->memsets.count) {
         fprintf(f, "  (no memsets)\n");
         return;
     }
-    struct unit u = unit_for(m->total_ns);
-    char h[2][24];
-    snprintf(h[0], sizeof h[0], "Total (%s)", u.name);
-    snprintf(h[1], sizeof h[1], "Avg (%s)", u.name);
-    fprintf(f, "%10s %14s %10s %14s %12s %10s\n", "Count", "Bytes", "Timed", h[0], h[1], "GB/s");
-    fprintf(f, "%10llu ", (unsigned long long)m->count);
-    print_bytes(f, 14, m->bytes);
-    if (m->timed)
-        fprintf(f, " %10llu %14.3f %12.3f %10.2f\n", (unsigned long long)m->timed, (double)m->total_ns / u.ns,
-                (double)m->total_ns / (double)m->timed / u.ns,
-                m->total_ns ? (double)m->timed_bytes / (double)m->total_ns : 0.0);
-    else
-        fprintf(f, " %10d %14s %12s %10s\n", 0, "-", "-", "-");
+    struct unit u = unit_for(s->memsets.total_ns);
+    char h1[24], h2[24];
+    fprintf(f, "%-18s %9s %12s %9s %13s %11s %9s\n", "", "Count", "Bytes", "Timed", head(h1, 24, "Total", u),
+            head(h2, 24, "Avg", u), "GB/s");
+    fprintf(f, "%-18s", "memset");
+    copy_row(f, &s->memsets, u);
 }
 
 static void allocations(FILE *f, const struct kprof_snapshot *s)
@@ -140,33 +173,46 @@ static void allocations(FILE *f, const struct kprof_snapshot *s)
     }
     struct unit u = unit_for(max);
     char h[24];
-    snprintf(h, sizeof h, "Host time (%s)", u.name);
-    fprintf(f, "%-7s %10s %14s %10s %14s %16s %14s\n", "Kind", "Allocs", "Bytes", "Frees", "Freed", h, "Peak in use");
+    fprintf(f, "%-8s %9s %12s %9s %12s %15s %12s\n", "Kind", "Allocs", "Bytes", "Frees", "Freed",
+            head(h, 24, "Host time", u), "Peak in use");
     for (int m = 0; m < KPROF_MEM_COUNT; m++) {
         const struct kprof_alloc_stat *a = &s->alloc[m];
         if (!a->count && !a->frees)
             continue;
-        fprintf(f, "%-7s %10llu ", kprof_mem_names[m], (unsigned long long)a->count);
-        print_bytes(f, 14, a->bytes);
-        fprintf(f, " %10llu ", (unsigned long long)a->frees);
-        print_bytes(f, 14, a->freed_bytes);
-        fprintf(f, " %16.3f ", (double)a->host_ns / u.ns);
-        print_bytes(f, 14, a->peak);
+        fprintf(f, "%-8s %9llu ", kprof_mem_names[m], (unsigned long long)a->count);
+        print_bytes(f, 12, a->bytes);
+        fprintf(f, " %9llu ", (unsigned long long)a->frees);
+        print_bytes(f, 12, a->freed_bytes);
+        fprintf(f, " %15.3f ", (double)a->host_ns / u.ns);
+        print_bytes(f, 12, a->peak);
         fprintf(f, "\n");
     }
 }
 
-static void context_init(FILE *f, const struct kprof_snapshot *s)
+static void devices(FILE *f, const struct kprof_snapshot *s)
 {
-    fprintf(f, "== libkprof: context init ==\n");
-    if (!s->nctx_inits) {
-        fprintf(f, "  (no context created through an intercepted call)\n");
+    fprintf(f, "== libkprof: devices ==\n");
+    if (!s->ndevices) {
+        fprintf(f, "  (no timed kernels)\n");
         return;
     }
-    fprintf(f, "%6s %14s  %s\n", "Device", "Host time (ms)", "Created by");
-    for (size_t i = 0; i < s->nctx_inits; i++)
-        fprintf(f, "%6d %14.3f  %s\n", s->ctx_inits[i].device, (double)s->ctx_inits[i].host_ns / 1e6,
-                kprof_api_names[s->ctx_inits[i].api]);
+    uint64_t max = 0;
+    for (size_t i = 0; i < s->ndevices; i++)
+        if (s->devices[i].kernel_ns > max)
+            max = s->devices[i].kernel_ns;
+    struct unit u = unit_for(max);
+    char h1[24], h2[24];
+    fprintf(f, "%6s %9s %15s %15s %9s %12s %8s\n", "Device", "Kernels", head(h1, 24, "Kernel sum", u),
+            head(h2, 24, "Busy", u), "Overlap", "Wall (s)", "Busy(%)");
+    for (size_t i = 0; i < s->ndevices; i++) {
+        const struct kprof_device_stat *d = &s->devices[i];
+        fprintf(f, "%6d %9llu %15.3f %15.3f %8.2fx %12.3f %8.2f\n", d->device, (unsigned long long)d->kernels,
+                (double)d->kernel_ns / u.ns, (double)d->busy_ns / u.ns,
+                d->busy_ns ? (double)d->kernel_ns / (double)d->busy_ns : 0.0, (double)s->wall_ns / 1e9,
+                s->wall_ns ? 100.0 * (double)d->busy_ns / (double)s->wall_ns : 0.0);
+    }
+    fprintf(f, "Busy: the union of the device's kernel intervals; Overlap: kernel sum / busy (above 1: streams ran\n"
+               "kernels at the same time).\n");
 }
 
 static void api(FILE *f, const struct kprof_snapshot *s)
@@ -178,15 +224,13 @@ static void api(FILE *f, const struct kprof_snapshot *s)
             max = s->api[i].total_ns;
     struct unit u = unit_for(max);
     char h[3][24];
-    snprintf(h[0], sizeof h[0], "Total (%s)", u.name);
-    snprintf(h[1], sizeof h[1], "Avg (%s)", u.name);
-    snprintf(h[2], sizeof h[2], "Max (%s)", u.name);
-    fprintf(f, "%10s %8s %14s %12s %12s  %s\n", "Calls", "Errors", h[0], h[1], h[2], "API (host time)");
+    fprintf(f, "%10s %8s %13s %11s %11s  %s\n", "Calls", "Errors", head(h[0], 24, "Total", u),
+            head(h[1], 24, "Avg", u), head(h[2], 24, "Max", u), "API (host time)");
     for (int i = 0; i < KPROF_API_COUNT; i++) {
         const struct kprof_api_stat *a = &s->api[i];
         if (!kprof_api_counted[i] || !a->calls)
             continue;
-        fprintf(f, "%10llu %8llu %14.3f %12.3f %12.3f  %s\n", (unsigned long long)a->calls,
+        fprintf(f, "%10llu %8llu %13.3f %11.3f %11.3f  %s\n", (unsigned long long)a->calls,
                 (unsigned long long)a->errors, (double)a->total_ns / u.ns,
                 (double)a->total_ns / (double)a->calls / u.ns, (double)a->max_ns / u.ns, kprof_api_names[i]);
     }
@@ -203,6 +247,7 @@ void kprof_report_text(FILE *f, const struct kprof_snapshot *s)
     copies(f, s);
     memsets(f, s);
     allocations(f, s);
+    devices(f, s);
     api(f, s);
     fprintf(f, "== libkprof: events ==\n");
     fprintf(f, "Events created %ld, pairs incomplete at exit %ld, failed %ld, calls untimed for lack of events %ld\n",

@@ -1,6 +1,7 @@
 /* stats.c: aggregation: kernels (by mangled name), copies by direction, allocations, the host-side API
  * table and context creation; and the snapshot the report writers read. */
 #include <dlfcn.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@ const char *const kprof_api_names[KPROF_API_COUNT] = {
 #define KPROF_CLASS_MEMSET 1
 #define KPROF_CLASS_PROC 0
 #define KPROF_CLASS_CTX 0
+#define KPROF_CLASS_RANGE 0
 const char kprof_api_counted[KPROF_API_COUNT] = {
 #define KPROF_RT(name, proto, cls) KPROF_CLASS_##cls,
 #define KPROF_DH(name, cls) KPROF_CLASS_##cls,
@@ -125,9 +127,56 @@ static struct kprof_kernel *kernel_by_name(char *mangled_owned)
     }
     k->mangled = mangled_owned;
     k->min_ns = UINT64_MAX;
+    char *demangled = kprof_demangle(k->mangled);
+    k->selected = kprof_name_selected(demangled ? demangled : k->mangled);
+    if (kprof_config.names == KPROF_NAMES_MANGLED || !demangled) {
+        free(demangled);
+        k->name = strdup(k->mangled);
+    } else {
+        k->name = demangled;
+    }
+    if (!k->name) {
+        free(k->mangled);
+        free(k);
+        return NULL;
+    }
     HASH_ADD_KEYPTR(hh, names.kernels, k->mangled, strlen(k->mangled), k);
     names.nkernels++;
     return k;
+}
+
+struct kprof_kernel *kprof_kernel_shaped(struct kprof_kernel *k, const unsigned grid[3], const unsigned block[3])
+{
+    unsigned key[6] = { grid[0], grid[1], grid[2], block[0], block[1], block[2] };
+    pthread_rwlock_rdlock(&names.lock);
+    struct kprof_kernel *c;
+    HASH_FIND(hh, k->shapes, key, sizeof key, c);
+    pthread_rwlock_unlock(&names.lock);
+    if (c)
+        return c;
+    pthread_rwlock_wrlock(&names.lock);
+    HASH_FIND(hh, k->shapes, key, sizeof key, c);
+    if (!c && (c = calloc(1, sizeof *c)) != NULL) {
+        c->mangled = strdup(k->mangled);
+        c->name = strdup(k->name);
+        if (!c->mangled || !c->name) {
+            free(c->mangled);
+            free(c->name);
+            free(c);
+            c = NULL;
+        } else {
+            c->selected = k->selected;
+            c->min_ns = UINT64_MAX;
+            c->parent = k;
+            memcpy(c->shape_key, key, sizeof key);
+            memcpy(c->grid, grid, sizeof c->grid);
+            memcpy(c->block, block, sizeof c->block);
+            HASH_ADD(hh, k->shapes, shape_key, sizeof key, c);
+            names.nkernels++;
+        }
+    }
+    pthread_rwlock_unlock(&names.lock);
+    return c ? c : k;
 }
 
 /* A small per-thread cache in front of the launch-key map: launch loops hit it every time. */
@@ -200,11 +249,13 @@ struct kprof_kernel *kprof_kernel_for_function(CUfunction f)
 /* ---- GPU times ------------------------------------------------------------------------------- */
 
 static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct kprof_copy copies[KPROF_DIR_COUNT];
+static struct kprof_copy copies[KPROF_DIR_COUNT][KPROF_HOST_COUNT];
 
 int kprof_kernel_count(struct kprof_kernel *k, dim3 grid, dim3 block)
 {
     uint64_t before = ATOMIC_ADD(&k->calls, 1);
+    if (k->parent)
+        return before == 0; /* a KPROF_GROUP=shape entry: its shape is its key */
     /* The shape is informational (the last one wins); relaxed stores keep it race-free. */
     __atomic_store_n(&k->grid[0], grid.x, __ATOMIC_RELAXED);
     __atomic_store_n(&k->grid[1], grid.y, __ATOMIC_RELAXED);
@@ -229,11 +280,29 @@ void kprof_kernel_add_time(struct kprof_kernel *k, uint64_t ns, int first)
             k->min_ns = ns;
         if (ns > k->max_ns)
             k->max_ns = ns;
+        uint64_t n = k->timed - (uint64_t)k->first_timed;
+        double d = (double)ns - k->mean_ns;
+        k->mean_ns += d / (double)n;
+        k->m2 += d * ((double)ns - k->mean_ns);
+        kprof_hist_add(&k->hist, ns);
     }
     pthread_mutex_unlock(&stats_lock);
 }
 
 static struct kprof_copy memsets;
+const char *const kprof_host_mem_names[KPROF_HOST_COUNT] = { "-", "pinned", "pageable" };
+
+void kprof_copy_describe(const struct kprof_copy *c, enum kprof_dir *dir, enum kprof_host_mem *host)
+{
+    size_t i = (size_t)(c - &copies[0][0]);
+    *dir = (enum kprof_dir)(i / KPROF_HOST_COUNT);
+    *host = (enum kprof_host_mem)(i % KPROF_HOST_COUNT);
+}
+
+int kprof_copy_is_memset(const struct kprof_copy *c)
+{
+    return c == &memsets;
+}
 
 struct kprof_copy *kprof_memset_count(size_t bytes)
 {
@@ -242,9 +311,9 @@ struct kprof_copy *kprof_memset_count(size_t bytes)
     return &memsets;
 }
 
-struct kprof_copy *kprof_copy_count(enum kprof_dir dir, size_t bytes)
+struct kprof_copy *kprof_copy_count(enum kprof_dir dir, enum kprof_host_mem host, size_t bytes)
 {
-    struct kprof_copy *c = &copies[dir];
+    struct kprof_copy *c = &copies[dir][dir == KPROF_DTOD ? KPROF_HOST_NONE : host];
     ATOMIC_ADD(&c->count, 1);
     ATOMIC_ADD(&c->bytes, (uint64_t)bytes);
     return c;
@@ -260,6 +329,145 @@ void kprof_copy_add_time(struct kprof_copy *c, uint64_t ns, uint64_t bytes)
         c->min_ns = ns;
     if (ns > c->max_ns)
         c->max_ns = ns;
+    pthread_mutex_unlock(&stats_lock);
+}
+
+uint64_t kprof_kernel_percentile(const struct kprof_kernel *k, double q)
+{
+    if (kprof_hist_count(&k->hist) > 0)
+        return kprof_hist_percentile(&k->hist, q);
+    return k->first_timed ? k->first_ns : 0;
+}
+
+double kprof_kernel_stddev(const struct kprof_kernel *k)
+{
+    uint64_t n = k->timed - (uint64_t)k->first_timed;
+    return n > 1 ? sqrt(k->m2 / (double)(n - 1)) : 0.0;
+}
+
+/* ---- samples: devices' busy time and the trace ------------------------------------------------ */
+
+/* The union of a device's kernel intervals, kept as up to BUSY_OPEN disjoint intervals sorted by start;
+ * when full, the oldest is closed into busy_closed (pairs arrive nearly in time order, so nothing later
+ * overlaps it).  Bounded memory however many kernels run. */
+#define BUSY_OPEN 256
+#define MAX_DEVICES 64
+struct busy { uint64_t start, end; };
+static struct device_acc {
+    int used;
+    uint64_t kernel_ns, kernels, busy_closed;
+    struct busy open[BUSY_OPEN];
+    int nopen;
+} devices[MAX_DEVICES];
+
+static void busy_add(struct device_acc *d, uint64_t start, uint64_t end)
+{
+    if (end <= start)
+        return;
+    /* Merge with every open interval it touches; insert in order. */
+    int i = 0;
+    while (i < d->nopen && d->open[i].end < start)
+        i++;
+    int j = i;
+    while (j < d->nopen && d->open[j].start <= end) {
+        if (d->open[j].start < start)
+            start = d->open[j].start;
+        if (d->open[j].end > end)
+            end = d->open[j].end;
+        j++;
+    }
+    if (j == i && d->nopen == BUSY_OPEN) { /* full: close the oldest to make room */
+        if (i == 0) { /* older than everything kept: count it closed */
+            d->busy_closed += end - start;
+            return;
+        }
+        d->busy_closed += d->open[0].end - d->open[0].start;
+        memmove(&d->open[0], &d->open[1], (size_t)(d->nopen - 1) * sizeof d->open[0]);
+        d->nopen--;
+        i--;
+        j--;
+    }
+    memmove(&d->open[i + 1], &d->open[j], (size_t)(d->nopen - j) * sizeof d->open[0]);
+    d->nopen -= j - i - 1;
+    d->open[i].start = start;
+    d->open[i].end = end;
+}
+
+static struct {
+    struct kprof_trace_event *ev;
+    size_t n, cap;
+    uint64_t dropped;
+    struct kprof_stream_name *streams;
+    size_t nstreams;
+} trace;
+
+void kprof_stream_named(unsigned index, int device, const char *name)
+{
+    pthread_mutex_lock(&stats_lock);
+    if (index >= trace.nstreams) {
+        size_t n = (size_t)index + 16;
+        struct kprof_stream_name *a = realloc(trace.streams, n * sizeof *a);
+        if (a) {
+            memset(a + trace.nstreams, 0, (n - trace.nstreams) * sizeof *a);
+            trace.streams = a;
+            trace.nstreams = n;
+        }
+    }
+    if (index < trace.nstreams) {
+        free(trace.streams[index].name);
+        trace.streams[index].name = strdup(name);
+        trace.streams[index].device = device;
+    }
+    pthread_mutex_unlock(&stats_lock);
+}
+
+static void trace_add(const struct kprof_sample *s)
+{
+    if (trace.n == trace.cap) {
+        if (trace.cap >= (size_t)kprof_config.trace_limit) {
+            trace.dropped++;
+            return;
+        }
+        size_t cap = trace.cap ? trace.cap * 2 : 4096;
+        if (cap > (size_t)kprof_config.trace_limit)
+            cap = (size_t)kprof_config.trace_limit;
+        struct kprof_trace_event *e = realloc(trace.ev, cap * sizeof *e);
+        if (!e) {
+            trace.dropped++;
+            return;
+        }
+        trace.ev = e;
+        trace.cap = cap;
+    }
+    struct kprof_trace_event *e = &trace.ev[trace.n++];
+    e->start_ns = s->start_ns;
+    e->dur_ns = s->dur_ns;
+    e->target = s->target;
+    e->bytes = s->bytes;
+    memcpy(e->grid, s->grid, sizeof e->grid);
+    memcpy(e->block, s->block, sizeof e->block);
+    e->device = s->device;
+    e->stream_index = s->stream_index;
+    e->kind = (unsigned char)s->kind;
+}
+
+void kprof_sample_record(const struct kprof_sample *s)
+{
+    if (s->kind == KPROF_TARGET_COPY)
+        kprof_copy_add_time(s->target, s->dur_ns, s->bytes);
+    else
+        kprof_kernel_add_time(s->target, s->dur_ns, s->kind == KPROF_TARGET_KERNEL_FIRST);
+    pthread_mutex_lock(&stats_lock);
+    if (s->kind != KPROF_TARGET_COPY && s->device >= 0 && s->device < MAX_DEVICES) {
+        struct device_acc *d = &devices[s->device];
+        d->used = 1;
+        d->kernel_ns += s->dur_ns;
+        d->kernels++;
+        if (s->has_time)
+            busy_add(d, s->start_ns, s->start_ns + s->dur_ns);
+    }
+    if (kprof_config.trace && s->has_time)
+        trace_add(s);
     pthread_mutex_unlock(&stats_lock);
 }
 
@@ -389,13 +597,40 @@ int kprof_snapshot_take(struct kprof_snapshot *s)
     pthread_rwlock_rdlock(&names.lock);
     pthread_mutex_lock(&stats_lock);
     s->kernels = calloc(names.nkernels ? names.nkernels : 1, sizeof *s->kernels);
-    for (struct kprof_kernel *k = names.kernels; k && s->kernels; k = k->hh.next)
+    for (struct kprof_kernel *k = names.kernels; k && s->kernels; k = k->hh.next) {
+        if (!k->selected)
+            continue;
+        if (k->shapes) {
+            for (struct kprof_kernel *c = k->shapes; c; c = c->hh.next)
+                if (c->calls > 0) {
+                    s->kernels[s->nkernels++] = c;
+                    s->kernel_total_ns += c->total_ns;
+                }
+        }
         if (k->calls > 0) {
             s->kernels[s->nkernels++] = k;
             s->kernel_total_ns += k->total_ns;
         }
+    }
     memcpy(s->copies, copies, sizeof copies);
     s->memsets = memsets;
+    s->devices = calloc(MAX_DEVICES, sizeof *s->devices);
+    for (int i = 0; i < MAX_DEVICES && s->devices; i++) {
+        if (!devices[i].used)
+            continue;
+        struct kprof_device_stat *d = &s->devices[s->ndevices++];
+        d->device = i;
+        d->kernel_ns = devices[i].kernel_ns;
+        d->kernels = devices[i].kernels;
+        d->busy_ns = devices[i].busy_closed;
+        for (int j = 0; j < devices[i].nopen; j++)
+            d->busy_ns += devices[i].open[j].end - devices[i].open[j].start;
+    }
+    s->trace = trace.ev;
+    s->ntrace = trace.n;
+    s->trace_dropped = trace.dropped;
+    s->streams = trace.streams;
+    s->nstreams = trace.nstreams;
     s->nctx_inits = nctx_inits;
     s->ctx_inits = calloc(nctx_inits ? nctx_inits : 1, sizeof *s->ctx_inits);
     if (s->ctx_inits)
@@ -430,6 +665,7 @@ int kprof_snapshot_take(struct kprof_snapshot *s)
 void kprof_snapshot_free(struct kprof_snapshot *s)
 {
     free(s->kernels);
+    free(s->devices);
     free(s->ctx_inits);
     memset(s, 0, sizeof *s);
 }

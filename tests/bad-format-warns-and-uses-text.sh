@@ -3,5 +3,5 @@
 . "${top_srcdir:-..}/tests/lib.sh"
 need_kernels
 KPROF_FORMAT=xml run_kprof "$KERNELS/vector_add" --no-verify --n 64 >/dev/null 2>"$WORK/err"
-expect_eq "$(grep -c "^libkprof: ignoring KPROF_FORMAT='xml' (expected text or json); using text$" "$WORK/err")" 1 "one warning"
+expect_eq "$(grep -c "^libkprof: ignoring KPROF_FORMAT='xml' (expected text, csv or json); using text$" "$WORK/err")" 1 "one warning"
 expect_grep '^== libkprof: kernels ==$' "$WORK/err" "text report written"

@@ -1,0 +1,141 @@
+/* report_csv.c: the report as CSV, one file per table (<base>.kernels.csv, .copies.csv, .memsets.csv,
+ * .allocations.csv, .devices.csv, .api.csv, .context_init.csv, .summary.csv), each with a header row;
+ * times in ns, sizes in bytes.  Columns are documented in man/libkprof.7. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include "kprof.h"
+
+#define U(x) ((unsigned long long)(x))
+
+/* A field quoted as RFC 4180 says when it holds a comma, quote or newline. */
+static void csv_string(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\n\r")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+static FILE *csv_open(const char *base, const char *table, int *ok)
+{
+    size_t n = strlen(base) + strlen(table) + 8;
+    char *path = malloc(n);
+    FILE *f = NULL;
+    if (path) {
+        snprintf(path, n, "%s.%s.csv", base, table);
+        f = fopen(path, "w");
+        if (!f)
+            kprof_warn("cannot write '%s' (%s)", path, strerror(errno));
+        free(path);
+    }
+    if (!f)
+        *ok = 0;
+    return f;
+}
+
+static void csv_close(FILE *f, int *ok)
+{
+    if (f && fclose(f) != 0)
+        *ok = 0;
+}
+
+int kprof_report_csv(const char *base, const struct kprof_snapshot *s)
+{
+    int ok = 1;
+    FILE *f;
+
+    if ((f = csv_open(base, "summary", &ok))) {
+        fprintf(f, "pid,host,command,wall_ns,events_created,pairs_incomplete,pairs_failed,untimed_no_event\n");
+        fprintf(f, "%ld,", s->pid);
+        csv_string(f, s->host);
+        fputc(',', f);
+        csv_string(f, s->command);
+        fprintf(f, ",%llu,%ld,%ld,%ld,%ld\n", U(s->wall_ns), s->events.created, s->events.incomplete,
+                s->events.failed, s->events.pool_exhausted);
+        csv_close(f, &ok);
+    }
+    if ((f = csv_open(base, "context_init", &ok))) {
+        fprintf(f, "device,api,host_ns\n");
+        for (size_t i = 0; i < s->nctx_inits; i++)
+            fprintf(f, "%d,%s,%llu\n", s->ctx_inits[i].device, kprof_api_names[s->ctx_inits[i].api],
+                    U(s->ctx_inits[i].host_ns));
+        csv_close(f, &ok);
+    }
+    if ((f = csv_open(base, "kernels", &ok))) {
+        fprintf(f, "name,mangled,calls,timed,total_ns,first_ns,avg_ns,median_ns,p95_ns,p99_ns,min_ns,max_ns,"
+                   "stddev_ns,share,grid_x,grid_y,grid_z,block_x,block_y,block_z\n");
+        for (size_t i = 0; i < s->nkernels; i++) {
+            const struct kprof_kernel *k = s->kernels[i];
+            double avg = 0.0;
+            uint64_t mn = 0, mx = 0;
+            kprof_kernel_steady(k, &avg, &mn, &mx);
+            csv_string(f, k->name);
+            fputc(',', f);
+            csv_string(f, k->mangled);
+            fprintf(f, ",%llu,%llu,%llu,", U(k->calls), U(k->timed), U(k->total_ns));
+            if (k->first_timed)
+                fprintf(f, "%llu", U(k->first_ns));
+            fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu,%.1f,%.6f,%u,%u,%u,%u,%u,%u\n", U(avg + 0.5),
+                    U(kprof_kernel_percentile(k, 50)), U(kprof_kernel_percentile(k, 95)),
+                    U(kprof_kernel_percentile(k, 99)), U(mn), U(mx), kprof_kernel_stddev(k),
+                    s->kernel_total_ns ? (double)k->total_ns / (double)s->kernel_total_ns : 0.0, k->grid[0],
+                    k->grid[1], k->grid[2], k->block[0], k->block[1], k->block[2]);
+        }
+        csv_close(f, &ok);
+    }
+    if ((f = csv_open(base, "copies", &ok))) {
+        fprintf(f, "direction,host_memory,count,bytes,timed,timed_bytes,total_ns,min_ns,max_ns,gbps\n");
+        for (int d = 0; d < KPROF_DIR_COUNT; d++)
+            for (int h = 0; h < KPROF_HOST_COUNT; h++) {
+                const struct kprof_copy *c = &s->copies[d][h];
+                if (!c->count)
+                    continue;
+                fprintf(f, "%s,%s,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%.3f\n", kprof_dir_names[d],
+                        h == KPROF_HOST_NONE ? "" : kprof_host_mem_names[h], U(c->count), U(c->bytes), U(c->timed),
+                        U(c->timed_bytes), U(c->total_ns), U(c->timed ? c->min_ns : 0), U(c->max_ns),
+                        c->total_ns ? (double)c->timed_bytes / (double)c->total_ns : 0.0);
+            }
+        csv_close(f, &ok);
+    }
+    if ((f = csv_open(base, "memsets", &ok))) {
+        const struct kprof_copy *c = &s->memsets;
+        fprintf(f, "count,bytes,timed,timed_bytes,total_ns,min_ns,max_ns,gbps\n");
+        fprintf(f, "%llu,%llu,%llu,%llu,%llu,%llu,%llu,%.3f\n", U(c->count), U(c->bytes), U(c->timed),
+                U(c->timed_bytes), U(c->total_ns), U(c->timed ? c->min_ns : 0), U(c->max_ns),
+                c->total_ns ? (double)c->timed_bytes / (double)c->total_ns : 0.0);
+        csv_close(f, &ok);
+    }
+    if ((f = csv_open(base, "allocations", &ok))) {
+        fprintf(f, "kind,count,bytes,frees,freed_bytes,host_ns,peak_bytes,in_use_bytes\n");
+        for (int m = 0; m < KPROF_MEM_COUNT; m++) {
+            const struct kprof_alloc_stat *a = &s->alloc[m];
+            fprintf(f, "%s,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n", kprof_mem_names[m], U(a->count), U(a->bytes),
+                    U(a->frees), U(a->freed_bytes), U(a->host_ns), U(a->peak), U(a->in_use));
+        }
+        csv_close(f, &ok);
+    }
+    if ((f = csv_open(base, "devices", &ok))) {
+        fprintf(f, "device,kernels,kernel_ns,busy_ns,wall_ns\n");
+        for (size_t i = 0; i < s->ndevices; i++)
+            fprintf(f, "%d,%llu,%llu,%llu,%llu\n", s->devices[i].device, U(s->devices[i].kernels),
+                    U(s->devices[i].kernel_ns), U(s->devices[i].busy_ns), U(s->wall_ns));
+        csv_close(f, &ok);
+    }
+    if ((f = csv_open(base, "api", &ok))) {
+        fprintf(f, "name,calls,errors,total_ns,max_ns\n");
+        for (int i = 0; i < KPROF_API_COUNT; i++)
+            if (kprof_api_counted[i] && s->api[i].calls)
+                fprintf(f, "%s,%llu,%llu,%llu,%llu\n", kprof_api_names[i], U(s->api[i].calls), U(s->api[i].errors),
+                        U(s->api[i].total_ns), U(s->api[i].max_ns));
+        csv_close(f, &ok);
+    }
+    return ok;
+}

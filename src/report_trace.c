@@ -1,0 +1,59 @@
+/* report_trace.c: the Chrome trace-event JSON of every timed launch, copy and memset (KPROF_TRACE), which
+ * Perfetto and chrome://tracing open: one process per device, one thread per stream. */
+#include "kprof.h"
+
+
+
+void kprof_report_trace(FILE *f, const struct kprof_snapshot *s)
+{
+    fprintf(f, "{\"displayTimeUnit\": \"ns\",\n \"otherData\": {\"tool\": \"libkprof\", \"pid\": %ld, "
+               "\"events\": %zu, \"dropped_events\": %llu, \"limit\": %ld},\n \"traceEvents\": [\n",
+            s->pid, s->ntrace, (unsigned long long)s->trace_dropped, kprof_config.trace_limit);
+    int first = 1;
+    /* Names: a process per device, a thread per stream. */
+    for (size_t i = 0; i < s->ndevices; i++) {
+        fprintf(f, "%s  {\"ph\": \"M\", \"name\": \"process_name\", \"pid\": %d, \"args\": {\"name\": \"GPU %d\"}}",
+                first ? "" : ",\n", s->devices[i].device, s->devices[i].device);
+        first = 0;
+    }
+    for (size_t i = 0; i < s->nstreams; i++) {
+        if (!s->streams[i].name)
+            continue;
+        fprintf(f, "%s  {\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": %d, \"tid\": %zu, \"args\": {\"name\": ",
+                first ? "" : ",\n", s->streams[i].device, i);
+        kprof_json_string(f, s->streams[i].name);
+        fprintf(f, "}}");
+        first = 0;
+    }
+    for (size_t i = 0; i < s->ntrace; i++) {
+        const struct kprof_trace_event *e = &s->trace[i];
+        fprintf(f, "%s  {\"ph\": \"X\", \"pid\": %d, \"tid\": %u, \"ts\": %.3f, \"dur\": %.3f, ", first ? "" : ",\n",
+                e->device, e->stream_index, (double)e->start_ns / 1e3, (double)e->dur_ns / 1e3);
+        first = 0;
+        if (e->kind == KPROF_TARGET_COPY) {
+            const struct kprof_copy *c = e->target;
+            if (kprof_copy_is_memset(c)) {
+                fprintf(f, "\"cat\": \"memset\", \"name\": \"memset\", \"args\": {\"bytes\": %llu}}",
+                        (unsigned long long)e->bytes);
+            } else {
+                enum kprof_dir d;
+                enum kprof_host_mem h;
+                kprof_copy_describe(c, &d, &h);
+                fprintf(f, "\"cat\": \"memcpy\", \"name\": \"memcpy %s\", \"args\": {\"bytes\": %llu, \"direction\": \"%s\", "
+                           "\"host_memory\": \"%s\"}}",
+                        kprof_dir_names[d], (unsigned long long)e->bytes, kprof_dir_names[d], kprof_host_mem_names[h]);
+            }
+        } else {
+            const struct kprof_kernel *k = e->target;
+            fprintf(f, "\"cat\": \"kernel\", \"name\": ");
+            kprof_json_string(f, k->name);
+            fprintf(f, ", \"args\": {\"grid\": [%u, %u, %u], \"block\": [%u, %u, %u], \"first_launch\": %s}}",
+                    e->grid[0], e->grid[1], e->grid[2], e->block[0], e->block[1], e->block[2],
+                    e->kind == KPROF_TARGET_KERNEL_FIRST ? "true" : "false");
+        }
+    }
+    fprintf(f, "\n ]\n}\n");
+    if (s->trace_dropped)
+        kprof_warn("the trace holds the first %zu timed calls; %llu more were dropped (KPROF_TRACE_LIMIT=%ld)",
+                   s->ntrace, (unsigned long long)s->trace_dropped, kprof_config.trace_limit);
+}

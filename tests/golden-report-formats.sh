@@ -1,0 +1,50 @@
+#!/bin/sh
+# The report in all three formats and the Chrome trace, for stream_overlap on the fake GPU, against golden
+# files in tests/golden/ (what varies from run to run: pid, host, wall and host times, event counts, stream
+# addresses, the timeline's origin, is masked first).  UPDATE_GOLDEN=1 rewrites the golden files.
+. "${top_srcdir:-..}/tests/lib.sh"
+need_kernels; need_jq
+G=$top_srcdir/tests/golden
+export FAKEGPU_KERNEL_NS="scale_chunk=11000" FAKEGPU_COPY_PS_PER_BYTE=250
+run() { run_kprof "$KERNELS/stream_overlap" --no-verify --chunks 4 --chunk-bytes 1048576 >/dev/null; }
+
+KPROF_TRACE="$WORK/trace.json" run 2>"$WORK/report.txt"
+KPROF_FORMAT=json KPROF_OUTPUT="$WORK/report.json" run
+KPROF_FORMAT=csv KPROF_OUTPUT="$WORK/report" run
+
+# Text: mask the process line, host times, wall time, event counts.
+awk '
+    /^== libkprof: / { section = $0; print; next }
+    /^Process: / { print "Process: <masked>"; next }
+    section ~ /context init/ && /^ +[0-9]+ +[0-9.]+  / { $2 = "<ms>"; print; next }
+    section ~ /allocations/ { gsub(/Host time \([a-z]+\)/, "Host time (*)"); if ($0 !~ /^Kind/) $0 = substr($0, 1, 55) "<masked>" substr($0, 71); print; next }
+    section ~ /devices/ && /^ +[0-9]+ / { $6 = "<s>"; $7 = "<%>"; print; next }
+    section ~ /api/ { if ($0 ~ /^ +Calls/) print "Calls Errors API"; else print $1, $2, $NF; next }
+    section ~ /events/ { sub(/created [0-9]+/, "created <n>") }
+    { print }' "$WORK/report.txt" >"$WORK/report.txt.norm"
+# JSON: drop what varies.
+jq -S 'del(.pid, .host, .command, .wall_ns, .version) | .context_init[].host_ns = 0
+       | .allocations[].host_ns = 0 | .api |= map({name, calls, errors}) | .events.created = 0' \
+    "$WORK/report.json" >"$WORK/report.json.norm"
+# Trace: times relative to the first event, in time order (pairs are read in no set order across
+# streams), stream names without their addresses.
+jq -S '.traceEvents as $e | ([$e[] | select(.ph == "X") | .ts] | min) as $t0
+       | {otherData: (.otherData | del(.pid)),
+          traceEvents: ([$e[] | select(.ph == "M") | if .name == "thread_name"
+                                 then .args.name |= sub(" \\(0x[0-9a-f]+\\)"; "") else . end]
+                        + ([$e[] | select(.ph == "X") | .ts = ((.ts - $t0) * 1000 | round / 1000)]
+                           | sort_by(.ts, .tid, .name)))}' \
+    "$WORK/trace.json" >"$WORK/trace.json.norm"
+# CSV: the GPU tables as they are; host times and wall time dropped.
+for t in kernels copies memsets; do cp "$WORK/report.$t.csv" "$WORK/$t.csv.norm"; done
+cut -d, -f1-4 "$WORK/report.devices.csv" >"$WORK/devices.csv.norm"
+cut -d, -f1-5,7- "$WORK/report.allocations.csv" >"$WORK/allocations.csv.norm"
+cut -d, -f1-3 "$WORK/report.api.csv" >"$WORK/api.csv.norm"
+
+for f in report.txt report.json trace.json kernels.csv copies.csv memsets.csv devices.csv allocations.csv api.csv; do
+    if [ "${UPDATE_GOLDEN:-0}" = 1 ]; then
+        cp "$WORK/$f.norm" "$G/stream_overlap.$f"
+    fi
+    diff -u "$G/stream_overlap.$f" "$WORK/$f.norm" || fail "$f differs from tests/golden/stream_overlap.$f"
+    pass "$f matches its golden file"
+done

@@ -1,0 +1,75 @@
+#!/bin/sh
+# kprof-merge over three ranks' JSON reports: exact sums and per-process min/max/imbalance in JSON, the text
+# summary against a golden file, and unreadable or foreign reports warned about and skipped.
+. "${top_srcdir:-..}/tests/lib.sh"
+MERGE=$top_builddir/tools/kprof-merge
+[ -x "$MERGE" ] || skip "kprof-merge not built (configure found no jansson)"
+need_jq
+D=$top_srcdir/tests/data/merge
+
+# JSON: rank0 and rank1 ran gemm and reduce, rank2 only gemm.
+"$MERGE" -f json -o "$WORK/m.json" "$D/rank0.json" "$D/rank1.json" "$D/rank2.json" 2>"$WORK/err"
+expect_no_grep . "$WORK/err" "nothing on stderr for good reports"
+cat "$WORK/m.json"
+expect_eq "$(jqr .schema_version "$WORK/m.json")" 1 "schema_version"
+expect_eq "$(jqr .processes "$WORK/m.json")" 3 "processes merged"
+expect_eq "$(jqr '.hosts | join(",")' "$WORK/m.json")" "nodeA,nodeB" "distinct hosts"
+expect_eq "$(jqr '.wall_ns | "\(.total) \(.min) \(.max) \(.max_process)"' "$WORK/m.json")" \
+    "6000000000 1800000000 2200000000 101@nodeA" "wall time total, min, max"
+expect_eq "$(jqr '[.kernels[].mangled] | join(",")' "$WORK/m.json")" "_Z4gemmPKfS0_Pfi,_Z6reducePKfPfi" \
+    "kernels sorted by total time"
+expect_eq "$(kernel_field "$WORK/m.json" gemm processes)" 3 "gemm processes"
+expect_eq "$(kernel_field "$WORK/m.json" gemm calls)" 32 "gemm calls summed"
+expect_eq "$(kernel_field "$WORK/m.json" gemm total_ns)" 12000000 "gemm total_ns summed"
+expect_eq "$(kernel_field "$WORK/m.json" gemm avg_ns)" 375000 "gemm average per call"
+expect_eq "$(kernel_field "$WORK/m.json" gemm process_min_ns)" 3000000 "gemm per-process min"
+expect_eq "$(kernel_field "$WORK/m.json" gemm process_max_ns)" 6000000 "gemm per-process max"
+expect_eq "$(kernel_field "$WORK/m.json" gemm process_mean_ns)" 4000000 "gemm per-process mean"
+expect_eq "$(kernel_field "$WORK/m.json" gemm imbalance)" 1.5 "gemm imbalance"
+expect_eq "$(kernel_field "$WORK/m.json" gemm max_process)" 101@nodeA "gemm max on rank 1"
+expect_eq "$(kernel_field "$WORK/m.json" reduce processes)" 2 "reduce missing on rank 2"
+expect_eq "$(kernel_field "$WORK/m.json" reduce calls)" 10 "reduce calls summed"
+expect_eq "$(kernel_field "$WORK/m.json" reduce timed)" 9 "reduce timed summed"
+expect_eq "$(kernel_field "$WORK/m.json" reduce total_ns)" 800000 "reduce total_ns summed"
+expect_eq "$(kernel_field "$WORK/m.json" reduce avg_ns)" 88889 "reduce average per timed call"
+expect_eq "$(kernel_field "$WORK/m.json" reduce process_min_ns)" 300000 "reduce per-process min"
+expect_eq "$(kernel_field "$WORK/m.json" reduce process_max_ns)" 500000 "reduce per-process max"
+expect_eq "$(kernel_field "$WORK/m.json" reduce imbalance)" 1.25 "reduce imbalance"
+expect_eq "$(kernel_field "$WORK/m.json" reduce max_process)" 100@nodeA "reduce max on rank 0"
+expect_eq "$(copy_field "$WORK/m.json" HtoD count) $(copy_field "$WORK/m.json" HtoD bytes) $(copy_field "$WORK/m.json" HtoD total_ns)" \
+    "8 8388608 4194304" "HtoD count, bytes, time summed"
+expect_eq "$(jqr '.copies[] | select(.direction == "HtoD") | .gbps == 2' "$WORK/m.json")" true "HtoD GB/s = 2"
+expect_eq "$(jqr '.memsets | "\(.count) \(.bytes) \(.total_ns)"' "$WORK/m.json")" "1 4096 2048" "memsets summed"
+expect_eq "$(jqr '.allocations[] | select(.kind == "device") | "\(.count) \(.bytes) \(.peak_bytes) \(.peak_process)"' "$WORK/m.json")" \
+    "9 9437184 3145728 101@nodeA" "device allocations summed, peak the largest"
+expect_eq "$(jqr '.context_init | "\(.processes) \(.min_ns) \(.max_ns) \(.mean_ns)"' "$WORK/m.json")" \
+    "2 20000000 30000000 25000000" "context init per process"
+
+# Text: the same summary, to stdout, against the golden file.
+"$MERGE" "$D/rank0.json" "$D/rank1.json" "$D/rank2.json" >"$WORK/m.txt"
+diff -u "$D/expected.txt" "$WORK/m.txt" >&2 || fail "text summary differs from tests/data/merge/expected.txt"
+pass "text summary matches the golden file"
+
+# A truncated file, a foreign schema_version and a missing file: one warning each, skipped, exit 0.
+rc=0
+"$MERGE" -f json "$D/rank0.json" "$D/truncated.json" "$D/rank1.json" "$D/schema2.json" "$WORK/missing.json" \
+    "$D/rank2.json" >"$WORK/b.json" 2>"$WORK/err" || rc=$?
+cat "$WORK/err"
+expect_eq "$rc" 0 "exit status with bad files among good ones"
+expect_eq "$(wc -l <"$WORK/err" | tr -d ' ')" 3 "one warning line per bad file"
+expect_grep '^kprof-merge: .*truncated\.json.*; skipped$' "$WORK/err" "truncated report warned about"
+expect_grep '^kprof-merge: .*schema2\.json: schema_version 2 is not supported \(expected 1\); skipped$' "$WORK/err" \
+    "foreign schema_version warned about"
+expect_grep '^kprof-merge: .*missing\.json.*; skipped$' "$WORK/err" "missing file warned about"
+expect_eq "$(jqr '"\(.processes) \(.skipped)"' "$WORK/b.json")" "3 3" "good reports merged, bad ones skipped"
+expect_eq "$(jq -S .kernels "$WORK/b.json")" "$(jq -S .kernels "$WORK/m.json")" "bad files change nothing"
+
+# Nothing merged: exit 1.  Usage errors: exit 2.
+rc=0; "$MERGE" "$D/truncated.json" "$D/schema2.json" >/dev/null 2>"$WORK/err" || rc=$?
+expect_eq "$rc" 1 "exit status when no report merged"
+rc=0; "$MERGE" >/dev/null 2>&1 || rc=$?
+expect_eq "$rc" 2 "exit status without reports"
+rc=0; "$MERGE" -f xml "$D/rank0.json" >/dev/null 2>&1 || rc=$?
+expect_eq "$rc" 2 "exit status for an unknown format"
+expect_eq "$("$MERGE" --version)" "kprof-merge (libkprof) $(sed -n 's/^#define PACKAGE_VERSION "\(.*\)"$/\1/p' "$top_builddir/config.h")" \
+    "--version"

@@ -1,0 +1,857 @@
+/* kprof-merge.c: merges the JSON reports of many profiled processes (MPI ranks, torchrun workers) into one summary. */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+/* Out of memory is the one error kprof-merge cannot work around: a message and exit status 1. */
+static void out_of_memory(void)
+{
+    fputs("kprof-merge: out of memory\n", stderr);
+    exit(1);
+}
+#define uthash_fatal(msg) out_of_memory()
+#include <uthash.h>
+
+/* ------------------------------------------------------------------------------------------ utilities */
+
+/* Prints one line "kprof-merge: <message>" on stderr. */
+static void warn(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("kprof-merge: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+/* malloc/realloc/strdup that never return NULL (they exit through out_of_memory instead). */
+static void *xrealloc(void *p, size_t size)
+{
+    p = realloc(p, size ? size : 1);
+    if (!p)
+        out_of_memory();
+    return p;
+}
+static char *xstrdup(const char *s)
+{
+    char *d = strdup(s);
+    if (!d)
+        out_of_memory();
+    return d;
+}
+
+/* Makes room for one more element in the growable array *arr of *n elements of elem_size bytes, *cap
+ * allocated; returns a pointer to the new, zeroed element at index *n and increments *n.  The array stays
+ * owned by the caller; exits on out of memory. */
+static void *push(void *arr, size_t *n, size_t *cap, size_t elem_size)
+{
+    void **a = arr;
+    if (*n == *cap) {
+        size_t c = *cap ? 2 * *cap : 8;
+        if (c > SIZE_MAX / elem_size)
+            out_of_memory();
+        *a = xrealloc(*a, c * elem_size);
+        *cap = c;
+    }
+    char *e = (char *)*a + (*n)++ * elem_size;
+    memset(e, 0, elem_size);
+    return e;
+}
+
+/* Reads the non-negative number obj[key] as an unsigned integer (a real is rounded; negative values read as
+ * 0) into *out; returns false, leaving *out alone, when obj is not an object or key is missing or not a
+ * number.  Borrowed reference only. */
+static bool get_u64(json_t *obj, const char *key, uint64_t *out)
+{
+    json_t *v = json_is_object(obj) ? json_object_get(obj, key) : NULL;
+    if (json_is_integer(v)) {
+        json_int_t i = json_integer_value(v);
+        *out = i > 0 ? (uint64_t)i : 0;
+        return true;
+    }
+    if (json_is_real(v)) {
+        double d = json_real_value(v);
+        *out = d > 0 && d < 1.8e19 ? (uint64_t)llround(d) : 0;
+        return true;
+    }
+    return false;
+}
+/* get_u64, with 0 for a missing field. */
+static uint64_t u64_or_0(json_t *obj, const char *key)
+{
+    uint64_t v = 0;
+    get_u64(obj, key, &v);
+    return v;
+}
+/* obj[key] when it is a non-empty string, else NULL; the string is borrowed from obj. */
+static const char *get_str(json_t *obj, const char *key)
+{
+    json_t *v = json_is_object(obj) ? json_object_get(obj, key) : NULL;
+    const char *s = json_is_string(v) ? json_string_value(v) : NULL;
+    return s && *s ? s : NULL;
+}
+
+/* A JSON integer for an unsigned count or time (clamped to the largest json_int_t); a new reference. */
+static json_t *jint(uint64_t v)
+{
+    return json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX : (json_int_t)v);
+}
+
+/* sum / n rounded to the nearest integer; 0 when n is 0. */
+static uint64_t mean_u64(uint64_t sum, uint64_t n)
+{
+    return n ? (uint64_t)llround((double)sum / (double)n) : 0;
+}
+
+/* --------------------------------------------------------------------------------------- merged state */
+
+/* One merged process: label is "pid@host", or the report's file name when pid or host is missing. */
+struct proc {
+    char *label;       /* owned */
+    bool has_wall;
+    uint64_t wall_ns;
+};
+
+/* One kernel, matched across processes by key (the mangled name, or the name when there is none). */
+struct kernel {
+    char *key;         /* owned; hash key */
+    char *name;        /* owned; demangled name shown */
+    uint64_t nproc;    /* processes that ran it */
+    uint64_t calls, timed, total_ns;
+    uint64_t pmin_ns, pmax_ns; /* per-process total_ns, over the processes that ran it */
+    size_t pmax_proc;  /* index in merge.procs of the first process with pmax_ns */
+    bool open;         /* cur_* hold the contribution of the process being merged */
+    size_t cur_proc;
+    uint64_t cur_ns;
+    UT_hash_handle hh;
+};
+
+/* Copies of one direction, or the memsets: sums over processes. */
+struct xfer {
+    char *key;         /* owned; direction name (NULL for memsets) */
+    uint64_t count, bytes, timed, timed_bytes, total_ns;
+};
+
+/* Allocations of one kind: sums over processes, and the largest per-process peak. */
+struct alloc {
+    char *kind;        /* owned */
+    uint64_t count, bytes, frees, freed_bytes, host_ns, peak_bytes;
+    size_t peak_proc;  /* the first process with peak_bytes, when has_peak */
+    bool has_peak;     /* some process had a peak above 0 */
+};
+
+/* Everything merged so far.  All pointers are owned; merge_free releases them. */
+struct merge {
+    struct proc *procs;
+    size_t nprocs, procs_cap;
+    char **hosts;      /* distinct host names, first-seen order */
+    size_t nhosts, hosts_cap;
+    size_t skipped;
+    struct kernel *kernels; /* uthash table */
+    struct xfer *copies;
+    size_t ncopies, copies_cap;
+    struct xfer memsets;
+    struct alloc *allocs;
+    size_t nallocs, allocs_cap;
+    /* context init: per process, the sum of its contexts' host_ns */
+    uint64_t ctx_procs, ctx_count, ctx_sum_ns, ctx_min_ns, ctx_max_ns;
+    size_t ctx_min_proc, ctx_max_proc;
+};
+
+/* Records host in m's distinct host list. */
+static void add_host(struct merge *m, const char *host)
+{
+    for (size_t i = 0; i < m->nhosts; i++)
+        if (!strcmp(m->hosts[i], host))
+            return;
+    char **h = push(&m->hosts, &m->nhosts, &m->hosts_cap, sizeof *m->hosts);
+    *h = xstrdup(host);
+}
+
+/* Ends the contribution of the process being merged to kernel k: folds its total into the per-process
+ * minimum, maximum and the process count. */
+static void kernel_flush(struct kernel *k)
+{
+    if (!k->open)
+        return;
+    if (k->nproc == 0 || k->cur_ns < k->pmin_ns)
+        k->pmin_ns = k->cur_ns;
+    if (k->nproc == 0 || k->cur_ns > k->pmax_ns) {
+        k->pmax_ns = k->cur_ns;
+        k->pmax_proc = k->cur_proc;
+    }
+    k->nproc++;
+    k->open = false;
+}
+
+/* Adds one entry of a report's "kernels" array, from process number p, to m; returns false (nothing
+ * added) when the entry has neither mangled nor name. */
+static bool merge_kernel(struct merge *m, size_t p, json_t *e)
+{
+    const char *mangled = get_str(e, "mangled"), *name = get_str(e, "name");
+    const char *key = mangled ? mangled : name;
+    if (!key)
+        return false;
+    struct kernel *k;
+    HASH_FIND_STR(m->kernels, key, k);
+    if (!k) {
+        k = xrealloc(NULL, sizeof *k);
+        memset(k, 0, sizeof *k);
+        k->key = xstrdup(key);
+        k->name = xstrdup(name ? name : key);
+        HASH_ADD_KEYPTR(hh, m->kernels, k->key, strlen(k->key), k);
+    }
+    if (k->open && k->cur_proc != p)
+        kernel_flush(k);
+    if (!k->open) {
+        k->open = true;
+        k->cur_proc = p;
+        k->cur_ns = 0;
+    }
+    uint64_t total = u64_or_0(e, "total_ns");
+    k->calls += u64_or_0(e, "calls");
+    k->timed += u64_or_0(e, "timed");
+    k->total_ns += total;
+    k->cur_ns += total;
+    return true;
+}
+
+/* Adds the copy or memset figures of object e to x. */
+static void merge_xfer(struct xfer *x, json_t *e)
+{
+    uint64_t total = u64_or_0(e, "total_ns"), tb;
+    x->count += u64_or_0(e, "count");
+    x->bytes += u64_or_0(e, "bytes");
+    x->timed += u64_or_0(e, "timed");
+    /* Reports without timed_bytes: every byte counted as timed when all calls were. */
+    if (!get_u64(e, "timed_bytes", &tb))
+        tb = u64_or_0(e, "timed") >= u64_or_0(e, "count") ? u64_or_0(e, "bytes") : 0;
+    x->timed_bytes += tb;
+    x->total_ns += total;
+}
+
+/* Adds one entry of a report's "copies" array to m; false when it has no direction. */
+static bool merge_copy(struct merge *m, json_t *e)
+{
+    const char *dir = get_str(e, "direction");
+    if (!dir)
+        return false;
+    struct xfer *x = NULL;
+    for (size_t i = 0; i < m->ncopies && !x; i++)
+        if (!strcmp(m->copies[i].key, dir))
+            x = &m->copies[i];
+    if (!x) {
+        x = push(&m->copies, &m->ncopies, &m->copies_cap, sizeof *m->copies);
+        x->key = xstrdup(dir);
+    }
+    merge_xfer(x, e);
+    return true;
+}
+
+/* Adds one entry of a report's "allocations" array, from process number p, to m; false when it has no
+ * kind. */
+static bool merge_alloc(struct merge *m, size_t p, json_t *e)
+{
+    const char *kind = get_str(e, "kind");
+    if (!kind)
+        return false;
+    struct alloc *a = NULL;
+    for (size_t i = 0; i < m->nallocs && !a; i++)
+        if (!strcmp(m->allocs[i].kind, kind))
+            a = &m->allocs[i];
+    if (!a) {
+        a = push(&m->allocs, &m->nallocs, &m->allocs_cap, sizeof *m->allocs);
+        a->kind = xstrdup(kind);
+    }
+    a->count += u64_or_0(e, "count");
+    a->bytes += u64_or_0(e, "bytes");
+    a->frees += u64_or_0(e, "frees");
+    a->freed_bytes += u64_or_0(e, "freed_bytes");
+    a->host_ns += u64_or_0(e, "host_ns");
+    uint64_t peak;
+    if (get_u64(e, "peak_bytes", &peak) && peak > a->peak_bytes) {
+        a->peak_bytes = peak;
+        a->peak_proc = p;
+        a->has_peak = true;
+    }
+    return true;
+}
+
+/* Reads the report in file path and merges it into m.  A file that cannot be read or parsed, is not a JSON
+ * object, or has no schema_version 1 gets a one-line warning and leaves m unchanged (returns false).
+ * Missing or ill-typed optional fields read as absent; array entries without a key (kernel name, copy
+ * direction, allocation kind) are ignored with one warning per file. */
+static bool merge_file(struct merge *m, const char *path)
+{
+    json_error_t err;
+    FILE *in = fopen(path, "r");
+    if (!in) {
+        warn("%s: %s; skipped", path, strerror(errno));
+        return false;
+    }
+    json_t *root = json_loadf(in, 0, &err);
+    int read_errno = ferror(in) ? errno : 0;
+    fclose(in);
+    if (!root) {
+        if (read_errno)
+            warn("%s: %s; skipped", path, strerror(read_errno));
+        else if (err.line > 0)
+            warn("%s:%d: %s; skipped", path, err.line, err.text);
+        else
+            warn("%s: %s; skipped", path, err.text);
+        return false;
+    }
+    if (!json_is_object(root)) {
+        warn("%s: not a libkprof JSON report (not an object); skipped", path);
+        json_decref(root);
+        return false;
+    }
+    json_t *sv = json_object_get(root, "schema_version");
+    if (!json_is_integer(sv)) {
+        warn("%s: no schema_version, not a libkprof JSON report; skipped", path);
+        json_decref(root);
+        return false;
+    }
+    if (json_integer_value(sv) != 1) {
+        warn("%s: schema_version %lld is not supported (expected 1); skipped", path,
+             (long long)json_integer_value(sv));
+        json_decref(root);
+        return false;
+    }
+
+    size_t p = m->nprocs;
+    struct proc *pr = push(&m->procs, &m->nprocs, &m->procs_cap, sizeof *m->procs);
+    const char *host = get_str(root, "host");
+    json_t *pid = json_object_get(root, "pid");
+    if (host && json_is_integer(pid)) {
+        size_t n = (size_t)snprintf(NULL, 0, "%lld@%s", (long long)json_integer_value(pid), host) + 1;
+        pr->label = xrealloc(NULL, n);
+        snprintf(pr->label, n, "%lld@%s", (long long)json_integer_value(pid), host);
+    } else {
+        pr->label = xstrdup(path);
+    }
+    if (host)
+        add_host(m, host);
+    pr->has_wall = get_u64(root, "wall_ns", &pr->wall_ns);
+
+    size_t ignored = 0, i;
+    json_t *e, *arr;
+
+    arr = json_object_get(root, "kernels");
+    json_array_foreach(arr, i, e)
+        ignored += !merge_kernel(m, p, e);
+    for (struct kernel *k = m->kernels; k; k = k->hh.next)
+        kernel_flush(k);
+
+    arr = json_object_get(root, "copies");
+    json_array_foreach(arr, i, e)
+        ignored += !merge_copy(m, e);
+
+    if (json_is_object(json_object_get(root, "memsets")))
+        merge_xfer(&m->memsets, json_object_get(root, "memsets"));
+
+    arr = json_object_get(root, "allocations");
+    json_array_foreach(arr, i, e)
+        ignored += !merge_alloc(m, p, e);
+
+    arr = json_object_get(root, "context_init");
+    if (json_is_array(arr) && json_array_size(arr) > 0) {
+        uint64_t sum = 0;
+        json_array_foreach(arr, i, e)
+            sum += u64_or_0(e, "host_ns");
+        if (m->ctx_procs == 0 || sum < m->ctx_min_ns) {
+            m->ctx_min_ns = sum;
+            m->ctx_min_proc = p;
+        }
+        if (m->ctx_procs == 0 || sum > m->ctx_max_ns) {
+            m->ctx_max_ns = sum;
+            m->ctx_max_proc = p;
+        }
+        m->ctx_procs++;
+        m->ctx_count += json_array_size(arr);
+        m->ctx_sum_ns += sum;
+    }
+
+    if (ignored)
+        warn("%s: %zu entr%s without a name, direction or kind ignored", path, ignored, ignored == 1 ? "y" : "ies");
+    json_decref(root);
+    return true;
+}
+
+/* Releases everything m owns. */
+static void merge_free(struct merge *m)
+{
+    for (size_t i = 0; i < m->nprocs; i++)
+        free(m->procs[i].label);
+    free(m->procs);
+    for (size_t i = 0; i < m->nhosts; i++)
+        free(m->hosts[i]);
+    free(m->hosts);
+    struct kernel *k, *tmp;
+    HASH_ITER(hh, m->kernels, k, tmp) {
+        HASH_DEL(m->kernels, k);
+        free(k->key);
+        free(k->name);
+        free(k);
+    }
+    for (size_t i = 0; i < m->ncopies; i++)
+        free(m->copies[i].key);
+    free(m->copies);
+    for (size_t i = 0; i < m->nallocs; i++)
+        free(m->allocs[i].kind);
+    free(m->allocs);
+}
+
+/* qsort order of kernels: total GPU time, largest first; then name and key, for a stable output. */
+static int kernel_cmp(const void *a, const void *b)
+{
+    const struct kernel *x = *(const struct kernel *const *)a, *y = *(const struct kernel *const *)b;
+    if (x->total_ns != y->total_ns)
+        return x->total_ns > y->total_ns ? -1 : 1;
+    int c = strcmp(x->name, y->name);
+    return c ? c : strcmp(x->key, y->key);
+}
+
+/* The merged kernels in report order, in a new array of *n borrowed pointers (caller frees the array). */
+static struct kernel **sorted_kernels(const struct merge *m, size_t *n)
+{
+    *n = HASH_COUNT(m->kernels);
+    struct kernel **v = xrealloc(NULL, *n * sizeof *v);
+    size_t i = 0;
+    for (struct kernel *k = m->kernels; k; k = k->hh.next)
+        v[i++] = k;
+    qsort(v, *n, sizeof *v, kernel_cmp);
+    return v;
+}
+
+/* Wall-time statistics (ns) over the processes whose report has wall_ns; *_proc index merge.procs. */
+struct wall {
+    uint64_t n, total, min, max;
+    size_t min_proc, max_proc;
+};
+/* The wall-time statistics of m's processes (all zero when none reported wall_ns). */
+static struct wall wall_stats(const struct merge *m)
+{
+    struct wall w = { 0 };
+    for (size_t i = 0; i < m->nprocs; i++) {
+        const struct proc *p = &m->procs[i];
+        if (!p->has_wall)
+            continue;
+        if (!w.n || p->wall_ns < w.min) {
+            w.min = p->wall_ns;
+            w.min_proc = i;
+        }
+        if (!w.n || p->wall_ns > w.max) {
+            w.max = p->wall_ns;
+            w.max_proc = i;
+        }
+        w.total += p->wall_ns;
+        w.n++;
+    }
+    return w;
+}
+
+/* Per-process imbalance of kernel k: its largest per-process total over the mean of those that ran it;
+ * negative when undefined (no GPU time at all). */
+static double imbalance(const struct kernel *k)
+{
+    if (!k->nproc || !k->total_ns)
+        return -1.0;
+    return (double)k->pmax_ns / ((double)k->total_ns / (double)k->nproc);
+}
+
+/* ------------------------------------------------------------------------------------------ text output */
+
+/* One unit for a whole table, chosen so its largest value reads in the hundreds at most (as libkprof). */
+struct unit { const char *name; double ns; };
+static struct unit unit_for(uint64_t max_ns)
+{
+    if (max_ns >= 10000000000ull) return (struct unit){ "s", 1e9 };
+    if (max_ns >= 10000000ull) return (struct unit){ "ms", 1e6 };
+    if (max_ns >= 10000ull) return (struct unit){ "us", 1e3 };
+    return (struct unit){ "ns", 1.0 };
+}
+
+/* Writes byte count b right-aligned in width columns, in B, KiB, MiB or GiB (as libkprof). */
+static void print_bytes(FILE *f, int width, uint64_t b)
+{
+    char buf[32];
+    if (b >= (1ull << 30))
+        snprintf(buf, sizeof buf, "%.2f GiB", (double)b / (1ull << 30));
+    else if (b >= (1ull << 20))
+        snprintf(buf, sizeof buf, "%.2f MiB", (double)b / (1ull << 20));
+    else if (b >= (1ull << 10))
+        snprintf(buf, sizeof buf, "%.2f KiB", (double)b / (1ull << 10));
+    else
+        snprintf(buf, sizeof buf, "%llu B", (unsigned long long)b);
+    fprintf(f, "%*s", width, buf);
+}
+
+#define U(x) ((unsigned long long)(x))
+
+/* Writes one copies/memsets row's figures after its label (count, bytes, timed, total, avg, GB/s). */
+static void text_xfer_row(FILE *f, const struct xfer *x, struct unit u)
+{
+    fprintf(f, "%10llu ", U(x->count));
+    print_bytes(f, 14, x->bytes);
+    if (x->timed)
+        fprintf(f, " %10llu %14.3f %12.3f %10.2f\n", U(x->timed), (double)x->total_ns / u.ns,
+                (double)x->total_ns / (double)x->timed / u.ns,
+                x->total_ns ? (double)x->timed_bytes / (double)x->total_ns : 0.0);
+    else
+        fprintf(f, " %10d %14s %12s %10s\n", 0, "-", "-", "-");
+}
+
+/* Writes the merged summary m to f as aligned tables under "== kprof-merge: <section> ==" headers. */
+static void write_text(FILE *f, const struct merge *m)
+{
+    fprintf(f, "== kprof-merge: report ==\n");
+    fprintf(f, "Processes: %zu merged, %zu skipped\n", m->nprocs, m->skipped);
+    fprintf(f, "Hosts: %zu", m->nhosts);
+    for (size_t i = 0; i < m->nhosts; i++)
+        fprintf(f, "%s%s", i ? ", " : " (", m->hosts[i]);
+    fprintf(f, "%s\n", m->nhosts ? ")" : "");
+    struct wall w = wall_stats(m);
+    if (w.n) {
+        struct unit u = unit_for(w.total);
+        fprintf(f, "Wall time (%s): total %.3f, min %.3f (%s), max %.3f (%s), mean %.3f\n", u.name,
+                (double)w.total / u.ns, (double)w.min / u.ns, m->procs[w.min_proc].label, (double)w.max / u.ns,
+                m->procs[w.max_proc].label, (double)w.total / (double)w.n / u.ns);
+    } else {
+        fprintf(f, "Wall time: not reported\n");
+    }
+
+    fprintf(f, "== kprof-merge: context init ==\n");
+    if (!m->ctx_procs) {
+        fprintf(f, "  (no context init reported)\n");
+    } else {
+        fprintf(f, "%10s %10s %14s %14s %14s  %s\n", "Processes", "Contexts", "Min (ms)", "Mean (ms)", "Max (ms)",
+                "Max on");
+        fprintf(f, "%10llu %10llu %14.3f %14.3f %14.3f  %s\n", U(m->ctx_procs), U(m->ctx_count),
+                (double)m->ctx_min_ns / 1e6, (double)m->ctx_sum_ns / (double)m->ctx_procs / 1e6,
+                (double)m->ctx_max_ns / 1e6, m->procs[m->ctx_max_proc].label);
+    }
+
+    fprintf(f, "== kprof-merge: kernels ==\n");
+    size_t nk;
+    struct kernel **ks = sorted_kernels(m, &nk);
+    if (!nk) {
+        fprintf(f, "  (no kernel launches)\n");
+    } else {
+        struct unit u = unit_for(ks[0]->total_ns);
+        int lw = (int)strlen("Max on");
+        for (size_t i = 0; i < nk; i++)
+            if ((int)strlen(m->procs[ks[i]->pmax_proc].label) > lw)
+                lw = (int)strlen(m->procs[ks[i]->pmax_proc].label);
+        char h[5][32];
+        snprintf(h[0], sizeof h[0], "Total (%s)", u.name);
+        snprintf(h[1], sizeof h[1], "Avg/call (%s)", u.name);
+        snprintf(h[2], sizeof h[2], "Min/proc (%s)", u.name);
+        snprintf(h[3], sizeof h[3], "Max/proc (%s)", u.name);
+        snprintf(h[4], sizeof h[4], "Mean/proc (%s)", u.name);
+        fprintf(f, "%5s %10s %14s %14s %14s %14s %15s %10s  %-*s  %s\n", "Procs", "Calls", h[0], h[1], h[2], h[3],
+                h[4], "Imbalance", lw, "Max on", "Kernel");
+        for (size_t i = 0; i < nk; i++) {
+            const struct kernel *k = ks[i];
+            char avg[32] = "-", imb[32] = "-";
+            if (k->timed)
+                snprintf(avg, sizeof avg, "%.3f", (double)k->total_ns / (double)k->timed / u.ns);
+            if (imbalance(k) >= 0)
+                snprintf(imb, sizeof imb, "%.2f", imbalance(k));
+            fprintf(f, "%5llu %10llu %14.3f %14s %14.3f %14.3f %15.3f %10s  %-*s  %s\n", U(k->nproc), U(k->calls),
+                    (double)k->total_ns / u.ns, avg, (double)k->pmin_ns / u.ns, (double)k->pmax_ns / u.ns,
+                    (double)k->total_ns / (double)k->nproc / u.ns, imb, lw, m->procs[k->pmax_proc].label, k->name);
+        }
+        fprintf(f, "Per-process figures are over the processes that ran the kernel; "
+                   "Imbalance = Max/proc / Mean/proc.\n");
+    }
+    free(ks);
+
+    fprintf(f, "== kprof-merge: copies ==\n");
+    uint64_t max = 0, any = 0;
+    for (size_t i = 0; i < m->ncopies; i++) {
+        any += m->copies[i].count;
+        if (m->copies[i].total_ns > max)
+            max = m->copies[i].total_ns;
+    }
+    if (!any) {
+        fprintf(f, "  (no copies)\n");
+    } else {
+        struct unit u = unit_for(max);
+        char h[2][24];
+        snprintf(h[0], sizeof h[0], "Total (%s)", u.name);
+        snprintf(h[1], sizeof h[1], "Avg (%s)", u.name);
+        fprintf(f, "%-9s %10s %14s %10s %14s %12s %10s\n", "Direction", "Count", "Bytes", "Timed", h[0], h[1], "GB/s");
+        for (size_t i = 0; i < m->ncopies; i++)
+            if (m->copies[i].count) {
+                fprintf(f, "%-9s ", m->copies[i].key);
+                text_xfer_row(f, &m->copies[i], u);
+            }
+    }
+
+    fprintf(f, "== kprof-merge: memsets ==\n");
+    if (!m->memsets.count) {
+        fprintf(f, "  (no memsets)\n");
+    } else {
+        struct unit u = unit_for(m->memsets.total_ns);
+        char h[2][24];
+        snprintf(h[0], sizeof h[0], "Total (%s)", u.name);
+        snprintf(h[1], sizeof h[1], "Avg (%s)", u.name);
+        fprintf(f, "%10s %14s %10s %14s %12s %10s\n", "Count", "Bytes", "Timed", h[0], h[1], "GB/s");
+        text_xfer_row(f, &m->memsets, u);
+    }
+
+    fprintf(f, "== kprof-merge: allocations ==\n");
+    max = any = 0;
+    int lw = (int)strlen("Peak on");
+    for (size_t i = 0; i < m->nallocs; i++) {
+        const struct alloc *a = &m->allocs[i];
+        any += a->count + a->frees;
+        if (a->host_ns > max)
+            max = a->host_ns;
+        if ((a->count || a->frees) && a->has_peak && (int)strlen(m->procs[a->peak_proc].label) > lw)
+            lw = (int)strlen(m->procs[a->peak_proc].label);
+    }
+    if (!any) {
+        fprintf(f, "  (no allocations)\n");
+    } else {
+        struct unit u = unit_for(max);
+        char h[24];
+        snprintf(h, sizeof h, "Host time (%s)", u.name);
+        fprintf(f, "%-7s %10s %14s %10s %14s %16s %14s  %s\n", "Kind", "Allocs", "Bytes", "Frees", "Freed", h,
+                "Peak (max)", "Peak on");
+        for (size_t i = 0; i < m->nallocs; i++) {
+            const struct alloc *a = &m->allocs[i];
+            if (!a->count && !a->frees)
+                continue;
+            fprintf(f, "%-7s %10llu ", a->kind, U(a->count));
+            print_bytes(f, 14, a->bytes);
+            fprintf(f, " %10llu ", U(a->frees));
+            print_bytes(f, 14, a->freed_bytes);
+            fprintf(f, " %16.3f ", (double)a->host_ns / u.ns);
+            print_bytes(f, 14, a->peak_bytes);
+            fprintf(f, "  %s\n", a->has_peak ? m->procs[a->peak_proc].label : "-");
+        }
+    }
+    fprintf(f, "== kprof-merge: end ==\n");
+}
+
+/* ------------------------------------------------------------------------------------------ JSON output */
+
+/* Sets obj[key] to v, taking v's reference. */
+static void put(json_t *obj, const char *key, json_t *v)
+{
+    if (!v || json_object_set_new(obj, key, v))
+        out_of_memory();
+}
+
+/* The figures of a copy direction or of the memsets as a new JSON object (new reference). */
+static json_t *json_xfer(const struct xfer *x)
+{
+    json_t *o = json_object();
+    if (!o)
+        out_of_memory();
+    if (x->key)
+        put(o, "direction", json_string(x->key));
+    put(o, "count", jint(x->count));
+    put(o, "bytes", jint(x->bytes));
+    put(o, "timed", jint(x->timed));
+    put(o, "timed_bytes", jint(x->timed_bytes));
+    put(o, "total_ns", jint(x->total_ns));
+    put(o, "gbps", x->total_ns ? json_real((double)x->timed_bytes / (double)x->total_ns) : json_null());
+    return o;
+}
+
+/* Writes the merged summary m to f as one JSON object (see kprof-merge(1)); false on a write error. */
+static bool write_json(FILE *f, const struct merge *m)
+{
+    json_t *r = json_object(), *a;
+    if (!r)
+        out_of_memory();
+    put(r, "schema_version", json_integer(1));
+    put(r, "tool", json_string("kprof-merge"));
+    put(r, "version", json_string(PACKAGE_VERSION));
+    put(r, "processes", jint(m->nprocs));
+    put(r, "skipped", jint(m->skipped));
+
+    put(r, "process_labels", a = json_array());
+    for (size_t i = 0; i < m->nprocs; i++)
+        json_array_append_new(a, json_string(m->procs[i].label));
+    put(r, "hosts", a = json_array());
+    for (size_t i = 0; i < m->nhosts; i++)
+        json_array_append_new(a, json_string(m->hosts[i]));
+
+    struct wall w = wall_stats(m);
+    json_t *o = json_object();
+    put(r, "wall_ns", o);
+    put(o, "processes", jint(w.n));
+    put(o, "total", jint(w.total));
+    put(o, "min", w.n ? jint(w.min) : json_null());
+    put(o, "max", w.n ? jint(w.max) : json_null());
+    put(o, "mean", w.n ? jint(mean_u64(w.total, w.n)) : json_null());
+    put(o, "min_process", w.n ? json_string(m->procs[w.min_proc].label) : json_null());
+    put(o, "max_process", w.n ? json_string(m->procs[w.max_proc].label) : json_null());
+
+    put(r, "context_init", o = json_object());
+    put(o, "processes", jint(m->ctx_procs));
+    put(o, "contexts", jint(m->ctx_count));
+    put(o, "min_ns", m->ctx_procs ? jint(m->ctx_min_ns) : json_null());
+    put(o, "max_ns", m->ctx_procs ? jint(m->ctx_max_ns) : json_null());
+    put(o, "mean_ns", m->ctx_procs ? jint(mean_u64(m->ctx_sum_ns, m->ctx_procs)) : json_null());
+    put(o, "max_process", m->ctx_procs ? json_string(m->procs[m->ctx_max_proc].label) : json_null());
+
+    size_t nk;
+    struct kernel **ks = sorted_kernels(m, &nk);
+    uint64_t ktotal = 0;
+    for (size_t i = 0; i < nk; i++)
+        ktotal += ks[i]->total_ns;
+    put(r, "kernel_total_ns", jint(ktotal));
+    put(r, "kernels", a = json_array());
+    for (size_t i = 0; i < nk; i++) {
+        const struct kernel *k = ks[i];
+        double imb = imbalance(k);
+        json_array_append_new(a, o = json_object());
+        put(o, "name", json_string(k->name));
+        put(o, "mangled", json_string(k->key));
+        put(o, "processes", jint(k->nproc));
+        put(o, "calls", jint(k->calls));
+        put(o, "timed", jint(k->timed));
+        put(o, "total_ns", jint(k->total_ns));
+        put(o, "avg_ns", k->timed ? jint(mean_u64(k->total_ns, k->timed)) : json_null());
+        put(o, "share", json_real(ktotal ? (double)k->total_ns / (double)ktotal : 0.0));
+        put(o, "process_min_ns", jint(k->pmin_ns));
+        put(o, "process_max_ns", jint(k->pmax_ns));
+        put(o, "process_mean_ns", jint(mean_u64(k->total_ns, k->nproc)));
+        put(o, "imbalance", imb >= 0 ? json_real(imb) : json_null());
+        put(o, "max_process", json_string(m->procs[k->pmax_proc].label));
+    }
+    free(ks);
+
+    put(r, "copies", a = json_array());
+    for (size_t i = 0; i < m->ncopies; i++)
+        json_array_append_new(a, json_xfer(&m->copies[i]));
+    put(r, "memsets", json_xfer(&m->memsets));
+
+    put(r, "allocations", a = json_array());
+    for (size_t i = 0; i < m->nallocs; i++) {
+        const struct alloc *al = &m->allocs[i];
+        json_array_append_new(a, o = json_object());
+        put(o, "kind", json_string(al->kind));
+        put(o, "count", jint(al->count));
+        put(o, "bytes", jint(al->bytes));
+        put(o, "frees", jint(al->frees));
+        put(o, "freed_bytes", jint(al->freed_bytes));
+        put(o, "host_ns", jint(al->host_ns));
+        put(o, "peak_bytes", jint(al->peak_bytes));
+        put(o, "peak_process", al->has_peak ? json_string(m->procs[al->peak_proc].label) : json_null());
+    }
+
+    int rc = json_dumpf(r, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
+    json_decref(r);
+    return rc == 0 && fputc('\n', f) != EOF;
+}
+
+/* ------------------------------------------------------------------------------------------------ main */
+
+/* Writes the --help text to f. */
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "Usage: kprof-merge [-f text|json] [-o FILE] REPORT.json...\n"
+            "Merges the JSON reports of many processes profiled by libkprof (KPROF_FORMAT=json) into one summary:\n"
+            "per kernel, calls and GPU time summed over processes, with the per-process minimum, maximum, mean\n"
+            "and imbalance (max/mean); copies, memsets, allocations and context init.\n"
+            "\n"
+            "  -f, --format FORMAT   output format: text (default) or json\n"
+            "  -o, --output FILE     write the summary to FILE, not stdout\n"
+            "  -h, --help            show this help and exit\n"
+            "  -V, --version         show the version and exit\n"
+            "\n"
+            "Unreadable reports are skipped with a warning. Exit status: 0 when at least one report was merged,\n"
+            "1 when none was (or the output could not be written), 2 for a usage error. See kprof-merge(1).\n");
+}
+
+/* Parses the options, merges every REPORT.json named, writes the summary; exit status 0 (something merged),
+ * 1 (nothing merged, or a write error) or 2 (usage error). */
+int main(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "format", required_argument, NULL, 'f' },
+        { "output", required_argument, NULL, 'o' },
+        { "help", no_argument, NULL, 'h' },
+        { "version", no_argument, NULL, 'V' },
+        { NULL, 0, NULL, 0 },
+    };
+    bool json = false;
+    const char *output = NULL;
+    int c;
+    while ((c = getopt_long(argc, argv, "f:o:hV", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'f':
+            if (!strcmp(optarg, "json"))
+                json = true;
+            else if (!strcmp(optarg, "text"))
+                json = false;
+            else {
+                warn("unknown format '%s' (expected text or json)", optarg);
+                return 2;
+            }
+            break;
+        case 'o':
+            output = optarg;
+            break;
+        case 'h':
+            usage(stdout);
+            return 0;
+        case 'V':
+            printf("kprof-merge (libkprof) %s\n", PACKAGE_VERSION);
+            return 0;
+        default:
+            fputs("kprof-merge: see kprof-merge --help\n", stderr);
+            return 2;
+        }
+    }
+    if (optind >= argc) {
+        usage(stderr);
+        return 2;
+    }
+
+    struct merge m = { 0 };
+    for (int i = optind; i < argc; i++)
+        if (!merge_file(&m, argv[i]))
+            m.skipped++;
+    if (!m.nprocs) {
+        warn("no report merged");
+        merge_free(&m);
+        return 1;
+    }
+
+    FILE *f = stdout;
+    if (output && !(f = fopen(output, "w"))) {
+        warn("cannot write %s: %s", output, strerror(errno));
+        merge_free(&m);
+        return 1;
+    }
+    bool ok = true;
+    if (json)
+        ok = write_json(f, &m);
+    else
+        write_text(f, &m);
+    ok = !ferror(f) && ok;
+    ok = (f == stdout ? fflush(f) == 0 : fclose(f) == 0) && ok;
+    if (!ok)
+        warn("error writing %s", output ? output : "stdout");
+    merge_free(&m);
+    return ok ? 0 : 1;
+}
