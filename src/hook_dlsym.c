@@ -4,10 +4,14 @@
 #include <string.h>
 #include "kprof.h"
 
+/* The sanitizer runtimes look their interceptors up with dlsym before they have set themselves up, so
+ * the code that runs on every dlsym call must not be instrumented. */
+#define KPROF_NO_SANITIZE __attribute__((no_sanitize("address", "thread", "undefined")))
+
 /* glibc's dlsym; the trampoline jumps through it.  Hidden, so the trampoline reaches it PC-relative. */
 __attribute__((visibility("hidden"))) void *(*kprof_dlsym_next)(void *, const char *);
 
-static void find_next_dlsym(void)
+KPROF_NO_SANITIZE static void find_next_dlsym(void)
 {
     /* dlvsym is not interposed, and RTLD_NEXT from here skips libkprof's own dlsym. */
     void *(*next)(void *, const char *) = (void *(*)(void *, const char *))dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
@@ -26,7 +30,7 @@ void *kprof_real_dlsym(void *handle, const char *name)
 /* Called by the trampoline with dlsym's arguments.  Returns a wrapper to hand out instead, or NULL to let
  * glibc's dlsym answer (always having made sure kprof_dlsym_next is set).  Never sets dlerror. */
 __attribute__((visibility("hidden"))) void *kprof_dlsym_hook(void *handle, const char *name);
-void *kprof_dlsym_hook(void *handle, const char *name)
+KPROF_NO_SANITIZE void *kprof_dlsym_hook(void *handle, const char *name)
 {
     if (KPROF_UNLIKELY(!__atomic_load_n(&kprof_dlsym_next, __ATOMIC_ACQUIRE)))
         find_next_dlsym();
