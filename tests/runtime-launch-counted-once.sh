@@ -8,5 +8,7 @@ truth_matches "$WORK/r.json" "$WORK/truth"
 expect_eq "$(jqr '[.api[] | select(.name | startswith("cu") and (startswith("cuda") | not))] | length' "$WORK/r.json")" 0 \
     "no driver call counted inside a runtime call"
 expect_eq "$(jqr '.copies | map(.count) | add' "$WORK/r.json")" 2 "each copy once"
-expect_eq "$(jqr '.events.created' "$WORK/r.json")" "$(jqr '[.kernels[].timed, .copies[].timed] | add * 2' "$WORK/r.json")" \
-    "one event pair per timed call, no more"
+created=$(jqr '.events.created' "$WORK/r.json")
+pairs=$(jqr '[.kernels[].timed, .copies[].timed] | add' "$WORK/r.json")
+[ "$created" -le $((2 * pairs)) ] || fail "$created events created for $pairs timed calls: some call was timed twice"
+pass "at most one event pair per timed call ($created events, $pairs calls; events are reused)"

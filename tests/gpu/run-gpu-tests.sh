@@ -57,6 +57,25 @@ sys.exit(0 if (ka == kb and ca == cb and aa == ab) else 1)
 PY
 done
 
+note "trace of stream_overlap: copies and kernels on different streams overlap in time"
+KPROF_TRACE="$logs/stream_overlap.trace.json" KPROF_OUTPUT="$logs/stream_overlap.trace-report.txt" LD_PRELOAD="$lib" \
+    "$K/stream_overlap" >/dev/null
+python3 - "$logs/stream_overlap.trace.json" <<'PY' || fail "no overlap in the stream_overlap trace"
+import json, sys
+t = json.load(open(sys.argv[1]))
+x = [e for e in t["traceEvents"] if e.get("ph") == "X"]
+k = [e for e in x if e["cat"] == "kernel"]
+c = [e for e in x if e["cat"] == "memcpy"]
+over = lambda a, b: a["ts"] < b["ts"] + b["dur"] and b["ts"] < a["ts"] + a["dur"]
+ck = sum(1 for a in c for b in k if a["tid"] != b["tid"] and over(a, b))
+cc = sum(1 for a in c for b in c if a["tid"] < b["tid"] and over(a, b))
+names = sorted({e["args"]["name"] for e in t["traceEvents"] if e.get("name") == "thread_name"})
+print("trace: %d events (%d kernels, %d copies) on streams %s; copy/kernel overlaps across streams: %d; "
+      "copy/copy overlaps: %d; dropped %d" % (len(x), len(k), len(c), names, ck, cc, t["otherData"]["dropped_events"]))
+sys.exit(0 if ck > 0 and len(k) == 8 and len(c) == 16 else 1)
+PY
+sed -n '/== libkprof: devices ==/,/^Busy:/p' "$logs/stream_overlap.trace-report.txt"
+
 note "text report of reduce (shared build)"
 LD_PRELOAD="$lib" "$K/reduce" 2>&1 | tee "$logs/reduce-text.txt" | tail -n 32
 
