@@ -98,7 +98,7 @@ void kprof_config_load(void)
     /* KPROF_LOG first, so the rest can be logged at the chosen level. */
     c->log = (enum kprof_log_level)env_choice("KPROF_LOG", logs, "warn, info or debug", 0);
     c->format = (enum kprof_format)env_choice("KPROF_FORMAT", formats, "text, csv or json", 0);
-    c->output = env_path("KPROF_OUTPUT", "stderr");
+    c->output = env_path("KPROF_OUTPUT", c->format == KPROF_FORMAT_CSV ? "kprof.%p" : "stderr");
     c->trace = env_path("KPROF_TRACE", "no trace");
     c->trace_limit = env_long("KPROF_TRACE_LIMIT", 0, 1L << 30, "a number of events from 0 to 1073741824",
                               c->trace_limit);

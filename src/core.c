@@ -39,7 +39,7 @@ void *kprof_rt_resolve(void **slot, const char *name)
 static struct {
     pthread_mutex_t lock;
     CUcontext seen[256];
-    int n;
+    int n, full;
 } contexts = { .lock = PTHREAD_MUTEX_INITIALIZER };
 static __thread CUcontext tls_ctx __attribute__((tls_model("initial-exec")));
 /* The outermost counted call in progress on this thread, and the context-creation time measured inside
@@ -63,6 +63,11 @@ static int context_note(CUcontext ctx)
             is_new = 0;
     if (is_new && contexts.n < (int)(sizeof contexts.seen / sizeof contexts.seen[0]))
         contexts.seen[contexts.n++] = ctx;
+    else if (is_new && !contexts.full) {
+        contexts.full = 1;
+        kprof_warn("more than %d CUDA contexts: later ones are not told apart in the context init rows",
+                   contexts.n);
+    }
     pthread_mutex_unlock(&contexts.lock);
     if (is_new) {
         __atomic_store_n(&kprof_cuda_used, 1, __ATOMIC_RELAXED);

@@ -13,7 +13,8 @@
 
 /* Reference events: each pair's start is read against a reference event recorded on libkprof's own
  * stream, whose time on the process timeline is known.  cuEventElapsedTime gives float milliseconds, so
- * a reference is renewed every REF_PERIOD_NS to keep that float under a second (error < 0.1 us). */
+ * a new reference is recorded every REF_PERIOD_NS while calls are timed, keeping that float under a
+ * second (error < 0.1 us). */
 #define REF_PERIOD_NS 500000000ull
 #define REF_RING 8
 
@@ -34,8 +35,8 @@ struct pool {
     CUstream own;                /* libkprof's non-blocking stream for references; NULL if none */
     struct ref refs[REF_RING];   /* refs[0] newest */
     int nrefs;
-    CUevent pending_ref;         /* recorded, not yet known complete */
-    uint64_t pending_host_done_ns;
+    CUevent pending_ref;         /* recorded, not yet placed on the timeline (ev.lock) */
+    uint64_t pending_before_ns, pending_host_done_ns, last_request_ns;
     unsigned nstreams;           /* streams of this context seen so far */
     struct pool *next;
 };
@@ -124,6 +125,7 @@ static void pool_start_timeline(struct pool *p)
     p->refs[0].host_done_ns = after;
     p->refs[0].base_ns = (double)((before + after) / 2 - kprof_start_ns);
     p->nrefs = 1;
+    p->last_request_ns = after;
 }
 
 /* Returns the pool of ctx (current on this thread), creating it; call with ev.lock held. */
@@ -176,6 +178,8 @@ static void pool_give(struct pool *p, CUevent e)
     p->free[p->nfree++] = e;
 }
 
+static void ref_request(struct pool *p);
+
 void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thread)
 {
     t->pool = NULL;
@@ -194,6 +198,8 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
     struct pool *p = tls_pool;
     if (!p || p->ctx != ctx)
         p = tls_pool = pool_for(ctx);
+    if (p)
+        ref_request(p);
     CUevent a = p ? pool_take(p) : NULL;
     CUevent b = a ? pool_take(p) : NULL;
     if (!b) {
@@ -345,31 +351,15 @@ static const struct ref *ref_for(const struct pool *p, uint64_t start_host_ns)
     return p->nrefs ? &p->refs[p->nrefs - 1] : NULL;
 }
 
-/* Renews p's reference when the newest is older than REF_PERIOD_NS: records one on the private stream,
- * and once it has completed, places it on the timeline through the previous one.  Harvest lock held, p's
- * context current. */
-static void ref_renew(struct pool *p)
+/* Records a new reference on p's private stream when the last was asked for more than REF_PERIOD_NS ago,
+ * so that every pair has a recent reference, also after the app was idle for a long time.  Called with
+ * ev.lock held and p's context current: by the app's thread before a start event, and by the harvester. */
+static void ref_request(struct pool *p)
 {
-    if (!p->own || !p->nrefs)
+    uint64_t now = kprof_now_ns();
+    if (!p->own || p->pending_ref || now - p->last_request_ns < REF_PERIOD_NS)
         return;
-    if (p->pending_ref) {
-        float ms = 0.0f;
-        if (kprof_drv.cuEventQuery(p->pending_ref) != CUDA_SUCCESS ||
-            kprof_drv.cuEventElapsedTime_v2(&ms, p->refs[0].ev, p->pending_ref) != CUDA_SUCCESS)
-            return;
-        if (p->nrefs == REF_RING)
-            kprof_drv.cuEventDestroy_v2(p->refs[REF_RING - 1].ev);
-        else
-            p->nrefs++;
-        memmove(&p->refs[1], &p->refs[0], (size_t)(p->nrefs - 1) * sizeof p->refs[0]);
-        p->refs[0].base_ns = p->refs[1].base_ns + (double)ms * 1e6;
-        p->refs[0].ev = p->pending_ref;
-        p->refs[0].host_done_ns = p->pending_host_done_ns;
-        p->pending_ref = NULL;
-        return;
-    }
-    if (kprof_now_ns() - p->refs[0].host_done_ns < REF_PERIOD_NS)
-        return;
+    p->last_request_ns = now;
     CUevent e = NULL;
     if (kprof_drv.cuEventCreate(&e, CU_EVENT_DEFAULT) != CUDA_SUCCESS)
         return;
@@ -378,7 +368,38 @@ static void ref_renew(struct pool *p)
         return;
     }
     p->pending_ref = e;
+    p->pending_before_ns = now;
     p->pending_host_done_ns = kprof_now_ns();
+}
+
+/* Places p's pending reference on the timeline once it has completed: through the previous reference
+ * when that is recent (float milliseconds over at most a few seconds stay exact to well under 1 us),
+ * else from the host clock at its record (the private stream is idle, so the GPU stamped it then).
+ * Harvest lock held, p's context current. */
+static void ref_complete(struct pool *p)
+{
+    pthread_mutex_lock(&ev.lock);
+    CUevent e = p->pending_ref;
+    uint64_t before = p->pending_before_ns, done = p->pending_host_done_ns;
+    pthread_mutex_unlock(&ev.lock);
+    if (!e || kprof_drv.cuEventQuery(e) != CUDA_SUCCESS)
+        return;
+    double base = (double)((before + done) / 2 - kprof_start_ns);
+    float ms = 0.0f;
+    if (p->nrefs && done - p->refs[0].host_done_ns <= 4 * REF_PERIOD_NS &&
+        kprof_drv.cuEventElapsedTime_v2(&ms, p->refs[0].ev, e) == CUDA_SUCCESS)
+        base = p->refs[0].base_ns + (double)ms * 1e6;
+    if (p->nrefs == REF_RING)
+        kprof_drv.cuEventDestroy_v2(p->refs[REF_RING - 1].ev);
+    else
+        p->nrefs++;
+    memmove(&p->refs[1], &p->refs[0], (size_t)(p->nrefs - 1) * sizeof p->refs[0]);
+    p->refs[0].base_ns = base;
+    p->refs[0].ev = e;
+    p->refs[0].host_done_ns = done;
+    pthread_mutex_lock(&ev.lock);
+    p->pending_ref = NULL;
+    pthread_mutex_unlock(&ev.lock);
 }
 
 /* Reads one completed pair into a sample for the statistics. */
@@ -421,8 +442,12 @@ static long harvest_once(void)
         pthread_mutex_unlock(&ev.lock);
         if (cur != p->ctx && kprof_drv.cuCtxSetCurrent(p->ctx) == CUDA_SUCCESS)
             cur = p->ctx;
-        if (cur == p->ctx)
-            ref_renew(p);
+        if (cur == p->ctx) {
+            ref_complete(p);
+            pthread_mutex_lock(&ev.lock);
+            ref_request(p);
+            pthread_mutex_unlock(&ev.lock);
+        }
         pthread_mutex_lock(&ev.lock);
     }
     for (struct queue *q = ev.queues; q; q = q->hh.next) {

@@ -229,7 +229,8 @@ KPROF_EXPORT cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t
         return r_;                                                                                 \
     } while (0)
 
-#define FREE(api, kind, ptr, call)                                                                 \
+/* `record` is the statistics call for a successful free (ns_ is its host time). */
+#define FREE(api, record, ptr, call)                                                               \
     do {                                                                                           \
         struct kprof_call c_;                                                                      \
         if (!kprof_call_begin(&c_, (api)))                                                         \
@@ -237,7 +238,7 @@ KPROF_EXPORT cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t
         cudaError_t r_ = (call);                                                                   \
         uint64_t ns_ = kprof_call_end(&c_, r_ == cudaSuccess);                                     \
         if (r_ == cudaSuccess && (ptr))                                                            \
-            kprof_free_record((kind), (ptr), ns_);                                                 \
+            record;                                                                                \
         return r_;                                                                                 \
     } while (0)
 
@@ -250,7 +251,8 @@ KPROF_EXPORT cudaError_t cudaMalloc(void **devPtr, size_t size)
 KPROF_EXPORT cudaError_t cudaFree(void *devPtr)
 {
     REAL_OR_FAIL(cudaFree);
-    FREE(KPROF_API_cudaFree, KPROF_MEM_DEVICE, devPtr, real_(devPtr));
+    /* cudaFree frees device and managed memory alike. */
+    FREE(KPROF_API_cudaFree, kprof_free_record_device(devPtr, ns_), devPtr, real_(devPtr));
 }
 
 KPROF_EXPORT cudaError_t cudaMallocHost(void **ptr, size_t size)
@@ -268,7 +270,7 @@ KPROF_EXPORT cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int f
 KPROF_EXPORT cudaError_t cudaFreeHost(void *ptr)
 {
     REAL_OR_FAIL(cudaFreeHost);
-    FREE(KPROF_API_cudaFreeHost, KPROF_MEM_PINNED, ptr, real_(ptr));
+    FREE(KPROF_API_cudaFreeHost, kprof_free_record(KPROF_MEM_PINNED, ptr, ns_), ptr, real_(ptr));
 }
 
 /* ---- host time only -------------------------------------------------------------------------- */

@@ -1,5 +1,5 @@
 /* report_json.c: the machine-readable report (schema_version 1, times in ns, sizes in bytes; the schema
- * is documented in man/libkprof.7) and the Chrome trace-event JSON (KPROF_TRACE). */
+ * is documented in man/libkprof.7). */
 #include <stdlib.h>
 #include "config.h"
 #include "kprof.h"

@@ -99,7 +99,7 @@ static void kernels(FILE *f, const struct kprof_snapshot *s)
                 s->kernel_total_ns ? 100.0 * (double)rest / (double)s->kernel_total_ns : 0.0, kprof_config.top);
     }
     fprintf(f, "First: the first launch (lazy module loading makes it slow); Avg, Med, p95, p99, Min, Max and StdDev\n"
-               "leave it out. Percentiles come from a log-linear histogram (relative error at most 0.79%%).\n");
+               "leave it out. Percentiles come from a log-linear histogram (relative error at most 0.78%%).\n");
 }
 
 /* One copies-style row: count, bytes, timed, total, avg, GB/s. */

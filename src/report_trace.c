@@ -10,10 +10,15 @@ void kprof_report_trace(FILE *f, const struct kprof_snapshot *s)
                "\"events\": %zu, \"dropped_events\": %llu, \"limit\": %ld},\n \"traceEvents\": [\n",
             s->pid, s->ntrace, (unsigned long long)s->trace_dropped, kprof_config.trace_limit);
     int first = 1;
-    /* Names: a process per device, a thread per stream. */
-    for (size_t i = 0; i < s->ndevices; i++) {
+    /* Names: a process per device (every device a stream or event belongs to), a thread per stream. */
+    unsigned char named[64] = { 0 };
+    for (size_t i = 0; i < s->nstreams + s->ntrace; i++) {
+        int d = i < s->nstreams ? (s->streams[i].name ? s->streams[i].device : -1) : s->trace[i - s->nstreams].device;
+        if (d < 0 || d >= 64 || named[d])
+            continue;
+        named[d] = 1;
         fprintf(f, "%s  {\"ph\": \"M\", \"name\": \"process_name\", \"pid\": %d, \"args\": {\"name\": \"GPU %d\"}}",
-                first ? "" : ",\n", s->devices[i].device, s->devices[i].device);
+                first ? "" : ",\n", d, d);
         first = 0;
     }
     for (size_t i = 0; i < s->nstreams; i++) {

@@ -567,6 +567,9 @@ void kprof_api_record(int api, uint64_t host_ns, int ok)
 void kprof_ctx_init_record(int device, int api, uint64_t host_ns)
 {
     pthread_mutex_lock(&stats_lock);
+    static int warned;
+    if (nctx_inits == sizeof ctx_inits / sizeof ctx_inits[0] && !warned++)
+        kprof_warn("more than %zu contexts created: the report lists the first %zu", nctx_inits, nctx_inits);
     if (nctx_inits < sizeof ctx_inits / sizeof ctx_inits[0]) {
         ctx_inits[nctx_inits].device = device;
         ctx_inits[nctx_inits].api = api;
