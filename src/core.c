@@ -91,6 +91,19 @@ void kprof_driver_initialized(uint64_t host_ns)
     tls_ctx_init_ns += host_ns;
 }
 
+void kprof_context_forget(CUcontext ctx)
+{
+    pthread_mutex_lock(&contexts.lock);
+    for (int i = 0; i < contexts.n; i++)
+        if (contexts.seen[i] == ctx) {
+            contexts.seen[i] = contexts.seen[--contexts.n];
+            break;
+        }
+    pthread_mutex_unlock(&contexts.lock);
+    if (tls_ctx == ctx)
+        tls_ctx = NULL;
+}
+
 void kprof_context_created(CUcontext ctx, CUdevice device, int api, uint64_t host_ns)
 {
     if (!ctx || !context_note(ctx))

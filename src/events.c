@@ -38,6 +38,7 @@ struct pool {
     CUevent pending_ref;         /* recorded, not yet placed on the timeline (ev.lock) */
     uint64_t pending_before_ns, pending_host_done_ns, last_request_ns;
     unsigned nstreams;           /* streams of this context seen so far */
+    int dead;                    /* its context was destroyed: never used again */
     struct pool *next;
 };
 
@@ -132,7 +133,7 @@ static void pool_start_timeline(struct pool *p)
 static struct pool *pool_for(CUcontext ctx)
 {
     for (struct pool *p = ev.pools; p; p = p->next)
-        if (p->ctx == ctx)
+        if (p->ctx == ctx && !p->dead)
             return p;
     struct pool *p = calloc(1, sizeof *p);
     if (!p)
@@ -183,6 +184,7 @@ static void ref_request(struct pool *p);
 void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thread)
 {
     t->pool = NULL;
+    t->captured = 0;
     CUcontext ctx = NULL;
     if (kprof_drv.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || ctx == NULL)
         return; /* the call will create the context: it is timed on the host as context init */
@@ -191,12 +193,17 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
         s = CU_STREAM_PER_THREAD;
     /* An event recorded into a capturing stream would become a node of the app's graph. */
     CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
-    if (kprof_drv.cuStreamIsCapturing(s, &cs) != CUDA_SUCCESS || cs != CU_STREAM_CAPTURE_STATUS_NONE)
+    CUresult rc = kprof_drv.cuStreamIsCapturing(s, &cs);
+    if (rc != CUDA_SUCCESS || cs != CU_STREAM_CAPTURE_STATUS_NONE) {
+        /* Capturing (or invalidated, or the legacy stream during another stream's capture): the call
+         * only adds a node to a graph, which runs when the graph is launched. */
+        t->captured = rc == CUDA_SUCCESS || rc == CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
         return;
+    }
 
     pthread_mutex_lock(&ev.lock);
     struct pool *p = tls_pool;
-    if (!p || p->ctx != ctx)
+    if (!p || p->ctx != ctx || p->dead)
         p = tls_pool = pool_for(ctx);
     if (p)
         ref_request(p);
@@ -286,8 +293,10 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
         return 0;
     /* Kernel launches only: a copy or memset call may itself wait for its work (pageable memory), and
      * then the host time is the work, not the latency before it. */
+    /* No query while any stream capture is in progress: a global-mode capture forbids it. */
     uint64_t lag = 0;
-    if (ok && kind != KPROF_TARGET_COPY && kprof_drv.cuEventQuery(t->start) == CUDA_SUCCESS)
+    if (ok && kind != KPROF_TARGET_COPY && !__atomic_load_n(&kprof_captures_active, __ATOMIC_RELAXED) &&
+        kprof_drv.cuEventQuery(t->start) == CUDA_SUCCESS)
         lag = kprof_now_ns() - t->start_host_ns; /* the stream was idle: see kprof.h */
     if (!ok || kprof_drv.cuEventRecord(t->stop, t->stream) != CUDA_SUCCESS) {
         pthread_mutex_lock(&ev.lock);
@@ -357,7 +366,7 @@ static const struct ref *ref_for(const struct pool *p, uint64_t start_host_ns)
 static void ref_request(struct pool *p)
 {
     uint64_t now = kprof_now_ns();
-    if (!p->own || p->pending_ref || now - p->last_request_ns < REF_PERIOD_NS)
+    if (!p->own || p->dead || p->pending_ref || now - p->last_request_ns < REF_PERIOD_NS)
         return;
     p->last_request_ns = now;
     CUevent e = NULL;
@@ -439,6 +448,8 @@ static long harvest_once(void)
 
     pthread_mutex_lock(&ev.lock);
     for (struct pool *p = ev.pools; p; p = p->next) {
+        if (p->dead)
+            continue;
         pthread_mutex_unlock(&ev.lock);
         if (cur != p->ctx && kprof_drv.cuCtxSetCurrent(p->ctx) == CUDA_SUCCESS)
             cur = p->ctx;
@@ -473,8 +484,10 @@ static long harvest_once(void)
             q->count--;
             ev.pending--;
             if (r == CUDA_SUCCESS) {
-                pool_give(pr.pool, pr.start);
-                pool_give(pr.pool, pr.stop);
+                if (!pr.pool->dead) {
+                    pool_give(pr.pool, pr.start);
+                    pool_give(pr.pool, pr.stop);
+                }
                 done++;
             } else {
                 /* The context is gone or faulted: its events cannot be reused. */
@@ -555,6 +568,45 @@ long kprof_events_drain(long timeout_ms)
         kprof_warn("%ld timed call(s) had not completed on the GPU after %ld ms; they are counted but untimed",
                    left, timeout_ms);
     return left;
+}
+
+/* 1 if pool p is the context ctx, or (ctx NULL) on device dev. */
+static int pool_matches(const struct pool *p, CUcontext ctx, int dev)
+{
+    return !p->dead && (ctx ? p->ctx == ctx : p->device == dev);
+}
+
+void kprof_events_context_ending(CUcontext ctx, int dev, long timeout_ms)
+{
+    uint64_t deadline = kprof_now_ns() + (uint64_t)timeout_ms * 1000000u;
+    for (;;) {
+        harvest_once();
+        long left = 0;
+        pthread_mutex_lock(&ev.lock);
+        for (struct queue *q = ev.queues; q; q = q->hh.next)
+            for (size_t i = 0; i < q->count; i++)
+                left += pool_matches(q->ring[(q->head + i) % q->cap].pool, ctx, dev);
+        pthread_mutex_unlock(&ev.lock);
+        if (left == 0)
+            return;
+        if (kprof_now_ns() >= deadline) {
+            kprof_warn("%ld timed call(s) of a context being destroyed had not completed after %ld ms; "
+                       "they are lost", left, timeout_ms);
+            return;
+        }
+        sleep_us(200);
+    }
+}
+
+void kprof_events_context_gone(CUcontext ctx, int dev)
+{
+    pthread_mutex_lock(&ev.lock);
+    for (struct pool *p = ev.pools; p; p = p->next)
+        if (pool_matches(p, ctx, dev)) {
+            p->dead = 1; /* its events, stream and references died with the context */
+            kprof_context_forget(p->ctx);
+        }
+    pthread_mutex_unlock(&ev.lock);
 }
 
 void kprof_events_counters(struct kprof_event_counters *out)

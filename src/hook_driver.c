@@ -162,6 +162,10 @@ KPROF_EXPORT CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCrea
         kprof_timing_begin(&t_, (stream), (per_thread));                                           \
         CUresult r_ = (call);                                                                      \
         int ok_ = r_ == CUDA_SUCCESS && k_ != NULL;                                                \
+        if (ok_ && t_.captured) { /* runs when its graph is launched */                             \
+            kprof_kernel_captured(k_);                                                             \
+            ok_ = 0;                                                                               \
+        }                                                                                          \
         int first_ = ok_ && kprof_kernel_count(k_, (dim3){ (gx), (gy), (gz) }, (dim3){ (bx), (by), (bz) }); \
         unsigned g_[3] = { (gx), (gy), (gz) }, b_[3] = { (bx), (by), (bz) };                       \
         kprof_timing_end(&t_, ok_, first_ ? KPROF_TARGET_KERNEL_FIRST : KPROF_TARGET_KERNEL, k_, 0, g_, b_); \
@@ -266,7 +270,7 @@ static int side_is_device(CUmemorytype type, CUdeviceptr dev, const void *host)
         struct kprof_timing t_;                                                                    \
         kprof_timing_begin(&t_, (stream), (per_thread));                                           \
         CUresult r_ = (call);                                                                      \
-        struct kprof_copy *cp_ = r_ == CUDA_SUCCESS ? (target) : NULL;                             \
+        struct kprof_copy *cp_ = r_ == CUDA_SUCCESS && !t_.captured ? (target) : NULL;             \
         kprof_timing_end(&t_, cp_ != NULL, KPROF_TARGET_COPY, cp_, (bytes), NULL, NULL);           \
         kprof_call_end(&c_, r_ == CUDA_SUCCESS);                                                   \
         return r_;                                                                                 \
@@ -612,6 +616,171 @@ KPROF_EXPORT CUresult cuMemFreeHost(void *p)
 {
     DREAL(cuMemFreeHost);
     DFREE(KPROF_API_cuMemFreeHost, kprof_free_record(KPROF_MEM_PINNED, p, ns_), p, real_(p));
+}
+
+/* ---- stream capture and graphs --------------------------------------------------------------- */
+
+/* Captures in progress, so that libkprof makes no call a global-mode capture forbids. */
+#define CAPTURE_BEGIN(call)                                                                        \
+    do {                                                                                           \
+        CUresult r_ = (call);                                                                      \
+        if (r_ == CUDA_SUCCESS)                                                                    \
+            __atomic_add_fetch(&kprof_captures_active, 1, __ATOMIC_RELAXED);                       \
+        return r_;                                                                                 \
+    } while (0)
+
+/* A capture ends with its graph, or invalidated; a stream that was not capturing changes nothing. */
+#define CAPTURE_END(call)                                                                          \
+    do {                                                                                           \
+        CUresult r_ = (call);                                                                      \
+        if ((r_ == CUDA_SUCCESS || r_ == CUDA_ERROR_STREAM_CAPTURE_INVALIDATED ||                  \
+             r_ == CUDA_ERROR_STREAM_CAPTURE_UNJOINED) &&                                          \
+            __atomic_sub_fetch(&kprof_captures_active, 1, __ATOMIC_RELAXED) < 0)                   \
+            __atomic_store_n(&kprof_captures_active, 0, __ATOMIC_RELAXED);                         \
+        return r_;                                                                                 \
+    } while (0)
+
+KPROF_EXPORT CUresult cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode mode)
+{
+    DREAL(cuStreamBeginCapture_v2);
+    CAPTURE_BEGIN(real_(s, mode));
+}
+
+KPROF_EXPORT CUresult cuStreamBeginCapture_v2_ptsz(CUstream s, CUstreamCaptureMode mode)
+{
+    DREAL(cuStreamBeginCapture_v2_ptsz);
+    CAPTURE_BEGIN(real_(s, mode));
+}
+
+KPROF_EXPORT CUresult cuStreamEndCapture(CUstream s, CUgraph *graph)
+{
+    DREAL(cuStreamEndCapture);
+    CAPTURE_END(real_(s, graph));
+}
+
+KPROF_EXPORT CUresult cuStreamEndCapture_ptsz(CUstream s, CUgraph *graph)
+{
+    DREAL(cuStreamEndCapture_ptsz);
+    CAPTURE_END(real_(s, graph));
+}
+
+/* Instantiation: the graph's kernel nodes are walked once, here. */
+#define INSTANTIATE(api, pexec, graph, call)                                                       \
+    do {                                                                                           \
+        struct kprof_call c_;                                                                      \
+        if (!kprof_call_begin(&c_, (api)))                                                         \
+            return (call);                                                                         \
+        CUresult r_ = (call);                                                                      \
+        if (r_ == CUDA_SUCCESS && (pexec))                                                         \
+            kprof_graph_instantiated(*(pexec), (graph));                                           \
+        kprof_call_end(&c_, r_ == CUDA_SUCCESS);                                                   \
+        return r_;                                                                                 \
+    } while (0)
+
+KPROF_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *pexec, CUgraph graph, unsigned long long flags)
+{
+    DREAL(cuGraphInstantiateWithFlags);
+    INSTANTIATE(KPROF_API_cuGraphInstantiateWithFlags, pexec, graph, real_(pexec, graph, flags));
+}
+
+KPROF_EXPORT CUresult cuGraphInstantiateWithParams(CUgraphExec *pexec, CUgraph graph,
+                                                   CUDA_GRAPH_INSTANTIATE_PARAMS *params)
+{
+    DREAL(cuGraphInstantiateWithParams);
+    INSTANTIATE(KPROF_API_cuGraphInstantiateWithParams, pexec, graph, real_(pexec, graph, params));
+}
+
+KPROF_EXPORT CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec *pexec, CUgraph graph,
+                                                        CUDA_GRAPH_INSTANTIATE_PARAMS *params)
+{
+    DREAL(cuGraphInstantiateWithParams_ptsz);
+    INSTANTIATE(KPROF_API_cuGraphInstantiateWithParams_ptsz, pexec, graph, real_(pexec, graph, params));
+}
+
+KPROF_EXPORT CUresult cuGraphInstantiate_v2(CUgraphExec *pexec, CUgraph graph, CUgraphNode *errNode, char *log,
+                                            size_t logSize)
+{
+    DREAL(cuGraphInstantiate_v2);
+    INSTANTIATE(KPROF_API_cuGraphInstantiate_v2, pexec, graph, real_(pexec, graph, errNode, log, logSize));
+}
+
+KPROF_EXPORT CUresult cuGraphExecDestroy(CUgraphExec exec)
+{
+    DREAL(cuGraphExecDestroy);
+    kprof_graph_destroyed(exec);
+    return real_(exec);
+}
+
+/* A graph launch: timed as one pair (the graphs table), and each kernel node counted as a launch. */
+#define GRAPH_LAUNCH(api, exec, stream, per_thread, call)                                          \
+    do {                                                                                           \
+        struct kprof_call c_;                                                                      \
+        if (!kprof_call_begin(&c_, (api)))                                                         \
+            return (call);                                                                         \
+        struct kprof_graph *g_ = kprof_graph_for(exec);                                            \
+        struct kprof_timing t_;                                                                    \
+        kprof_timing_begin(&t_, (stream), (per_thread));                                           \
+        CUresult r_ = (call);                                                                      \
+        int ok_ = r_ == CUDA_SUCCESS && g_ != NULL && !t_.captured;                                \
+        int first_ = ok_ && g_->row->calls == 0;                                                   \
+        if (ok_)                                                                                   \
+            kprof_graph_launched(g_);                                                              \
+        kprof_timing_end(&t_, ok_, first_ ? KPROF_TARGET_KERNEL_FIRST : KPROF_TARGET_KERNEL,      \
+                         g_ ? g_->row : NULL, 0, NULL, NULL);                                      \
+        kprof_call_end(&c_, r_ == CUDA_SUCCESS);                                                   \
+        return r_;                                                                                 \
+    } while (0)
+
+KPROF_EXPORT CUresult cuGraphLaunch(CUgraphExec exec, CUstream s)
+{
+    DREAL(cuGraphLaunch);
+    GRAPH_LAUNCH(KPROF_API_cuGraphLaunch, exec, s, 0, real_(exec, s));
+}
+
+KPROF_EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec exec, CUstream s)
+{
+    DREAL(cuGraphLaunch_ptsz);
+    GRAPH_LAUNCH(KPROF_API_cuGraphLaunch_ptsz, exec, s, 1, real_(exec, s));
+}
+
+/* ---- context destruction: read its pairs first ----------------------------------------------- */
+
+#define CTX_END(ctx, dev, call, gone)                                                              \
+    do {                                                                                           \
+        if (kprof_finished || kprof_config.disabled)                                               \
+            return (call);                                                                         \
+        kprof_events_context_ending((ctx), (dev), kprof_config.exit_timeout_ms);                   \
+        CUresult r_ = (call);                                                                      \
+        if (r_ == CUDA_SUCCESS && (gone))                                                          \
+            kprof_events_context_gone((ctx), (dev));                                               \
+        return r_;                                                                                 \
+    } while (0)
+
+/* 1 when device dev's primary context is no longer active (its last release destroyed it). */
+static int primary_gone(CUdevice dev)
+{
+    unsigned int flags = 0;
+    int active = 1;
+    return kprof_drv.cuDevicePrimaryCtxGetState &&
+           kprof_drv.cuDevicePrimaryCtxGetState(dev, &flags, &active) == CUDA_SUCCESS && !active;
+}
+
+KPROF_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
+{
+    DREAL(cuDevicePrimaryCtxReset_v2);
+    CTX_END(NULL, (int)dev, real_(dev), 1);
+}
+
+KPROF_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
+{
+    DREAL(cuDevicePrimaryCtxRelease_v2);
+    CTX_END(NULL, (int)dev, real_(dev), primary_gone(dev));
+}
+
+KPROF_EXPORT CUresult cuCtxDestroy_v2(CUcontext ctx)
+{
+    DREAL(cuCtxDestroy_v2);
+    CTX_END(ctx, -1, real_(ctx), 1);
 }
 
 /* ---- range control -------------------------------------------------------------------------- */

@@ -53,6 +53,10 @@ KPROF_EXPORT cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *hostF
         kprof_timing_begin(&t_, (stream), (per_thread));                                           \
         cudaError_t r_ = (call);                                                                   \
         int ok_ = r_ == cudaSuccess && k_ != NULL;                                                 \
+        if (ok_ && t_.captured) { /* runs when its graph is launched */                             \
+            kprof_kernel_captured(k_);                                                             \
+            ok_ = 0;                                                                               \
+        }                                                                                          \
         int first_ = ok_ && kprof_kernel_count(k_, (grid), (block));                               \
         unsigned g_[3] = { (grid).x, (grid).y, (grid).z }, b_[3] = { (block).x, (block).y, (block).z }; \
         kprof_timing_end(&t_, ok_, first_ ? KPROF_TARGET_KERNEL_FIRST : KPROF_TARGET_KERNEL, k_, 0, g_, b_); \
@@ -179,7 +183,7 @@ static enum kprof_dir copy_dir(void *dst, const void *src, enum cudaMemcpyKind k
         kprof_timing_begin(&t_, (stream), (per_thread));                                           \
         cudaError_t r_ = (call);                                                                   \
         struct kprof_copy *cp_ = NULL;                                                             \
-        if (r_ == cudaSuccess) {                                                                   \
+        if (r_ == cudaSuccess && !t_.captured) {                                                   \
             enum kprof_dir d_ = copy_dir((dst), (src), (kind));                                    \
             cp_ = kprof_copy_count(d_, kprof_copy_host_mem(d_, (dst), (src)), (bytes));            \
         }                                                                                          \

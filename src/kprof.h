@@ -180,6 +180,9 @@ uint64_t kprof_call_end(struct kprof_call *c, int ok);
  * out of the enclosing call's own host time.  Thread-safe. */
 void kprof_context_created(CUcontext ctx, CUdevice device, int api, uint64_t host_ns);
 
+/* Forgets a destroyed context, so that one created later (even at the same address) is seen as new. */
+void kprof_context_forget(CUcontext ctx);
+
 /* Called by the cuInit hook with its host time: the first successful driver initialisation is part of
  * creating the first context, so it joins that context's `context init` row and, like it, is left out of
  * the enclosing call's own host time.  Thread-safe. */
@@ -206,6 +209,7 @@ struct kprof_timing {
     void *pool;           /* the context's event pool, or NULL when the call is not timed */
     uint64_t start_host_ns; /* host clock when the start event had been recorded */
     uint64_t start_before_ns; /* host clock just before it was recorded */
+    int captured;         /* 1 when the stream is capturing into a graph: the call runs nothing now */
 };
 
 /* Records a start event on `stream` in the current context, from that context's pool.  per_thread is 1
@@ -239,6 +243,14 @@ struct kprof_sample {
     uint64_t bytes;          /* copies and memsets */
     unsigned grid[3], block[3];
 };
+
+/* Before a context is destroyed (cudaDeviceReset, cuCtxDestroy, the last primary-context release):
+ * reads that context's pending pairs (ctx NULL: those of every context on `device`), waiting up to
+ * timeout_ms.  Thread-safe. */
+void kprof_events_context_ending(CUcontext ctx, int device, long timeout_ms);
+/* After it was destroyed: drops its event pool (its events died with it), so a context created later,
+ * even at the same address, gets a fresh one.  Thread-safe. */
+void kprof_events_context_gone(CUcontext ctx, int device);
 
 /* Harvests every completed pair, waiting up to timeout_ms for the rest; stops the harvesting thread.
  * Returns the number of pairs still incomplete.  Thread-safe. */
@@ -278,6 +290,8 @@ struct kprof_kernel {
     struct kprof_kernel *shapes; /* KPROF_GROUP=shape: one entry per launch shape (uthash by shape) */
     struct kprof_kernel *parent;
     unsigned shape_key[6];
+    uint64_t captured;         /* launches made while their stream was capturing into a graph (atomic) */
+    int is_graph;              /* a graphs-table row: a graph exec, its launches timed as one pair */
     UT_hash_handle hh;         /* by mangled name, or by shape among a parent's shapes */
 };
 
@@ -340,6 +354,37 @@ static inline struct kprof_kernel *kprof_kernel_select(struct kprof_kernel *k, d
     unsigned g[3] = { grid.x, grid.y, grid.z }, b[3] = { block.x, block.y, block.z };
     return kprof_kernel_shaped(k, g, b);
 }
+
+/* Counts one launch made while its stream was capturing (it runs only when the graph is launched).
+ * Thread-safe, lock-free. */
+void kprof_kernel_captured(struct kprof_kernel *k);
+
+/* ---- graphs.c: CUDA graphs ---- */
+
+/* What libkprof knows of an instantiated graph: its row in the graphs table and its kernel nodes (child
+ * graphs included), walked once at instantiation. */
+struct kprof_graph {
+    struct kprof_kernel *row;       /* the graphs-table aggregate (is_graph = 1) */
+    size_t nkernels;
+    struct kprof_kernel **kernels;  /* one per kernel node, owned */
+    unsigned (*shapes)[6];          /* each node's grid and block, owned */
+};
+/* Walks `graph`'s nodes and records the exec made from it.  Thread-safe. */
+void kprof_graph_instantiated(CUgraphExec exec, CUgraph graph);
+/* The record of exec, or NULL if libkprof did not see it instantiated.  Thread-safe; valid until
+ * kprof_graph_destroyed(exec). */
+struct kprof_graph *kprof_graph_for(CUgraphExec exec);
+void kprof_graph_destroyed(CUgraphExec exec);
+/* Counts one replay: the graph row and every kernel node it holds (so kernel counts match what ran). */
+void kprof_graph_launched(struct kprof_graph *g);
+/* The graphs table for the report: every row ever created (the array is owned by the caller). */
+struct kprof_kernel **kprof_graph_rows(size_t *n);
+
+/* ---- stream capture ---- */
+
+/* Number of stream captures in progress in the process: while there is one, libkprof makes none of the
+ * calls a global-mode capture forbids (event queries) from the app's threads. */
+extern int kprof_captures_active;
 
 /* Name registry fed by __cudaRegisterFunction and __cudaGetKernel.  Thread-safe; strings are copied. */
 void kprof_names_register(const void *host_stub, const char *mangled);
@@ -410,6 +455,10 @@ int kprof_copy_is_memset(const struct kprof_copy *c);
 struct kprof_snapshot {
     struct kprof_kernel **kernels;   /* sorted by total_ns, descending; array owned by the snapshot */
     size_t nkernels;
+    struct kprof_kernel **graphs;    /* graph rows with launches, sorted likewise; array owned */
+    size_t ngraphs;
+    struct kprof_kernel **captured;  /* kernels launched while capturing, by count; array owned */
+    size_t ncaptured;
     uint64_t kernel_total_ns;
     struct kprof_copy copies[KPROF_DIR_COUNT][KPROF_HOST_COUNT];
     struct kprof_copy memsets;

@@ -1,5 +1,6 @@
-/* report_csv.c: the report as CSV, one file per table (<base>.kernels.csv, .copies.csv, .memsets.csv,
- * .allocations.csv, .devices.csv, .api.csv, .context_init.csv, .summary.csv), each with a header row;
+/* report_csv.c: the report as CSV, one file per table (<base>.kernels.csv, .graphs.csv, .captured.csv,
+ * .copies.csv, .memsets.csv, .allocations.csv, .devices.csv, .api.csv, .context_init.csv, .summary.csv),
+ * each with a header row;
  * times in ns, sizes in bytes.  Columns are documented in man/libkprof.7. */
 #include <errno.h>
 #include <stdlib.h>
@@ -47,6 +48,30 @@ static void csv_close(FILE *f, int *ok)
         *ok = 0;
 }
 
+/* A kernels-style table with its header row (kernels.csv, graphs.csv). */
+static void kernel_rows(FILE *f, struct kprof_kernel *const *rows, size_t n, uint64_t all_ns)
+{
+    fprintf(f, "name,mangled,calls,timed,total_ns,first_ns,avg_ns,median_ns,p95_ns,p99_ns,min_ns,max_ns,"
+               "stddev_ns,share,grid_x,grid_y,grid_z,block_x,block_y,block_z\n");
+    for (size_t i = 0; i < n; i++) {
+        const struct kprof_kernel *k = rows[i];
+        double avg = 0.0;
+        uint64_t mn = 0, mx = 0;
+        kprof_kernel_steady(k, &avg, &mn, &mx);
+        csv_string(f, k->name);
+        fputc(',', f);
+        csv_string(f, k->mangled);
+        fprintf(f, ",%llu,%llu,%llu,", U(k->calls), U(k->timed), U(k->total_ns));
+        if (k->first_timed)
+            fprintf(f, "%llu", U(k->first_ns));
+        fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu,%.1f,%.6f,%u,%u,%u,%u,%u,%u\n", U(avg + 0.5),
+                U(kprof_kernel_percentile(k, 50)), U(kprof_kernel_percentile(k, 95)),
+                U(kprof_kernel_percentile(k, 99)), U(mn), U(mx), kprof_kernel_stddev(k),
+                all_ns ? (double)k->total_ns / (double)all_ns : 0.0, k->grid[0], k->grid[1], k->grid[2],
+                k->block[0], k->block[1], k->block[2]);
+    }
+}
+
 int kprof_report_csv(const char *base, const struct kprof_snapshot *s)
 {
     int ok = 1;
@@ -70,24 +95,23 @@ int kprof_report_csv(const char *base, const struct kprof_snapshot *s)
         csv_close(f, &ok);
     }
     if ((f = csv_open(base, "kernels", &ok))) {
-        fprintf(f, "name,mangled,calls,timed,total_ns,first_ns,avg_ns,median_ns,p95_ns,p99_ns,min_ns,max_ns,"
-                   "stddev_ns,share,grid_x,grid_y,grid_z,block_x,block_y,block_z\n");
-        for (size_t i = 0; i < s->nkernels; i++) {
-            const struct kprof_kernel *k = s->kernels[i];
-            double avg = 0.0;
-            uint64_t mn = 0, mx = 0;
-            kprof_kernel_steady(k, &avg, &mn, &mx);
-            csv_string(f, k->name);
+        kernel_rows(f, s->kernels, s->nkernels, s->kernel_total_ns);
+        csv_close(f, &ok);
+    }
+    if ((f = csv_open(base, "graphs", &ok))) {
+        uint64_t all = 0;
+        for (size_t i = 0; i < s->ngraphs; i++)
+            all += s->graphs[i]->total_ns;
+        kernel_rows(f, s->graphs, s->ngraphs, all);
+        csv_close(f, &ok);
+    }
+    if ((f = csv_open(base, "captured", &ok))) {
+        fprintf(f, "name,mangled,launches\n");
+        for (size_t i = 0; i < s->ncaptured; i++) {
+            csv_string(f, s->captured[i]->name);
             fputc(',', f);
-            csv_string(f, k->mangled);
-            fprintf(f, ",%llu,%llu,%llu,", U(k->calls), U(k->timed), U(k->total_ns));
-            if (k->first_timed)
-                fprintf(f, "%llu", U(k->first_ns));
-            fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu,%.1f,%.6f,%u,%u,%u,%u,%u,%u\n", U(avg + 0.5),
-                    U(kprof_kernel_percentile(k, 50)), U(kprof_kernel_percentile(k, 95)),
-                    U(kprof_kernel_percentile(k, 99)), U(mn), U(mx), kprof_kernel_stddev(k),
-                    s->kernel_total_ns ? (double)k->total_ns / (double)s->kernel_total_ns : 0.0, k->grid[0],
-                    k->grid[1], k->grid[2], k->block[0], k->block[1], k->block[2]);
+            csv_string(f, s->captured[i]->mangled);
+            fprintf(f, ",%llu\n", U(s->captured[i]->captured));
         }
         csv_close(f, &ok);
     }

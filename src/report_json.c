@@ -28,6 +28,36 @@ static void copy_fields(FILE *f, const struct kprof_copy *c)
             U(c->max_ns), c->total_ns ? (double)c->timed_bytes / (double)c->total_ns : 0.0);
 }
 
+/* Kernels-style rows (kernels, or graphs timed as a whole); `all_ns` is the total their share is of. */
+static void kernel_rows(FILE *f, struct kprof_kernel *const *rows, size_t n, uint64_t all_ns)
+{
+    for (size_t i = 0; i < n; i++) {
+        const struct kprof_kernel *k = rows[i];
+        fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
+        kprof_json_string(f, k->name);
+        fprintf(f, ", \"mangled\": ");
+        kprof_json_string(f, k->mangled);
+        double avg = 0.0;
+        uint64_t mn = 0, mx = 0;
+        kprof_kernel_steady(k, &avg, &mn, &mx);
+        fprintf(f, ", \"calls\": %llu, \"timed\": %llu, \"total_ns\": %llu, ", U(k->calls), U(k->timed),
+                U(k->total_ns));
+        if (k->first_timed)
+            fprintf(f, "\"first_ns\": %llu, ", U(k->first_ns));
+        else
+            fprintf(f, "\"first_ns\": null, ");
+        fprintf(f, "\"avg_ns\": %llu, \"median_ns\": %llu, \"p95_ns\": %llu, \"p99_ns\": %llu, \"min_ns\": %llu, "
+                   "\"max_ns\": %llu, \"stddev_ns\": %.1f, \"share\": %.6f, \"grid\": [%u, %u, %u], "
+                   "\"block\": [%u, %u, %u]}",
+                U(avg + 0.5), U(kprof_kernel_percentile(k, 50)), U(kprof_kernel_percentile(k, 95)),
+                U(kprof_kernel_percentile(k, 99)), U(mn), U(mx), kprof_kernel_stddev(k),
+                all_ns ? (double)k->total_ns / (double)all_ns : 0.0, k->grid[0], k->grid[1], k->grid[2],
+                k->block[0], k->block[1], k->block[2]);
+    }
+    if (n)
+        fprintf(f, "\n  ");
+}
+
 void kprof_report_json(FILE *f, const struct kprof_snapshot *s)
 {
     fprintf(f, "{\n  \"schema_version\": 1,\n  \"tool\": \"libkprof\",\n  \"version\": ");
@@ -47,30 +77,22 @@ void kprof_report_json(FILE *f, const struct kprof_snapshot *s)
     fprintf(f, "%s],\n", s->nctx_inits ? "\n  " : "");
 
     fprintf(f, "  \"kernel_total_ns\": %llu,\n  \"kernels\": [", U(s->kernel_total_ns));
-    for (size_t i = 0; i < s->nkernels; i++) {
-        const struct kprof_kernel *k = s->kernels[i];
+    kernel_rows(f, s->kernels, s->nkernels, s->kernel_total_ns);
+    fprintf(f, "],\n");
+    uint64_t graph_ns = 0;
+    for (size_t i = 0; i < s->ngraphs; i++)
+        graph_ns += s->graphs[i]->total_ns;
+    fprintf(f, "  \"graphs\": [");
+    kernel_rows(f, s->graphs, s->ngraphs, graph_ns);
+    fprintf(f, "],\n  \"captured\": [");
+    for (size_t i = 0; i < s->ncaptured; i++) {
         fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
-        kprof_json_string(f, k->name);
+        kprof_json_string(f, s->captured[i]->name);
         fprintf(f, ", \"mangled\": ");
-        kprof_json_string(f, k->mangled);
-        double avg = 0.0;
-        uint64_t mn = 0, mx = 0;
-        kprof_kernel_steady(k, &avg, &mn, &mx);
-        fprintf(f, ", \"calls\": %llu, \"timed\": %llu, \"total_ns\": %llu, ", U(k->calls), U(k->timed),
-                U(k->total_ns));
-        if (k->first_timed)
-            fprintf(f, "\"first_ns\": %llu, ", U(k->first_ns));
-        else
-            fprintf(f, "\"first_ns\": null, ");
-        fprintf(f, "\"avg_ns\": %llu, \"median_ns\": %llu, \"p95_ns\": %llu, \"p99_ns\": %llu, \"min_ns\": %llu, "
-                   "\"max_ns\": %llu, \"stddev_ns\": %.1f, \"share\": %.6f, \"grid\": [%u, %u, %u], "
-                   "\"block\": [%u, %u, %u]}",
-                U(avg + 0.5), U(kprof_kernel_percentile(k, 50)), U(kprof_kernel_percentile(k, 95)),
-                U(kprof_kernel_percentile(k, 99)), U(mn), U(mx), kprof_kernel_stddev(k),
-                s->kernel_total_ns ? (double)k->total_ns / (double)s->kernel_total_ns : 0.0, k->grid[0],
-                k->grid[1], k->grid[2], k->block[0], k->block[1], k->block[2]);
+        kprof_json_string(f, s->captured[i]->mangled);
+        fprintf(f, ", \"launches\": %llu}", U(s->captured[i]->captured));
     }
-    fprintf(f, "%s],\n", s->nkernels ? "\n  " : "");
+    fprintf(f, "%s],\n", s->ncaptured ? "\n  " : "");
 
     fprintf(f, "  \"copies\": [");
     int first = 1;

@@ -48,32 +48,35 @@ static void context_init(FILE *f, const struct kprof_snapshot *s)
                 kprof_api_names[s->ctx_inits[i].api]);
 }
 
-static void kernels(FILE *f, const struct kprof_snapshot *s)
+/* A kernels-style table of rows (kernels, or graphs timed as a whole), under `section`. */
+static void kernel_table(FILE *f, const char *section, const char *empty, struct kprof_kernel *const *rows,
+                         size_t n, uint64_t all_ns, int top)
 {
-    fprintf(f, "== libkprof: kernels ==\n");
-    if (s->nkernels == 0) {
-        fprintf(f, "  (no kernel launches)\n");
+    fprintf(f, "== libkprof: %s ==\n", section);
+    if (n == 0) {
+        fprintf(f, "  (%s)\n", empty);
         return;
     }
     uint64_t max = 0;
-    for (size_t i = 0; i < s->nkernels; i++)
-        if (s->kernels[i]->total_ns > max)
-            max = s->kernels[i]->total_ns;
+    for (size_t i = 0; i < n; i++)
+        if (rows[i]->total_ns > max)
+            max = rows[i]->total_ns;
     struct unit u = unit_for(max);
     char h[9][24];
+    int shapes = kprof_config.group == KPROF_GROUP_SHAPE && !rows[0]->is_graph;
     fprintf(f, "%7s %13s %9s %9s %11s %11s %11s %11s %11s %11s %11s %11s  %s\n", "Time(%)",
             head(h[0], 24, "Total", u), "Calls", "Timed", head(h[1], 24, "First", u), head(h[2], 24, "Avg", u),
             head(h[3], 24, "Med", u), head(h[4], 24, "p95", u), head(h[5], 24, "p99", u),
             head(h[6], 24, "Min", u), head(h[7], 24, "Max", u), head(h[8], 24, "StdDev", u),
-            kprof_config.group == KPROF_GROUP_SHAPE ? "Kernel [grid] [block]" : "Kernel");
-    size_t shown = s->nkernels;
-    if (kprof_config.top > 0 && (size_t)kprof_config.top < shown)
+            rows[0]->is_graph ? "Graph" : shapes ? "Kernel [grid] [block]" : "Kernel");
+    size_t shown = n;
+    if (top && kprof_config.top > 0 && (size_t)kprof_config.top < shown)
         shown = (size_t)kprof_config.top;
     for (size_t i = 0; i < shown; i++) {
-        const struct kprof_kernel *k = s->kernels[i];
-        double share = s->kernel_total_ns ? 100.0 * (double)k->total_ns / (double)s->kernel_total_ns : 0.0;
+        const struct kprof_kernel *k = rows[i];
+        double share = all_ns ? 100.0 * (double)k->total_ns / (double)all_ns : 0.0;
         char shape[96] = "";
-        if (kprof_config.group == KPROF_GROUP_SHAPE)
+        if (shapes)
             snprintf(shape, sizeof shape, " [%u,%u,%u] [%u,%u,%u]", k->grid[0], k->grid[1], k->grid[2],
                      k->block[0], k->block[1], k->block[2]);
         double avg;
@@ -91,15 +94,42 @@ static void kernels(FILE *f, const struct kprof_snapshot *s)
             fprintf(f, "%7s %13s %9llu %9d %11s %11s %11s %11s %11s %11s %11s %11s  %s%s\n", "-", "-",
                     (unsigned long long)k->calls, 0, "-", "-", "-", "-", "-", "-", "-", "-", k->name, shape);
     }
-    if (shown < s->nkernels) {
+    if (shown < n) {
         uint64_t rest = 0;
-        for (size_t i = shown; i < s->nkernels; i++)
-            rest += s->kernels[i]->total_ns;
-        fprintf(f, "  (%zu more kernels, %.2f%% of kernel time, not shown: KPROF_TOP=%ld)\n", s->nkernels - shown,
-                s->kernel_total_ns ? 100.0 * (double)rest / (double)s->kernel_total_ns : 0.0, kprof_config.top);
+        for (size_t i = shown; i < n; i++)
+            rest += rows[i]->total_ns;
+        fprintf(f, "  (%zu more kernels, %.2f%% of kernel time, not shown: KPROF_TOP=%ld)\n", n - shown,
+                all_ns ? 100.0 * (double)rest / (double)all_ns : 0.0, kprof_config.top);
     }
-    fprintf(f, "First: the first launch (lazy module loading makes it slow); Avg, Med, p95, p99, Min, Max and StdDev\n"
-               "leave it out. Percentiles come from a log-linear histogram (relative error at most 0.78%%).\n");
+}
+
+static void kernels(FILE *f, const struct kprof_snapshot *s)
+{
+    kernel_table(f, "kernels", "no kernel launches", s->kernels, s->nkernels, s->kernel_total_ns, 1);
+    if (s->nkernels)
+        fprintf(f, "First: the first launch (lazy module loading makes it slow); Avg, Med, p95, p99, Min, Max and StdDev\n"
+                   "leave it out. Percentiles come from a log-linear histogram (relative error at most 0.78%%).\n"
+                   "Calls include launches replayed by CUDA graphs, which are timed with their graph (see graphs).\n");
+}
+
+static void graphs(FILE *f, const struct kprof_snapshot *s)
+{
+    uint64_t all = 0;
+    for (size_t i = 0; i < s->ngraphs; i++)
+        all += s->graphs[i]->total_ns;
+    kernel_table(f, "graphs", "no graph launches", s->graphs, s->ngraphs, all, 0);
+}
+
+static void captured(FILE *f, const struct kprof_snapshot *s)
+{
+    fprintf(f, "== libkprof: captured ==\n");
+    if (!s->ncaptured) {
+        fprintf(f, "  (no launches while capturing)\n");
+        return;
+    }
+    fprintf(f, "%10s  %s\n", "Launches", "Kernel (launched into a capturing stream: runs when its graph does)");
+    for (size_t i = 0; i < s->ncaptured; i++)
+        fprintf(f, "%10llu  %s\n", (unsigned long long)s->captured[i]->captured, s->captured[i]->name);
 }
 
 /* One copies-style row: count, bytes, timed, total, avg, GB/s. */
@@ -244,6 +274,8 @@ void kprof_report_text(FILE *f, const struct kprof_snapshot *s)
     fprintf(f, "GPU times come from CUDA event pairs on each call's stream; host times from the host clock.\n");
     context_init(f, s);
     kernels(f, s);
+    graphs(f, s);
+    captured(f, s);
     copies(f, s);
     memsets(f, s);
     allocations(f, s);

@@ -50,7 +50,7 @@ void kprof_report_trace(FILE *f, const struct kprof_snapshot *s)
             }
         } else {
             const struct kprof_kernel *k = e->target;
-            fprintf(f, "\"cat\": \"kernel\", \"name\": ");
+            fprintf(f, "\"cat\": \"%s\", \"name\": ", k->is_graph ? "graph" : "kernel");
             kprof_json_string(f, k->name);
             fprintf(f, ", \"args\": {\"grid\": [%u, %u, %u], \"block\": [%u, %u, %u], \"first_launch\": %s}}",
                     e->grid[0], e->grid[1], e->grid[2], e->block[0], e->block[1], e->block[2],

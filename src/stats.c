@@ -26,6 +26,9 @@ const char *const kprof_api_names[KPROF_API_COUNT] = {
 #define KPROF_CLASS_PROC 0
 #define KPROF_CLASS_CTX 0
 #define KPROF_CLASS_RANGE 0
+#define KPROF_CLASS_CAPTURE 0
+#define KPROF_CLASS_GRAPH 1
+#define KPROF_CLASS_CTXEND 1
 const char kprof_api_counted[KPROF_API_COUNT] = {
 #define KPROF_RT(name, proto, cls) KPROF_CLASS_##cls,
 #define KPROF_DH(name, cls) KPROF_CLASS_##cls,
@@ -143,6 +146,11 @@ static struct kprof_kernel *kernel_by_name(char *mangled_owned)
     HASH_ADD_KEYPTR(hh, names.kernels, k->mangled, strlen(k->mangled), k);
     names.nkernels++;
     return k;
+}
+
+void kprof_kernel_captured(struct kprof_kernel *k)
+{
+    ATOMIC_ADD(&k->captured, 1);
 }
 
 struct kprof_kernel *kprof_kernel_shaped(struct kprof_kernel *k, const unsigned grid[3], const unsigned block[3])
@@ -457,6 +465,7 @@ void kprof_sample_record(const struct kprof_sample *s)
         kprof_copy_add_time(s->target, s->dur_ns, s->bytes);
     else
         kprof_kernel_add_time(s->target, s->dur_ns, s->kind == KPROF_TARGET_KERNEL_FIRST);
+    /* A graph's time counts as kernel time on its device: its kernels are not timed one by one. */
     pthread_mutex_lock(&stats_lock);
     if (s->kind != KPROF_TARGET_COPY && s->device >= 0 && s->device < MAX_DEVICES) {
         struct device_acc *d = &devices[s->device];
@@ -591,7 +600,14 @@ static int by_total_desc(const void *a, const void *b)
     return strcmp(x->mangled, y->mangled);
 }
 
-extern uint64_t kprof_start_ns;
+static int by_captured_desc(const void *a, const void *b)
+{
+    const struct kprof_kernel *x = *(struct kprof_kernel *const *)a, *y = *(struct kprof_kernel *const *)b;
+    if (x->captured != y->captured)
+        return x->captured > y->captured ? -1 : 1;
+    return strcmp(x->mangled, y->mangled);
+}
+
 extern int kprof_cuda_used;
 
 int kprof_snapshot_take(struct kprof_snapshot *s)
@@ -640,10 +656,27 @@ int kprof_snapshot_take(struct kprof_snapshot *s)
         memcpy(s->ctx_inits, ctx_inits, nctx_inits * sizeof *ctx_inits);
     else
         s->nctx_inits = 0;
+    s->captured = calloc(names.nkernels ? names.nkernels : 1, sizeof *s->captured);
+    for (struct kprof_kernel *k = names.kernels; k && s->captured; k = k->hh.next) {
+        if (k->selected && k->captured)
+            s->captured[s->ncaptured++] = k;
+        for (struct kprof_kernel *c = k->shapes; c && s->captured; c = c->hh.next)
+            if (c->selected && c->captured)
+                s->captured[s->ncaptured++] = c;
+    }
     pthread_mutex_unlock(&stats_lock);
     pthread_rwlock_unlock(&names.lock);
     if (s->kernels)
         qsort(s->kernels, s->nkernels, sizeof *s->kernels, by_total_desc);
+    if (s->captured)
+        qsort(s->captured, s->ncaptured, sizeof *s->captured, by_captured_desc);
+    size_t ng = 0;
+    s->graphs = kprof_graph_rows(&ng);
+    for (size_t i = 0; s->graphs && i < ng; i++)
+        if (s->graphs[i]->calls > 0)
+            s->graphs[s->ngraphs++] = s->graphs[i];
+    if (s->graphs)
+        qsort(s->graphs, s->ngraphs, sizeof *s->graphs, by_total_desc);
 
     pthread_mutex_lock(&allocs.lock);
     memcpy(s->alloc, allocs.s, sizeof allocs.s);
@@ -668,6 +701,8 @@ int kprof_snapshot_take(struct kprof_snapshot *s)
 void kprof_snapshot_free(struct kprof_snapshot *s)
 {
     free(s->kernels);
+    free(s->graphs);
+    free(s->captured);
     free(s->devices);
     free(s->ctx_inits);
     memset(s, 0, sizeof *s);

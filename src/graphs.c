@@ -1,0 +1,168 @@
+/* graphs.c: CUDA graphs: each instantiated graph's kernel nodes, walked once, so that every replay can be
+ * timed as one row and its kernels counted as launches. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include "kprof.h"
+
+struct exec_entry {
+    CUgraphExec exec;
+    struct kprof_graph g;
+    UT_hash_handle hh;
+};
+
+static struct {
+    pthread_rwlock_t lock;
+    struct exec_entry *execs;      /* live graph execs */
+    struct kprof_kernel **rows;    /* every graph row ever made (rows outlive their execs) */
+    size_t nrows, caprows;
+} graphs = { .lock = PTHREAD_RWLOCK_INITIALIZER };
+
+int kprof_captures_active;
+
+/* Appends graph's kernel nodes (recursing into child graphs) to g; depth bounds a malformed graph. */
+static void walk(CUgraph graph, struct kprof_graph *g, int depth)
+{
+    size_t n = 0;
+    if (depth > 16 || !kprof_drv.cuGraphGetNodes || kprof_drv.cuGraphGetNodes(graph, NULL, &n) != CUDA_SUCCESS || !n)
+        return;
+    CUgraphNode *nodes = calloc(n, sizeof *nodes);
+    if (!nodes || kprof_drv.cuGraphGetNodes(graph, nodes, &n) != CUDA_SUCCESS) {
+        free(nodes);
+        return;
+    }
+    for (size_t i = 0; i < n; i++) {
+        CUgraphNodeType type;
+        if (!kprof_drv.cuGraphNodeGetType || kprof_drv.cuGraphNodeGetType(nodes[i], &type) != CUDA_SUCCESS)
+            continue;
+        if (type == CU_GRAPH_NODE_TYPE_GRAPH && kprof_drv.cuGraphChildGraphNodeGetGraph) {
+            CUgraph child;
+            if (kprof_drv.cuGraphChildGraphNodeGetGraph(nodes[i], &child) == CUDA_SUCCESS)
+                walk(child, g, depth + 1);
+            continue;
+        }
+        CUDA_KERNEL_NODE_PARAMS p;
+        memset(&p, 0, sizeof p);
+        if (type != CU_GRAPH_NODE_TYPE_KERNEL || !kprof_drv.cuGraphKernelNodeGetParams_v2 ||
+            kprof_drv.cuGraphKernelNodeGetParams_v2(nodes[i], &p) != CUDA_SUCCESS)
+            continue;
+        struct kprof_kernel *k = kprof_kernel_for_function(p.func ? p.func : (CUfunction)p.kern);
+        unsigned shape[6] = { p.gridDimX, p.gridDimY, p.gridDimZ, p.blockDimX, p.blockDimY, p.blockDimZ };
+        k = k ? kprof_kernel_select(k, (dim3){ shape[0], shape[1], shape[2] }, (dim3){ shape[3], shape[4], shape[5] })
+              : NULL;
+        if (!k)
+            continue;
+        struct kprof_kernel **ks = realloc(g->kernels, (g->nkernels + 1) * sizeof *ks);
+        unsigned (*ss)[6] = realloc(g->shapes, (g->nkernels + 1) * sizeof *ss);
+        if (ks)
+            g->kernels = ks;
+        if (ss)
+            g->shapes = ss;
+        if (!ks || !ss)
+            break;
+        memcpy(g->shapes[g->nkernels], shape, sizeof shape);
+        g->kernels[g->nkernels++] = k;
+    }
+    free(nodes);
+}
+
+void kprof_graph_instantiated(CUgraphExec exec, CUgraph graph)
+{
+    struct exec_entry *e = calloc(1, sizeof *e);
+    struct kprof_kernel *row = calloc(1, sizeof *row);
+    if (!e || !row) {
+        free(e);
+        free(row);
+        return;
+    }
+    walk(graph, &e->g, 0);
+    e->exec = exec;
+    e->g.row = row;
+    row->is_graph = 1;
+    row->selected = 1;
+    row->min_ns = UINT64_MAX;
+    char name[96];
+    pthread_rwlock_wrlock(&graphs.lock);
+    snprintf(name, sizeof name, "graph %zu", graphs.nrows + 1);
+    row->mangled = strdup(name);
+    snprintf(name, sizeof name, "graph %zu (%zu kernel node%s)", graphs.nrows + 1, e->g.nkernels,
+             e->g.nkernels == 1 ? "" : "s");
+    row->name = strdup(name);
+    if (graphs.nrows == graphs.caprows) {
+        size_t cap = graphs.caprows ? graphs.caprows * 2 : 16;
+        struct kprof_kernel **r = realloc(graphs.rows, cap * sizeof *r);
+        if (r) {
+            graphs.rows = r;
+            graphs.caprows = cap;
+        }
+    }
+    if (!row->mangled || !row->name || graphs.nrows == graphs.caprows) {
+        pthread_rwlock_unlock(&graphs.lock);
+        free(row->mangled);
+        free(row->name);
+        free(row);
+        free(e->g.kernels);
+        free(e->g.shapes);
+        free(e);
+        return;
+    }
+    graphs.rows[graphs.nrows++] = row;
+    struct exec_entry *old;
+    HASH_FIND_PTR(graphs.execs, &exec, old);
+    if (old) /* an exec handle reused without its destroy being seen */
+        HASH_DEL(graphs.execs, old);
+    HASH_ADD_PTR(graphs.execs, exec, e);
+    pthread_rwlock_unlock(&graphs.lock);
+    if (old) {
+        free(old->g.kernels);
+        free(old->g.shapes);
+        free(old);
+    }
+}
+
+struct kprof_graph *kprof_graph_for(CUgraphExec exec)
+{
+    struct exec_entry *e;
+    pthread_rwlock_rdlock(&graphs.lock);
+    HASH_FIND_PTR(graphs.execs, &exec, e);
+    pthread_rwlock_unlock(&graphs.lock);
+    return e ? &e->g : NULL;
+}
+
+void kprof_graph_destroyed(CUgraphExec exec)
+{
+    struct exec_entry *e;
+    pthread_rwlock_wrlock(&graphs.lock);
+    HASH_FIND_PTR(graphs.execs, &exec, e);
+    if (e)
+        HASH_DEL(graphs.execs, e);
+    pthread_rwlock_unlock(&graphs.lock);
+    if (e) {
+        free(e->g.kernels);
+        free(e->g.shapes);
+        free(e);
+    }
+}
+
+void kprof_graph_launched(struct kprof_graph *g)
+{
+    dim3 none = { 0, 0, 0 };
+    kprof_kernel_count(g->row, none, none);
+    for (size_t i = 0; i < g->nkernels; i++) {
+        const unsigned *s = g->shapes[i];
+        kprof_kernel_count(g->kernels[i], (dim3){ s[0], s[1], s[2] }, (dim3){ s[3], s[4], s[5] });
+    }
+}
+
+struct kprof_kernel **kprof_graph_rows(size_t *n)
+{
+    pthread_rwlock_rdlock(&graphs.lock);
+    struct kprof_kernel **r = calloc(graphs.nrows ? graphs.nrows : 1, sizeof *r);
+    *n = 0;
+    if (r) {
+        memcpy(r, graphs.rows, graphs.nrows * sizeof *r);
+        *n = graphs.nrows;
+    }
+    pthread_rwlock_unlock(&graphs.lock);
+    return r;
+}
