@@ -19,7 +19,7 @@ struct kprof_config kprof_config = {
 static const char *const known_vars[] = {
     "KPROF_FORMAT", "KPROF_OUTPUT", "KPROF_TRACE", "KPROF_TRACE_LIMIT", "KPROF_LOG", "KPROF_DISABLE",
     "KPROF_START", "KPROF_EXIT_TIMEOUT", "KPROF_MAX_EVENTS", "KPROF_GROUP", "KPROF_NAMES", "KPROF_TOP",
-    "KPROF_INCLUDE", "KPROF_EXCLUDE",
+    "KPROF_INCLUDE", "KPROF_EXCLUDE", "KPROF_SIGNALS",
 };
 
 static void bad_value(const char *var, const char *value, const char *expected, const char *dflt)
@@ -104,6 +104,7 @@ void kprof_config_load(void)
                               c->trace_limit);
     c->disabled = env_choice("KPROF_DISABLE", bools, "0 or 1", 0);
     c->start_paused = env_choice("KPROF_START", starts, "running or paused", 0);
+    c->signals = env_choice("KPROF_SIGNALS", bools, "0 or 1", 0);
     c->exit_timeout_ms = env_long("KPROF_EXIT_TIMEOUT", 0, 3600000, "milliseconds from 0 to 3600000",
                                   c->exit_timeout_ms);
     c->max_events = env_long("KPROF_MAX_EVENTS", 2, 1L << 24, "a number of events from 2 to 16777216",
@@ -127,10 +128,10 @@ void kprof_config_load(void)
     }
 
     kprof_debug("configuration: KPROF_FORMAT=%s KPROF_OUTPUT=%s KPROF_TRACE=%s KPROF_TRACE_LIMIT=%ld "
-                "KPROF_LOG=%s KPROF_DISABLE=%d KPROF_START=%s KPROF_EXIT_TIMEOUT=%ld KPROF_MAX_EVENTS=%ld "
+                "KPROF_LOG=%s KPROF_DISABLE=%d KPROF_START=%s KPROF_SIGNALS=%d KPROF_EXIT_TIMEOUT=%ld KPROF_MAX_EVENTS=%ld "
                 "KPROF_GROUP=%s KPROF_NAMES=%s KPROF_TOP=%ld KPROF_INCLUDE=%s KPROF_EXCLUDE=%s",
                 formats[c->format], c->output ? c->output : "(stderr)", c->trace ? c->trace : "(none)",
-                c->trace_limit, logs[c->log], c->disabled, starts[c->start_paused], c->exit_timeout_ms,
+                c->trace_limit, logs[c->log], c->disabled, starts[c->start_paused], c->signals, c->exit_timeout_ms,
                 c->max_events, groups[c->group], names[c->names], c->top,
                 c->has_include ? getenv("KPROF_INCLUDE") : "(none)",
                 c->has_exclude ? getenv("KPROF_EXCLUDE") : "(none)");

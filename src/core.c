@@ -1,7 +1,11 @@
 /* core.c: start-up, the per-thread guard, context tracking, and the exit sequence that drains the events
  * and writes the report before cudart tears its contexts down. */
 #include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <string.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -170,6 +174,105 @@ uint64_t kprof_call_end(struct kprof_call *c, int ok)
 
 /* ---- start and exit -------------------------------------------------------------------------- */
 
+int kprof_forked_child;
+
+/* ---- KPROF_SIGNALS=1: the report on SIGINT/SIGTERM ------------------------------------------- */
+
+/* The handler only wakes a helper thread, which writes the report (CUDA calls inside a signal handler
+ * can deadlock), waits for it (bounded), then hands the signal to the program's own handler, or to the
+ * default action. */
+static sem_t sig_go, sig_done;
+static struct sigaction sig_old[2];
+
+static void *signal_helper(void *arg)
+{
+    (void)arg;
+    while (sem_wait(&sig_go) != 0 && errno == EINTR)
+        ;
+    kprof_finish();
+    sem_post(&sig_done);
+    return NULL;
+}
+
+static void on_signal(int sig, siginfo_t *info, void *uc)
+{
+    static volatile sig_atomic_t once;
+    int saved = errno;
+    if (!once) {
+        once = 1;
+        sem_post(&sig_go);
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        until.tv_sec += kprof_config.exit_timeout_ms / 1000 + 5;
+        while (sem_timedwait(&sig_done, &until) != 0 && errno == EINTR)
+            ;
+    }
+    struct sigaction *old = &sig_old[sig == SIGTERM];
+    errno = saved;
+    if (old->sa_flags & SA_SIGINFO) {
+        old->sa_sigaction(sig, info, uc);
+    } else if (old->sa_handler != SIG_IGN && old->sa_handler != SIG_DFL) {
+        old->sa_handler(sig);
+    } else if (old->sa_handler == SIG_DFL) {
+        sigaction(sig, old, NULL); /* the default action: end the process, as without libkprof */
+        raise(sig);
+    }
+}
+
+static void signals_install(void)
+{
+    pthread_t t;
+    sigset_t all, mask;
+    if (sem_init(&sig_go, 0, 0) != 0 || sem_init(&sig_done, 0, 0) != 0)
+        return;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &mask);
+    int ok = pthread_create(&t, NULL, signal_helper, NULL) == 0;
+    pthread_sigmask(SIG_SETMASK, &mask, NULL);
+    if (!ok) {
+        kprof_warn("cannot start the signal helper thread; KPROF_SIGNALS ignored");
+        return;
+    }
+    pthread_detach(t);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_signal;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &sig_old[0]);
+    sigaction(SIGTERM, &sa, &sig_old[1]);
+}
+
+static void fork_prepare(void)
+{
+    kprof_events_fork_prepare();
+    kprof_stats_fork_prepare();
+    kprof_graphs_fork_prepare();
+    pthread_mutex_lock(&contexts.lock);
+}
+
+static void fork_parent(void)
+{
+    pthread_mutex_unlock(&contexts.lock);
+    kprof_graphs_fork_parent();
+    kprof_stats_fork_parent();
+    kprof_events_fork_parent();
+}
+
+static void fork_child(void)
+{
+    pthread_mutex_init(&contexts.lock, NULL);
+    contexts.n = 0;
+    tls_ctx = NULL;
+    tls_ctx_init_ns = 0;
+    __atomic_store_n(&kprof_cuda_used, 0, __ATOMIC_RELAXED);
+    kprof_forked_child = 1;
+    kprof_events_fork_child();
+    kprof_stats_fork_child();
+    kprof_graphs_fork_child();
+    kprof_start_ns = kprof_now_ns();
+}
+
 __attribute__((constructor)) static void kprof_init(void)
 {
     kprof_start_ns = kprof_now_ns();
@@ -179,6 +282,9 @@ __attribute__((constructor)) static void kprof_init(void)
         kprof_info("disabled by KPROF_DISABLE=1");
     /* A fallback for programs whose contexts libkprof never sees created. */
     atexit(kprof_atexit);
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
+    if (kprof_config.signals && !kprof_config.disabled)
+        signals_install();
 }
 
 void kprof_finish(void)

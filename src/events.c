@@ -615,3 +615,33 @@ void kprof_events_counters(struct kprof_event_counters *out)
     *out = ev.n;
     pthread_mutex_unlock(&ev.lock);
 }
+
+/* fork(): the harvester keeps the locks consistent by taking them in the order the code always does. */
+void kprof_events_fork_prepare(void)
+{
+    pthread_mutex_lock(&ev.harvest_lock);
+    pthread_mutex_lock(&ev.lock);
+}
+
+void kprof_events_fork_parent(void)
+{
+    pthread_mutex_unlock(&ev.lock);
+    pthread_mutex_unlock(&ev.harvest_lock);
+}
+
+/* In the child: no harvesting thread, and none of the parent's CUDA objects may be touched, so every pool
+ * is abandoned (its events leak) and every pending pair dropped. */
+void kprof_events_fork_child(void)
+{
+    pthread_mutex_init(&ev.lock, NULL);
+    pthread_mutex_init(&ev.harvest_lock, NULL);
+    pthread_cond_init(&ev.wake, NULL);
+    for (struct pool *p = ev.pools; p; p = p->next)
+        p->dead = 1;
+    for (struct queue *q = ev.queues; q; q = q->hh.next)
+        q->head = q->count = 0;
+    ev.pending = 0;
+    ev.harvester_started = ev.harvester_stop = ev.harvester_sleeping = 0;
+    memset(&ev.n, 0, sizeof ev.n);
+    tls_pool = NULL;
+}

@@ -166,3 +166,28 @@ struct kprof_kernel **kprof_graph_rows(size_t *n)
     pthread_rwlock_unlock(&graphs.lock);
     return r;
 }
+
+void kprof_graphs_fork_prepare(void)
+{
+    pthread_rwlock_wrlock(&graphs.lock);
+}
+
+void kprof_graphs_fork_parent(void)
+{
+    pthread_rwlock_unlock(&graphs.lock);
+}
+
+/* In the child the parent's graph execs cannot be launched; their rows start from zero. */
+void kprof_graphs_fork_child(void)
+{
+    pthread_rwlock_init(&graphs.lock, NULL);
+    for (size_t i = 0; i < graphs.nrows; i++) {
+        struct kprof_kernel *r = graphs.rows[i];
+        r->calls = r->timed = r->total_ns = r->first_ns = r->steady_ns = r->max_ns = 0;
+        r->first_timed = 0;
+        r->min_ns = UINT64_MAX;
+        r->mean_ns = r->m2 = 0.0;
+        kprof_hist_free(&r->hist);
+    }
+    __atomic_store_n(&kprof_captures_active, 0, __ATOMIC_RELAXED);
+}

@@ -48,6 +48,7 @@ struct kprof_config {
     enum kprof_log_level log;   /* KPROF_LOG: warn (default), info, debug */
     int disabled;               /* KPROF_DISABLE=1: every wrapper passes straight through */
     int start_paused;           /* KPROF_START=paused: nothing profiled until cudaProfilerStart */
+    int signals;                /* KPROF_SIGNALS=1: write the report on SIGINT/SIGTERM too */
     long exit_timeout_ms;       /* KPROF_EXIT_TIMEOUT: longest wait for pending events at exit, ms */
     long max_events;            /* KPROF_MAX_EVENTS: events per context (two per timed call) */
     enum kprof_group group;     /* KPROF_GROUP: one row per kernel name, or per name and launch shape */
@@ -187,6 +188,23 @@ void kprof_context_forget(CUcontext ctx);
  * creating the first context, so it joins that context's `context init` row and, like it, is left out of
  * the enclosing call's own host time.  Thread-safe. */
 void kprof_driver_initialized(uint64_t host_ns);
+
+/* fork(): each module's pthread_atfork handlers (core.c registers them in this order: prepare takes
+ * the locks in the order the code nests them; the child starts afresh, touching none of the parent's
+ * CUDA objects). */
+void kprof_events_fork_prepare(void);
+void kprof_events_fork_parent(void);
+void kprof_events_fork_child(void);
+void kprof_stats_fork_prepare(void);
+void kprof_stats_fork_parent(void);
+void kprof_stats_fork_child(void);
+void kprof_graphs_fork_prepare(void);
+void kprof_graphs_fork_parent(void);
+void kprof_graphs_fork_child(void);
+
+/* 1 in a child made by fork() after libkprof started: its report names get ".<pid>" unless their
+ * pattern has %p, so that they never overwrite the parent's. */
+extern int kprof_forked_child;
 
 /* Runs the exit sequence once: drains pending events (bounded by KPROF_EXIT_TIMEOUT), writes the report,
  * and turns the wrappers into pass-through.  Safe to call from several places; only the first runs. */

@@ -6,10 +6,25 @@
 #include <string.h>
 #include "kprof.h"
 
+/* The path a pattern names: in a forked child, with ".%p" added when the pattern has no %p of its own. */
+static char *expand(const char *pattern)
+{
+    if (!kprof_forked_child || strstr(pattern, "%p"))
+        return kprof_expand_path(pattern);
+    size_t n = strlen(pattern) + 4;
+    char *p = malloc(n);
+    if (!p)
+        return NULL;
+    snprintf(p, n, "%s.%%p", pattern);
+    char *r = kprof_expand_path(p);
+    free(p);
+    return r;
+}
+
 /* Opens the expansion of `pattern` for writing; NULL (after a warning naming `what`) if it cannot be. */
 static FILE *open_expanded(const char *pattern, const char *what, char **path_out)
 {
-    char *path = kprof_expand_path(pattern);
+    char *path = expand(pattern);
     FILE *f = path ? fopen(path, "w") : NULL;
     if (!f)
         kprof_warn("cannot write the %s to '%s' (%s)%s", what, path ? path : pattern,
@@ -32,7 +47,7 @@ static void close_file(FILE *f, char *path, const char *what)
 void kprof_report_write(const struct kprof_snapshot *s)
 {
     if (kprof_config.format == KPROF_FORMAT_CSV) {
-        char *base = kprof_expand_path(kprof_config.output ? kprof_config.output : "kprof.%p");
+        char *base = expand(kprof_config.output ? kprof_config.output : "kprof.%p");
         if (!base || !kprof_report_csv(base, s)) {
             kprof_warn("writing the report as text to stderr instead");
             kprof_report_text(stderr, s);

@@ -743,3 +743,61 @@ char *kprof_demangle(const char *mangled)
     }
     return strdup(mangled);
 }
+
+/* ---- fork ------------------------------------------------------------------------------------ */
+
+void kprof_stats_fork_prepare(void)
+{
+    pthread_rwlock_wrlock(&names.lock);
+    pthread_mutex_lock(&stats_lock);
+    pthread_mutex_lock(&allocs.lock);
+}
+
+void kprof_stats_fork_parent(void)
+{
+    pthread_mutex_unlock(&allocs.lock);
+    pthread_mutex_unlock(&stats_lock);
+    pthread_rwlock_unlock(&names.lock);
+}
+
+/* Zeroes a kernel's figures, keeping its name and launch keys (names registered by the parent's modules
+ * stay valid in the child). */
+static void kernel_reset(struct kprof_kernel *k)
+{
+    k->calls = k->timed = k->total_ns = k->first_ns = k->steady_ns = k->max_ns = k->captured = 0;
+    k->first_timed = 0;
+    k->min_ns = UINT64_MAX;
+    k->mean_ns = k->m2 = 0.0;
+    kprof_hist_free(&k->hist);
+}
+
+/* In the child: a fresh start, so its report holds only what the child itself does. */
+void kprof_stats_fork_child(void)
+{
+    pthread_rwlock_init(&names.lock, NULL);
+    pthread_mutex_init(&stats_lock, NULL);
+    pthread_mutex_init(&allocs.lock, NULL);
+    for (struct kprof_kernel *k = names.kernels; k; k = k->hh.next) {
+        kernel_reset(k);
+        for (struct kprof_kernel *c = k->shapes; c; c = c->hh.next)
+            kernel_reset(c);
+    }
+    memset(copies, 0, sizeof copies);
+    memset(&memsets, 0, sizeof memsets);
+    memset(devices, 0, sizeof devices);
+    memset(api_stats, 0, sizeof api_stats);
+    nctx_inits = 0;
+    free(trace.ev);
+    trace.ev = NULL;
+    trace.n = trace.cap = 0;
+    trace.dropped = 0;
+    for (int m = 0; m < KPROF_MEM_COUNT; m++) {
+        struct alloc_entry *e, *tmp;
+        HASH_ITER(hh, allocs.live[m], e, tmp) {
+            HASH_DEL(allocs.live[m], e);
+            free(e);
+        }
+    }
+    memset(allocs.s, 0, sizeof allocs.s);
+    memset(tls_cache, 0, sizeof tls_cache);
+}

@@ -1,0 +1,13 @@
+#!/bin/sh
+# When every event of the pool is in flight (KPROF_MAX_EVENTS), calls are counted but left untimed,
+# reported as such: memory stays bounded and the app never waits.
+. "${top_srcdir:-..}/tests/lib.sh"
+need_jq
+FAKEGPU_EVENT_PENDING_QUERIES=100000 KPROF_MAX_EVENTS=8 KPROF_EXIT_TIMEOUT=100 KPROF_FORMAT=json \
+    KPROF_OUTPUT="$WORK/r.json" run_kprof "$PROGS/two_threads" >/dev/null 2>"$WORK/err"
+expect_eq "$(kernel_field "$WORK/r.json" kernel_a calls)" 500 "every launch counted"
+expect_eq "$(kernel_field "$WORK/r.json" kernel_b calls)" 500 "on both threads"
+expect_eq "$(jqr '.events.created' "$WORK/r.json")" 8 "no more events than KPROF_MAX_EVENTS"
+untimed=$(jqr '.events.untimed_no_event' "$WORK/r.json")
+[ "$untimed" -ge 990 ] || fail "only $untimed calls untimed for lack of events"
+pass "$untimed calls reported untimed for lack of events"

@@ -1,0 +1,36 @@
+/* forker.c: launches kernels, forks while pairs may be in flight; the child does not touch CUDA and
+ * exits (or, with "exec", execs /bin/echo); the parent waits, launches once more and exits. */
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "fakeprog.h"
+
+static void stub(void) {}
+
+int main(int argc, char **argv)
+{
+    void **m = register_module();
+    register_kernel(m, stub, "_Z6parentv");
+    __cudaRegisterFatBinaryEnd(m);
+    dim3 one = { 1, 1, 1 };
+    for (int i = 0; i < 50; i++)
+        CHECK(launch(stub, one, one, 0));
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid < 0)
+        return 1;
+    if (pid == 0) {
+        if (argc > 1 && strcmp(argv[1], "exec") == 0) {
+            execl("/bin/echo", "echo", "child exec ok", (char *)NULL);
+            _exit(127);
+        }
+        printf("child ok\n");
+        exit(0);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECK(launch(stub, one, one, 0));
+    CHECK(cudaDeviceSynchronize());
+    printf("parent ok, child exit %d\n", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+    return 0;
+}

@@ -1,0 +1,26 @@
+/* sleeper.c: launches kernels, says "ready", then sleeps until a signal ends it.  With the argument
+ * "handler" it first installs its own SIGTERM handler, which exits with status 3. */
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+#include "fakeprog.h"
+
+static void stub(void) {}
+static void on_term(int sig) { (void)sig; exit(3); }
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "handler") == 0)
+        signal(SIGTERM, on_term);
+    void **m = register_module();
+    register_kernel(m, stub, "_Z7sleeperv");
+    __cudaRegisterFatBinaryEnd(m);
+    dim3 one = { 1, 1, 1 };
+    for (int i = 0; i < 5; i++)
+        CHECK(launch(stub, one, one, 0));
+    printf("ready\n");
+    fflush(stdout);
+    for (int i = 0; i < 300; i++)
+        sleep(1);
+    return 0;
+}

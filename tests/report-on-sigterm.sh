@@ -1,0 +1,35 @@
+#!/bin/sh
+# KPROF_SIGNALS=1: a SIGTERM still gets the report (written by a helper thread, not in the handler), and
+# the process then ends by the signal as it would without libkprof; a program with its own SIGTERM
+# handler keeps it (it exits through exit(), and the report comes from the usual exit path).
+. "${top_srcdir:-..}/tests/lib.sh"
+need_jq
+# Like run_kprof, but run in the background it becomes the program itself (exec), so that $! is its pid.
+start() { exec env FAKEGPU_EVENT_PENDING_QUERIES=1 LD_LIBRARY_PATH="$FAKE_LIB" LD_PRELOAD="${SAN_PRELOAD:+$SAN_PRELOAD }$KPROF_LIB" "$@"; }
+wait_ready() { i=0; while ! grep -q ready "$1" 2>/dev/null; do i=$((i + 1)); [ $i -lt 100 ] || fail "never ready"; sleep 0.1; done; }
+
+KPROF_SIGNALS=1 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/a.json" start "$PROGS/sleeper" >"$WORK/a.out" 2>&1 &
+pid=$!
+wait_ready "$WORK/a.out"
+kill -TERM $pid
+rc=0; wait $pid || rc=$?
+expect_eq "$rc" 143 "ended by SIGTERM as without libkprof"
+expect_eq "$(kernel_field "$WORK/a.json" sleeper calls)" 5 "the report was written first"
+expect_eq "$(kernel_field "$WORK/a.json" sleeper timed)" 5 "with its pairs read"
+
+KPROF_SIGNALS=1 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/b.json" start "$PROGS/sleeper" handler >"$WORK/b.out" 2>&1 &
+pid=$!
+wait_ready "$WORK/b.out"
+kill -TERM $pid
+rc=0; wait $pid || rc=$?
+expect_eq "$rc" 3 "the program's own handler ran"
+expect_eq "$(kernel_field "$WORK/b.json" sleeper calls)" 5 "and the report was written"
+
+KPROF_FORMAT=json KPROF_OUTPUT="$WORK/c.json" start "$PROGS/sleeper" >"$WORK/c.out" 2>&1 &
+pid=$!
+wait_ready "$WORK/c.out"
+kill -TERM $pid
+rc=0; wait $pid || rc=$?
+expect_eq "$rc" 143 "without KPROF_SIGNALS: ended by the signal"
+[ ! -e "$WORK/c.json" ] || fail "a report was written without KPROF_SIGNALS"
+pass "and no report (documented: fatal signals lose it unless KPROF_SIGNALS=1)"
