@@ -219,28 +219,44 @@ static void on_signal(int sig, siginfo_t *info, void *uc)
     }
 }
 
-static void signals_install(void)
+static int signals_installed;
+
+/* Starts the helper thread (again in a forked child, where threads do not survive); 0 on failure. */
+static int signal_helper_start(void)
 {
     pthread_t t;
     sigset_t all, mask;
     if (sem_init(&sig_go, 0, 0) != 0 || sem_init(&sig_done, 0, 0) != 0)
-        return;
+        return 0;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &mask);
     int ok = pthread_create(&t, NULL, signal_helper, NULL) == 0;
     pthread_sigmask(SIG_SETMASK, &mask, NULL);
-    if (!ok) {
+    if (ok)
+        pthread_detach(t);
+    return ok;
+}
+
+static void signals_install(void)
+{
+    if (!signal_helper_start()) {
         kprof_warn("cannot start the signal helper thread; KPROF_SIGNALS ignored");
         return;
     }
-    pthread_detach(t);
+    signals_installed = 1;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_signal;
     sa.sa_flags = SA_SIGINFO | SA_RESTART;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, &sig_old[0]);
-    sigaction(SIGTERM, &sa, &sig_old[1]);
+    static const int sigs[2] = { SIGINT, SIGTERM };
+    for (int i = 0; i < 2; i++) {
+        /* A signal the program ignores stays ignored: libkprof must not make it do anything. */
+        if (sigaction(sigs[i], NULL, &sig_old[i]) == 0 && !(sig_old[i].sa_flags & SA_SIGINFO) &&
+            sig_old[i].sa_handler == SIG_IGN)
+            continue;
+        sigaction(sigs[i], &sa, &sig_old[i]);
+    }
 }
 
 static void fork_prepare(void)
@@ -271,6 +287,8 @@ static void fork_child(void)
     kprof_stats_fork_child();
     kprof_graphs_fork_child();
     kprof_start_ns = kprof_now_ns();
+    if (signals_installed && !signal_helper_start())
+        kprof_warn("cannot start the signal helper thread in the child; SIGINT/SIGTERM write no report there");
 }
 
 __attribute__((constructor)) static void kprof_init(void)
