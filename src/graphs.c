@@ -159,7 +159,7 @@ struct kprof_kernel **kprof_graph_rows(size_t *n)
     pthread_rwlock_rdlock(&graphs.lock);
     struct kprof_kernel **r = calloc(graphs.nrows ? graphs.nrows : 1, sizeof *r);
     *n = 0;
-    if (r) {
+    if (r && graphs.nrows) {
         memcpy(r, graphs.rows, graphs.nrows * sizeof *r);
         *n = graphs.nrows;
     }

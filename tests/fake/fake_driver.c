@@ -41,6 +41,7 @@ static struct {
     int hang;                  /* FAKEGPU_HANG */
     size_t mem_bytes;          /* FAKEGPU_MEM_BYTES */
     const char *truth_path;    /* FAKEGPU_TRUTH */
+    int reuse_ctx_handle;      /* FAKEGPU_REUSE_CTX_HANDLE */
 } cfg;
 
 static unsigned long long env_num(const char *name, unsigned long long def, unsigned long long max)
@@ -112,6 +113,7 @@ static void load_config(void)
     cfg.hang = env_num("FAKEGPU_HANG", 0, 1) != 0;
     cfg.mem_bytes = (size_t)env_num("FAKEGPU_MEM_BYTES", 1ULL << 30, 1ULL << 48);
     cfg.truth_path = getenv("FAKEGPU_TRUTH");
+    cfg.reuse_ctx_handle = env_num("FAKEGPU_REUSE_CTX_HANDLE", 0, 1) != 0;
     parse_kernel_ns();
 }
 
@@ -125,17 +127,20 @@ static uint64_t kernel_duration(const char *name)
 
 /* ------------------------------------------------------------------ objects */
 
-enum kind { K_CTX = 1, K_STREAM, K_EVENT, K_FUNC, K_LIB };
+enum kind { K_CTX = 1, K_STREAM, K_EVENT, K_FUNC, K_LIB, K_GRAPH, K_NODE, K_EXEC };
 enum stream_kind { S_LEGACY, S_PER_THREAD, S_USER };
 enum alloc_type { A_DEVICE, A_HOST, A_MANAGED };
 enum copy_kind { C_HTOD, C_DTOH, C_DTOD, C_HTOH, C_AUTO };
 
 /* Contexts are never freed: a destroyed one stays as a tombstone so that handles which still point
- * at it (other threads' current context, old streams and events) answer CONTEXT_IS_DESTROYED. */
+ * at it (other threads' current context, old streams and events) answer CONTEXT_IS_DESTROYED. A primary
+ * context that is destroyed (reset, last release) is re-created as a new struct, so with a new handle
+ * value, unless FAKEGPU_REUSE_CTX_HANDLE=1 (then the same struct comes back in a new generation). */
 struct CUctx_st {
     int device;
     int primary;
     int active;
+    int used;      /* has been active at least once */
     unsigned gen;  /* bumped on every deactivation; streams and events remember the one they were born in */
     unsigned refs; /* primary contexts: retain count */
     unsigned flags;
@@ -154,6 +159,48 @@ struct CUstream_st {
     uint64_t id;         /* never reused; events remember it instead of a pointer */
     uint64_t t;          /* virtual clock, ns */
     struct CUstream_st *next;
+    /* stream capture */
+    CUstreamCaptureStatus cap_status;   /* NONE, ACTIVE or INVALIDATED */
+    CUstreamCaptureMode cap_mode;
+    unsigned long cap_thread;           /* fake id of the thread that began it */
+    uint64_t cap_id;
+    struct CUgraph_st *cap_graph;
+    struct CUgraphNode_st *cap_last;    /* the capture's dependency set: its last node */
+    struct CUstream_st *cap_next;       /* g.capturing list */
+};
+
+/* Graphs: nodes run in the order they were added (dependencies are accepted but not modelled). */
+struct CUgraph_st {
+    struct CUgraphNode_st *head, **tail;
+    size_t n;
+};
+
+struct CUgraphNode_st {
+    struct CUgraph_st *graph;
+    CUgraphNodeType type;
+    /* kernel */
+    struct CUfunc_st *func;
+    char *name;
+    uint64_t ns;
+    unsigned grid[3], block[3], shmem;
+    /* event record */
+    struct CUevent_st *event;
+    /* memcpy (1D, or a 2D/3D copy kept whole) and memset */
+    int kind; /* enum copy_kind */
+    uintptr_t dst, src;
+    uint64_t bytes;
+    int is3d;
+    CUDA_MEMCPY3D p3;
+    unsigned value, elem;
+    /* child graph (owned by the node) */
+    struct CUgraph_st *child;
+    struct CUgraphNode_st *next;
+};
+
+struct CUgraphExec_st {
+    struct CUgraph_st *graph; /* a private copy made at instantiation */
+    struct CUctx_st *ctx;
+    unsigned gen;
 };
 
 struct CUevent_st {
@@ -221,7 +268,9 @@ static struct {
     struct handle *handles;
     struct alloc *allocs;
     size_t mem_used;           /* device + managed bytes */
-    struct CUctx_st *primary;  /* [cfg.devices] */
+    struct CUctx_st **primary; /* [cfg.devices]: each device's current primary context struct */
+    struct CUstream_st *capturing; /* streams with a capture in progress (active or invalidated) */
+    uint64_t next_capture_id;
     uint64_t next_stream_id;
     uint64_t next_seq;
     struct stream_done *done;
@@ -231,6 +280,7 @@ static struct {
     struct counter memsets;
     struct counter allocs_by_type[3];
     int truth_written;
+    int forked; /* this process is a fork() child of one that used the driver */
 } g = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 static __thread struct CUctx_st *tl_stack[32];
@@ -371,6 +421,28 @@ static CUresult ctx_activate(struct CUctx_st *c)
     return c->legacy ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
 }
 
+static void graph_free(struct CUgraph_st *gr);
+
+/* Ends s's capture, if any, dropping what it captured. */
+static void capture_drop(struct CUstream_st *s)
+{
+    struct CUstream_st **p;
+
+    if (s->cap_status == CU_STREAM_CAPTURE_STATUS_NONE)
+        return;
+    for (p = &g.capturing; *p; p = &(*p)->cap_next)
+        if (*p == s) {
+            *p = s->cap_next;
+            break;
+        }
+    s->cap_next = NULL;
+    s->cap_status = CU_STREAM_CAPTURE_STATUS_NONE;
+    if (s->cap_graph)
+        graph_free(s->cap_graph);
+    s->cap_graph = NULL;
+    s->cap_last = NULL;
+}
+
 /* Destroy, reset or last release: everything born in this generation becomes unusable. */
 static void ctx_deactivate(struct CUctx_st *c)
 {
@@ -378,6 +450,11 @@ static void ctx_deactivate(struct CUctx_st *c)
     struct alloc *a, *tmp;
 
     c->active = 0;
+    for (s = g.capturing; s; s = next) {
+        next = s->cap_next;
+        if (s->ctx == c)
+            capture_drop(s);
+    }
     c->gen++;
     for (s = c->streams; s; s = next) {
         next = s->next;
@@ -399,6 +476,22 @@ static void ctx_deactivate(struct CUctx_st *c)
     }
 }
 
+static struct CUctx_st *primary_new(int dev, unsigned flags)
+{
+    struct CUctx_st *c = calloc(1, sizeof *c);
+
+    if (!c)
+        return NULL;
+    c->device = dev;
+    c->primary = 1;
+    c->flags = flags;
+    if (reg(c, K_CTX)) {
+        free(c);
+        return NULL;
+    }
+    return c;
+}
+
 static CUresult primary_init(void)
 {
     if (g.primary)
@@ -406,12 +499,9 @@ static CUresult primary_init(void)
     g.primary = calloc((size_t)cfg.devices, sizeof *g.primary);
     if (!g.primary)
         return CUDA_ERROR_OUT_OF_MEMORY;
-    for (int d = 0; d < cfg.devices; d++) {
-        g.primary[d].device = d;
-        g.primary[d].primary = 1;
-        if (reg(&g.primary[d], K_CTX))
+    for (int d = 0; d < cfg.devices; d++)
+        if (!(g.primary[d] = primary_new(d, 0)))
             return CUDA_ERROR_OUT_OF_MEMORY;
-    }
     return CUDA_SUCCESS;
 }
 
@@ -434,7 +524,7 @@ static int stream_alive(const struct CUstream_st *s)
 }
 
 /* NULL means the legacy stream, or with ptds (the _ptsz/_ptds entry points) the per-thread one. */
-static CUresult get_stream(CUstream h, int ptds, struct CUstream_st **out)
+static CUresult get_stream_any(CUstream h, int ptds, struct CUstream_st **out)
 {
     struct CUctx_st *c;
     struct CUstream_st *s;
@@ -460,6 +550,81 @@ static CUresult get_stream(CUstream h, int ptds, struct CUstream_st **out)
         return CUDA_ERROR_CONTEXT_IS_DESTROYED;
     *out = s;
     return CUDA_SUCCESS;
+}
+
+static void invalidate(struct CUstream_st *s)
+{
+    if (s->cap_status == CU_STREAM_CAPTURE_STATUS_ACTIVE)
+        s->cap_status = CU_STREAM_CAPTURE_STATUS_INVALIDATED;
+}
+
+/* The legacy stream synchronizes implicitly with every blocking stream of its context, which a capture
+ * cannot express: using it while such a stream captures fails and invalidates that capture. */
+static CUresult legacy_check(const struct CUstream_st *s)
+{
+    int hit = 0;
+
+    if (s->kind != S_LEGACY)
+        return CUDA_SUCCESS;
+    for (struct CUstream_st *o = g.capturing; o; o = o->cap_next)
+        if (o->ctx == s->ctx && !(o->flags & CU_STREAM_NON_BLOCKING)) {
+            invalidate(o);
+            hit = 1;
+        }
+    return hit ? CUDA_ERROR_STREAM_CAPTURE_IMPLICIT : CUDA_SUCCESS;
+}
+
+/* get_stream_any, for an operation that uses the stream (enqueues, waits or asks about capture). */
+static CUresult get_stream(CUstream h, int ptds, struct CUstream_st **out)
+{
+    CUresult rc = get_stream_any(h, ptds, out);
+
+    return rc ? rc : legacy_check(*out);
+}
+
+/* A "potentially unsafe" call (synchronizing, querying, allocating, freeing, synchronous copies) under
+ * the rules of CUstreamCaptureMode: forbidden, in a thread whose mode is not RELAXED, while this
+ * thread has a non-relaxed capture in progress or, in GLOBAL mode, while any thread has a GLOBAL one.
+ * The call then fails and the captures that forbade it are invalidated. */
+static CUresult unsafe_call(void)
+{
+    unsigned long me;
+    int hit = 0;
+
+    if (!g.capturing || tl_capture_mode == CU_STREAM_CAPTURE_MODE_RELAXED)
+        return CUDA_SUCCESS;
+    me = thread_id();
+    for (struct CUstream_st *o = g.capturing; o; o = o->cap_next) {
+        if (o->cap_mode == CU_STREAM_CAPTURE_MODE_RELAXED)
+            continue;
+        if (o->cap_thread == me ||
+            (tl_capture_mode == CU_STREAM_CAPTURE_MODE_GLOBAL && o->cap_mode == CU_STREAM_CAPTURE_MODE_GLOBAL)) {
+            invalidate(o);
+            hit = 1;
+        }
+    }
+    return hit ? CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED : CUDA_SUCCESS;
+}
+
+/* Work for a capturing stream: NULL (with *rc set) when the capture was invalidated or memory ran out,
+ * else a new node at the end of the capture's graph. */
+static struct CUgraphNode_st *node_add(struct CUgraph_st *gr, CUgraphNodeType type);
+
+static struct CUgraphNode_st *capture_node(struct CUstream_st *s, CUgraphNodeType type, CUresult *rc)
+{
+    struct CUgraphNode_st *n;
+
+    if (s->cap_status == CU_STREAM_CAPTURE_STATUS_INVALIDATED) {
+        *rc = CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+        return NULL;
+    }
+    if (!(n = node_add(s->cap_graph, type))) {
+        *rc = CUDA_ERROR_OUT_OF_MEMORY;
+        return NULL;
+    }
+    s->cap_last = n;
+    *rc = CUDA_SUCCESS;
+    return n;
 }
 
 /* When the next op on s may start: the legacy stream waits for every blocking stream of its
@@ -502,6 +667,8 @@ CUresult cuInit(unsigned int Flags)
     lock();
     if (Flags != 0)
         RETURN(CUDA_ERROR_INVALID_VALUE);
+    if (g.forked) /* as with the real driver, a forked child cannot use CUDA */
+        RETURN(CUDA_ERROR_NOT_INITIALIZED);
     if (cfg.devices == 0)
         RETURN(CUDA_ERROR_NO_DEVICE);
     if ((rc = primary_init()))
@@ -652,9 +819,20 @@ CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
         RETURN(rc);
     if (!pctx)
         RETURN(CUDA_ERROR_INVALID_VALUE);
-    c = &g.primary[dev];
-    if (c->refs == 0 && !c->active && (rc = ctx_activate(c)))
-        RETURN(rc);
+    c = g.primary[dev];
+    if (!c->active) {
+        /* A destroyed primary context comes back as a new one: a new handle unless told to reuse it. */
+        if (c->used && !cfg.reuse_ctx_handle) {
+            struct CUctx_st *n = primary_new(dev, c->flags);
+            if (!n)
+                RETURN(CUDA_ERROR_OUT_OF_MEMORY);
+            g.primary[dev] = c = n;
+        }
+        if ((rc = ctx_activate(c)))
+            RETURN(rc);
+        c->used = 1;
+        c->refs = 0;
+    }
     c->refs++;
     *pctx = c;
     RETURN(CUDA_SUCCESS);
@@ -668,7 +846,7 @@ CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
     lock();
     if ((rc = check_device(dev)))
         RETURN(rc);
-    c = &g.primary[dev];
+    c = g.primary[dev];
     if (c->refs == 0)
         RETURN(CUDA_ERROR_INVALID_CONTEXT);
     if (--c->refs == 0)
@@ -691,7 +869,7 @@ CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
     lock();
     if ((rc = check_device(dev)))
         RETURN(rc);
-    c = &g.primary[dev];
+    c = g.primary[dev];
     if (c->active)
         ctx_deactivate(c);
     c->refs = 0;
@@ -712,8 +890,8 @@ CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *acti
         RETURN(rc);
     if (!flags || !active)
         RETURN(CUDA_ERROR_INVALID_VALUE);
-    *flags = g.primary[dev].flags;
-    *active = g.primary[dev].active;
+    *flags = g.primary[dev]->flags;
+    *active = g.primary[dev]->active;
     RETURN(CUDA_SUCCESS);
 }
 
@@ -943,7 +1121,7 @@ CUresult cuCtxSynchronize(void)
     CUresult rc;
 
     lock();
-    if ((rc = need_ctx(&c)))
+    if ((rc = need_ctx(&c)) || (rc = unsafe_call()))
         RETURN(rc);
     RETURN(ctx_sync(c));
 }
@@ -960,6 +1138,8 @@ CUresult cuCtxSynchronize_v2(CUcontext ctx)
     } else if (!(c = find(ctx, K_CTX))) {
         RETURN(CUDA_ERROR_INVALID_CONTEXT);
     }
+    if ((rc = unsafe_call()))
+        RETURN(rc);
     RETURN(ctx_sync(c));
 }
 
@@ -981,7 +1161,15 @@ CUresult cuCtxSynchronize_v2(CUcontext ctx)
     X(CUDA_ERROR_NOT_READY, "device not ready") \
     X(CUDA_ERROR_LAUNCH_FAILED, "unspecified launch failure") \
     X(CUDA_ERROR_NOT_SUPPORTED, "operation not supported") \
+    X(CUDA_ERROR_ILLEGAL_STATE, "the operation cannot be performed in the present state") \
     X(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, "operation not permitted when stream is capturing") \
+    X(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED, "operation failed due to a previous error during capture") \
+    X(CUDA_ERROR_STREAM_CAPTURE_MERGE, "operation would result in a merge of separate capture sequences") \
+    X(CUDA_ERROR_STREAM_CAPTURE_UNMATCHED, "capture was not ended in the same stream as it began") \
+    X(CUDA_ERROR_STREAM_CAPTURE_UNJOINED, "capturing stream has unjoined work") \
+    X(CUDA_ERROR_STREAM_CAPTURE_ISOLATION, "dependency created on uncaptured work in another stream") \
+    X(CUDA_ERROR_STREAM_CAPTURE_IMPLICIT, "operation would make the legacy stream depend on a capturing blocking stream") \
+    X(CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD, "attempt to terminate a thread-local capture sequence from another thread") \
     X(CUDA_ERROR_UNKNOWN, "unknown error")
 
 CUresult cuGetErrorString(CUresult error, const char **pStr)
@@ -1063,6 +1251,7 @@ CUresult cuStreamDestroy_v2(CUstream hStream)
     if (!s)
         RETURN(CUDA_ERROR_INVALID_HANDLE);
     unreg(s);
+    capture_drop(s);
     if (!stream_alive(s)) {
         free(s);
         RETURN(CUDA_ERROR_CONTEXT_IS_DESTROYED);
@@ -1086,8 +1275,12 @@ static CUresult stream_sync(CUstream h, int ptds)
     CUresult rc;
 
     lock();
-    if ((rc = get_stream(h, ptds, &s)))
+    if ((rc = unsafe_call()) || (rc = get_stream(h, ptds, &s)))
         RETURN(rc);
+    if (s->cap_status != CU_STREAM_CAPTURE_STATUS_NONE) { /* even in RELAXED mode */
+        invalidate(s);
+        RETURN(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+    }
     /* A legacy-stream sync also waits for the blocking streams it depends on: complete them all. */
     complete_events(s->ctx, s->kind == S_LEGACY ? 0 : s->id);
     RETURN(CUDA_SUCCESS);
@@ -1102,8 +1295,12 @@ static CUresult stream_query(CUstream h, int ptds)
     CUresult rc;
 
     lock();
-    if ((rc = get_stream(h, ptds, &s)))
+    if ((rc = unsafe_call()) || (rc = get_stream(h, ptds, &s)))
         RETURN(rc);
+    if (s->cap_status != CU_STREAM_CAPTURE_STATUS_NONE) {
+        invalidate(s);
+        RETURN(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+    }
     RETURN(cfg.hang ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS);
 }
 
@@ -1116,7 +1313,7 @@ static CUresult stream_get_ctx(CUstream h, CUcontext *pctx, int ptds)
     CUresult rc;
 
     lock();
-    if ((rc = get_stream(h, ptds, &s)))
+    if ((rc = get_stream_any(h, ptds, &s)))
         RETURN(rc);
     if (!pctx)
         RETURN(CUDA_ERROR_INVALID_VALUE);
@@ -1137,7 +1334,7 @@ static CUresult stream_is_capturing(CUstream h, CUstreamCaptureStatus *st, int p
         RETURN(rc);
     if (!st)
         RETURN(CUDA_ERROR_INVALID_VALUE);
-    *st = CU_STREAM_CAPTURE_STATUS_NONE;
+    *st = s->cap_status;
     RETURN(CUDA_SUCCESS);
 }
 
@@ -1155,7 +1352,7 @@ CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
 {
     CUstreamCaptureMode old;
 
-    if (!mode)
+    if (!mode || (unsigned)*mode > CU_STREAM_CAPTURE_MODE_RELAXED)
         return CUDA_ERROR_INVALID_VALUE;
     old = tl_capture_mode;
     tl_capture_mode = *mode;
@@ -1243,6 +1440,15 @@ CUresult cuEventDestroy(CUevent hEvent)
     return cuEventDestroy_v2(hEvent);
 }
 
+static void event_stamp(struct CUevent_st *e, struct CUstream_st *s)
+{
+    e->t = advance(s, 0);
+    e->stream_id = s->id;
+    e->recorded = 1;
+    e->pending = cfg.pending_queries;
+    e->seq = ++g.next_seq;
+}
+
 static CUresult event_record(CUevent hEvent, CUstream hStream, int ptds)
 {
     struct CUevent_st *e;
@@ -1254,11 +1460,13 @@ static CUresult event_record(CUevent hEvent, CUstream hStream, int ptds)
         RETURN(rc);
     if (s->ctx != e->ctx)
         RETURN(CUDA_ERROR_INVALID_HANDLE);
-    e->t = advance(s, 0);
-    e->stream_id = s->id;
-    e->recorded = 1;
-    e->pending = cfg.pending_queries;
-    e->seq = ++g.next_seq;
+    if (s->cap_status != CU_STREAM_CAPTURE_STATUS_NONE) {
+        struct CUgraphNode_st *n = capture_node(s, CU_GRAPH_NODE_TYPE_EVENT_RECORD, &rc);
+        if (n)
+            n->event = e;
+        RETURN(rc);
+    }
+    event_stamp(e, s);
     RETURN(CUDA_SUCCESS);
 }
 
@@ -1283,7 +1491,7 @@ CUresult cuEventQuery(CUevent hEvent)
     CUresult rc;
 
     lock();
-    if ((rc = get_event(hEvent, &e)))
+    if ((rc = get_event(hEvent, &e)) || (rc = unsafe_call()))
         RETURN(rc);
     if (!e->recorded)
         RETURN(CUDA_SUCCESS);
@@ -1302,7 +1510,7 @@ CUresult cuEventSynchronize(CUevent hEvent)
     CUresult rc;
 
     lock();
-    if ((rc = get_event(hEvent, &e)))
+    if ((rc = get_event(hEvent, &e)) || (rc = unsafe_call()))
         RETURN(rc);
     if (!cfg.hang && e->recorded)
         event_done(e);
@@ -1473,13 +1681,31 @@ CUresult cuFuncGetName(const char **name, CUfunction hfunc) { return func_name(n
 
 /* ------------------------------------------------------------------ launches */
 
+/* The truth file's count of a kernel that ran. */
+static void kernel_ran(const char *name, uint64_t ns)
+{
+    struct kernel_truth *k;
+
+    HASH_FIND_STR(g.kernels, name, k);
+    if (!k) {
+        if (!(k = calloc(1, sizeof *k)) || !(k->name = strdup(name))) {
+            free(k);
+            return;
+        }
+        HASH_ADD_KEYPTR(hh, g.kernels, k->name, strlen(k->name), k);
+    }
+    {
+        k->launches++;
+        k->ns += ns;
+    }
+}
+
 static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
-                       CUstream hStream, int ptds)
+                       unsigned shmem, CUstream hStream, int ptds)
 {
     struct CUctx_st *c;
     struct CUfunc_st *fn;
     struct CUstream_st *s;
-    struct kernel_truth *k;
     CUresult rc;
 
     lock();
@@ -1491,14 +1717,23 @@ static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
         RETURN(CUDA_ERROR_INVALID_VALUE);
     if ((rc = get_stream(hStream, ptds, &s)))
         RETURN(rc);
-    advance(s, fn->ns);
-    HASH_FIND_STR(g.kernels, fn->name, k);
-    if (!k && (k = calloc(1, sizeof *k)) && (k->name = strdup(fn->name)))
-        HASH_ADD_KEYPTR(hh, g.kernels, k->name, strlen(k->name), k);
-    if (k && k->name) {
-        k->launches++;
-        k->ns += fn->ns;
+    if (s->ctx != c) /* a stream of another context (another device's) */
+        RETURN(CUDA_ERROR_INVALID_HANDLE);
+    if (s->cap_status != CU_STREAM_CAPTURE_STATUS_NONE) {
+        struct CUgraphNode_st *n = capture_node(s, CU_GRAPH_NODE_TYPE_KERNEL, &rc);
+        if (n && !(n->name = strdup(fn->name)))
+            rc = CUDA_ERROR_OUT_OF_MEMORY;
+        if (n) {
+            n->func = fn;
+            n->ns = fn->ns;
+            n->grid[0] = gx, n->grid[1] = gy, n->grid[2] = gz;
+            n->block[0] = bx, n->block[1] = by, n->block[2] = bz;
+            n->shmem = shmem;
+        }
+        RETURN(rc);
     }
+    advance(s, fn->ns);
+    kernel_ran(fn->name, fn->ns);
     RETURN(CUDA_SUCCESS);
 }
 
@@ -1506,28 +1741,26 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDi
                         unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,
                         unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)
 {
-    (void)sharedMemBytes;
     (void)kernelParams;
     (void)extra;
-    return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, hStream, 0);
+    return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, 0);
 }
 
 CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,
                              unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,
                              unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)
 {
-    (void)sharedMemBytes;
     (void)kernelParams;
     (void)extra;
-    return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, hStream, 1);
+    return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, 1);
 }
 
 static CUresult launch_ex(const CUlaunchConfig *c, CUfunction f, int ptds)
 {
     if (!c)
         return CUDA_ERROR_INVALID_VALUE;
-    return launch(f, c->gridDimX, c->gridDimY, c->gridDimZ, c->blockDimX, c->blockDimY, c->blockDimZ, c->hStream,
-                  ptds);
+    return launch(f, c->gridDimX, c->gridDimY, c->gridDimZ, c->blockDimX, c->blockDimY, c->blockDimZ,
+                  c->sharedMemBytes, c->hStream, ptds);
 }
 
 CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)
@@ -1549,9 +1782,8 @@ CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned
                                    unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
                                    void **kernelParams)
 {
-    (void)sharedMemBytes;
     (void)kernelParams;
-    return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, hStream, 0);
+    return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, 0);
 }
 
 CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
@@ -1559,9 +1791,8 @@ CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gridDimX, uns
                                         unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
                                         void **kernelParams)
 {
-    (void)sharedMemBytes;
     (void)kernelParams;
-    return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, hStream, 1);
+    return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, 1);
 }
 
 /* ------------------------------------------------------------------ memory */
@@ -1627,7 +1858,7 @@ static CUresult alloc_api(void **out, size_t size, enum alloc_type type)
     CUresult rc;
 
     lock();
-    if ((rc = need_ctx(&c)))
+    if ((rc = need_ctx(&c)) || (rc = unsafe_call()))
         RETURN(rc);
     RETURN(mem_alloc(out, size, type, c));
 }
@@ -1665,7 +1896,7 @@ static CUresult free_api(uintptr_t p, int host)
     CUresult rc;
 
     lock();
-    if ((rc = need_ctx(&c)))
+    if ((rc = need_ctx(&c)) || (rc = unsafe_call()))
         RETURN(rc);
     if (!p)
         RETURN(CUDA_SUCCESS);
@@ -1828,66 +2059,79 @@ static void copy_done(struct CUstream_st *s, enum copy_kind kind, uint64_t bytes
     g.copies[kind].bytes += bytes;
 }
 
-static CUresult copy_api(enum copy_kind kind, uintptr_t dst, uintptr_t src, size_t n, CUstream h, int ptds)
+/* async: a *Async entry point, which may be captured; the others are synchronous, so "unsafe". */
+static CUresult copy_api(enum copy_kind kind, uintptr_t dst, uintptr_t src, size_t n, CUstream h, int ptds, int async)
 {
     struct CUctx_st *c;
     struct CUstream_st *s;
     CUresult rc;
 
     lock();
-    if ((rc = need_ctx(&c)) || (rc = get_stream(h, ptds, &s)))
+    if ((rc = need_ctx(&c)) || (!async && (rc = unsafe_call())) || (rc = get_stream(h, ptds, &s)))
         RETURN(rc);
+    if (s->ctx != c)
+        RETURN(CUDA_ERROR_INVALID_HANDLE);
     if (n && (!dst || !src))
         RETURN(CUDA_ERROR_INVALID_VALUE);
     if (kind == C_AUTO)
         kind = resolve_kind(dst, src);
+    if (s->cap_status != CU_STREAM_CAPTURE_STATUS_NONE) {
+        struct CUgraphNode_st *n1 = capture_node(s, CU_GRAPH_NODE_TYPE_MEMCPY, &rc);
+        if (n1) {
+            n1->kind = kind;
+            n1->dst = dst;
+            n1->src = src;
+            n1->bytes = n;
+        }
+        RETURN(rc);
+    }
     if (n)
         memmove((void *)dst, (const void *)src, n); /* device memory is host memory here */
     copy_done(s, kind, n);
     RETURN(CUDA_SUCCESS);
 }
 
-CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t n) { return copy_api(C_AUTO, dst, src, n, NULL, 0); }
-CUresult cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src, size_t n) { return copy_api(C_AUTO, dst, src, n, NULL, 1); }
+CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t n) { return copy_api(C_AUTO, dst, src, n, NULL, 0, 0); }
+CUresult cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src, size_t n) { return copy_api(C_AUTO, dst, src, n, NULL, 1, 0); }
 CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream h)
 {
-    return copy_api(C_AUTO, dst, src, n, h, 0);
+    return copy_api(C_AUTO, dst, src, n, h, 0, 1);
 }
 CUresult cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream h)
 {
-    return copy_api(C_AUTO, dst, src, n, h, 1);
+    return copy_api(C_AUTO, dst, src, n, h, 1, 1);
 }
 
-CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void *s, size_t n) { return copy_api(C_HTOD, d, (uintptr_t)s, n, NULL, 0); }
-CUresult cuMemcpyHtoD_v2_ptds(CUdeviceptr d, const void *s, size_t n) { return copy_api(C_HTOD, d, (uintptr_t)s, n, NULL, 1); }
-CUresult cuMemcpyDtoH_v2(void *d, CUdeviceptr s, size_t n) { return copy_api(C_DTOH, (uintptr_t)d, s, n, NULL, 0); }
-CUresult cuMemcpyDtoH_v2_ptds(void *d, CUdeviceptr s, size_t n) { return copy_api(C_DTOH, (uintptr_t)d, s, n, NULL, 1); }
-CUresult cuMemcpyDtoD_v2(CUdeviceptr d, CUdeviceptr s, size_t n) { return copy_api(C_DTOD, d, s, n, NULL, 0); }
-CUresult cuMemcpyDtoD_v2_ptds(CUdeviceptr d, CUdeviceptr s, size_t n) { return copy_api(C_DTOD, d, s, n, NULL, 1); }
+CUresult cuMemcpyHtoD_v2(CUdeviceptr d, const void *s, size_t n) { return copy_api(C_HTOD, d, (uintptr_t)s, n, NULL, 0, 0); }
+CUresult cuMemcpyHtoD_v2_ptds(CUdeviceptr d, const void *s, size_t n) { return copy_api(C_HTOD, d, (uintptr_t)s, n, NULL, 1, 0); }
+CUresult cuMemcpyDtoH_v2(void *d, CUdeviceptr s, size_t n) { return copy_api(C_DTOH, (uintptr_t)d, s, n, NULL, 0, 0); }
+CUresult cuMemcpyDtoH_v2_ptds(void *d, CUdeviceptr s, size_t n) { return copy_api(C_DTOH, (uintptr_t)d, s, n, NULL, 1, 0); }
+CUresult cuMemcpyDtoD_v2(CUdeviceptr d, CUdeviceptr s, size_t n) { return copy_api(C_DTOD, d, s, n, NULL, 0, 0); }
+CUresult cuMemcpyDtoD_v2_ptds(CUdeviceptr d, CUdeviceptr s, size_t n) { return copy_api(C_DTOD, d, s, n, NULL, 1, 0); }
 
 CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr d, const void *s, size_t n, CUstream h)
 {
-    return copy_api(C_HTOD, d, (uintptr_t)s, n, h, 0);
+    return copy_api(C_HTOD, d, (uintptr_t)s, n, h, 0, 1);
 }
 CUresult cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr d, const void *s, size_t n, CUstream h)
 {
-    return copy_api(C_HTOD, d, (uintptr_t)s, n, h, 1);
+    return copy_api(C_HTOD, d, (uintptr_t)s, n, h, 1, 1);
 }
 CUresult cuMemcpyDtoHAsync_v2(void *d, CUdeviceptr s, size_t n, CUstream h)
 {
-    return copy_api(C_DTOH, (uintptr_t)d, s, n, h, 0);
+    return copy_api(C_DTOH, (uintptr_t)d, s, n, h, 0, 1);
 }
 CUresult cuMemcpyDtoHAsync_v2_ptsz(void *d, CUdeviceptr s, size_t n, CUstream h)
 {
-    return copy_api(C_DTOH, (uintptr_t)d, s, n, h, 1);
+    return copy_api(C_DTOH, (uintptr_t)d, s, n, h, 1, 1);
 }
 CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream h)
 {
-    return copy_api(C_DTOD, d, s, n, h, 0);
+    return copy_api(C_DTOD, d, s, n, h, 0, 1);
 }
 CUresult cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr d, CUdeviceptr s, size_t n, CUstream h)
 {
-    return copy_api(C_DTOD, d, s, n, h, 1);
+    return copy_api(C_DTOD, d, s, n, h, 1, 1);
 }
 
 /* Peer copies run on the destination context's stream here; the contexts are otherwise ignored. */
@@ -1895,25 +2139,25 @@ CUresult cuMemcpyPeer(CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, 
 {
     (void)dc;
     (void)sc;
-    return copy_api(C_DTOD, d, s, n, NULL, 0);
+    return copy_api(C_DTOD, d, s, n, NULL, 0, 0);
 }
 CUresult cuMemcpyPeer_ptds(CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n)
 {
     (void)dc;
     (void)sc;
-    return copy_api(C_DTOD, d, s, n, NULL, 1);
+    return copy_api(C_DTOD, d, s, n, NULL, 1, 0);
 }
 CUresult cuMemcpyPeerAsync(CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n, CUstream h)
 {
     (void)dc;
     (void)sc;
-    return copy_api(C_DTOD, d, s, n, h, 0);
+    return copy_api(C_DTOD, d, s, n, h, 0, 1);
 }
 CUresult cuMemcpyPeerAsync_ptsz(CUdeviceptr d, CUcontext dc, CUdeviceptr s, CUcontext sc, size_t n, CUstream h)
 {
     (void)dc;
     (void)sc;
-    return copy_api(C_DTOD, d, s, n, h, 1);
+    return copy_api(C_DTOD, d, s, n, h, 1, 1);
 }
 
 /* Base address of one side of a 2D/3D copy; arrays are not modelled. */
@@ -1938,25 +2182,21 @@ static CUresult side(CUmemorytype type, const void *host, CUdeviceptr dev, CUarr
     }
 }
 
-static CUresult copy3d(const CUDA_MEMCPY3D *p, CUstream h, int ptds)
+/* Checks a 2D/3D copy; with s, also performs it on s. */
+static CUresult copy3d_run(const CUDA_MEMCPY3D *p, struct CUstream_st *s)
 {
-    struct CUctx_st *c;
-    struct CUstream_st *s;
     uintptr_t sb, db;
     int sd, dd;
     size_t sh, dh, depth;
     CUresult rc;
 
-    lock();
-    if ((rc = need_ctx(&c)) || (rc = get_stream(h, ptds, &s)))
-        RETURN(rc);
-    if (!p)
-        RETURN(CUDA_ERROR_INVALID_VALUE);
     if ((rc = side(p->srcMemoryType, p->srcHost, p->srcDevice, p->srcArray, &sb, &sd)) ||
         (rc = side(p->dstMemoryType, p->dstHost, p->dstDevice, p->dstArray, &db, &dd)))
-        RETURN(rc);
+        return rc;
     if ((p->srcPitch && p->srcPitch < p->WidthInBytes) || (p->dstPitch && p->dstPitch < p->WidthInBytes))
-        RETURN(CUDA_ERROR_INVALID_VALUE);
+        return CUDA_ERROR_INVALID_VALUE;
+    if (!s)
+        return CUDA_SUCCESS;
     sh = p->srcHeight ? p->srcHeight : p->Height;
     dh = p->dstHeight ? p->dstHeight : p->Height;
     depth = p->Depth ? p->Depth : 1;
@@ -1967,10 +2207,36 @@ static CUresult copy3d(const CUDA_MEMCPY3D *p, CUstream h, int ptds)
             memmove((void *)(db + (z * dh + r) * p->dstPitch), (const void *)(sb + (z * sh + r) * p->srcPitch),
                     p->WidthInBytes);
     copy_done(s, sd ? (dd ? C_DTOD : C_DTOH) : (dd ? C_HTOD : C_HTOH), (uint64_t)depth * p->Height * p->WidthInBytes);
-    RETURN(CUDA_SUCCESS);
+    return CUDA_SUCCESS;
 }
 
-static CUresult copy2d(const CUDA_MEMCPY2D *p, CUstream h, int ptds)
+static CUresult copy3d(const CUDA_MEMCPY3D *p, CUstream h, int ptds, int async)
+{
+    struct CUctx_st *c;
+    struct CUstream_st *s;
+    CUresult rc;
+
+    lock();
+    if ((rc = need_ctx(&c)) || (!async && (rc = unsafe_call())) || (rc = get_stream(h, ptds, &s)))
+        RETURN(rc);
+    if (s->ctx != c)
+        RETURN(CUDA_ERROR_INVALID_HANDLE);
+    if (!p)
+        RETURN(CUDA_ERROR_INVALID_VALUE);
+    if ((rc = copy3d_run(p, NULL)))
+        RETURN(rc);
+    if (s->cap_status != CU_STREAM_CAPTURE_STATUS_NONE) {
+        struct CUgraphNode_st *n = capture_node(s, CU_GRAPH_NODE_TYPE_MEMCPY, &rc);
+        if (n) {
+            n->is3d = 1;
+            n->p3 = *p;
+        }
+        RETURN(rc);
+    }
+    RETURN(copy3d_run(p, s));
+}
+
+static CUresult copy2d(const CUDA_MEMCPY2D *p, CUstream h, int ptds, int async)
 {
     CUDA_MEMCPY3D q;
 
@@ -1994,31 +2260,20 @@ static CUresult copy2d(const CUDA_MEMCPY2D *p, CUstream h, int ptds)
     q.WidthInBytes = p->WidthInBytes;
     q.Height = p->Height;
     q.Depth = 1;
-    return copy3d(&q, h, ptds);
+    return copy3d(&q, h, ptds, async);
 }
 
-CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *pCopy) { return copy2d(pCopy, NULL, 0); }
-CUresult cuMemcpy2D_v2_ptds(const CUDA_MEMCPY2D *pCopy) { return copy2d(pCopy, NULL, 1); }
-CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *pCopy, CUstream h) { return copy2d(pCopy, h, 0); }
-CUresult cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D *pCopy, CUstream h) { return copy2d(pCopy, h, 1); }
-CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *pCopy) { return copy3d(pCopy, NULL, 0); }
-CUresult cuMemcpy3D_v2_ptds(const CUDA_MEMCPY3D *pCopy) { return copy3d(pCopy, NULL, 1); }
-CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *pCopy, CUstream h) { return copy3d(pCopy, h, 0); }
-CUresult cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D *pCopy, CUstream h) { return copy3d(pCopy, h, 1); }
+CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *pCopy) { return copy2d(pCopy, NULL, 0, 0); }
+CUresult cuMemcpy2D_v2_ptds(const CUDA_MEMCPY2D *pCopy) { return copy2d(pCopy, NULL, 1, 0); }
+CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *pCopy, CUstream h) { return copy2d(pCopy, h, 0, 1); }
+CUresult cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D *pCopy, CUstream h) { return copy2d(pCopy, h, 1, 1); }
+CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *pCopy) { return copy3d(pCopy, NULL, 0, 0); }
+CUresult cuMemcpy3D_v2_ptds(const CUDA_MEMCPY3D *pCopy) { return copy3d(pCopy, NULL, 1, 0); }
+CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *pCopy, CUstream h) { return copy3d(pCopy, h, 0, 1); }
+CUresult cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D *pCopy, CUstream h) { return copy3d(pCopy, h, 1, 1); }
 
-static CUresult memset_api(CUdeviceptr d, unsigned value, size_t elem, size_t n, CUstream h, int ptds)
+static void memset_run(struct CUstream_st *s, uintptr_t d, unsigned value, size_t elem, size_t n)
 {
-    struct CUctx_st *c;
-    struct CUstream_st *s;
-    CUresult rc;
-
-    lock();
-    if ((rc = need_ctx(&c)) || (rc = get_stream(h, ptds, &s)))
-        RETURN(rc);
-    if (n && !d)
-        RETURN(CUDA_ERROR_INVALID_VALUE);
-    if (n == 0)
-        RETURN(CUDA_SUCCESS);
     for (size_t i = 0; i < n; i++) {
         if (elem == 1)
             ((uint8_t *)d)[i] = (uint8_t)value;
@@ -2030,21 +2285,625 @@ static CUresult memset_api(CUdeviceptr d, unsigned value, size_t elem, size_t n,
     advance(s, bytes_ns(n * elem));
     g.memsets.count++;
     g.memsets.bytes += n * elem;
+}
+
+static CUresult memset_api(CUdeviceptr d, unsigned value, size_t elem, size_t n, CUstream h, int ptds, int async)
+{
+    struct CUctx_st *c;
+    struct CUstream_st *s;
+    CUresult rc;
+
+    lock();
+    if ((rc = need_ctx(&c)) || (rc = get_stream(h, ptds, &s)))
+        RETURN(rc);
+    (void)async; /* a synchronous memset is not "unsafe"; on the legacy stream it is an implicit sync */
+    if (s->ctx != c)
+        RETURN(CUDA_ERROR_INVALID_HANDLE);
+    if (n && !d)
+        RETURN(CUDA_ERROR_INVALID_VALUE);
+    if (n == 0)
+        RETURN(CUDA_SUCCESS);
+    if (s->cap_status != CU_STREAM_CAPTURE_STATUS_NONE) {
+        struct CUgraphNode_st *n1 = capture_node(s, CU_GRAPH_NODE_TYPE_MEMSET, &rc);
+        if (n1) {
+            n1->dst = d;
+            n1->value = value;
+            n1->elem = (unsigned)elem;
+            n1->bytes = n;
+        }
+        RETURN(rc);
+    }
+    memset_run(s, d, value, elem, n);
     RETURN(CUDA_SUCCESS);
 }
 
-CUresult cuMemsetD8_v2(CUdeviceptr d, unsigned char v, size_t n) { return memset_api(d, v, 1, n, NULL, 0); }
-CUresult cuMemsetD8_v2_ptds(CUdeviceptr d, unsigned char v, size_t n) { return memset_api(d, v, 1, n, NULL, 1); }
-CUresult cuMemsetD16_v2(CUdeviceptr d, unsigned short v, size_t n) { return memset_api(d, v, 2, n, NULL, 0); }
-CUresult cuMemsetD16_v2_ptds(CUdeviceptr d, unsigned short v, size_t n) { return memset_api(d, v, 2, n, NULL, 1); }
-CUresult cuMemsetD32_v2(CUdeviceptr d, unsigned int v, size_t n) { return memset_api(d, v, 4, n, NULL, 0); }
-CUresult cuMemsetD32_v2_ptds(CUdeviceptr d, unsigned int v, size_t n) { return memset_api(d, v, 4, n, NULL, 1); }
-CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, CUstream h) { return memset_api(d, v, 1, n, h, 0); }
-CUresult cuMemsetD8Async_ptsz(CUdeviceptr d, unsigned char v, size_t n, CUstream h) { return memset_api(d, v, 1, n, h, 1); }
-CUresult cuMemsetD16Async(CUdeviceptr d, unsigned short v, size_t n, CUstream h) { return memset_api(d, v, 2, n, h, 0); }
-CUresult cuMemsetD16Async_ptsz(CUdeviceptr d, unsigned short v, size_t n, CUstream h) { return memset_api(d, v, 2, n, h, 1); }
-CUresult cuMemsetD32Async(CUdeviceptr d, unsigned int v, size_t n, CUstream h) { return memset_api(d, v, 4, n, h, 0); }
-CUresult cuMemsetD32Async_ptsz(CUdeviceptr d, unsigned int v, size_t n, CUstream h) { return memset_api(d, v, 4, n, h, 1); }
+CUresult cuMemsetD8_v2(CUdeviceptr d, unsigned char v, size_t n) { return memset_api(d, v, 1, n, NULL, 0, 0); }
+CUresult cuMemsetD8_v2_ptds(CUdeviceptr d, unsigned char v, size_t n) { return memset_api(d, v, 1, n, NULL, 1, 0); }
+CUresult cuMemsetD16_v2(CUdeviceptr d, unsigned short v, size_t n) { return memset_api(d, v, 2, n, NULL, 0, 0); }
+CUresult cuMemsetD16_v2_ptds(CUdeviceptr d, unsigned short v, size_t n) { return memset_api(d, v, 2, n, NULL, 1, 0); }
+CUresult cuMemsetD32_v2(CUdeviceptr d, unsigned int v, size_t n) { return memset_api(d, v, 4, n, NULL, 0, 0); }
+CUresult cuMemsetD32_v2_ptds(CUdeviceptr d, unsigned int v, size_t n) { return memset_api(d, v, 4, n, NULL, 1, 0); }
+CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, CUstream h) { return memset_api(d, v, 1, n, h, 0, 1); }
+CUresult cuMemsetD8Async_ptsz(CUdeviceptr d, unsigned char v, size_t n, CUstream h) { return memset_api(d, v, 1, n, h, 1, 1); }
+CUresult cuMemsetD16Async(CUdeviceptr d, unsigned short v, size_t n, CUstream h) { return memset_api(d, v, 2, n, h, 0, 1); }
+CUresult cuMemsetD16Async_ptsz(CUdeviceptr d, unsigned short v, size_t n, CUstream h) { return memset_api(d, v, 2, n, h, 1, 1); }
+CUresult cuMemsetD32Async(CUdeviceptr d, unsigned int v, size_t n, CUstream h) { return memset_api(d, v, 4, n, h, 0, 1); }
+CUresult cuMemsetD32Async_ptsz(CUdeviceptr d, unsigned int v, size_t n, CUstream h) { return memset_api(d, v, 4, n, h, 1, 1); }
+
+/* ------------------------------------------------------------------ graphs */
+
+static struct CUgraph_st *graph_new(void)
+{
+    struct CUgraph_st *gr = calloc(1, sizeof *gr);
+
+    if (!gr)
+        return NULL;
+    gr->tail = &gr->head;
+    if (reg(gr, K_GRAPH)) {
+        free(gr);
+        return NULL;
+    }
+    return gr;
+}
+
+static struct CUgraphNode_st *node_add(struct CUgraph_st *gr, CUgraphNodeType type)
+{
+    struct CUgraphNode_st *n = calloc(1, sizeof *n);
+
+    if (!n)
+        return NULL;
+    if (reg(n, K_NODE)) {
+        free(n);
+        return NULL;
+    }
+    n->graph = gr;
+    n->type = type;
+    *gr->tail = n;
+    gr->tail = &n->next;
+    gr->n++;
+    return n;
+}
+
+static void graph_free(struct CUgraph_st *gr)
+{
+    struct CUgraphNode_st *n, *next;
+
+    for (n = gr->head; n; n = next) {
+        next = n->next;
+        if (n->child)
+            graph_free(n->child);
+        unreg(n);
+        free(n->name);
+        free(n);
+    }
+    unreg(gr);
+    free(gr);
+}
+
+static struct CUgraph_st *graph_clone(const struct CUgraph_st *src)
+{
+    struct CUgraph_st *gr = graph_new();
+
+    if (!gr)
+        return NULL;
+    for (const struct CUgraphNode_st *o = src->head; o; o = o->next) {
+        struct CUgraphNode_st *n = node_add(gr, o->type), *next;
+
+        if (!n)
+            goto fail;
+        next = n->next;
+        *n = *o;
+        n->graph = gr;
+        n->next = next;
+        n->name = NULL;
+        n->child = NULL;
+        if ((o->name && !(n->name = strdup(o->name))) || (o->child && !(n->child = graph_clone(o->child))))
+            goto fail;
+    }
+    return gr;
+fail:
+    graph_free(gr);
+    return NULL;
+}
+
+/* Replays a graph's nodes in order on s, as if each had been issued to s now. */
+static void graph_run(const struct CUgraph_st *gr, struct CUstream_st *s)
+{
+    for (const struct CUgraphNode_st *n = gr->head; n; n = n->next) {
+        struct CUevent_st *e;
+
+        switch (n->type) {
+        case CU_GRAPH_NODE_TYPE_KERNEL:
+            advance(s, n->ns);
+            kernel_ran(n->name, n->ns);
+            break;
+        case CU_GRAPH_NODE_TYPE_EVENT_RECORD:
+            if ((e = find(n->event, K_EVENT)) && event_alive(e) && e->ctx == s->ctx)
+                event_stamp(e, s);
+            break;
+        case CU_GRAPH_NODE_TYPE_MEMCPY:
+            if (n->is3d) {
+                copy3d_run(&n->p3, s);
+            } else if (n->bytes) {
+                memmove((void *)n->dst, (const void *)n->src, n->bytes);
+                copy_done(s, (enum copy_kind)n->kind, n->bytes);
+            }
+            break;
+        case CU_GRAPH_NODE_TYPE_MEMSET:
+            memset_run(s, n->dst, n->value, n->elem, n->bytes);
+            break;
+        case CU_GRAPH_NODE_TYPE_GRAPH:
+            graph_run(n->child, s);
+            break;
+        default:
+            break;
+        }
+    }
+}
+
+static CUresult get_graph(CUgraph h, struct CUgraph_st **out)
+{
+    if (!g.inited)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!(*out = find(h, K_GRAPH)))
+        return CUDA_ERROR_INVALID_VALUE;
+    return CUDA_SUCCESS;
+}
+
+static CUresult get_node(CUgraphNode h, struct CUgraphNode_st **out)
+{
+    if (!g.inited)
+        return CUDA_ERROR_NOT_INITIALIZED;
+    if (!(*out = find(h, K_NODE)))
+        return CUDA_ERROR_INVALID_VALUE;
+    return CUDA_SUCCESS;
+}
+
+/* Dependencies must be nodes of the graph; order is what counts here, so they are only checked. */
+static CUresult check_deps(const struct CUgraph_st *gr, const CUgraphNode *deps, size_t ndeps)
+{
+    if (ndeps && !deps)
+        return CUDA_ERROR_INVALID_VALUE;
+    for (size_t i = 0; i < ndeps; i++) {
+        const struct CUgraphNode_st *d = find(deps[i], K_NODE);
+        if (!d || d->graph != gr)
+            return CUDA_ERROR_INVALID_VALUE;
+    }
+    return CUDA_SUCCESS;
+}
+
+CUresult cuGraphCreate(CUgraph *phGraph, unsigned int flags)
+{
+    struct CUgraph_st *gr;
+
+    lock();
+    if (!g.inited)
+        RETURN(CUDA_ERROR_NOT_INITIALIZED);
+    if (!phGraph || flags)
+        RETURN(CUDA_ERROR_INVALID_VALUE);
+    if (!(gr = graph_new()))
+        RETURN(CUDA_ERROR_OUT_OF_MEMORY);
+    *phGraph = gr;
+    RETURN(CUDA_SUCCESS);
+}
+
+CUresult cuGraphDestroy(CUgraph hGraph)
+{
+    struct CUgraph_st *gr;
+    CUresult rc;
+
+    lock();
+    if ((rc = get_graph(hGraph, &gr)))
+        RETURN(rc);
+    graph_free(gr);
+    RETURN(CUDA_SUCCESS);
+}
+
+CUresult cuGraphGetNodes(CUgraph hGraph, CUgraphNode *nodes, size_t *numNodes)
+{
+    struct CUgraph_st *gr;
+    struct CUgraphNode_st *n;
+    size_t i = 0;
+    CUresult rc;
+
+    lock();
+    if ((rc = get_graph(hGraph, &gr)))
+        RETURN(rc);
+    if (!numNodes)
+        RETURN(CUDA_ERROR_INVALID_VALUE);
+    if (!nodes) {
+        *numNodes = gr->n;
+        RETURN(CUDA_SUCCESS);
+    }
+    for (n = gr->head; n && i < *numNodes; n = n->next)
+        nodes[i++] = n;
+    for (size_t j = i; j < *numNodes; j++)
+        nodes[j] = NULL;
+    *numNodes = i;
+    RETURN(CUDA_SUCCESS);
+}
+
+CUresult cuGraphNodeGetType(CUgraphNode hNode, CUgraphNodeType *type)
+{
+    struct CUgraphNode_st *n;
+    CUresult rc;
+
+    lock();
+    if ((rc = get_node(hNode, &n)))
+        RETURN(rc);
+    if (!type)
+        RETURN(CUDA_ERROR_INVALID_VALUE);
+    *type = n->type;
+    RETURN(CUDA_SUCCESS);
+}
+
+CUresult cuGraphKernelNodeGetParams_v2(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS *p)
+{
+    struct CUgraphNode_st *n;
+    CUresult rc;
+
+    lock();
+    if ((rc = get_node(hNode, &n)))
+        RETURN(rc);
+    if (!p || n->type != CU_GRAPH_NODE_TYPE_KERNEL)
+        RETURN(CUDA_ERROR_INVALID_VALUE);
+    memset(p, 0, sizeof *p);
+    p->func = (CUfunction)n->func;
+    p->kern = (CUkernel)n->func; /* one struct for both here */
+    p->gridDimX = n->grid[0];
+    p->gridDimY = n->grid[1];
+    p->gridDimZ = n->grid[2];
+    p->blockDimX = n->block[0];
+    p->blockDimY = n->block[1];
+    p->blockDimZ = n->block[2];
+    p->sharedMemBytes = n->shmem;
+    RETURN(CUDA_SUCCESS);
+}
+
+CUresult cuGraphKernelNodeGetParams(CUgraphNode hNode, CUDA_KERNEL_NODE_PARAMS_v1 *p)
+{
+    CUDA_KERNEL_NODE_PARAMS q;
+    CUresult rc;
+
+    if (!p)
+        return CUDA_ERROR_INVALID_VALUE;
+    if ((rc = cuGraphKernelNodeGetParams_v2(hNode, &q)))
+        return rc;
+    memset(p, 0, sizeof *p);
+    p->func = q.func;
+    p->gridDimX = q.gridDimX;
+    p->gridDimY = q.gridDimY;
+    p->gridDimZ = q.gridDimZ;
+    p->blockDimX = q.blockDimX;
+    p->blockDimY = q.blockDimY;
+    p->blockDimZ = q.blockDimZ;
+    p->sharedMemBytes = q.sharedMemBytes;
+    return CUDA_SUCCESS;
+}
+
+CUresult cuGraphChildGraphNodeGetGraph(CUgraphNode hNode, CUgraph *phGraph)
+{
+    struct CUgraphNode_st *n;
+    CUresult rc;
+
+    lock();
+    if ((rc = get_node(hNode, &n)))
+        RETURN(rc);
+    if (!phGraph || n->type != CU_GRAPH_NODE_TYPE_GRAPH)
+        RETURN(CUDA_ERROR_INVALID_VALUE);
+    *phGraph = n->child;
+    RETURN(CUDA_SUCCESS);
+}
+
+static CUresult add_kernel_node(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *deps, size_t ndeps,
+                                CUfunction func, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                                unsigned bz, unsigned shmem)
+{
+    struct CUgraph_st *gr;
+    struct CUgraphNode_st *n;
+    struct CUfunc_st *fn;
+    CUresult rc;
+
+    lock();
+    if ((rc = get_graph(hGraph, &gr)) || (rc = check_deps(gr, deps, ndeps)))
+        RETURN(rc);
+    if (!phGraphNode)
+        RETURN(CUDA_ERROR_INVALID_VALUE);
+    if (!(fn = find(func, K_FUNC)))
+        RETURN(CUDA_ERROR_INVALID_HANDLE);
+    if (!gx || !gy || !gz || !bx || !by || !bz || (uint64_t)bx * by * bz > 1024)
+        RETURN(CUDA_ERROR_INVALID_VALUE);
+    if (!(n = node_add(gr, CU_GRAPH_NODE_TYPE_KERNEL)))
+        RETURN(CUDA_ERROR_OUT_OF_MEMORY);
+    if (!(n->name = strdup(fn->name)))
+        RETURN(CUDA_ERROR_OUT_OF_MEMORY);
+    n->func = fn;
+    n->ns = fn->ns;
+    n->grid[0] = gx, n->grid[1] = gy, n->grid[2] = gz;
+    n->block[0] = bx, n->block[1] = by, n->block[2] = bz;
+    n->shmem = shmem;
+    *phGraphNode = n;
+    RETURN(CUDA_SUCCESS);
+}
+
+CUresult cuGraphAddKernelNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+                                 size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS *p)
+{
+    if (!p)
+        return CUDA_ERROR_INVALID_VALUE;
+    /* Since CUDA 12 either func or kern names the kernel. */
+    return add_kernel_node(phGraphNode, hGraph, dependencies, numDependencies,
+                           p->func ? p->func : (CUfunction)p->kern, p->gridDimX, p->gridDimY, p->gridDimZ,
+                           p->blockDimX, p->blockDimY, p->blockDimZ, p->sharedMemBytes);
+}
+
+CUresult cuGraphAddKernelNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+                              size_t numDependencies, const CUDA_KERNEL_NODE_PARAMS_v1 *p)
+{
+    if (!p)
+        return CUDA_ERROR_INVALID_VALUE;
+    return add_kernel_node(phGraphNode, hGraph, dependencies, numDependencies, p->func, p->gridDimX, p->gridDimY,
+                           p->gridDimZ, p->blockDimX, p->blockDimY, p->blockDimZ, p->sharedMemBytes);
+}
+
+/* The child graph is cloned into the node, as with the real driver. */
+CUresult cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+                                  size_t numDependencies, CUgraph childGraph)
+{
+    struct CUgraph_st *gr, *child;
+    struct CUgraphNode_st *n;
+    CUresult rc;
+
+    lock();
+    if ((rc = get_graph(hGraph, &gr)) || (rc = get_graph(childGraph, &child)) ||
+        (rc = check_deps(gr, dependencies, numDependencies)))
+        RETURN(rc);
+    if (!phGraphNode || child == gr)
+        RETURN(CUDA_ERROR_INVALID_VALUE);
+    if (!(n = node_add(gr, CU_GRAPH_NODE_TYPE_GRAPH)))
+        RETURN(CUDA_ERROR_OUT_OF_MEMORY);
+    if (!(n->child = graph_clone(child)))
+        RETURN(CUDA_ERROR_OUT_OF_MEMORY);
+    *phGraphNode = n;
+    RETURN(CUDA_SUCCESS);
+}
+
+/* An executable graph belongs to the context current at instantiation and dies with it. */
+static CUresult instantiate(CUgraphExec *phGraphExec, CUgraph hGraph)
+{
+    struct CUctx_st *c;
+    struct CUgraph_st *gr;
+    struct CUgraphExec_st *x;
+    CUresult rc;
+
+    lock();
+    if ((rc = need_ctx(&c)) || (rc = get_graph(hGraph, &gr)))
+        RETURN(rc);
+    if (!phGraphExec)
+        RETURN(CUDA_ERROR_INVALID_VALUE);
+    if (!(x = calloc(1, sizeof *x)))
+        RETURN(CUDA_ERROR_OUT_OF_MEMORY);
+    if (!(x->graph = graph_clone(gr)) || reg(x, K_EXEC)) {
+        if (x->graph)
+            graph_free(x->graph);
+        free(x);
+        RETURN(CUDA_ERROR_OUT_OF_MEMORY);
+    }
+    x->ctx = c;
+    x->gen = c->gen;
+    *phGraphExec = x;
+    RETURN(CUDA_SUCCESS);
+}
+
+CUresult cuGraphInstantiateWithFlags(CUgraphExec *phGraphExec, CUgraph hGraph, unsigned long long flags)
+{
+    (void)flags;
+    return instantiate(phGraphExec, hGraph);
+}
+
+/* CUDA 10/11's form; cuda.h now maps the name cuGraphInstantiate to cuGraphInstantiateWithFlags. */
+CUresult cuGraphInstantiate(CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode, char *logBuffer,
+                            size_t bufferSize)
+{
+    if (phErrorNode)
+        *phErrorNode = NULL;
+    if (logBuffer && bufferSize)
+        logBuffer[0] = '\0';
+    return instantiate(phGraphExec, hGraph);
+}
+
+CUresult cuGraphInstantiate_v2(CUgraphExec *phGraphExec, CUgraph hGraph, CUgraphNode *phErrorNode, char *logBuffer,
+                               size_t bufferSize)
+{
+    return cuGraphInstantiate(phGraphExec, hGraph, phErrorNode, logBuffer, bufferSize);
+}
+
+CUresult cuGraphExecDestroy(CUgraphExec hGraphExec)
+{
+    struct CUgraphExec_st *x;
+
+    lock();
+    if (!g.inited)
+        RETURN(CUDA_ERROR_NOT_INITIALIZED);
+    if (!(x = find(hGraphExec, K_EXEC)))
+        RETURN(CUDA_ERROR_INVALID_VALUE);
+    unreg(x);
+    graph_free(x->graph);
+    free(x);
+    RETURN(CUDA_SUCCESS);
+}
+
+static CUresult graph_launch(CUgraphExec hGraphExec, CUstream hStream, int ptds)
+{
+    struct CUgraphExec_st *x;
+    struct CUstream_st *s;
+    CUresult rc;
+
+    lock();
+    if (!g.inited)
+        RETURN(CUDA_ERROR_NOT_INITIALIZED);
+    if (!(x = find(hGraphExec, K_EXEC)))
+        RETURN(CUDA_ERROR_INVALID_VALUE);
+    if ((rc = get_stream(hStream, ptds, &s)))
+        RETURN(rc);
+    if (!x->ctx->active || x->gen != x->ctx->gen)
+        RETURN(CUDA_ERROR_CONTEXT_IS_DESTROYED);
+    if (s->ctx != x->ctx)
+        RETURN(CUDA_ERROR_INVALID_HANDLE);
+    if (s->cap_status != CU_STREAM_CAPTURE_STATUS_NONE) {
+        /* Launching into a capture adds the graph as a child graph node. */
+        struct CUgraphNode_st *n = capture_node(s, CU_GRAPH_NODE_TYPE_GRAPH, &rc);
+        if (n && !(n->child = graph_clone(x->graph)))
+            rc = CUDA_ERROR_OUT_OF_MEMORY;
+        RETURN(rc);
+    }
+    graph_run(x->graph, s);
+    RETURN(CUDA_SUCCESS);
+}
+
+CUresult cuGraphLaunch(CUgraphExec hGraphExec, CUstream hStream) { return graph_launch(hGraphExec, hStream, 0); }
+CUresult cuGraphLaunch_ptsz(CUgraphExec hGraphExec, CUstream hStream) { return graph_launch(hGraphExec, hStream, 1); }
+
+/* ------------------------------------------------------------------ stream capture */
+
+static CUresult begin_capture(CUstream h, CUstreamCaptureMode mode, int ptds)
+{
+    struct CUstream_st *s;
+    CUresult rc;
+
+    lock();
+    if ((rc = get_stream(h, ptds, &s)))
+        RETURN(rc);
+    if (s->kind == S_LEGACY)
+        RETURN(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+    if ((unsigned)mode > CU_STREAM_CAPTURE_MODE_RELAXED)
+        RETURN(CUDA_ERROR_INVALID_VALUE);
+    if (s->cap_status != CU_STREAM_CAPTURE_STATUS_NONE)
+        RETURN(CUDA_ERROR_ILLEGAL_STATE);
+    if (!(s->cap_graph = graph_new()))
+        RETURN(CUDA_ERROR_OUT_OF_MEMORY);
+    s->cap_status = CU_STREAM_CAPTURE_STATUS_ACTIVE;
+    s->cap_mode = mode;
+    s->cap_thread = thread_id();
+    s->cap_id = ++g.next_capture_id;
+    s->cap_last = NULL;
+    s->cap_next = g.capturing;
+    g.capturing = s;
+    RETURN(CUDA_SUCCESS);
+}
+
+CUresult cuStreamBeginCapture_v2(CUstream hStream, CUstreamCaptureMode mode) { return begin_capture(hStream, mode, 0); }
+CUresult cuStreamBeginCapture_v2_ptsz(CUstream hStream, CUstreamCaptureMode mode)
+{
+    return begin_capture(hStream, mode, 1);
+}
+/* CUDA 10.0's form, without a mode: global. */
+CUresult cuStreamBeginCapture(CUstream hStream) { return begin_capture(hStream, CU_STREAM_CAPTURE_MODE_GLOBAL, 0); }
+CUresult cuStreamBeginCapture_ptsz(CUstream hStream)
+{
+    return begin_capture(hStream, CU_STREAM_CAPTURE_MODE_GLOBAL, 1);
+}
+
+static CUresult end_capture(CUstream h, CUgraph *phGraph, int ptds)
+{
+    struct CUstream_st *s;
+    struct CUgraph_st *gr;
+    CUresult rc;
+
+    lock();
+    if ((rc = get_stream(h, ptds, &s)))
+        RETURN(rc);
+    if (!phGraph)
+        RETURN(CUDA_ERROR_INVALID_VALUE);
+    *phGraph = NULL;
+    if (s->cap_status == CU_STREAM_CAPTURE_STATUS_NONE)
+        RETURN(CUDA_ERROR_ILLEGAL_STATE);
+    if (s->cap_mode != CU_STREAM_CAPTURE_MODE_RELAXED && s->cap_thread != thread_id())
+        RETURN(CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD);
+    if (s->cap_status == CU_STREAM_CAPTURE_STATUS_INVALIDATED) {
+        capture_drop(s);
+        RETURN(CUDA_ERROR_STREAM_CAPTURE_INVALIDATED);
+    }
+    gr = s->cap_graph;
+    s->cap_graph = NULL;
+    capture_drop(s);
+    *phGraph = gr;
+    RETURN(CUDA_SUCCESS);
+}
+
+CUresult cuStreamEndCapture(CUstream hStream, CUgraph *phGraph) { return end_capture(hStream, phGraph, 0); }
+CUresult cuStreamEndCapture_ptsz(CUstream hStream, CUgraph *phGraph) { return end_capture(hStream, phGraph, 1); }
+
+static CUresult capture_info(CUstream h, int ptds, CUstreamCaptureStatus *status, cuuint64_t *id, CUgraph *graph,
+                             const CUgraphNode **deps, const CUgraphEdgeData **edges, size_t *ndeps)
+{
+    struct CUstream_st *s;
+    CUresult rc;
+
+    lock();
+    if ((rc = get_stream(h, ptds, &s)))
+        RETURN(rc);
+    if (!status)
+        RETURN(CUDA_ERROR_INVALID_VALUE);
+    *status = s->cap_status;
+    if (s->cap_status == CU_STREAM_CAPTURE_STATUS_NONE)
+        RETURN(CUDA_SUCCESS);
+    if (id)
+        *id = s->cap_id;
+    if (s->cap_status != CU_STREAM_CAPTURE_STATUS_ACTIVE)
+        RETURN(CUDA_SUCCESS);
+    if (graph)
+        *graph = s->cap_graph;
+    if (deps)
+        *deps = s->cap_last ? (const CUgraphNode *)&s->cap_last : NULL;
+    if (edges)
+        *edges = NULL;
+    if (ndeps)
+        *ndeps = s->cap_last ? 1 : 0;
+    RETURN(CUDA_SUCCESS);
+}
+
+CUresult cuStreamGetCaptureInfo_v3(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out,
+                                   CUgraph *graph_out, const CUgraphNode **dependencies_out,
+                                   const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out)
+{
+    return capture_info(hStream, 0, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out,
+                        numDependencies_out);
+}
+
+CUresult cuStreamGetCaptureInfo_v3_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus_out,
+                                        cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out,
+                                        const CUgraphEdgeData **edgeData_out, size_t *numDependencies_out)
+{
+    return capture_info(hStream, 1, captureStatus_out, id_out, graph_out, dependencies_out, edgeData_out,
+                        numDependencies_out);
+}
+
+CUresult cuStreamGetCaptureInfo_v2(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out,
+                                   CUgraph *graph_out, const CUgraphNode **dependencies_out,
+                                   size_t *numDependencies_out)
+{
+    return capture_info(hStream, 0, captureStatus_out, id_out, graph_out, dependencies_out, NULL,
+                        numDependencies_out);
+}
+
+CUresult cuStreamGetCaptureInfo_v2_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus_out,
+                                        cuuint64_t *id_out, CUgraph *graph_out, const CUgraphNode **dependencies_out,
+                                        size_t *numDependencies_out)
+{
+    return capture_info(hStream, 1, captureStatus_out, id_out, graph_out, dependencies_out, NULL,
+                        numDependencies_out);
+}
+
+CUresult cuStreamGetCaptureInfo(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out)
+{
+    return capture_info(hStream, 0, captureStatus_out, id_out, NULL, NULL, NULL, NULL);
+}
+
+CUresult cuStreamGetCaptureInfo_ptsz(CUstream hStream, CUstreamCaptureStatus *captureStatus_out, cuuint64_t *id_out)
+{
+    return capture_info(hStream, 1, captureStatus_out, id_out, NULL, NULL, NULL, NULL);
+}
 
 /* ------------------------------------------------------------------ cuGetProcAddress */
 
@@ -2104,6 +2963,28 @@ static const struct proc procs[] = {
     T("cuStreamGetCtx", 9020, cuStreamGetCtx, cuStreamGetCtx_ptsz),
     T("cuStreamIsCapturing", 10000, cuStreamIsCapturing, cuStreamIsCapturing_ptsz),
     P("cuThreadExchangeStreamCaptureMode", 10010, cuThreadExchangeStreamCaptureMode),
+    T("cuStreamBeginCapture", 10000, cuStreamBeginCapture, cuStreamBeginCapture_ptsz),
+    T("cuStreamBeginCapture", 10010, cuStreamBeginCapture_v2, cuStreamBeginCapture_v2_ptsz),
+    T("cuStreamEndCapture", 10000, cuStreamEndCapture, cuStreamEndCapture_ptsz),
+    T("cuStreamGetCaptureInfo", 10010, cuStreamGetCaptureInfo, cuStreamGetCaptureInfo_ptsz),
+    T("cuStreamGetCaptureInfo", 11030, cuStreamGetCaptureInfo_v2, cuStreamGetCaptureInfo_v2_ptsz),
+    T("cuStreamGetCaptureInfo", 12030, cuStreamGetCaptureInfo_v3, cuStreamGetCaptureInfo_v3_ptsz),
+    P("cuGraphCreate", 10000, cuGraphCreate),
+    P("cuGraphDestroy", 10000, cuGraphDestroy),
+    P("cuGraphGetNodes", 10000, cuGraphGetNodes),
+    P("cuGraphNodeGetType", 10000, cuGraphNodeGetType),
+    P("cuGraphKernelNodeGetParams", 10000, cuGraphKernelNodeGetParams),
+    P("cuGraphKernelNodeGetParams", 12000, cuGraphKernelNodeGetParams_v2),
+    P("cuGraphAddKernelNode", 10000, cuGraphAddKernelNode),
+    P("cuGraphAddKernelNode", 12000, cuGraphAddKernelNode_v2),
+    P("cuGraphChildGraphNodeGetGraph", 10000, cuGraphChildGraphNodeGetGraph),
+    P("cuGraphAddChildGraphNode", 10000, cuGraphAddChildGraphNode),
+    P("cuGraphInstantiate", 10000, cuGraphInstantiate),
+    P("cuGraphInstantiate", 11000, cuGraphInstantiate_v2),
+    P("cuGraphInstantiate", 12000, cuGraphInstantiateWithFlags),
+    P("cuGraphInstantiateWithFlags", 11040, cuGraphInstantiateWithFlags),
+    P("cuGraphExecDestroy", 10000, cuGraphExecDestroy),
+    T("cuGraphLaunch", 10000, cuGraphLaunch, cuGraphLaunch_ptsz),
     P("cuEventCreate", 2000, cuEventCreate),
     P("cuEventDestroy", 2000, cuEventDestroy),
     P("cuEventDestroy", 4000, cuEventDestroy_v2),
@@ -2238,6 +3119,34 @@ static void write_truth(void)
         close(fd);
     }
     free(buf);
+}
+
+/* fork(): the child gets no usable driver (every call answers CUDA_ERROR_NOT_INITIALIZED, cuInit included)
+ * and never writes the truth file, whose counts are the parent's. */
+static void fork_prepare(void)
+{
+    lock();
+}
+
+static void fork_parent(void)
+{
+    unlock();
+}
+
+static void fork_child(void)
+{
+    if (g.inited) {
+        g.forked = 1;
+        g.truth_written = 1;
+    }
+    g.inited = 0;
+    tl_depth = 0;
+    unlock();
+}
+
+__attribute__((constructor)) static void fake_driver_init(void)
+{
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 
 __attribute__((destructor)) static void fake_driver_fini(void)

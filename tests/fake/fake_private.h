@@ -50,6 +50,10 @@ __typeof__(cudaEventRecordWithFlags) cudaEventRecordWithFlags_ptsz;
 __typeof__(cudaStreamSynchronize) cudaStreamSynchronize_ptsz;
 __typeof__(cudaStreamQuery) cudaStreamQuery_ptsz;
 __typeof__(cudaStreamIsCapturing) cudaStreamIsCapturing_ptsz;
+__typeof__(cudaStreamBeginCapture) cudaStreamBeginCapture_ptsz;
+__typeof__(cudaStreamEndCapture) cudaStreamEndCapture_ptsz;
+__typeof__(cudaStreamGetCaptureInfo) cudaStreamGetCaptureInfo_ptsz;
+__typeof__(cudaGraphLaunch) cudaGraphLaunch_ptsz;
 /* Spelled out because taking __typeof__ of the deprecated cudaGetDriverEntryPoint warns. */
 cudaError_t cudaGetDriverEntryPoint_ptsz(const char *symbol, void **funcPtr, unsigned long long flags,
                                          enum cudaDriverEntryPointQueryResult *driverStatus);

@@ -104,7 +104,25 @@
     X(MemsetD8, __typeof__(cuMemsetD8_v2) *, "cuMemsetD8", 3020, 0) \
     X(MemsetD8_ptds, __typeof__(cuMemsetD8_v2) *, "cuMemsetD8", 7000, 2) \
     X(MemsetD8Async, __typeof__(cuMemsetD8Async) *, "cuMemsetD8Async", 3020, 0) \
-    X(MemsetD8Async_ptsz, __typeof__(cuMemsetD8Async) *, "cuMemsetD8Async", 7000, 2)
+    X(MemsetD8Async_ptsz, __typeof__(cuMemsetD8Async) *, "cuMemsetD8Async", 7000, 2) \
+    X(StreamBeginCapture, PFN_cuStreamBeginCapture_v10010, "cuStreamBeginCapture", 10010, 0) \
+    X(StreamBeginCapture_ptsz, PFN_cuStreamBeginCapture_v10010, "cuStreamBeginCapture", 10010, 2) \
+    X(StreamEndCapture, PFN_cuStreamEndCapture_v10000, "cuStreamEndCapture", 10000, 0) \
+    X(StreamEndCapture_ptsz, PFN_cuStreamEndCapture_v10000, "cuStreamEndCapture", 10000, 2) \
+    X(StreamGetCaptureInfo, PFN_cuStreamGetCaptureInfo_v12030, "cuStreamGetCaptureInfo", 12030, 0) \
+    X(StreamGetCaptureInfo_ptsz, PFN_cuStreamGetCaptureInfo_v12030, "cuStreamGetCaptureInfo", 12030, 2) \
+    X(ThreadExchangeStreamCaptureMode, PFN_cuThreadExchangeStreamCaptureMode_v10010, \
+      "cuThreadExchangeStreamCaptureMode", 10010, 0) \
+    X(GraphCreate, PFN_cuGraphCreate_v10000, "cuGraphCreate", 10000, 0) \
+    X(GraphDestroy, PFN_cuGraphDestroy_v10000, "cuGraphDestroy", 10000, 0) \
+    X(GraphGetNodes, PFN_cuGraphGetNodes_v10000, "cuGraphGetNodes", 10000, 0) \
+    X(GraphNodeGetType, PFN_cuGraphNodeGetType_v10000, "cuGraphNodeGetType", 10000, 0) \
+    X(GraphAddKernelNode, PFN_cuGraphAddKernelNode_v12000, "cuGraphAddKernelNode", 12000, 0) \
+    X(GraphInstantiate, PFN_cuGraphInstantiateWithFlags_v11040, "cuGraphInstantiate", 12000, 0) \
+    X(GraphInstantiateWithFlags, PFN_cuGraphInstantiateWithFlags_v11040, "cuGraphInstantiateWithFlags", 11040, 0) \
+    X(GraphLaunch, PFN_cuGraphLaunch_v10000, "cuGraphLaunch", 10000, 0) \
+    X(GraphLaunch_ptsz, PFN_cuGraphLaunch_v10000, "cuGraphLaunch", 10000, 2) \
+    X(GraphExecDestroy, PFN_cuGraphExecDestroy_v10000, "cuGraphExecDestroy", 10000, 0)
 
 #define FIELD(field, type, name, version, flags) type field;
 static struct {
@@ -143,6 +161,8 @@ static struct {
     int devices;
     CUcontext primary[MAX_DEVICES];
     int retained[MAX_DEVICES];
+    CUcontext *known; /* every primary context handle the runtime has held, destroyed ones included */
+    size_t nknown;
     struct func_entry *funcs;
     struct var_entry *vars;
 } rt = { .lock = PTHREAD_MUTEX_INITIALIZER, .once = PTHREAD_ONCE_INIT };
@@ -175,6 +195,15 @@ static cudaError_t map_error(CUresult rc)
     case CUDA_ERROR_NOT_READY: return cudaErrorNotReady;
     case CUDA_ERROR_NOT_SUPPORTED: return cudaErrorNotSupported;
     case CUDA_ERROR_LAUNCH_FAILED: return cudaErrorLaunchFailure;
+    case CUDA_ERROR_ILLEGAL_STATE: return cudaErrorIllegalState;
+    case CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED: return cudaErrorStreamCaptureUnsupported;
+    case CUDA_ERROR_STREAM_CAPTURE_INVALIDATED: return cudaErrorStreamCaptureInvalidated;
+    case CUDA_ERROR_STREAM_CAPTURE_MERGE: return cudaErrorStreamCaptureMerge;
+    case CUDA_ERROR_STREAM_CAPTURE_UNMATCHED: return cudaErrorStreamCaptureUnmatched;
+    case CUDA_ERROR_STREAM_CAPTURE_UNJOINED: return cudaErrorStreamCaptureUnjoined;
+    case CUDA_ERROR_STREAM_CAPTURE_ISOLATION: return cudaErrorStreamCaptureIsolation;
+    case CUDA_ERROR_STREAM_CAPTURE_IMPLICIT: return cudaErrorStreamCaptureImplicit;
+    case CUDA_ERROR_STREAM_CAPTURE_WRONG_THREAD: return cudaErrorStreamCaptureWrongThread;
     default: return cudaErrorUnknown;
     }
 }
@@ -251,6 +280,20 @@ static cudaError_t enter(void)
     return cudaSuccess;
 }
 
+/* Needs rt.lock. */
+static void remember_primary(CUcontext c)
+{
+    CUcontext *k;
+
+    for (size_t i = 0; i < rt.nknown; i++)
+        if (rt.known[i] == c)
+            return;
+    if ((k = realloc(rt.known, (rt.nknown + 1) * sizeof *k))) {
+        rt.known = k;
+        rt.known[rt.nknown++] = c;
+    }
+}
+
 /* Retains device d's primary context once for the runtime (again after a cudaDeviceReset) and makes
  * it current on this thread. */
 static cudaError_t bind_device(int d)
@@ -265,6 +308,7 @@ static cudaError_t bind_device(int d)
             return map_error(rc);
         }
         rt.retained[d] = 1;
+        remember_primary(rt.primary[d]);
     }
     c = rt.primary[d];
     pthread_mutex_unlock(&rt.lock);
@@ -281,10 +325,15 @@ static cudaError_t ensure_ctx(void)
     if (drv.CtxGetCurrent(&cur) != CUDA_SUCCESS)
         return cudaErrorInitializationError;
     if (cur) {
+        /* A primary context the runtime held that is no longer the one it holds (cudaDeviceReset, possibly
+         * on another thread) is replaced; a context the program made itself is kept, destroyed or not. */
         pthread_mutex_lock(&rt.lock);
-        for (int d = 0; d < rt.devices; d++)
-            if (cur == rt.primary[d] && !rt.retained[d])
+        for (size_t i = 0; i < rt.nknown && !stale; i++)
+            if (rt.known[i] == cur)
                 stale = 1;
+        for (int d = 0; d < rt.devices && stale; d++)
+            if (cur == rt.primary[d] && rt.retained[d])
+                stale = 0;
         pthread_mutex_unlock(&rt.lock);
         if (!stale)
             return cudaSuccess;
@@ -1096,6 +1145,150 @@ cudaError_t cudaStreamIsCapturing_ptsz(cudaStream_t stream, enum cudaStreamCaptu
     return ret_drv(drv.StreamIsCapturing_ptsz(stream, (CUstreamCaptureStatus *)pCaptureStatus));
 }
 
+/* ------------------------------------------------------------------ stream capture and graphs */
+
+static cudaError_t begin_capture(cudaStream_t stream, enum cudaStreamCaptureMode mode, int ptsz)
+{
+    ENTER_CTX();
+    return ret_drv((ptsz ? drv.StreamBeginCapture_ptsz : drv.StreamBeginCapture)(stream, (CUstreamCaptureMode)mode));
+}
+
+cudaError_t cudaStreamBeginCapture(cudaStream_t stream, enum cudaStreamCaptureMode mode)
+{
+    return begin_capture(stream, mode, 0);
+}
+
+cudaError_t cudaStreamBeginCapture_ptsz(cudaStream_t stream, enum cudaStreamCaptureMode mode)
+{
+    return begin_capture(stream, mode, 1);
+}
+
+cudaError_t cudaStreamEndCapture(cudaStream_t stream, cudaGraph_t *pGraph)
+{
+    ENTER_CTX();
+    return ret_drv(drv.StreamEndCapture(stream, (CUgraph *)pGraph));
+}
+
+cudaError_t cudaStreamEndCapture_ptsz(cudaStream_t stream, cudaGraph_t *pGraph)
+{
+    ENTER_CTX();
+    return ret_drv(drv.StreamEndCapture_ptsz(stream, (CUgraph *)pGraph));
+}
+
+/* The mode is the calling thread's; the runtime and driver numberings are the same. */
+cudaError_t cudaThreadExchangeStreamCaptureMode(enum cudaStreamCaptureMode *mode)
+{
+    ENTER();
+    return ret_drv(drv.ThreadExchangeStreamCaptureMode((CUstreamCaptureMode *)mode));
+}
+
+cudaError_t cudaStreamGetCaptureInfo(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out,
+                                     unsigned long long *id_out, cudaGraph_t *graph_out,
+                                     const cudaGraphNode_t **dependencies_out, const cudaGraphEdgeData **edgeData_out,
+                                     size_t *numDependencies_out)
+{
+    ENTER_CTX();
+    return ret_drv(drv.StreamGetCaptureInfo(stream, (CUstreamCaptureStatus *)captureStatus_out, (cuuint64_t *)id_out,
+                                            (CUgraph *)graph_out, (const CUgraphNode **)dependencies_out,
+                                            (const CUgraphEdgeData **)edgeData_out, numDependencies_out));
+}
+
+cudaError_t cudaStreamGetCaptureInfo_ptsz(cudaStream_t stream, enum cudaStreamCaptureStatus *captureStatus_out,
+                                          unsigned long long *id_out, cudaGraph_t *graph_out,
+                                          const cudaGraphNode_t **dependencies_out,
+                                          const cudaGraphEdgeData **edgeData_out, size_t *numDependencies_out)
+{
+    ENTER_CTX();
+    return ret_drv(drv.StreamGetCaptureInfo_ptsz(stream, (CUstreamCaptureStatus *)captureStatus_out, (cuuint64_t *)id_out,
+                                                 (CUgraph *)graph_out, (const CUgraphNode **)dependencies_out,
+                                                 (const CUgraphEdgeData **)edgeData_out, numDependencies_out));
+}
+
+cudaError_t cudaGraphCreate(cudaGraph_t *pGraph, unsigned int flags)
+{
+    ENTER_CTX();
+    return ret_drv(drv.GraphCreate((CUgraph *)pGraph, flags));
+}
+
+cudaError_t cudaGraphDestroy(cudaGraph_t graph)
+{
+    ENTER_CTX();
+    return ret_drv(drv.GraphDestroy(graph));
+}
+
+cudaError_t cudaGraphGetNodes(cudaGraph_t graph, cudaGraphNode_t *nodes, size_t *numNodes)
+{
+    ENTER_CTX();
+    return ret_drv(drv.GraphGetNodes(graph, (CUgraphNode *)nodes, numNodes));
+}
+
+cudaError_t cudaGraphNodeGetType(cudaGraphNode_t node, enum cudaGraphNodeType *pType)
+{
+    ENTER_CTX();
+    return ret_drv(drv.GraphNodeGetType(node, (CUgraphNodeType *)pType)); /* same numbering */
+}
+
+/* func is a host stub (or a cudaKernel_t); the driver node gets its kernel as the function. */
+cudaError_t cudaGraphAddKernelNode(cudaGraphNode_t *pGraphNode, cudaGraph_t graph, const cudaGraphNode_t *pDependencies,
+                                   size_t numDependencies, const struct cudaKernelNodeParams *pNodeParams)
+{
+    CUDA_KERNEL_NODE_PARAMS p;
+    CUkernel k;
+    cudaError_t e;
+
+    ENTER_CTX();
+    if (!pNodeParams)
+        return ret(cudaErrorInvalidValue);
+    if (bad_config(pNodeParams->gridDim, pNodeParams->blockDim))
+        return ret(cudaErrorInvalidConfiguration);
+    if ((e = resolve_func(pNodeParams->func, &k)))
+        return ret(e);
+    memset(&p, 0, sizeof p);
+    p.func = (CUfunction)k;
+    p.gridDimX = pNodeParams->gridDim.x;
+    p.gridDimY = pNodeParams->gridDim.y;
+    p.gridDimZ = pNodeParams->gridDim.z;
+    p.blockDimX = pNodeParams->blockDim.x;
+    p.blockDimY = pNodeParams->blockDim.y;
+    p.blockDimZ = pNodeParams->blockDim.z;
+    p.sharedMemBytes = pNodeParams->sharedMemBytes;
+    p.kernelParams = pNodeParams->kernelParams;
+    p.extra = pNodeParams->extra;
+    return ret_drv(drv.GraphAddKernelNode((CUgraphNode *)pGraphNode, graph, (const CUgraphNode *)pDependencies,
+                                          numDependencies, &p));
+}
+
+/* cudart asks the driver for "cuGraphInstantiate" at 12000, which is cuGraphInstantiateWithFlags. */
+cudaError_t cudaGraphInstantiate(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)
+{
+    ENTER_CTX();
+    return ret_drv(drv.GraphInstantiate((CUgraphExec *)pGraphExec, graph, flags));
+}
+
+cudaError_t cudaGraphInstantiateWithFlags(cudaGraphExec_t *pGraphExec, cudaGraph_t graph, unsigned long long flags)
+{
+    ENTER_CTX();
+    return ret_drv(drv.GraphInstantiateWithFlags((CUgraphExec *)pGraphExec, graph, flags));
+}
+
+cudaError_t cudaGraphLaunch(cudaGraphExec_t graphExec, cudaStream_t stream)
+{
+    ENTER_CTX();
+    return ret_drv(drv.GraphLaunch(graphExec, stream));
+}
+
+cudaError_t cudaGraphLaunch_ptsz(cudaGraphExec_t graphExec, cudaStream_t stream)
+{
+    ENTER_CTX();
+    return ret_drv(drv.GraphLaunch_ptsz(graphExec, stream));
+}
+
+cudaError_t cudaGraphExecDestroy(cudaGraphExec_t graphExec)
+{
+    ENTER_CTX();
+    return ret_drv(drv.GraphExecDestroy(graphExec));
+}
+
 /* ------------------------------------------------------------------ devices */
 
 cudaError_t cudaDeviceSynchronize(void)
@@ -1248,6 +1441,15 @@ cudaError_t cudaPeekAtLastError(void)
     X(cudaErrorLaunchFailure, "unspecified launch failure") \
     X(cudaErrorContextIsDestroyed, "context is destroyed") \
     X(cudaErrorNotSupported, "operation not supported") \
+    X(cudaErrorIllegalState, "the operation cannot be performed in the present state") \
+    X(cudaErrorStreamCaptureUnsupported, "operation not permitted when stream is capturing") \
+    X(cudaErrorStreamCaptureInvalidated, "operation failed due to a previous error during capture") \
+    X(cudaErrorStreamCaptureMerge, "operation would result in a merge of separate capture sequences") \
+    X(cudaErrorStreamCaptureUnmatched, "capture was not ended in the same stream as it began") \
+    X(cudaErrorStreamCaptureUnjoined, "capturing stream has unjoined work") \
+    X(cudaErrorStreamCaptureIsolation, "dependency created on uncaptured work in another stream") \
+    X(cudaErrorStreamCaptureImplicit, "operation would make the legacy stream depend on a capturing blocking stream") \
+    X(cudaErrorStreamCaptureWrongThread, "attempt to terminate a thread-local capture sequence from another thread") \
     X(cudaErrorUnknown, "unknown error")
 
 const char *cudaGetErrorString(cudaError_t error)

@@ -1,0 +1,18 @@
+#!/bin/sh
+# cudaDeviceReset without a synchronize: libkprof reads the context's pending pairs before the reset
+# destroys them, and the context created afterwards (even at the same address) gets its own events and
+# its own context-init row.
+. "${top_srcdir:-..}/tests/lib.sh"
+need_jq
+[ -x "$FAKE/progs/resetapp" ] || skip "fake reset program not built"
+export FAKEGPU_KERNEL_NS="before=7000,after=9000"
+for reuse in 0 1; do
+    FAKEGPU_REUSE_CTX_HANDLE=$reuse FAKEGPU_EVENT_PENDING_QUERIES=20 FAKEGPU_TRUTH="$WORK/truth$reuse" \
+        KPROF_FORMAT=json KPROF_OUTPUT="$WORK/r$reuse.json" run_kprof "$FAKE/progs/resetapp" >/dev/null
+    truth_matches "$WORK/r$reuse.json" "$WORK/truth$reuse"
+    expect_eq "$(kernel_field "$WORK/r$reuse.json" before timed)" 5 "handle reuse $reuse: pairs before the reset read"
+    expect_eq "$(kernel_field "$WORK/r$reuse.json" before total_ns)" 35000 "handle reuse $reuse: with their times"
+    expect_eq "$(kernel_field "$WORK/r$reuse.json" after timed)" 3 "handle reuse $reuse: new context timed"
+    expect_eq "$(jqr '.context_init | length' "$WORK/r$reuse.json")" 2 "handle reuse $reuse: two context-init rows"
+    expect_eq "$(jqr '.events.failed' "$WORK/r$reuse.json")" 0 "handle reuse $reuse: no pair failed"
+done

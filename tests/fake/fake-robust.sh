@@ -1,0 +1,129 @@
+#!/bin/sh
+# fake-robust.sh: runs the programs the profiler's robustness tests use (stream capture and graphs, a device
+# reset with work in flight, two devices, fork, many threads) against the fake stack, without libkprof, and
+# checks their exit status, output and ground-truth files.
+# Usage: fake-robust.sh [BUILDDIR]   (BUILDDIR: the build's tests/fake, holding lib/ and progs/)
+set -u
+
+B=${1:-${FAKE_BUILDDIR:-$(dirname "$0")}}
+B=$(cd "$B" && pwd) || exit 99
+LIB=$B/lib
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/fake-robust.XXXXXX") || exit 99
+trap 'rm -rf "$tmp"' EXIT
+status=0
+
+pass() { echo "ok - $*"; }
+fail() { echo "FAIL - $*"; status=1; }
+
+export LD_LIBRARY_PATH="$LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export FAKEGPU_KERNEL_NS='default=1000' FAKEGPU_CTX_INIT_MS=0
+unset FAKEGPU_TRUTH FAKEGPU_HANG FAKEGPU_EVENT_PENDING_QUERIES FAKEGPU_DEVICES FAKEGPU_MEM_BYTES \
+      FAKEGPU_COPY_PS_PER_BYTE FAKEGPU_REUSE_CTX_HANDLE LD_PRELOAD
+
+# A sanitized fake needs its sanitizer runtime first; harmless for the programs that link it themselves.
+san=$(ldd "$LIB/libcuda.so.1" | awk '/lib(asan|tsan)\.so/ { print $3; exit }')
+
+# runp NAME [ENV...] -- PROG [ARGS...]: runs PROG, output in $tmp/NAME.out, truth in $tmp/NAME.truth
+runp() {
+    name=$1; shift
+    envs=
+    while [ "$1" != -- ]; do envs="$envs $1"; shift; done
+    shift
+    rm -f "$tmp/$name.truth"
+    # shellcheck disable=SC2086
+    env ${san:+LD_PRELOAD=$san} FAKEGPU_TRUTH="$tmp/$name.truth" $envs timeout 300 "$@" > "$tmp/$name.out" 2>&1
+    rc=$?
+    if [ $rc -eq 0 ]; then pass "$name runs"; else fail "$name (exit $rc):"; sed 's/^/    /' "$tmp/$name.out"; fi
+}
+
+truth() { # truth NAME: compares $tmp/NAME.truth with the expected text on stdin
+    cat > "$tmp/$1.expected"
+    if diff -u "$tmp/$1.expected" "$tmp/$1.truth" > "$tmp/$1.diff" 2>&1; then pass "truth file of $1"; else
+        fail "truth file of $1:"; cat "$tmp/$1.diff"; fi
+}
+
+expect() { # expect NAME FILE PATTERN: FILE has a line matching PATTERN
+    if grep -q -- "$3" "$2"; then pass "$1"; else fail "$1 (no '$3' in:)"; sed 's/^/    /' "$2"; fi
+}
+
+# No copies, memsets or allocations: the tail of most truth files.
+nothing_else() {
+    cat <<'END'
+copy HtoD 0 0
+copy DtoH 0 0
+copy DtoD 0 0
+copy HtoH 0 0
+memset 0 0
+alloc device 0 0
+alloc host 0 0
+alloc managed 0 0
+END
+}
+
+# --- graphapp: 5 captured launches replayed 10 times, 4 direct ones
+runp graphapp -- "$B/progs/graphapp"
+expect "graphapp's capture was active" "$tmp/graphapp.out" '^capture: active, id [1-9]'
+expect "graphapp's graph has 5 nodes" "$tmp/graphapp.out" '^capture: ended, 5 nodes$'
+{ printf 'kernel _Z6directv 4 4000\nkernel _Z8graph_k1v 30 30000\nkernel _Z8graph_k2v 20 20000\n'; nothing_else; } |
+    truth graphapp
+
+# --- graphapp rules: the capture rules (unsafe calls, modes, legacy stream, event-record nodes)
+runp graphapp-rules -- "$B/progs/graphapp" rules
+expect "graphapp rules all hold" "$tmp/graphapp-rules.out" '^rules: ok$'
+expect "a graph launched into a capture is a child graph node" "$tmp/graphapp-rules.out" \
+    '^rules: child graph node holds _Z8graph_k1v$'
+expect "a replayed graph stamps its event-record nodes" "$tmp/graphapp-rules.out" \
+    '^rules: replayed graph.s events are 0.002000 ms apart$'
+truth graphapp-rules <<'END'
+kernel _Z6directv 1 1000
+kernel _Z8graph_k1v 2 2000
+kernel _Z8graph_k2v 3 3000
+copy HtoD 0 0
+copy DtoH 0 0
+copy DtoD 0 0
+copy HtoH 0 0
+memset 0 0
+alloc device 2 512
+alloc host 0 0
+alloc managed 0 0
+END
+
+# --- resetapp: cudaDeviceReset with launches in flight, then a fresh primary context
+runp resetapp -- "$B/progs/resetapp"
+expect "resetapp gets a new context handle" "$tmp/resetapp.out" '^resetapp: context handle new$'
+{ printf 'kernel _Z5afterv 3 3000\nkernel _Z6beforev 5 5000\n'; nothing_else; } | truth resetapp
+runp resetapp-reuse FAKEGPU_REUSE_CTX_HANDLE=1 -- "$B/progs/resetapp"
+expect "FAKEGPU_REUSE_CTX_HANDLE=1 reuses the handle" "$tmp/resetapp-reuse.out" '^resetapp: context handle reused$'
+cp "$tmp/resetapp.expected" "$tmp/resetapp-reuse.expected.in"
+truth resetapp-reuse < "$tmp/resetapp-reuse.expected.in"
+
+# --- multigpu: two devices, a cross-device launch refused
+runp multigpu FAKEGPU_DEVICES=2 -- "$B/progs/multigpu"
+truth multigpu <<'END'
+kernel _Z4dev0v 3 3000
+kernel _Z4dev1v 2 2000
+copy HtoD 1 4096
+copy DtoH 0 0
+copy DtoD 0 0
+copy HtoH 0 0
+memset 0 0
+alloc device 2 8192
+alloc host 0 0
+alloc managed 0 0
+END
+env ${san:+LD_PRELOAD=$san} timeout 60 "$B/progs/multigpu" > "$tmp/multigpu1.out" 2>&1
+if [ $? -eq 1 ] && grep -q 'needs 2 devices' "$tmp/multigpu1.out"; then pass "multigpu refuses one device"; else
+    fail "multigpu with one device:"; sed 's/^/    /' "$tmp/multigpu1.out"; fi
+
+# --- forkapp: the child exits (or execs) without touching CUDA; only the parent writes the truth file
+for mode in exit exec; do
+    runp "forkapp-$mode" -- "$B/progs/forkapp" $mode
+    [ $mode = exit ] && expect "forkapp's child ran" "$tmp/forkapp-exit.out" '^forkapp: child exiting$'
+    { printf 'kernel _Z6parentv 3 3000\n'; nothing_else; } | truth "forkapp-$mode"
+done
+
+# --- threads8x4: 8 threads x 4 streams x 1000 launches
+runp threads8x4 -- "$B/progs/threads8x4"
+{ printf 'kernel _Z6workerv 32000 32000000\n'; nothing_else; } | truth threads8x4
+
+exit $status
