@@ -76,6 +76,39 @@ sys.exit(0 if ck > 0 and len(k) == 8 and len(c) == 16 else 1)
 PY
 sed -n '/== libkprof: devices ==/,/^Busy:/p' "$logs/stream_overlap.trace-report.txt"
 
+note "robustness: CUDA graphs, a device reset, 8 threads x 4 streams, fork (counts against CUPTI)"
+compare graph_replay "$K/graph_replay" --replays 10
+compare device_reset "$K/device_reset"
+compare threads_streams "$K/threads_streams"
+compare fork_child "$K/fork_child"
+compare fork_child_exec "$K/fork_child" exec
+python3 - "$logs/graph_replay.json" <<'PY' || fail "graph rows"
+import json, sys
+r = json.load(open(sys.argv[1]))
+print("graphs:", [(g["name"], g["calls"], g["timed"], g["avg_ns"]) for g in r["graphs"]],
+      "captured:", [(c["name"], c["launches"]) for c in r["captured"]])
+sys.exit(0 if r["graphs"] and r["graphs"][0]["calls"] == 10 and len(r["captured"]) == 2 else 1)
+PY
+python3 - "$logs/device_reset.json" <<'PY' || fail "device reset"
+import json, sys
+r = json.load(open(sys.argv[1]))
+print("device_reset: kernels", [(k["name"], k["calls"], k["timed"]) for k in r["kernels"]], "context init rows",
+      len(r["context_init"]), "events", r["events"])
+sys.exit(0 if all(k["calls"] == k["timed"] for k in r["kernels"]) and len(r["context_init"]) == 2 else 1)
+PY
+
+note "PyTorch under libkprof and torch.profiler at once"
+KPROF_FORMAT=json KPROF_OUTPUT="$logs/coexist.json" LD_PRELOAD="$lib" \
+    python3 "$top/tests/gpu/torch_profiler_coexist.py" 2>&1 | grep -v Warning | tail -n 3
+python3 - "$logs/coexist.json" <<'PY' || fail "libkprof with torch.profiler"
+import json, sys
+r = json.load(open(sys.argv[1]))
+n = sum(k["calls"] for k in r["kernels"])
+print("libkprof alongside torch.profiler: %d kernel launches in %d kernels, all timed: %s"
+      % (n, len(r["kernels"]), all(k["calls"] == k["timed"] for k in r["kernels"])))
+sys.exit(0 if n > 0 else 1)
+PY
+
 note "text report of reduce (shared build)"
 LD_PRELOAD="$lib" "$K/reduce" 2>&1 | tee "$logs/reduce-text.txt" | tail -n 32
 
