@@ -325,6 +325,22 @@ KPROF_EXPORT cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream)
     HOST_ONLY(KPROF_API_cudaStreamSynchronize_ptsz, real_(stream));
 }
 
+/* The real cudart resets the device without going through any driver function libkprof wraps (seen on
+ * an H200, CUDA 13.0), so the reset is caught here too: the current context's pairs are read first. */
+KPROF_EXPORT cudaError_t cudaDeviceReset(void)
+{
+    REAL_OR_FAIL(cudaDeviceReset);
+    CUcontext ctx = NULL;
+    if (kprof_finished || kprof_config.disabled || !kprof_driver_ready() ||
+        kprof_drv.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx)
+        return real_();
+    kprof_events_context_ending(ctx, -1, kprof_config.exit_timeout_ms);
+    cudaError_t r = real_();
+    if (r == cudaSuccess)
+        kprof_events_context_gone(ctx, -1);
+    return r;
+}
+
 KPROF_EXPORT cudaError_t cudaEventSynchronize(cudaEvent_t event)
 {
     REAL_OR_FAIL(cudaEventSynchronize);
