@@ -181,7 +181,7 @@ static void pool_give(struct pool *p, CUevent e)
 
 static void ref_request(struct pool *p);
 
-void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thread)
+void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thread, int want)
 {
     t->pool = NULL;
     t->captured = 0;
@@ -200,6 +200,8 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
         t->captured = rc == CUDA_SUCCESS || rc == CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
         return;
     }
+    if (!want)
+        return;
 
     pthread_mutex_lock(&ev.lock);
     struct pool *p = tls_pool;

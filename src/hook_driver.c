@@ -159,7 +159,7 @@ KPROF_EXPORT CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCrea
             return r_;                                                                             \
         }                                                                                          \
         struct kprof_timing t_;                                                                    \
-        kprof_timing_begin(&t_, (stream), (per_thread));                                           \
+        kprof_timing_begin(&t_, (stream), (per_thread), kprof_sample_this(k_));                    \
         CUresult r_ = (call);                                                                      \
         int ok_ = r_ == CUDA_SUCCESS && k_ != NULL;                                                \
         if (ok_ && t_.captured) { /* runs when its graph is launched */                             \
@@ -268,7 +268,7 @@ static int side_is_device(CUmemorytype type, CUdeviceptr dev, const void *host)
         if (!kprof_call_begin(&c_, (api)))                                                         \
             return (call);                                                                         \
         struct kprof_timing t_;                                                                    \
-        kprof_timing_begin(&t_, (stream), (per_thread));                                           \
+        kprof_timing_begin(&t_, (stream), (per_thread), 1);                                           \
         CUresult r_ = (call);                                                                      \
         struct kprof_copy *cp_ = r_ == CUDA_SUCCESS && !t_.captured ? (target) : NULL;             \
         kprof_timing_end(&t_, cp_ != NULL, KPROF_TARGET_COPY, cp_, (bytes), NULL, NULL);           \
@@ -719,7 +719,7 @@ KPROF_EXPORT CUresult cuGraphExecDestroy(CUgraphExec exec)
             return (call);                                                                         \
         struct kprof_graph *g_ = kprof_graph_for(exec);                                            \
         struct kprof_timing t_;                                                                    \
-        kprof_timing_begin(&t_, (stream), (per_thread));                                           \
+        kprof_timing_begin(&t_, (stream), (per_thread), kprof_sample_this(g_ ? g_->row : NULL));                                           \
         CUresult r_ = (call);                                                                      \
         int ok_ = r_ == CUDA_SUCCESS && g_ != NULL && !t_.captured;                                \
         int first_ = ok_ && g_->row->calls == 0;                                                   \

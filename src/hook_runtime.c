@@ -50,7 +50,7 @@ KPROF_EXPORT cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *hostF
             return r_;                                                                             \
         }                                                                                          \
         struct kprof_timing t_;                                                                    \
-        kprof_timing_begin(&t_, (stream), (per_thread));                                           \
+        kprof_timing_begin(&t_, (stream), (per_thread), kprof_sample_this(k_));                    \
         cudaError_t r_ = (call);                                                                   \
         int ok_ = r_ == cudaSuccess && k_ != NULL;                                                 \
         if (ok_ && t_.captured) { /* runs when its graph is launched */                             \
@@ -180,7 +180,7 @@ static enum kprof_dir copy_dir(void *dst, const void *src, enum cudaMemcpyKind k
         if (!kprof_call_begin(&c_, (api)))                                                         \
             return (call);                                                                         \
         struct kprof_timing t_;                                                                    \
-        kprof_timing_begin(&t_, (stream), (per_thread));                                           \
+        kprof_timing_begin(&t_, (stream), (per_thread), 1);                                           \
         cudaError_t r_ = (call);                                                                   \
         struct kprof_copy *cp_ = NULL;                                                             \
         if (r_ == cudaSuccess && !t_.captured) {                                                   \

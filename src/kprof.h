@@ -54,6 +54,7 @@ struct kprof_config {
     enum kprof_group group;     /* KPROF_GROUP: one row per kernel name, or per name and launch shape */
     enum kprof_names names;     /* KPROF_NAMES: show demangled (default) or mangled names */
     long top;                   /* KPROF_TOP: kernels shown in the text table; 0 = all */
+    long sample;                /* KPROF_SAMPLE: time 1 launch in N per kernel (the first always); 1 = all */
     int has_include, has_exclude;
     regex_t include, exclude;   /* KPROF_INCLUDE / KPROF_EXCLUDE: extended regexes on demangled names */
 };
@@ -232,9 +233,10 @@ struct kprof_timing {
 
 /* Records a start event on `stream` in the current context, from that context's pool.  per_thread is 1
  * for _ptsz/_ptds callers, for whom stream 0 is the per-thread default stream.  Leaves t->pool NULL (the
- * call stays untimed) when there is no current context, the stream is capturing, or the pool is empty.
+ * call stays untimed) when `want` is 0 (KPROF_SAMPLE skips this launch; the capture check still runs),
+ * there is no current context, the stream is capturing, or the pool is empty.
  * Called with the guard raised.  Never changes the app's CUDA error state. */
-void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thread);
+void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thread, int want);
 
 /* Records the stop event and queues the pair for harvesting; the duration goes to `target` (a struct
  * kprof_kernel * or struct kprof_copy * as `kind` says; `bytes` is a copy's size).  If `ok` is 0 (the
@@ -309,6 +311,7 @@ struct kprof_kernel {
     struct kprof_kernel *parent;
     unsigned shape_key[6];
     uint64_t captured;         /* launches made while their stream was capturing into a graph (atomic) */
+    uint64_t seq;              /* KPROF_SAMPLE: launches offered for timing so far (atomic) */
     int is_graph;              /* a graphs-table row: a graph exec, its launches timed as one pair */
     UT_hash_handle hh;         /* by mangled name, or by shape among a parent's shapes */
 };
@@ -362,6 +365,23 @@ struct kprof_kernel *kprof_kernel_for(const void *key);
 /* The same for a kernel launched through the driver API: named by cuFuncGetName/cuKernelGetName (the
  * name copied at once: a module can be unloaded later). */
 struct kprof_kernel *kprof_kernel_for_function(CUfunction f);
+
+/* KPROF_SAMPLE=N: 1 when this launch of k is to be timed (the first, then every Nth).  Lock-free. */
+static inline int kprof_sample_this(struct kprof_kernel *k)
+{
+    if (KPROF_LIKELY(kprof_config.sample <= 1) || !k)
+        return 1;
+    return __atomic_fetch_add(&k->seq, 1, __ATOMIC_RELAXED) % (uint64_t)kprof_config.sample == 0;
+}
+
+/* A kernel's total GPU time in ns: measured when every launch was timed, else (KPROF_SAMPLE) estimated
+ * from the timed ones: measured total x calls / timed. */
+static inline uint64_t kprof_kernel_total(const struct kprof_kernel *k)
+{
+    if (k->timed == 0 || k->timed >= k->calls)
+        return k->total_ns;
+    return (uint64_t)((double)k->total_ns * (double)k->calls / (double)k->timed + 0.5);
+}
 
 /* The entry a launch of k with this shape counts in: k itself, or its shape's entry under
  * KPROF_GROUP=shape.  NULL stays NULL. */

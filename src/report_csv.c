@@ -51,7 +51,7 @@ static void csv_close(FILE *f, int *ok)
 /* A kernels-style table with its header row (kernels.csv, graphs.csv). */
 static void kernel_rows(FILE *f, struct kprof_kernel *const *rows, size_t n, uint64_t all_ns)
 {
-    fprintf(f, "name,mangled,calls,timed,total_ns,first_ns,avg_ns,median_ns,p95_ns,p99_ns,min_ns,max_ns,"
+    fprintf(f, "name,mangled,calls,timed,total_ns,measured_ns,first_ns,avg_ns,median_ns,p95_ns,p99_ns,min_ns,max_ns,"
                "stddev_ns,share,grid_x,grid_y,grid_z,block_x,block_y,block_z\n");
     for (size_t i = 0; i < n; i++) {
         const struct kprof_kernel *k = rows[i];
@@ -61,13 +61,13 @@ static void kernel_rows(FILE *f, struct kprof_kernel *const *rows, size_t n, uin
         csv_string(f, k->name);
         fputc(',', f);
         csv_string(f, k->mangled);
-        fprintf(f, ",%llu,%llu,%llu,", U(k->calls), U(k->timed), U(k->total_ns));
+        fprintf(f, ",%llu,%llu,%llu,%llu,", U(k->calls), U(k->timed), U(kprof_kernel_total(k)), U(k->total_ns));
         if (k->first_timed)
             fprintf(f, "%llu", U(k->first_ns));
         fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu,%.1f,%.6f,%u,%u,%u,%u,%u,%u\n", U(avg + 0.5),
                 U(kprof_kernel_percentile(k, 50)), U(kprof_kernel_percentile(k, 95)),
                 U(kprof_kernel_percentile(k, 99)), U(mn), U(mx), kprof_kernel_stddev(k),
-                all_ns ? (double)k->total_ns / (double)all_ns : 0.0, k->grid[0], k->grid[1], k->grid[2],
+                all_ns ? (double)kprof_kernel_total(k) / (double)all_ns : 0.0, k->grid[0], k->grid[1], k->grid[2],
                 k->block[0], k->block[1], k->block[2]);
     }
 }
@@ -78,12 +78,12 @@ int kprof_report_csv(const char *base, const struct kprof_snapshot *s)
     FILE *f;
 
     if ((f = csv_open(base, "summary", &ok))) {
-        fprintf(f, "pid,host,command,wall_ns,events_created,pairs_incomplete,pairs_failed,untimed_no_event\n");
+        fprintf(f, "pid,host,command,wall_ns,sample_period,events_created,pairs_incomplete,pairs_failed,untimed_no_event\n");
         fprintf(f, "%ld,", s->pid);
         csv_string(f, s->host);
         fputc(',', f);
         csv_string(f, s->command);
-        fprintf(f, ",%llu,%ld,%ld,%ld,%ld\n", U(s->wall_ns), s->events.created, s->events.incomplete,
+        fprintf(f, ",%llu,%ld,%ld,%ld,%ld,%ld\n", U(s->wall_ns), kprof_config.sample, s->events.created, s->events.incomplete,
                 s->events.failed, s->events.pool_exhausted);
         csv_close(f, &ok);
     }
@@ -101,7 +101,7 @@ int kprof_report_csv(const char *base, const struct kprof_snapshot *s)
     if ((f = csv_open(base, "graphs", &ok))) {
         uint64_t all = 0;
         for (size_t i = 0; i < s->ngraphs; i++)
-            all += s->graphs[i]->total_ns;
+            all += kprof_kernel_total(s->graphs[i]);
         kernel_rows(f, s->graphs, s->ngraphs, all);
         csv_close(f, &ok);
     }

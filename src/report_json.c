@@ -40,8 +40,8 @@ static void kernel_rows(FILE *f, struct kprof_kernel *const *rows, size_t n, uin
         double avg = 0.0;
         uint64_t mn = 0, mx = 0;
         kprof_kernel_steady(k, &avg, &mn, &mx);
-        fprintf(f, ", \"calls\": %llu, \"timed\": %llu, \"total_ns\": %llu, ", U(k->calls), U(k->timed),
-                U(k->total_ns));
+        fprintf(f, ", \"calls\": %llu, \"timed\": %llu, \"total_ns\": %llu, \"measured_ns\": %llu, ", U(k->calls),
+                U(k->timed), U(kprof_kernel_total(k)), U(k->total_ns));
         if (k->first_timed)
             fprintf(f, "\"first_ns\": %llu, ", U(k->first_ns));
         else
@@ -51,7 +51,7 @@ static void kernel_rows(FILE *f, struct kprof_kernel *const *rows, size_t n, uin
                    "\"block\": [%u, %u, %u]}",
                 U(avg + 0.5), U(kprof_kernel_percentile(k, 50)), U(kprof_kernel_percentile(k, 95)),
                 U(kprof_kernel_percentile(k, 99)), U(mn), U(mx), kprof_kernel_stddev(k),
-                all_ns ? (double)k->total_ns / (double)all_ns : 0.0, k->grid[0], k->grid[1], k->grid[2],
+                all_ns ? (double)kprof_kernel_total(k) / (double)all_ns : 0.0, k->grid[0], k->grid[1], k->grid[2],
                 k->block[0], k->block[1], k->block[2]);
     }
     if (n)
@@ -66,7 +66,7 @@ void kprof_report_json(FILE *f, const struct kprof_snapshot *s)
     kprof_json_string(f, s->host);
     fprintf(f, ",\n  \"command\": ");
     kprof_json_string(f, s->command);
-    fprintf(f, ",\n  \"wall_ns\": %llu,\n", U(s->wall_ns));
+    fprintf(f, ",\n  \"wall_ns\": %llu,\n  \"sample_period\": %ld,\n", U(s->wall_ns), kprof_config.sample);
 
     fprintf(f, "  \"context_init\": [");
     for (size_t i = 0; i < s->nctx_inits; i++) {
@@ -81,7 +81,7 @@ void kprof_report_json(FILE *f, const struct kprof_snapshot *s)
     fprintf(f, "],\n");
     uint64_t graph_ns = 0;
     for (size_t i = 0; i < s->ngraphs; i++)
-        graph_ns += s->graphs[i]->total_ns;
+        graph_ns += kprof_kernel_total(s->graphs[i]);
     fprintf(f, "  \"graphs\": [");
     kernel_rows(f, s->graphs, s->ngraphs, graph_ns);
     fprintf(f, "],\n  \"captured\": [");

@@ -59,8 +59,8 @@ static void kernel_table(FILE *f, const char *section, const char *empty, struct
     }
     uint64_t max = 0;
     for (size_t i = 0; i < n; i++)
-        if (rows[i]->total_ns > max)
-            max = rows[i]->total_ns;
+        if (kprof_kernel_total(rows[i]) > max)
+            max = kprof_kernel_total(rows[i]);
     struct unit u = unit_for(max);
     char h[9][24];
     int shapes = kprof_config.group == KPROF_GROUP_SHAPE && !rows[0]->is_graph;
@@ -74,7 +74,7 @@ static void kernel_table(FILE *f, const char *section, const char *empty, struct
         shown = (size_t)kprof_config.top;
     for (size_t i = 0; i < shown; i++) {
         const struct kprof_kernel *k = rows[i];
-        double share = all_ns ? 100.0 * (double)k->total_ns / (double)all_ns : 0.0;
+        double share = all_ns ? 100.0 * (double)kprof_kernel_total(k) / (double)all_ns : 0.0;
         char shape[96] = "";
         if (shapes)
             snprintf(shape, sizeof shape, " [%u,%u,%u] [%u,%u,%u]", k->grid[0], k->grid[1], k->grid[2],
@@ -86,7 +86,7 @@ static void kernel_table(FILE *f, const char *section, const char *empty, struct
             snprintf(first, sizeof first, "%.3f", (double)k->first_ns / u.ns);
         if (kprof_kernel_steady(k, &avg, &mn, &mx))
             fprintf(f, "%7.2f %13.3f %9llu %9llu %11s %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f  %s%s\n",
-                    share, (double)k->total_ns / u.ns, (unsigned long long)k->calls, (unsigned long long)k->timed,
+                    share, (double)kprof_kernel_total(k) / u.ns, (unsigned long long)k->calls, (unsigned long long)k->timed,
                     first, avg / u.ns, (double)kprof_kernel_percentile(k, 50) / u.ns,
                     (double)kprof_kernel_percentile(k, 95) / u.ns, (double)kprof_kernel_percentile(k, 99) / u.ns,
                     (double)mn / u.ns, (double)mx / u.ns, kprof_kernel_stddev(k) / u.ns, k->name, shape);
@@ -97,7 +97,7 @@ static void kernel_table(FILE *f, const char *section, const char *empty, struct
     if (shown < n) {
         uint64_t rest = 0;
         for (size_t i = shown; i < n; i++)
-            rest += rows[i]->total_ns;
+            rest += kprof_kernel_total(rows[i]);
         fprintf(f, "  (%zu more kernels, %.2f%% of kernel time, not shown: KPROF_TOP=%ld)\n", n - shown,
                 all_ns ? 100.0 * (double)rest / (double)all_ns : 0.0, kprof_config.top);
     }
@@ -106,6 +106,10 @@ static void kernel_table(FILE *f, const char *section, const char *empty, struct
 static void kernels(FILE *f, const struct kprof_snapshot *s)
 {
     kernel_table(f, "kernels", "no kernel launches", s->kernels, s->nkernels, s->kernel_total_ns, 1);
+    if (s->nkernels && kprof_config.sample > 1)
+        fprintf(f, "Sampled (KPROF_SAMPLE=%ld): the first launch of each kernel and every %ldth after it are timed; Timed\n"
+                   "says how many. Total is estimated as the timed launches' time x Calls / Timed.\n",
+                kprof_config.sample, kprof_config.sample);
     if (s->nkernels)
         fprintf(f, "First: the first launch (lazy module loading makes it slow); Avg, Med, p95, p99, Min, Max and StdDev\n"
                    "leave it out. Percentiles come from a log-linear histogram (relative error at most 0.78%%).\n"
@@ -116,7 +120,7 @@ static void graphs(FILE *f, const struct kprof_snapshot *s)
 {
     uint64_t all = 0;
     for (size_t i = 0; i < s->ngraphs; i++)
-        all += s->graphs[i]->total_ns;
+        all += kprof_kernel_total(s->graphs[i]);
     kernel_table(f, "graphs", "no graph launches", s->graphs, s->ngraphs, all, 0);
 }
 

@@ -593,8 +593,9 @@ void kprof_ctx_init_record(int device, int api, uint64_t host_ns)
 static int by_total_desc(const void *a, const void *b)
 {
     const struct kprof_kernel *x = *(struct kprof_kernel *const *)a, *y = *(struct kprof_kernel *const *)b;
-    if (x->total_ns != y->total_ns)
-        return x->total_ns > y->total_ns ? -1 : 1;
+    uint64_t tx = kprof_kernel_total(x), ty = kprof_kernel_total(y);
+    if (tx != ty)
+        return tx > ty ? -1 : 1;
     if (x->calls != y->calls)
         return x->calls > y->calls ? -1 : 1;
     return strcmp(x->mangled, y->mangled);
@@ -623,12 +624,12 @@ int kprof_snapshot_take(struct kprof_snapshot *s)
             for (struct kprof_kernel *c = k->shapes; c; c = c->hh.next)
                 if (c->calls > 0) {
                     s->kernels[s->nkernels++] = c;
-                    s->kernel_total_ns += c->total_ns;
+                    s->kernel_total_ns += kprof_kernel_total(c);
                 }
         }
         if (k->calls > 0) {
             s->kernels[s->nkernels++] = k;
-            s->kernel_total_ns += k->total_ns;
+            s->kernel_total_ns += kprof_kernel_total(k);
         }
     }
     memcpy(s->copies, copies, sizeof copies);
