@@ -259,17 +259,24 @@ static void signals_install(void)
     }
 }
 
+static int fork_consistent, fork_ctx_held;
+
 static void fork_prepare(void)
 {
-    kprof_events_fork_prepare();
-    kprof_stats_fork_prepare();
-    kprof_graphs_fork_prepare();
-    pthread_mutex_lock(&contexts.lock);
+    fork_consistent = kprof_events_fork_prepare();
+    fork_consistent &= kprof_stats_fork_prepare();
+    fork_consistent &= kprof_graphs_fork_prepare();
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    t.tv_sec += 1; /* never held across a call: only a preempted holder makes this wait */
+    fork_ctx_held = pthread_mutex_timedlock(&contexts.lock, &t) == 0;
+    fork_consistent &= fork_ctx_held;
 }
 
 static void fork_parent(void)
 {
-    pthread_mutex_unlock(&contexts.lock);
+    if (fork_ctx_held)
+        pthread_mutex_unlock(&contexts.lock);
     kprof_graphs_fork_parent();
     kprof_stats_fork_parent();
     kprof_events_fork_parent();
@@ -277,6 +284,11 @@ static void fork_parent(void)
 
 static void fork_child(void)
 {
+    if (!fork_consistent) {
+        /* Some thread held libkprof's state mid-change: the child does not trust it. */
+        kprof_finished = 1;
+        return;
+    }
     pthread_mutex_init(&contexts.lock, NULL);
     contexts.n = 0;
     tls_ctx = NULL;

@@ -37,6 +37,7 @@ struct pool {
     int nrefs;
     CUevent pending_ref;         /* recorded, not yet placed on the timeline (ev.lock) */
     uint64_t pending_before_ns, pending_host_done_ns, last_request_ns;
+    int ref_busy;                /* a thread is recording a reference (ev.lock) */
     unsigned nstreams;           /* streams of this context seen so far */
     int dead;                    /* its context was destroyed: never used again */
     struct pool *next;
@@ -69,10 +70,14 @@ struct queue {
     UT_hash_handle hh;
 };
 
+/* Locking: ev.lock guards the pools' lists, the queues and the counters, and is never held across a
+ * driver call (a driver's own fork handlers take its locks, and libkprof's must not wait on them).  One
+ * harvest pass runs at a time, claimed with the `harvesting` flag rather than a lock for the same reason. */
 static struct {
     pthread_mutex_t lock;         /* pools, queues and counters */
     pthread_cond_t wake;          /* harvester: work arrived or stop */
-    pthread_mutex_t harvest_lock; /* one harvest pass at a time (thread or drain) */
+    int harvesting;               /* a harvest pass is running (atomic) */
+    int forking;                  /* fork() in progress: no new harvest pass (atomic) */
     struct pool *pools;
     struct queue *queues;         /* uthash by qkey */
     unsigned nqueues;
@@ -83,7 +88,6 @@ static struct {
 } ev = {
     .lock = PTHREAD_MUTEX_INITIALIZER,
     .wake = PTHREAD_COND_INITIALIZER,
-    .harvest_lock = PTHREAD_MUTEX_INITIALIZER,
 };
 
 /* The pool last used by this thread: most threads use one context, so the list walk is rare. */
@@ -126,40 +130,72 @@ static void pool_start_timeline(struct pool *p)
     p->refs[0].host_done_ns = after;
     p->refs[0].base_ns = (double)((before + after) / 2 - kprof_start_ns);
     p->nrefs = 1;
-    p->last_request_ns = after;
+    __atomic_store_n(&p->last_request_ns, after, __ATOMIC_RELAXED);
 }
 
-/* Returns the pool of ctx (current on this thread), creating it; call with ev.lock held. */
-static struct pool *pool_for(CUcontext ctx)
+/* The live pool of ctx, or NULL; call with ev.lock held. */
+static struct pool *pool_find(CUcontext ctx)
 {
     for (struct pool *p = ev.pools; p; p = p->next)
         if (p->ctx == ctx && !p->dead)
             return p;
-    struct pool *p = calloc(1, sizeof *p);
-    if (!p)
+    return NULL;
+}
+
+/* The pool of ctx (current on this thread), created if needed: its stream and first reference are made
+ * without ev.lock held.  Returns NULL when out of memory. */
+static struct pool *pool_for(CUcontext ctx)
+{
+    pthread_mutex_lock(&ev.lock);
+    struct pool *p = pool_find(ctx);
+    pthread_mutex_unlock(&ev.lock);
+    if (p)
+        return p;
+    struct pool *n = calloc(1, sizeof *n);
+    if (!n)
         return NULL;
-    p->ctx = ctx;
-    p->device = -1;
-    pool_start_timeline(p);
-    p->next = ev.pools;
-    ev.pools = p;
+    n->ctx = ctx;
+    n->device = -1;
+    pool_start_timeline(n);
+    pthread_mutex_lock(&ev.lock);
+    p = pool_find(ctx);
+    if (!p) {
+        n->next = ev.pools;
+        ev.pools = p = n;
+        n = NULL;
+    }
+    pthread_mutex_unlock(&ev.lock);
+    free(n); /* another thread made it first; its stream and reference are left to the context */
     return p;
 }
 
-/* Takes one event from p, creating it in the current context (which is p's) if the pool is empty and
- * under KPROF_MAX_EVENTS; call with ev.lock held. */
-static CUevent pool_take(struct pool *p)
+/* Takes one event from p's free list, or reserves the right to create one (returning NULL and setting
+ * *create) while p is under KPROF_MAX_EVENTS; call with ev.lock held. */
+static CUevent pool_take(struct pool *p, int *create)
 {
+    *create = 0;
     if (p->nfree > 0)
         return p->free[--p->nfree];
     if (p->created >= kprof_config.max_events)
         return NULL;
-    CUevent e = NULL;
-    if (kprof_drv.cuEventCreate(&e, CU_EVENT_DEFAULT) != CUDA_SUCCESS)
-        return NULL;
     p->created++;
     ev.n.created++;
-    return e;
+    *create = 1;
+    return NULL;
+}
+
+/* Creates a reserved event in the current context (p's), without ev.lock; NULL (the reservation given
+ * back) on failure. */
+static CUevent pool_create(struct pool *p)
+{
+    CUevent e = NULL;
+    if (kprof_drv.cuEventCreate(&e, CU_EVENT_DEFAULT) == CUDA_SUCCESS)
+        return e;
+    pthread_mutex_lock(&ev.lock);
+    p->created--;
+    ev.n.created--;
+    pthread_mutex_unlock(&ev.lock);
+    return NULL;
 }
 
 /* Returns an event to its pool; call with ev.lock held. */
@@ -168,11 +204,8 @@ static void pool_give(struct pool *p, CUevent e)
     if (p->nfree == p->cap) {
         size_t cap = p->cap ? p->cap * 2 : 64;
         CUevent *f = realloc(p->free, cap * sizeof *f);
-        if (!f) {
-            kprof_drv.cuEventDestroy_v2(e);
-            p->created--;
-            return;
-        }
+        if (!f)
+            return; /* out of memory: the event is left to its context */
         p->free = f;
         p->cap = cap;
     }
@@ -203,22 +236,44 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
     if (!want)
         return;
 
-    pthread_mutex_lock(&ev.lock);
     struct pool *p = tls_pool;
-    if (!p || p->ctx != ctx || p->dead)
+    if (!p || p->ctx != ctx || __atomic_load_n(&p->dead, __ATOMIC_RELAXED))
         p = tls_pool = pool_for(ctx);
-    if (p)
-        ref_request(p);
-    CUevent a = p ? pool_take(p) : NULL;
-    CUevent b = a ? pool_take(p) : NULL;
-    if (!b) {
+    if (!p)
+        return;
+    ref_request(p);
+    int ca, cb;
+    pthread_mutex_lock(&ev.lock);
+    CUevent a = pool_take(p, &ca);
+    CUevent b = (a || ca) ? pool_take(p, &cb) : NULL;
+    if (!a && !ca) {
+        ev.n.pool_exhausted++;
+        pthread_mutex_unlock(&ev.lock);
+        return;
+    }
+    if (!b && !cb) {
         if (a)
             pool_give(p, a);
+        else
+            p->created--, ev.n.created--;
         ev.n.pool_exhausted++;
         pthread_mutex_unlock(&ev.lock);
         return;
     }
     pthread_mutex_unlock(&ev.lock);
+    if (ca)
+        a = pool_create(p);
+    if (cb)
+        b = pool_create(p);
+    if (!a || !b) {
+        pthread_mutex_lock(&ev.lock);
+        if (a)
+            pool_give(p, a);
+        if (b)
+            pool_give(p, b);
+        pthread_mutex_unlock(&ev.lock);
+        return;
+    }
 
     uint64_t before = kprof_now_ns();
     if (kprof_drv.cuEventRecord(a, s) != CUDA_SUCCESS) {
@@ -353,7 +408,7 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
 }
 
 /* The newest reference recorded before the pair's start (so their elapsed time is not negative), or the
- * oldest one kept; NULL when the pool has none.  Harvest lock held (only harvests change refs). */
+ * oldest one kept; NULL when the pool has none.  Called within a harvest pass (only those change refs). */
 static const struct ref *ref_for(const struct pool *p, uint64_t start_host_ns)
 {
     for (int i = 0; i < p->nrefs; i++)
@@ -364,29 +419,42 @@ static const struct ref *ref_for(const struct pool *p, uint64_t start_host_ns)
 
 /* Records a new reference on p's private stream when the last was asked for more than REF_PERIOD_NS ago,
  * so that every pair has a recent reference, also after the app was idle for a long time.  Called with
- * ev.lock held and p's context current: by the app's thread before a start event, and by the harvester. */
+ * p's context current, without ev.lock: by the app's thread before a start event, and by the harvester. */
 static void ref_request(struct pool *p)
 {
     uint64_t now = kprof_now_ns();
-    if (!p->own || p->dead || p->pending_ref || now - p->last_request_ns < REF_PERIOD_NS)
+    if (!p->own || now - __atomic_load_n(&p->last_request_ns, __ATOMIC_RELAXED) < REF_PERIOD_NS)
         return;
-    p->last_request_ns = now;
-    CUevent e = NULL;
-    if (kprof_drv.cuEventCreate(&e, CU_EVENT_DEFAULT) != CUDA_SUCCESS)
-        return;
-    if (kprof_drv.cuEventRecord(e, p->own) != CUDA_SUCCESS) {
-        kprof_drv.cuEventDestroy_v2(e);
-        return;
+    pthread_mutex_lock(&ev.lock);
+    int mine = !p->dead && !p->pending_ref && !p->ref_busy && now - p->last_request_ns >= REF_PERIOD_NS;
+    if (mine) {
+        p->ref_busy = 1;
+        __atomic_store_n(&p->last_request_ns, now, __ATOMIC_RELAXED);
     }
-    p->pending_ref = e;
-    p->pending_before_ns = now;
-    p->pending_host_done_ns = kprof_now_ns();
+    pthread_mutex_unlock(&ev.lock);
+    if (!mine)
+        return;
+    CUevent e = NULL;
+    if (kprof_drv.cuEventCreate(&e, CU_EVENT_DEFAULT) == CUDA_SUCCESS &&
+        kprof_drv.cuEventRecord(e, p->own) != CUDA_SUCCESS) {
+        kprof_drv.cuEventDestroy_v2(e);
+        e = NULL;
+    }
+    uint64_t done = kprof_now_ns();
+    pthread_mutex_lock(&ev.lock);
+    p->ref_busy = 0;
+    if (e) {
+        p->pending_ref = e;
+        p->pending_before_ns = now;
+        p->pending_host_done_ns = done;
+    }
+    pthread_mutex_unlock(&ev.lock);
 }
 
 /* Places p's pending reference on the timeline once it has completed: through the previous reference
  * when that is recent (float milliseconds over at most a few seconds stay exact to well under 1 us),
  * else from the host clock at its record (the private stream is idle, so the GPU stamped it then).
- * Harvest lock held, p's context current. */
+ * Called within a harvest pass, p's context current. */
 static void ref_complete(struct pool *p)
 {
     pthread_mutex_lock(&ev.lock);
@@ -437,13 +505,16 @@ static void pair_account(const struct pair *pr, unsigned stream_index, float ms)
     kprof_sample_record(&s);
 }
 
-/* One pass over every queue's completed head pairs.  Returns the number of pairs harvested.  Holds
- * harvest_lock (so only this pass pops) and takes ev.lock only around queue updates, never across a
+/* One pass over every queue's completed head pairs.  Returns the number of pairs harvested.  Claims the
+ * `harvesting` flag (so only this pass pops) and takes ev.lock only around queue updates, never across a
  * driver call, so the app's threads are not held up. */
 static long harvest_once(void)
 {
     long done = 0;
-    pthread_mutex_lock(&ev.harvest_lock);
+    int idle = 0;
+    if (__atomic_load_n(&ev.forking, __ATOMIC_ACQUIRE) ||
+        !__atomic_compare_exchange_n(&ev.harvesting, &idle, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+        return 0; /* another pass is running (its caller will see what it read), or fork() is */
     CUcontext saved = NULL, cur = NULL;
     kprof_drv.cuCtxGetCurrent(&saved);
     cur = saved;
@@ -457,9 +528,7 @@ static long harvest_once(void)
             cur = p->ctx;
         if (cur == p->ctx) {
             ref_complete(p);
-            pthread_mutex_lock(&ev.lock);
             ref_request(p);
-            pthread_mutex_unlock(&ev.lock);
         }
         pthread_mutex_lock(&ev.lock);
     }
@@ -501,7 +570,7 @@ static long harvest_once(void)
 
     if (cur != saved)
         kprof_drv.cuCtxSetCurrent(saved);
-    pthread_mutex_unlock(&ev.harvest_lock);
+    __atomic_store_n(&ev.harvesting, 0, __ATOMIC_RELEASE);
     return done;
 }
 
@@ -605,7 +674,7 @@ void kprof_events_context_gone(CUcontext ctx, int dev)
     pthread_mutex_lock(&ev.lock);
     for (struct pool *p = ev.pools; p; p = p->next)
         if (pool_matches(p, ctx, dev)) {
-            p->dead = 1; /* its events, stream and references died with the context */
+            __atomic_store_n(&p->dead, 1, __ATOMIC_RELAXED); /* its events died with the context */
             kprof_context_forget(p->ctx);
         }
     pthread_mutex_unlock(&ev.lock);
@@ -618,17 +687,35 @@ void kprof_events_counters(struct kprof_event_counters *out)
     pthread_mutex_unlock(&ev.lock);
 }
 
-/* fork(): the harvester keeps the locks consistent by taking them in the order the code always does. */
-void kprof_events_fork_prepare(void)
+/* fork(): no harvest pass may be half done, and ev.lock must be free, when the child is made.  Both are
+ * waited for at most FORK_WAIT_NS (a thread could be stuck in the driver): returns 0 if they could not
+ * be had, and the child then leaves libkprof's state alone (kprof_events_fork_child is told). */
+#define FORK_WAIT_NS 200000000ull
+static int fork_locked;
+
+int kprof_events_fork_prepare(void)
 {
-    pthread_mutex_lock(&ev.harvest_lock);
-    pthread_mutex_lock(&ev.lock);
+    __atomic_store_n(&ev.forking, 1, __ATOMIC_RELEASE);
+    uint64_t deadline = kprof_now_ns() + FORK_WAIT_NS;
+    while (__atomic_load_n(&ev.harvesting, __ATOMIC_ACQUIRE) && kprof_now_ns() < deadline)
+        sleep_us(50);
+    int ok = !__atomic_load_n(&ev.harvesting, __ATOMIC_ACQUIRE);
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    until.tv_nsec += 200000000;
+    if (until.tv_nsec >= 1000000000) {
+        until.tv_sec++;
+        until.tv_nsec -= 1000000000;
+    }
+    fork_locked = pthread_mutex_timedlock(&ev.lock, &until) == 0;
+    return ok && fork_locked;
 }
 
 void kprof_events_fork_parent(void)
 {
-    pthread_mutex_unlock(&ev.lock);
-    pthread_mutex_unlock(&ev.harvest_lock);
+    if (fork_locked)
+        pthread_mutex_unlock(&ev.lock);
+    __atomic_store_n(&ev.forking, 0, __ATOMIC_RELEASE);
 }
 
 /* In the child: no harvesting thread, and none of the parent's CUDA objects may be touched, so every pool
@@ -636,10 +723,10 @@ void kprof_events_fork_parent(void)
 void kprof_events_fork_child(void)
 {
     pthread_mutex_init(&ev.lock, NULL);
-    pthread_mutex_init(&ev.harvest_lock, NULL);
     pthread_cond_init(&ev.wake, NULL);
+    ev.harvesting = ev.forking = 0;
     for (struct pool *p = ev.pools; p; p = p->next)
-        p->dead = 1;
+        __atomic_store_n(&p->dead, 1, __ATOMIC_RELAXED);
     for (struct queue *q = ev.queues; q; q = q->hh.next)
         q->head = q->count = 0;
     ev.pending = 0;

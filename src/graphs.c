@@ -3,6 +3,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "kprof.h"
 
 struct exec_entry {
@@ -167,14 +168,21 @@ struct kprof_kernel **kprof_graph_rows(size_t *n)
     return r;
 }
 
-void kprof_graphs_fork_prepare(void)
+static int fork_held;
+
+int kprof_graphs_fork_prepare(void)
 {
-    pthread_rwlock_wrlock(&graphs.lock);
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    t.tv_sec += 1; /* rows are only ever held briefly */
+    fork_held = pthread_rwlock_timedwrlock(&graphs.lock, &t) == 0;
+    return fork_held;
 }
 
 void kprof_graphs_fork_parent(void)
 {
-    pthread_rwlock_unlock(&graphs.lock);
+    if (fork_held)
+        pthread_rwlock_unlock(&graphs.lock);
 }
 
 /* In the child the parent's graph execs cannot be launched; their rows start from zero. */

@@ -2,6 +2,7 @@
  * table and context creation; and the snapshot the report writers read. */
 #include <dlfcn.h>
 #include <math.h>
+#include <time.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -747,18 +748,38 @@ char *kprof_demangle(const char *mangled)
 
 /* ---- fork ------------------------------------------------------------------------------------ */
 
-void kprof_stats_fork_prepare(void)
+/* Which locks fork_prepare got (each waited for at most 200 ms, never for ever). */
+static int fork_held[3];
+
+static struct timespec fork_deadline(void)
 {
-    pthread_rwlock_wrlock(&names.lock);
-    pthread_mutex_lock(&stats_lock);
-    pthread_mutex_lock(&allocs.lock);
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    t.tv_nsec += 200000000;
+    if (t.tv_nsec >= 1000000000) {
+        t.tv_sec++;
+        t.tv_nsec -= 1000000000;
+    }
+    return t;
+}
+
+int kprof_stats_fork_prepare(void)
+{
+    struct timespec t = fork_deadline();
+    fork_held[0] = pthread_rwlock_timedwrlock(&names.lock, &t) == 0;
+    fork_held[1] = pthread_mutex_timedlock(&stats_lock, &t) == 0;
+    fork_held[2] = pthread_mutex_timedlock(&allocs.lock, &t) == 0;
+    return fork_held[0] && fork_held[1] && fork_held[2];
 }
 
 void kprof_stats_fork_parent(void)
 {
-    pthread_mutex_unlock(&allocs.lock);
-    pthread_mutex_unlock(&stats_lock);
-    pthread_rwlock_unlock(&names.lock);
+    if (fork_held[2])
+        pthread_mutex_unlock(&allocs.lock);
+    if (fork_held[1])
+        pthread_mutex_unlock(&stats_lock);
+    if (fork_held[0])
+        pthread_rwlock_unlock(&names.lock);
 }
 
 /* Zeroes a kernel's figures, keeping its name and launch keys (names registered by the parent's modules
