@@ -8,6 +8,7 @@ import torch
 
 p = argparse.ArgumentParser()
 p.add_argument("--steps", type=int, default=20)
+p.add_argument("--warmup", type=int, default=0, help="untimed steps first (steady-state step time)")
 args = p.parse_args()
 
 torch.backends.cuda.matmul.allow_tf32 = False
@@ -19,6 +20,15 @@ b = torch.randn(1024, 1024, device=dev)
 x = torch.randn(16, 32, 64, 64, device=dev)
 conv = torch.nn.Conv2d(32, 64, 3, padding=1).to(dev)
 
+def step():
+    c = a @ b
+    c = torch.relu(c) * 0.5 + 1.0
+    y = conv(x)
+    return torch.sigmoid(y).sum()
+
+
+for _ in range(args.warmup):
+    step()
 torch.cuda.synchronize()
 t0 = time.perf_counter()
 for _ in range(args.steps):

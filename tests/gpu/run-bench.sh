@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# run-bench.sh OUTDIR: libkprof's overhead and accuracy on the GPU (issue: overhead near the floor of event
+# timing).  Each case runs without libkprof (plain), with it (default: every launch timed), with
+# KPROF_SAMPLE=16 and 64, and under the CUPTI activity tracer (what Nsight Systems uses), interleaved,
+# REPS times; the figure is the region the benchmark times itself, and the table shows medians and
+# ratios to plain.  Then accuracy (per-kernel means against CUPTI's) and scale (10 million launches:
+# added resident memory and exit time).  Logs go to OUTDIR.
+set -u
+out=${1:-${OUT:-/tmp/kprof-bench}}
+mkdir -p "$out"
+top=$(cd "$(dirname "$0")/../.." && pwd)
+lib=$top/src/.libs/libkprof.so
+cupti=$top/tests/gpu/libkprof-cupti.so
+B=$top/kernels/kbench
+REPS=${REPS:-3}
+export LD_LIBRARY_PATH=/usr/local/cuda-13.0/targets/x86_64-linux/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export PYTHONUNBUFFERED=1
+MODES="plain kprof sample16 sample64 cupti"
+
+# run MODE CMD...: one run; prints the program's output
+run() {
+    local mode=$1; shift
+    case $mode in
+    plain) "$@" ;;
+    kprof) KPROF_OUTPUT=/dev/null LD_PRELOAD="$lib" "$@" ;;
+    sample16) KPROF_SAMPLE=16 KPROF_OUTPUT=/dev/null LD_PRELOAD="$lib" "$@" ;;
+    sample64) KPROF_SAMPLE=64 KPROF_OUTPUT=/dev/null LD_PRELOAD="$lib" "$@" ;;
+    cupti) CUDA_INJECTION64_PATH="$cupti" CUPTI_TRACE_OUT=/dev/null "$@" ;;
+    esac
+}
+
+# bench NAME FIELD CMD...: REPS interleaved rounds of every mode; FIELD is the figure to read (a
+# key=value in the output, or a sed expression after "sed:").
+bench() {
+    local name=$1 field=$2; shift 2
+    : >"$out/$name.tsv"
+    for rep in $(seq "$REPS"); do
+        for m in $MODES; do
+            v=$(run "$m" "$@" 2>/dev/null | sed -n "s/.*[ ]$field=\([0-9.]*\).*/\1/p" | head -n1)
+            echo "$m	$v" >>"$out/$name.tsv"
+        done
+    done
+    python3 - "$name" "$out/$name.tsv" <<'PY'
+import statistics, sys
+name, path = sys.argv[1], sys.argv[2]
+vals = {}
+for line in open(path):
+    m, v = line.rstrip("\n").split("\t")
+    if v:
+        vals.setdefault(m, []).append(float(v))
+base = statistics.median(vals["plain"]) if vals.get("plain") else None
+cells = []
+for m in ("plain", "kprof", "sample16", "sample64", "cupti"):
+    if vals.get(m) and base:
+        med = statistics.median(vals[m])
+        cells.append("%s %.4gx" % (m, med / base))
+    else:
+        cells.append("%s -" % m)
+print("%-34s base %10.1f   %s" % (name, base or 0, "   ".join(cells[1:])))
+PY
+}
+
+nvidia-smi -L
+echo "== overhead: medians of $REPS interleaved runs; ratios to the run without libkprof"
+bench "launch 200k, 1 stream/1 thread" region_us "$B" launch --n 200000 --streams 1
+bench "launch 200k, 4 streams/4 threads" region_us "$B" launch --n 200000 --streams 4
+bench "copy 4 KiB x 20000, pinned" region_us "$B" copy --bytes 4096 --n 20000 --pinned
+bench "copy 4 KiB x 20000, pageable" region_us "$B" copy --bytes 4096 --n 20000 --pageable
+bench "copy 64 MiB x 20, pinned" region_us "$B" copy --bytes 67108864 --n 20 --pinned
+bench "copy 64 MiB x 20, pageable" region_us "$B" copy --bytes 67108864 --n 20 --pageable
+bench "reduce: its own timed loop (us/launch)" average "$top/kernels/reduce" --iters 50
+bench "PyTorch steady-state step (ms)" step_ms python3 "$top/tests/gpu/torch_workload.py" --steps 50 --warmup 10
+
+echo
+echo "== accuracy: libkprof's per-kernel mean against CUPTI's (launches after the first)"
+printf '%-12s %-5s %12s %12s %10s %8s  %s\n' "kernel" "stream" "libkprof us" "CUPTI us" "diff us" "diff %" "target"
+for us in 2 5 20 100 1000; do
+    n=200; [ "$us" = 1000 ] && n=50
+    for how in idle busy; do
+        KPROF_FORMAT=json KPROF_OUTPUT="$out/spin$us-$how.json" LD_PRELOAD="$lib" "$B" spin --us $us --n $n --$how >/dev/null
+        CUDA_INJECTION64_PATH="$cupti" CUPTI_TRACE_OUT="$out/spin$us-$how.cupti" "$B" spin --us $us --n $n --$how >/dev/null
+        python3 - "$out/spin$us-$how.json" "$out/spin$us-$how.cupti" "$us" "$how" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+k = [x for x in r["kernels"] if "spin_kernel" in x["name"]][0]
+kp = k["avg_ns"] / 1000.0
+cu = None
+first = None
+for line in open(sys.argv[2]):
+    f = line.rstrip("\n").split("\t")
+    if f[0] == "kernel" and "spin_kernel" in f[5]:
+        cnt, tot = int(f[1]), int(f[2])
+    if f[0] == "kfirst" and "spin_kernel" in f[2]:
+        first = int(f[1])
+cu = (tot - first) / (cnt - 1) / 1000.0
+d = kp - cu
+target = abs(d) <= 0.02 * cu if cu >= 20 else abs(d) <= 1.0
+print("%-12s %-5s %12.3f %12.3f %+10.3f %+7.1f%%  %s (calls %d/%d)" % ("spin %sus" % sys.argv[3], sys.argv[4], kp, cu, d,
+      100 * d / cu, "met" if target else "MISSED", k["calls"], cnt))
+PY
+    done
+done
+
+echo
+echo "== scale: 10 million launches (resident memory added by libkprof, exit time after main)"
+for m in plain kprof; do
+    start=$(date +%s%N)
+    line=$(run "$m" "$B" scale --n 10000000 2>/dev/null)
+    end=$(date +%s%N)
+    echo "$line" | grep -v main_end_ns
+    main_end=$(echo "$line" | sed -n 's/.*main_end_ns=\([0-9]*\).*/\1/p')
+    echo "$m: exit (drain and report) took $(( (end - main_end) / 1000000 )) ms after main returned; whole run $(( (end - start) / 1000000 )) ms"
+done
