@@ -4,7 +4,8 @@
 # KPROF_SAMPLE=16 and 64, and under the CUPTI activity tracer (what Nsight Systems uses), interleaved,
 # REPS times; the figure is the region the benchmark times itself, and the table shows medians and
 # ratios to plain.  Then accuracy (per-kernel means against CUPTI's) and scale (10 million launches:
-# added resident memory and exit time).  Logs go to OUTDIR.
+# added resident memory and exit time).  Logs go to OUTDIR.  CASES="launch reduce" runs only the cases
+# whose names start with those words (and accuracy/scale only when named); REPS sets the rounds.
 set -u
 out=${1:-${OUT:-/tmp/kprof-bench}}
 mkdir -p "$out"
@@ -33,14 +34,20 @@ run() {
 # key=value in the output, or a sed expression after "sed:").
 bench() {
     local name=$1 field=$2; shift 2
-    : >"$out/$name.tsv"
+    case " ${CASES:-all} " in *" all "*|*" $(echo "$name" | cut -d' ' -f1 | tr -d ,) "*) ;; *) return ;; esac
+    local tsv=$out/$(echo "$name" | tr -c 'A-Za-z0-9\n' '_').tsv
+    : >"$tsv"
     for rep in $(seq "$REPS"); do
         for m in $MODES; do
-            v=$(run "$m" "$@" 2>/dev/null | sed -n "s/.*[ ]$field=\([0-9.]*\).*/\1/p" | head -n1)
-            echo "$m	$v" >>"$out/$name.tsv"
+            if [ "$field" = sed ]; then # reduce: "reduce_blocks: N launches, average X us per launch"
+                v=$(run "$m" "$@" 2>/dev/null | sed -n 's/.*launches, average \([0-9.]*\) us.*/\1/p' | head -n1)
+            else
+                v=$(run "$m" "$@" 2>/dev/null | sed -n "s/.*[ ]$field=\([0-9.]*\).*/\1/p" | head -n1)
+            fi
+            echo "$m	$v" >>"$tsv"
         done
     done
-    python3 - "$name" "$out/$name.tsv" <<'PY'
+    python3 - "$name" "$tsv" <<'PY'
 import statistics, sys
 name, path = sys.argv[1], sys.argv[2]
 vals = {}
@@ -68,9 +75,10 @@ bench "copy 4 KiB x 20000, pinned" region_us "$B" copy --bytes 4096 --n 20000 --
 bench "copy 4 KiB x 20000, pageable" region_us "$B" copy --bytes 4096 --n 20000 --pageable
 bench "copy 64 MiB x 20, pinned" region_us "$B" copy --bytes 67108864 --n 20 --pinned
 bench "copy 64 MiB x 20, pageable" region_us "$B" copy --bytes 67108864 --n 20 --pageable
-bench "reduce: its own timed loop (us/launch)" average "$top/kernels/reduce" --iters 50
+bench "reduce, its own timed loop (us/launch)" sed "$top/kernels/reduce" --iters 50
 bench "PyTorch steady-state step (ms)" step_ms python3 "$top/tests/gpu/torch_workload.py" --steps 50 --warmup 10
 
+[ -n "${CASES:-}" ] && [ "${CASES:-}" != all ] && case " $CASES " in *" accuracy "*) ;; *) exit 0 ;; esac
 echo
 echo "== accuracy: libkprof's per-kernel mean against CUPTI's (launches after the first)"
 printf '%-12s %-5s %12s %12s %10s %8s  %s\n' "kernel" "stream" "libkprof us" "CUPTI us" "diff us" "diff %" "target"
@@ -101,6 +109,7 @@ PY
     done
 done
 
+case " ${CASES:-all} " in *" all "*|*" scale "*) ;; *) exit 0 ;; esac
 echo
 echo "== scale: 10 million launches (resident memory added by libkprof, exit time after main)"
 for m in plain kprof; do
