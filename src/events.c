@@ -218,24 +218,29 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
 {
     t->pool = NULL;
     t->captured = 0;
+    int capturing = __atomic_load_n(&kprof_captures_active, __ATOMIC_RELAXED) > 0;
+    if (!want && !capturing)
+        return; /* KPROF_SAMPLE skips this launch, and no stream can be capturing: nothing to ask */
     CUcontext ctx = NULL;
     if (kprof_drv.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || ctx == NULL)
         return; /* the call will create the context: it is timed on the host as context init */
     CUstream s = (CUstream)stream;
     if (s == NULL && per_thread)
         s = CU_STREAM_PER_THREAD;
-    /* An event recorded into a capturing stream would become a node of the app's graph. */
-    CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
-    CUresult rc = kprof_drv.cuStreamIsCapturing(s, &cs);
-    if (rc != CUDA_SUCCESS || cs != CU_STREAM_CAPTURE_STATUS_NONE) {
-        /* Capturing (or invalidated, or the legacy stream during another stream's capture): the call
-         * only adds a node to a graph, which runs when the graph is launched. */
-        t->captured = rc == CUDA_SUCCESS || rc == CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
-        return;
+    /* An event recorded into a capturing stream would become a node of the app's graph.  Only asked while
+     * some capture is in progress (libkprof sees every capture begin and end). */
+    if (capturing) {
+        CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
+        CUresult rc = kprof_drv.cuStreamIsCapturing(s, &cs);
+        if (rc != CUDA_SUCCESS || cs != CU_STREAM_CAPTURE_STATUS_NONE) {
+            /* Capturing (or invalidated, or the legacy stream during another stream's capture): the
+             * call only adds a node to a graph, which runs when the graph is launched. */
+            t->captured = rc == CUDA_SUCCESS || rc == CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
+            return;
+        }
     }
     if (!want)
         return;
-
     struct pool *p = tls_pool;
     if (!p || p->ctx != ctx || __atomic_load_n(&p->dead, __ATOMIC_RELAXED))
         p = tls_pool = pool_for(ctx);

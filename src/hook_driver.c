@@ -652,6 +652,21 @@ KPROF_EXPORT CUresult cuStreamBeginCapture_v2_ptsz(CUstream s, CUstreamCaptureMo
     CAPTURE_BEGIN(real_(s, mode));
 }
 
+KPROF_EXPORT CUresult cuStreamBeginCaptureToGraph(CUstream s, CUgraph graph, const CUgraphNode *deps,
+                                                  const CUgraphEdgeData *edges, size_t n, CUstreamCaptureMode mode)
+{
+    DREAL(cuStreamBeginCaptureToGraph);
+    CAPTURE_BEGIN(real_(s, graph, deps, edges, n, mode));
+}
+
+KPROF_EXPORT CUresult cuStreamBeginCaptureToGraph_ptsz(CUstream s, CUgraph graph, const CUgraphNode *deps,
+                                                       const CUgraphEdgeData *edges, size_t n,
+                                                       CUstreamCaptureMode mode)
+{
+    DREAL(cuStreamBeginCaptureToGraph_ptsz);
+    CAPTURE_BEGIN(real_(s, graph, deps, edges, n, mode));
+}
+
 KPROF_EXPORT CUresult cuStreamEndCapture(CUstream s, CUgraph *graph)
 {
     DREAL(cuStreamEndCapture);
