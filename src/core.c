@@ -24,6 +24,19 @@ uint64_t kprof_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+struct timespec kprof_deadline_ms(long ms)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    t.tv_sec += ms / 1000;
+    t.tv_nsec += (ms % 1000) * 1000000;
+    if (t.tv_nsec >= 1000000000) {
+        t.tv_sec++;
+        t.tv_nsec -= 1000000000;
+    }
+    return t;
+}
+
 void *kprof_rt_resolve(void **slot, const char *name)
 {
     void *fn = kprof_real_dlsym(RTLD_NEXT, name);
@@ -201,9 +214,7 @@ static void on_signal(int sig, siginfo_t *info, void *uc)
     if (!once) {
         once = 1;
         sem_post(&sig_go);
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        until.tv_sec += kprof_config.exit_timeout_ms / 1000 + 5;
+        struct timespec until = kprof_deadline_ms(kprof_config.exit_timeout_ms + 5000);
         while (sem_timedwait(&sig_done, &until) != 0 && errno == EINTR)
             ;
     }
@@ -266,9 +277,7 @@ static void fork_prepare(void)
     fork_consistent = kprof_events_fork_prepare();
     fork_consistent &= kprof_stats_fork_prepare();
     fork_consistent &= kprof_graphs_fork_prepare();
-    struct timespec t;
-    clock_gettime(CLOCK_REALTIME, &t);
-    t.tv_sec += 1; /* never held across a call: only a preempted holder makes this wait */
+    struct timespec t = kprof_deadline_ms(1000); /* never held across a call: only a preempted holder waits */
     fork_ctx_held = pthread_mutex_timedlock(&contexts.lock, &t) == 0;
     fork_consistent &= fork_ctx_held;
 }

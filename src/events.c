@@ -705,13 +705,7 @@ int kprof_events_fork_prepare(void)
     while (__atomic_load_n(&ev.harvesting, __ATOMIC_ACQUIRE) && kprof_now_ns() < deadline)
         sleep_us(50);
     int ok = !__atomic_load_n(&ev.harvesting, __ATOMIC_ACQUIRE);
-    struct timespec until;
-    clock_gettime(CLOCK_REALTIME, &until);
-    until.tv_nsec += 200000000;
-    if (until.tv_nsec >= 1000000000) {
-        until.tv_sec++;
-        until.tv_nsec -= 1000000000;
-    }
+    struct timespec until = kprof_deadline_ms(200);
     fork_locked = pthread_mutex_timedlock(&ev.lock, &until) == 0;
     return ok && fork_locked;
 }

@@ -172,9 +172,7 @@ static int fork_held;
 
 int kprof_graphs_fork_prepare(void)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_REALTIME, &t);
-    t.tv_sec += 1; /* rows are only ever held briefly */
+    struct timespec t = kprof_deadline_ms(1000); /* rows are only ever held briefly */
     fork_held = pthread_rwlock_timedwrlock(&graphs.lock, &t) == 0;
     return fork_held;
 }

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <time.h>
 
 /* cuda.h as NVIDIA's own driver build reads it: every exported version of a function (cuMemAlloc_v2,
  * cuLaunchKernel_ptsz, cuGetProcAddress with 4 arguments...) declared under its own name with its own
@@ -144,6 +145,9 @@ void *kprof_rt_resolve(void **slot, const char *name);
 
 /* Host monotonic clock in ns. */
 uint64_t kprof_now_ns(void);
+/* The CLOCK_REALTIME time `ms` milliseconds from now, for pthread_*_timedlock and sem_timedwait. */
+struct timespec kprof_deadline_ms(long ms);
+
 /* Host clock when libkprof started: the origin of the process timeline. */
 extern uint64_t kprof_start_ns;
 

@@ -3,33 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kprof.h"
+#include "units.h"
 
-/* One unit for a whole column, chosen so its largest value reads in the thousands at most. */
-struct unit { const char *name; double ns; };
-static struct unit unit_for(uint64_t max_ns)
-{
-    if (max_ns >= 10000000000ull) return (struct unit){ "s", 1e9 };
-    if (max_ns >= 10000000ull) return (struct unit){ "ms", 1e6 };
-    if (max_ns >= 10000ull) return (struct unit){ "us", 1e3 };
-    return (struct unit){ "ns", 1.0 };
-}
-
-static void print_bytes(FILE *f, int width, uint64_t b)
-{
-    char buf[32];
-    if (b >= (1ull << 30))
-        snprintf(buf, sizeof buf, "%.2f GiB", (double)b / (1ull << 30));
-    else if (b >= (1ull << 20))
-        snprintf(buf, sizeof buf, "%.2f MiB", (double)b / (1ull << 20));
-    else if (b >= (1ull << 10))
-        snprintf(buf, sizeof buf, "%.2f KiB", (double)b / (1ull << 10));
-    else
-        snprintf(buf, sizeof buf, "%llu B", (unsigned long long)b);
-    fprintf(f, "%*s", width, buf);
-}
 
 /* "Label (unit)" into buf. */
-static const char *head(char *buf, size_t n, const char *label, struct unit u)
+static const char *head(char *buf, size_t n, const char *label, struct kprof_unit u)
 {
     snprintf(buf, n, "%s (%s)", label, u.name);
     return buf;
@@ -61,7 +39,7 @@ static void kernel_table(FILE *f, const char *section, const char *empty, struct
     for (size_t i = 0; i < n; i++)
         if (kprof_kernel_total(rows[i]) > max)
             max = kprof_kernel_total(rows[i]);
-    struct unit u = unit_for(max);
+    struct kprof_unit u = kprof_unit_for(max);
     char h[9][24];
     int shapes = kprof_config.group == KPROF_GROUP_SHAPE && !rows[0]->is_graph;
     fprintf(f, "%7s %13s %9s %9s %11s %11s %11s %11s %11s %11s %11s %11s  %s\n", "Time(%)",
@@ -137,10 +115,10 @@ static void captured(FILE *f, const struct kprof_snapshot *s)
 }
 
 /* One copies-style row: count, bytes, timed, total, avg, GB/s. */
-static void copy_row(FILE *f, const struct kprof_copy *c, struct unit u)
+static void copy_row(FILE *f, const struct kprof_copy *c, struct kprof_unit u)
 {
     fprintf(f, " %9llu ", (unsigned long long)c->count);
-    print_bytes(f, 12, c->bytes);
+    kprof_print_bytes(f, 12, c->bytes);
     if (c->timed)
         fprintf(f, " %9llu %13.3f %11.3f %9.2f\n", (unsigned long long)c->timed, (double)c->total_ns / u.ns,
                 (double)c->total_ns / (double)c->timed / u.ns,
@@ -163,7 +141,7 @@ static void copies(FILE *f, const struct kprof_snapshot *s)
         fprintf(f, "  (no copies)\n");
         return;
     }
-    struct unit u = unit_for(max);
+    struct kprof_unit u = kprof_unit_for(max);
     char h1[24], h2[24];
     fprintf(f, "%-9s %-8s %9s %12s %9s %13s %11s %9s\n", "Direction", "Host", "Count", "Bytes", "Timed",
             head(h1, 24, "Total", u), head(h2, 24, "Avg", u), "GB/s");
@@ -184,7 +162,7 @@ static void memsets(FILE *f, const struct kprof_snapshot *s)
         fprintf(f, "  (no memsets)\n");
         return;
     }
-    struct unit u = unit_for(s->memsets.total_ns);
+    struct kprof_unit u = kprof_unit_for(s->memsets.total_ns);
     char h1[24], h2[24];
     fprintf(f, "%-18s %9s %12s %9s %13s %11s %9s\n", "", "Count", "Bytes", "Timed", head(h1, 24, "Total", u),
             head(h2, 24, "Avg", u), "GB/s");
@@ -205,7 +183,7 @@ static void allocations(FILE *f, const struct kprof_snapshot *s)
         fprintf(f, "  (no allocations)\n");
         return;
     }
-    struct unit u = unit_for(max);
+    struct kprof_unit u = kprof_unit_for(max);
     char h[24];
     fprintf(f, "%-8s %9s %12s %9s %12s %15s %12s\n", "Kind", "Allocs", "Bytes", "Frees", "Freed",
             head(h, 24, "Host time", u), "Peak in use");
@@ -214,11 +192,11 @@ static void allocations(FILE *f, const struct kprof_snapshot *s)
         if (!a->count && !a->frees)
             continue;
         fprintf(f, "%-8s %9llu ", kprof_mem_names[m], (unsigned long long)a->count);
-        print_bytes(f, 12, a->bytes);
+        kprof_print_bytes(f, 12, a->bytes);
         fprintf(f, " %9llu ", (unsigned long long)a->frees);
-        print_bytes(f, 12, a->freed_bytes);
+        kprof_print_bytes(f, 12, a->freed_bytes);
         fprintf(f, " %15.3f ", (double)a->host_ns / u.ns);
-        print_bytes(f, 12, a->peak);
+        kprof_print_bytes(f, 12, a->peak);
         fprintf(f, "\n");
     }
 }
@@ -234,7 +212,7 @@ static void devices(FILE *f, const struct kprof_snapshot *s)
     for (size_t i = 0; i < s->ndevices; i++)
         if (s->devices[i].kernel_ns > max)
             max = s->devices[i].kernel_ns;
-    struct unit u = unit_for(max);
+    struct kprof_unit u = kprof_unit_for(max);
     char h1[24], h2[24];
     fprintf(f, "%6s %9s %15s %15s %9s %12s %8s\n", "Device", "Kernels", head(h1, 24, "Kernel sum", u),
             head(h2, 24, "Busy", u), "Overlap", "Wall (s)", "Busy(%)");
@@ -256,7 +234,7 @@ static void api(FILE *f, const struct kprof_snapshot *s)
     for (int i = 0; i < KPROF_API_COUNT; i++)
         if (kprof_api_counted[i] && s->api[i].total_ns > max)
             max = s->api[i].total_ns;
-    struct unit u = unit_for(max);
+    struct kprof_unit u = kprof_unit_for(max);
     char h[3][24];
     fprintf(f, "%10s %8s %13s %11s %11s  %s\n", "Calls", "Errors", head(h[0], 24, "Total", u),
             head(h[1], 24, "Avg", u), head(h[2], 24, "Max", u), "API (host time)");

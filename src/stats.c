@@ -751,21 +751,9 @@ char *kprof_demangle(const char *mangled)
 /* Which locks fork_prepare got (each waited for at most 200 ms, never for ever). */
 static int fork_held[3];
 
-static struct timespec fork_deadline(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_REALTIME, &t);
-    t.tv_nsec += 200000000;
-    if (t.tv_nsec >= 1000000000) {
-        t.tv_sec++;
-        t.tv_nsec -= 1000000000;
-    }
-    return t;
-}
-
 int kprof_stats_fork_prepare(void)
 {
-    struct timespec t = fork_deadline();
+    struct timespec t = kprof_deadline_ms(200);
     fork_held[0] = pthread_rwlock_timedwrlock(&names.lock, &t) == 0;
     fork_held[1] = pthread_mutex_timedlock(&stats_lock, &t) == 0;
     fork_held[2] = pthread_mutex_timedlock(&allocs.lock, &t) == 0;

@@ -1,5 +1,6 @@
 /* kprof-merge.c: merges the JSON reports of many profiled processes (MPI ranks, torchrun workers) into one summary. */
 #include "config.h"
+#include "units.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -473,38 +474,14 @@ static double imbalance(const struct kernel *k)
 
 /* ------------------------------------------------------------------------------------------ text output */
 
-/* One unit for a whole table, chosen so its largest value reads in the hundreds at most (as libkprof). */
-struct unit { const char *name; double ns; };
-static struct unit unit_for(uint64_t max_ns)
-{
-    if (max_ns >= 10000000000ull) return (struct unit){ "s", 1e9 };
-    if (max_ns >= 10000000ull) return (struct unit){ "ms", 1e6 };
-    if (max_ns >= 10000ull) return (struct unit){ "us", 1e3 };
-    return (struct unit){ "ns", 1.0 };
-}
-
-/* Writes byte count b right-aligned in width columns, in B, KiB, MiB or GiB (as libkprof). */
-static void print_bytes(FILE *f, int width, uint64_t b)
-{
-    char buf[32];
-    if (b >= (1ull << 30))
-        snprintf(buf, sizeof buf, "%.2f GiB", (double)b / (1ull << 30));
-    else if (b >= (1ull << 20))
-        snprintf(buf, sizeof buf, "%.2f MiB", (double)b / (1ull << 20));
-    else if (b >= (1ull << 10))
-        snprintf(buf, sizeof buf, "%.2f KiB", (double)b / (1ull << 10));
-    else
-        snprintf(buf, sizeof buf, "%llu B", (unsigned long long)b);
-    fprintf(f, "%*s", width, buf);
-}
 
 #define U(x) ((unsigned long long)(x))
 
 /* Writes one copies/memsets row's figures after its label (count, bytes, timed, total, avg, GB/s). */
-static void text_xfer_row(FILE *f, const struct xfer *x, struct unit u)
+static void text_xfer_row(FILE *f, const struct xfer *x, struct kprof_unit u)
 {
     fprintf(f, "%10llu ", U(x->count));
-    print_bytes(f, 14, x->bytes);
+    kprof_print_bytes(f, 14, x->bytes);
     if (x->timed)
         fprintf(f, " %10llu %14.3f %12.3f %10.2f\n", U(x->timed), (double)x->total_ns / u.ns,
                 (double)x->total_ns / (double)x->timed / u.ns,
@@ -524,7 +501,7 @@ static void write_text(FILE *f, const struct merge *m)
     fprintf(f, "%s\n", m->nhosts ? ")" : "");
     struct wall w = wall_stats(m);
     if (w.n) {
-        struct unit u = unit_for(w.total);
+        struct kprof_unit u = kprof_unit_for(w.total);
         fprintf(f, "Wall time (%s): total %.3f, min %.3f (%s), max %.3f (%s), mean %.3f\n", u.name,
                 (double)w.total / u.ns, (double)w.min / u.ns, m->procs[w.min_proc].label, (double)w.max / u.ns,
                 m->procs[w.max_proc].label, (double)w.total / (double)w.n / u.ns);
@@ -549,7 +526,7 @@ static void write_text(FILE *f, const struct merge *m)
     if (!nk) {
         fprintf(f, "  (no kernel launches)\n");
     } else {
-        struct unit u = unit_for(ks[0]->total_ns);
+        struct kprof_unit u = kprof_unit_for(ks[0]->total_ns);
         int lw = (int)strlen("Max on");
         for (size_t i = 0; i < nk; i++)
             if ((int)strlen(m->procs[ks[i]->pmax_proc].label) > lw)
@@ -588,7 +565,7 @@ static void write_text(FILE *f, const struct merge *m)
     if (!any) {
         fprintf(f, "  (no copies)\n");
     } else {
-        struct unit u = unit_for(max);
+        struct kprof_unit u = kprof_unit_for(max);
         char h[2][24];
         snprintf(h[0], sizeof h[0], "Total (%s)", u.name);
         snprintf(h[1], sizeof h[1], "Avg (%s)", u.name);
@@ -604,7 +581,7 @@ static void write_text(FILE *f, const struct merge *m)
     if (!m->memsets.count) {
         fprintf(f, "  (no memsets)\n");
     } else {
-        struct unit u = unit_for(m->memsets.total_ns);
+        struct kprof_unit u = kprof_unit_for(m->memsets.total_ns);
         char h[2][24];
         snprintf(h[0], sizeof h[0], "Total (%s)", u.name);
         snprintf(h[1], sizeof h[1], "Avg (%s)", u.name);
@@ -626,7 +603,7 @@ static void write_text(FILE *f, const struct merge *m)
     if (!any) {
         fprintf(f, "  (no allocations)\n");
     } else {
-        struct unit u = unit_for(max);
+        struct kprof_unit u = kprof_unit_for(max);
         char h[24];
         snprintf(h, sizeof h, "Host time (%s)", u.name);
         fprintf(f, "%-7s %10s %14s %10s %14s %16s %14s  %s\n", "Kind", "Allocs", "Bytes", "Frees", "Freed", h,
@@ -636,11 +613,11 @@ static void write_text(FILE *f, const struct merge *m)
             if (!a->count && !a->frees)
                 continue;
             fprintf(f, "%-7s %10llu ", a->kind, U(a->count));
-            print_bytes(f, 14, a->bytes);
+            kprof_print_bytes(f, 14, a->bytes);
             fprintf(f, " %10llu ", U(a->frees));
-            print_bytes(f, 14, a->freed_bytes);
+            kprof_print_bytes(f, 14, a->freed_bytes);
             fprintf(f, " %16.3f ", (double)a->host_ns / u.ns);
-            print_bytes(f, 14, a->peak_bytes);
+            kprof_print_bytes(f, 14, a->peak_bytes);
             fprintf(f, "  %s\n", a->has_peak ? m->procs[a->peak_proc].label : "-");
         }
     }
