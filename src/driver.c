@@ -23,7 +23,7 @@ static void driver_load(void)
     if (!h) {
         /* No driver: the program's own CUDA calls fail as they would without libkprof; nothing to say
          * unless asked. */
-        kprof_info("cannot load the CUDA driver (libcuda.so.1: %s); passing every call through", dlerror());
+        kprof_info("cannot load the CUDA driver (%s); passing every call through", dlerror());
         return;
     }
     /* An explicit handle finds libcuda's own definitions, never libkprof's exported wrappers. */

@@ -502,6 +502,7 @@ struct kprof_snapshot {
     size_t ngraphs;
     struct kprof_kernel **captured;  /* kernels launched while capturing, by count; array owned */
     size_t ncaptured;
+    size_t nfiltered;                /* kernels KPROF_INCLUDE/KPROF_EXCLUDE left out */
     uint64_t kernel_total_ns;
     struct kprof_copy copies[KPROF_DIR_COUNT][KPROF_HOST_COUNT];
     struct kprof_copy memsets;

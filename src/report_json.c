@@ -76,6 +76,7 @@ void kprof_report_json(FILE *f, const struct kprof_snapshot *s)
     }
     fprintf(f, "%s],\n", s->nctx_inits ? "\n  " : "");
 
+    fprintf(f, "  \"filtered_kernels\": %zu,\n", s->nfiltered);
     fprintf(f, "  \"kernel_total_ns\": %llu,\n  \"kernels\": [", U(s->kernel_total_ns));
     kernel_rows(f, s->kernels, s->nkernels, s->kernel_total_ns);
     fprintf(f, "],\n");

@@ -35,17 +35,24 @@ static void kernel_table(FILE *f, const char *section, const char *empty, struct
         fprintf(f, "  (%s)\n", empty);
         return;
     }
-    uint64_t max = 0;
-    for (size_t i = 0; i < n; i++)
+    /* Totals in one unit, per-launch figures in another: a long-running kernel's total must not turn
+     * every per-launch column into 0.001. */
+    uint64_t max = 0, max_call = 0;
+    for (size_t i = 0; i < n; i++) {
         if (kprof_kernel_total(rows[i]) > max)
             max = kprof_kernel_total(rows[i]);
-    struct kprof_unit u = kprof_unit_for(max);
+        if (rows[i]->max_ns > max_call && rows[i]->timed)
+            max_call = rows[i]->max_ns;
+        if (rows[i]->first_timed && rows[i]->first_ns > max_call)
+            max_call = rows[i]->first_ns;
+    }
+    struct kprof_unit u = kprof_unit_for(max), uc = kprof_unit_for(max_call);
     char h[9][24];
     int shapes = kprof_config.group == KPROF_GROUP_SHAPE && !rows[0]->is_graph;
     fprintf(f, "%7s %13s %9s %9s %11s %11s %11s %11s %11s %11s %11s %11s  %s\n", "Time(%)",
-            head(h[0], 24, "Total", u), "Calls", "Timed", head(h[1], 24, "First", u), head(h[2], 24, "Avg", u),
-            head(h[3], 24, "Med", u), head(h[4], 24, "p95", u), head(h[5], 24, "p99", u),
-            head(h[6], 24, "Min", u), head(h[7], 24, "Max", u), head(h[8], 24, "StdDev", u),
+            head(h[0], 24, "Total", u), "Calls", "Timed", head(h[1], 24, "First", uc), head(h[2], 24, "Avg", uc),
+            head(h[3], 24, "Med", uc), head(h[4], 24, "p95", uc), head(h[5], 24, "p99", uc),
+            head(h[6], 24, "Min", uc), head(h[7], 24, "Max", uc), head(h[8], 24, "StdDev", uc),
             rows[0]->is_graph ? "Graph" : shapes ? "Kernel [grid] [block]" : "Kernel");
     size_t shown = n;
     if (top && kprof_config.top > 0 && (size_t)kprof_config.top < shown)
@@ -61,13 +68,13 @@ static void kernel_table(FILE *f, const char *section, const char *empty, struct
         uint64_t mn, mx;
         char first[32] = "-";
         if (k->first_timed)
-            snprintf(first, sizeof first, "%.3f", (double)k->first_ns / u.ns);
+            snprintf(first, sizeof first, "%.3f", (double)k->first_ns / uc.ns);
         if (kprof_kernel_steady(k, &avg, &mn, &mx))
             fprintf(f, "%7.2f %13.3f %9llu %9llu %11s %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f  %s%s\n",
                     share, (double)kprof_kernel_total(k) / u.ns, (unsigned long long)k->calls, (unsigned long long)k->timed,
-                    first, avg / u.ns, (double)kprof_kernel_percentile(k, 50) / u.ns,
-                    (double)kprof_kernel_percentile(k, 95) / u.ns, (double)kprof_kernel_percentile(k, 99) / u.ns,
-                    (double)mn / u.ns, (double)mx / u.ns, kprof_kernel_stddev(k) / u.ns, k->name, shape);
+                    first, avg / uc.ns, (double)kprof_kernel_percentile(k, 50) / uc.ns,
+                    (double)kprof_kernel_percentile(k, 95) / uc.ns, (double)kprof_kernel_percentile(k, 99) / uc.ns,
+                    (double)mn / uc.ns, (double)mx / uc.ns, kprof_kernel_stddev(k) / uc.ns, k->name, shape);
         else
             fprintf(f, "%7s %13s %9llu %9d %11s %11s %11s %11s %11s %11s %11s %11s  %s%s\n", "-", "-",
                     (unsigned long long)k->calls, 0, "-", "-", "-", "-", "-", "-", "-", "-", k->name, shape);
@@ -76,7 +83,8 @@ static void kernel_table(FILE *f, const char *section, const char *empty, struct
         uint64_t rest = 0;
         for (size_t i = shown; i < n; i++)
             rest += kprof_kernel_total(rows[i]);
-        fprintf(f, "  (%zu more kernels, %.2f%% of kernel time, not shown: KPROF_TOP=%ld)\n", n - shown,
+        fprintf(f, "  (%zu more kernel%s, %.2f%% of kernel time, not shown: KPROF_TOP=%ld)\n", n - shown,
+                n - shown == 1 ? "" : "s",
                 all_ns ? 100.0 * (double)rest / (double)all_ns : 0.0, kprof_config.top);
     }
 }
@@ -84,6 +92,9 @@ static void kernel_table(FILE *f, const char *section, const char *empty, struct
 static void kernels(FILE *f, const struct kprof_snapshot *s)
 {
     kernel_table(f, "kernels", "no kernel launches", s->kernels, s->nkernels, s->kernel_total_ns, 1);
+    if (s->nfiltered)
+        fprintf(f, "  (%zu kernel%s left out by KPROF_INCLUDE/KPROF_EXCLUDE: passed through, not counted)\n",
+                s->nfiltered, s->nfiltered == 1 ? "" : "s");
     if (s->nkernels && kprof_config.sample > 1)
         fprintf(f, "Sampled (KPROF_SAMPLE=%ld): the first launch of each kernel and every %ldth after it are timed; Timed\n"
                    "says how many. Total is estimated as the timed launches' time x Calls / Timed.\n",

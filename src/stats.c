@@ -619,8 +619,10 @@ int kprof_snapshot_take(struct kprof_snapshot *s)
     pthread_mutex_lock(&stats_lock);
     s->kernels = calloc(names.nkernels ? names.nkernels : 1, sizeof *s->kernels);
     for (struct kprof_kernel *k = names.kernels; k && s->kernels; k = k->hh.next) {
-        if (!k->selected)
+        if (!k->selected) {
+            s->nfiltered++;
             continue;
+        }
         if (k->shapes) {
             for (struct kprof_kernel *c = k->shapes; c; c = c->hh.next)
                 if (c->calls > 0) {

@@ -14,7 +14,7 @@ expect_grep "^libkprof: ignoring KPROF_EXCLUDE='\\(' \\(not an extended regular 
 KPROF_NAMES=mangled run_kprof $R 2>"$WORK/mangled" >/dev/null
 expect_grep '  _Z13reduce_blocksPKdPdm$' "$WORK/mangled" "KPROF_NAMES=mangled"
 KPROF_TOP=1 run_kprof $R 2>"$WORK/top" >/dev/null
-expect_grep '^  \(1 more kernels, [0-9.]+% of kernel time, not shown: KPROF_TOP=1\)$' "$WORK/top" "KPROF_TOP=1"
+expect_grep '^  \(1 more kernel, [0-9.]+% of kernel time, not shown: KPROF_TOP=1\)$' "$WORK/top" "KPROF_TOP=1"
 expect_no_grep '  reduce_final' "$WORK/top" "the second kernel is not listed"
 KPROF_GROUP=shape KPROF_FORMAT=json KPROF_OUTPUT="$WORK/shape.json" run_kprof $R >/dev/null
 expect_eq "$(kernel_field "$WORK/shape.json" reduce_final grid)" "$(printf '[\n  1,\n  1,\n  1\n]')" "shape entry keeps its grid"

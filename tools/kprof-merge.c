@@ -130,6 +130,7 @@ struct kernel {
     char *name;        /* owned; demangled name shown */
     uint64_t nproc;    /* processes that ran it */
     uint64_t calls, timed, total_ns;
+    uint64_t measured_ns;      /* the timed launches' own time (total_ns is estimated under KPROF_SAMPLE) */
     uint64_t pmin_ns, pmax_ns; /* per-process total_ns, over the processes that ran it */
     size_t pmax_proc;  /* index in merge.procs of the first process with pmax_ns */
     bool open;         /* cur_* hold the contribution of the process being merged */
@@ -224,6 +225,8 @@ static bool merge_kernel(struct merge *m, size_t p, json_t *e)
     k->calls += u64_or_0(e, "calls");
     k->timed += u64_or_0(e, "timed");
     k->total_ns += total;
+    /* Reports without measured_ns timed every launch: their total is measured. */
+    k->measured_ns += json_object_get(e, "measured_ns") ? u64_or_0(e, "measured_ns") : total;
     k->cur_ns += total;
     return true;
 }
@@ -543,7 +546,7 @@ static void write_text(FILE *f, const struct merge *m)
             const struct kernel *k = ks[i];
             char avg[32] = "-", imb[32] = "-";
             if (k->timed)
-                snprintf(avg, sizeof avg, "%.3f", (double)k->total_ns / (double)k->timed / u.ns);
+                snprintf(avg, sizeof avg, "%.3f", (double)k->measured_ns / (double)k->timed / u.ns);
             if (imbalance(k) >= 0)
                 snprintf(imb, sizeof imb, "%.2f", imbalance(k));
             fprintf(f, "%5llu %10llu %14.3f %14s %14.3f %14.3f %15.3f %10s  %-*s  %s\n", U(k->nproc), U(k->calls),
@@ -705,7 +708,7 @@ static bool write_json(FILE *f, const struct merge *m)
         put(o, "calls", jint(k->calls));
         put(o, "timed", jint(k->timed));
         put(o, "total_ns", jint(k->total_ns));
-        put(o, "avg_ns", k->timed ? jint(mean_u64(k->total_ns, k->timed)) : json_null());
+        put(o, "avg_ns", k->timed ? jint(mean_u64(k->measured_ns, k->timed)) : json_null());
         put(o, "share", json_real(ktotal ? (double)k->total_ns / (double)ktotal : 0.0));
         put(o, "process_min_ns", jint(k->pmin_ns));
         put(o, "process_max_ns", jint(k->pmax_ns));
