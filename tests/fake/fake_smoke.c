@@ -67,7 +67,9 @@ __attribute__((constructor)) static void register_binary(void)
 /* The body nvcc generates for add<<<grid, block, 0, stream>>>(a, b, n). */
 static cudaError_t launch_add(dim3 grid, dim3 block, cudaStream_t stream, float *a, float *b, int n, int ptsz)
 {
-    static cudaKernel_t handle;
+    /* nvcc's stub keeps the handle in a function-local static set once; threads race to set it, so this
+     * test (run under ThreadSanitizer too) looks it up into a local every time. */
+    cudaKernel_t handle = NULL;
     void *args[] = { &a, &b, &n };
     dim3 g, bl;
     size_t shmem;
@@ -75,8 +77,7 @@ static cudaError_t launch_add(dim3 grid, dim3 block, cudaStream_t stream, float 
 
     if (__cudaPushCallConfiguration(grid, block, 0, stream))
         return cudaErrorMissingConfiguration;
-    if (!handle)
-        __cudaGetKernel(&handle, (const void *)add_stub);
+    __cudaGetKernel(&handle, (const void *)add_stub);
     if (__cudaPopCallConfiguration(&g, &bl, &shmem, &s) != cudaSuccess)
         return cudaErrorMissingConfiguration;
     return ptsz ? __cudaLaunchKernel_ptsz(handle, g, bl, args, shmem, s) : __cudaLaunchKernel(handle, g, bl, args, shmem, s);
