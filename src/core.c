@@ -1,6 +1,7 @@
 /* core.c: start-up, the per-thread guard, context tracking, and the exit sequence that drains the events
  * and writes the report before cudart tears its contexts down. */
 #include <dlfcn.h>
+#include <link.h>
 #include <errno.h>
 #include <pthread.h>
 #include <semaphore.h>
@@ -13,7 +14,7 @@
 
 struct kprof_runtime kprof_rt;
 __thread int kprof_tls_depth __attribute__((tls_model("initial-exec")));
-volatile int kprof_finished;
+int kprof_finished;
 uint64_t kprof_start_ns;
 int kprof_cuda_used;
 
@@ -37,9 +38,33 @@ struct timespec kprof_deadline_ms(long ms)
     return t;
 }
 
+/* dl_iterate_phdr callback: looks `name` up in each loaded libcudart (one loaded with RTLD_LOCAL, by a
+ * plugin or a Python extension, is invisible to RTLD_NEXT but still calls libkprof's wrappers). */
+struct find_arg { const char *name; void *fn; };
+static int find_in_cudart(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    struct find_arg *a = data;
+    const char *base = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
+    base = base ? base + 1 : info->dlpi_name;
+    if (!base || strncmp(base, "libcudart.so", 12) != 0)
+        return 0;
+    void *h = dlopen(info->dlpi_name, RTLD_NOW | RTLD_NOLOAD);
+    if (!h)
+        return 0;
+    a->fn = kprof_real_dlsym(h, a->name);
+    dlclose(h); /* NOLOAD took a reference; the library stays loaded by whoever loaded it */
+    return a->fn != NULL;
+}
+
 void *kprof_rt_resolve(void **slot, const char *name)
 {
     void *fn = kprof_real_dlsym(RTLD_NEXT, name);
+    if (!fn) {
+        struct find_arg a = { name, NULL };
+        dl_iterate_phdr(find_in_cudart, &a);
+        fn = a.fn;
+    }
     if (!fn) {
         kprof_warn("no CUDA runtime defines %s after libkprof; the call fails with "
                    "cudaErrorSharedObjectSymbolNotFound", name);
@@ -140,7 +165,7 @@ void kprof_set_paused(int p)
 
 int kprof_call_begin(struct kprof_call *c, int api)
 {
-    if (KPROF_UNLIKELY(kprof_finished || kprof_config.disabled || kprof_tls_depth > 0 ||
+    if (KPROF_UNLIKELY(kprof_is_finished() || kprof_config.disabled || kprof_tls_depth > 0 ||
                        __atomic_load_n(&paused, __ATOMIC_RELAXED)))
         return 0;
     if (KPROF_UNLIKELY(!kprof_driver_ready()))
@@ -197,11 +222,16 @@ int kprof_forked_child;
 static sem_t sig_go, sig_done;
 static struct sigaction sig_old[2];
 
+/* 1 while the report is written because of a signal: the interrupted thread may hold a stdio lock, so
+ * the app's streams are not flushed then. */
+static int finishing_on_signal;
+
 static void *signal_helper(void *arg)
 {
     (void)arg;
     while (sem_wait(&sig_go) != 0 && errno == EINTR)
         ;
+    finishing_on_signal = 1;
     kprof_finish();
     sem_post(&sig_done);
     return NULL;
@@ -295,7 +325,7 @@ static void fork_child(void)
 {
     if (!fork_consistent) {
         /* Some thread held libkprof's state mid-change: the child does not trust it. */
-        kprof_finished = 1;
+        __atomic_store_n(&kprof_finished, 1, __ATOMIC_RELAXED);
         return;
     }
     pthread_mutex_init(&contexts.lock, NULL);
@@ -332,12 +362,13 @@ void kprof_finish(void)
     if (__atomic_exchange_n(&once, 1, __ATOMIC_ACQ_REL))
         return;
     kprof_tls_depth++;
-    kprof_finished = 1; /* no new pairs from here on */
+    __atomic_store_n(&kprof_finished, 1, __ATOMIC_RELAXED); /* no new pairs from here on */
     if (!kprof_config.disabled && __atomic_load_n(&kprof_cuda_used, __ATOMIC_RELAXED)) {
         kprof_events_drain(kprof_config.exit_timeout_ms);
         struct kprof_snapshot s;
         if (kprof_snapshot_take(&s)) {
-            fflush(NULL); /* the app's own output first */
+            if (!finishing_on_signal)
+                fflush(NULL); /* the app's own output first */
             kprof_report_write(&s);
         }
         kprof_snapshot_free(&s);

@@ -96,7 +96,7 @@ KPROF_EXPORT cudaError_t cudaGetDriverEntryPointByVersion_ptsz(const char *symbo
  * inside a runtime wrapper (whose own host time then leaves it out). */
 #define CTX_CREATE(api, pctx, dev, call)                                                           \
     do {                                                                                           \
-        if (kprof_finished || kprof_config.disabled)                                               \
+        if (kprof_is_finished() || kprof_config.disabled)                                               \
             return (call);                                                                         \
         uint64_t t0_ = kprof_now_ns();                                                             \
         CUresult r_ = (call);                                                                      \
@@ -109,7 +109,7 @@ KPROF_EXPORT cudaError_t cudaGetDriverEntryPointByVersion_ptsz(const char *symbo
 KPROF_EXPORT CUresult cuInit(unsigned int flags)
 {
     DREAL(cuInit);
-    if (kprof_finished || kprof_config.disabled)
+    if (kprof_is_finished() || kprof_config.disabled)
         return real_(flags);
     uint64_t t0 = kprof_now_ns();
     CUresult r = real_(flags);
@@ -762,7 +762,7 @@ KPROF_EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec exec, CUstream s)
 
 #define CTX_END(ctx, dev, call, gone)                                                              \
     do {                                                                                           \
-        if (kprof_finished || kprof_config.disabled)                                               \
+        if (kprof_is_finished() || kprof_config.disabled)                                               \
             return (call);                                                                         \
         kprof_events_context_ending((ctx), (dev), kprof_config.exit_timeout_ms);                   \
         CUresult r_ = (call);                                                                      \

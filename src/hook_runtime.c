@@ -331,7 +331,7 @@ KPROF_EXPORT cudaError_t cudaDeviceReset(void)
 {
     REAL_OR_FAIL(cudaDeviceReset);
     CUcontext ctx = NULL;
-    if (kprof_finished || kprof_config.disabled || !kprof_driver_ready() ||
+    if (kprof_is_finished() || kprof_config.disabled || !kprof_driver_ready() ||
         kprof_drv.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx)
         return real_();
     kprof_events_context_ending(ctx, -1, kprof_config.exit_timeout_ms);

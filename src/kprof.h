@@ -155,8 +155,13 @@ extern uint64_t kprof_start_ns;
  * work, so nested CUDA calls are passed through and never counted twice. */
 extern __thread int kprof_tls_depth __attribute__((tls_model("initial-exec")));
 
-/* 1 once the report has been written (or libkprof disabled itself): wrappers then pass through. */
-extern volatile int kprof_finished;
+/* 1 once the report has been written (or libkprof disabled itself): wrappers then pass through.  Read it
+ * with kprof_is_finished() (an atomic load: threads may still be launching while another exits). */
+extern int kprof_finished;
+static inline int kprof_is_finished(void)
+{
+    return __atomic_load_n(&kprof_finished, __ATOMIC_RELAXED);
+}
 
 /* Range control: while paused (KPROF_START=paused until cudaProfilerStart, or after cudaProfilerStop)
  * wrappers pass calls through uncounted.  Thread-safe. */

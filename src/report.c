@@ -37,11 +37,18 @@ static FILE *open_expanded(const char *pattern, const char *what, char **path_ou
     return f;
 }
 
-static void close_file(FILE *f, char *path, const char *what)
+/* Closes f; returns 0 (after a warning) if anything written to it was lost. */
+static int close_file(FILE *f, char *path, const char *what)
 {
-    if (fclose(f) != 0)
-        kprof_warn("error while writing the %s to '%s' (%s)", what, path, strerror(errno));
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad) {
+        kprof_warn("error while writing the %s to '%s' (%s)%s", what, path, strerror(errno ? errno : EIO),
+                   strcmp(what, "report") == 0 ? "; writing it to stderr" : "");
+        free(path);
+        return 0;
+    }
     free(path);
+    return 1;
 }
 
 void kprof_report_write(const struct kprof_snapshot *s)
@@ -60,20 +67,24 @@ void kprof_report_write(const struct kprof_snapshot *s)
         char *path = NULL;
         if (kprof_config.output && !(f = open_expanded(kprof_config.output, "report", &path)))
             f = stderr;
-        if (kprof_config.format == KPROF_FORMAT_JSON)
-            kprof_report_json(f, s);
-        else
-            kprof_report_text(f, s);
-        if (f != stderr)
-            close_file(f, path, "report");
-        else
-            fflush(stderr);
+        for (;;) {
+            errno = 0;
+            if (kprof_config.format == KPROF_FORMAT_JSON)
+                kprof_report_json(f, s);
+            else
+                kprof_report_text(f, s);
+            if (f == stderr || close_file(f, path, "report"))
+                break;
+            f = stderr; /* the file could not take it: the report is never lost */
+        }
+        fflush(stderr);
     }
 
     if (kprof_config.trace) {
         char *path = NULL;
         FILE *f = open_expanded(kprof_config.trace, "trace", &path);
         if (f) {
+            errno = 0;
             kprof_report_trace(f, s);
             close_file(f, path, "trace");
         }

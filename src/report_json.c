@@ -4,16 +4,38 @@
 #include "config.h"
 #include "kprof.h"
 
+/* The length of the valid UTF-8 sequence at p (1 to 4), or 0 when it is not one. */
+static int utf8_len(const unsigned char *p)
+{
+    int n = p[0] < 0x80 ? 1 : (p[0] & 0xe0) == 0xc0 ? 2 : (p[0] & 0xf0) == 0xe0 ? 3 : (p[0] & 0xf8) == 0xf0 ? 4 : 0;
+    if (n == 2 && p[0] < 0xc2)
+        return 0; /* overlong */
+    for (int i = 1; i < n; i++)
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+    return n;
+}
+
 void kprof_json_string(FILE *f, const char *s)
 {
     fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(f, "\\%c", *p);
-        else if (*p < 0x20)
-            fprintf(f, "\\u%04x", *p);
-        else
-            fputc(*p, f);
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        int n = utf8_len(p);
+        if (n == 0) { /* not UTF-8 (a kernel name is just bytes): JSON must be, so mark it replaced */
+            fputs("\\ufffd", f);
+            p++;
+        } else if (n > 1) {
+            fwrite(p, 1, (size_t)n, f);
+            p += n;
+        } else {
+            if (*p == '"' || *p == '\\')
+                fprintf(f, "\\%c", *p);
+            else if (*p < 0x20)
+                fprintf(f, "\\u%04x", *p);
+            else
+                fputc(*p, f);
+            p++;
+        }
     }
     fputc('"', f);
 }

@@ -52,7 +52,7 @@ static struct {
     struct ptr_entry *launch_keys;  /* launch key (handle or stub) -> struct kprof_kernel */
     struct kprof_kernel *kernels;   /* by mangled name */
     size_t nkernels;
-} names = { .lock = PTHREAD_RWLOCK_INITIALIZER };
+} names = { .lock = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP }; /* writers (new names) are rare */
 
 /* Sets key -> value in *map (replacing); call with names.lock held for writing. */
 static void ptr_map_set(struct ptr_entry **map, const void *key, void *value)
@@ -93,6 +93,13 @@ void kprof_names_register(const void *host_stub, const char *mangled)
 void kprof_names_bind(const void *kernel_handle, const void *host_stub)
 {
     if (!kernel_handle || !host_stub || kernel_handle == host_stub)
+        return;
+    /* Host stubs look their kernel up once, but some programs ask on every launch: only new bindings
+     * take the lock for writing. */
+    pthread_rwlock_rdlock(&names.lock);
+    int known = ptr_map_get(names.handle_stubs, kernel_handle) == host_stub;
+    pthread_rwlock_unlock(&names.lock);
+    if (known)
         return;
     pthread_rwlock_wrlock(&names.lock);
     ptr_map_set(&names.handle_stubs, kernel_handle, (void *)host_stub);
