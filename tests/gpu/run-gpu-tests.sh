@@ -82,6 +82,7 @@ compare device_reset "$K/device_reset"
 compare threads_streams "$K/threads_streams"
 compare fork_child "$K/fork_child"
 compare fork_child_exec "$K/fork_child" exec
+compare multi_gpu "$K/multi_gpu" # every visible GPU: a devices row and a context row each
 python3 - "$logs/graph_replay.json" <<'PY' || fail "graph rows"
 import json, sys
 r = json.load(open(sys.argv[1]))
