@@ -533,89 +533,64 @@ KPROF_EXPORT CUresult cuMemsetD32Async_ptsz(CUdeviceptr d, unsigned int v, size_
 
 /* ---- allocation ------------------------------------------------------------------------------ */
 
-#define DALLOC(api, kind, ptrp, bytes, call)                                                       \
-    do {                                                                                           \
-        struct kprof_call c_;                                                                      \
-        if (!kprof_call_begin(&c_, (api)))                                                         \
-            return (call);                                                                         \
-        CUresult r_ = (call);                                                                      \
-        uint64_t ns_ = kprof_call_end(&c_, r_ == CUDA_SUCCESS);                                    \
-        if (r_ == CUDA_SUCCESS && (ptrp))                                                          \
-            kprof_alloc_record((kind), (void *)(uintptr_t)*(ptrp), (bytes), ns_);                 \
-        return r_;                                                                                 \
-    } while (0)
-
-#define DFREE(api, record, ptr, call)                                                              \
-    do {                                                                                           \
-        struct kprof_call c_;                                                                      \
-        if (!kprof_call_begin(&c_, (api)))                                                         \
-            return (call);                                                                         \
-        CUresult r_ = (call);                                                                      \
-        uint64_t ns_ = kprof_call_end(&c_, r_ == CUDA_SUCCESS);                                    \
-        if (r_ == CUDA_SUCCESS && (ptr))                                                           \
-            record;                                                                                \
-        (void)ns_;                                                                                 \
-        return r_;                                                                                 \
-    } while (0)
-
 KPROF_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytes)
 {
     DREAL(cuMemAlloc_v2);
-    DALLOC(KPROF_API_cuMemAlloc_v2, KPROF_MEM_DEVICE, dptr, bytes, real_(dptr, bytes));
+    KPROF_WRAP_ALLOC(KPROF_API_cuMemAlloc_v2, CUresult, CUDA_SUCCESS, KPROF_MEM_DEVICE, dptr, bytes, real_(dptr, bytes));
 }
 
 KPROF_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytes, CUstream s)
 {
     DREAL(cuMemAllocAsync);
-    DALLOC(KPROF_API_cuMemAllocAsync, KPROF_MEM_DEVICE, dptr, bytes, real_(dptr, bytes, s));
+    KPROF_WRAP_ALLOC(KPROF_API_cuMemAllocAsync, CUresult, CUDA_SUCCESS, KPROF_MEM_DEVICE, dptr, bytes, real_(dptr, bytes, s));
 }
 
 KPROF_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytes, CUstream s)
 {
     DREAL(cuMemAllocAsync_ptsz);
-    DALLOC(KPROF_API_cuMemAllocAsync_ptsz, KPROF_MEM_DEVICE, dptr, bytes, real_(dptr, bytes, s));
+    KPROF_WRAP_ALLOC(KPROF_API_cuMemAllocAsync_ptsz, CUresult, CUDA_SUCCESS, KPROF_MEM_DEVICE, dptr, bytes, real_(dptr, bytes, s));
 }
 
 KPROF_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytes, unsigned int flags)
 {
     DREAL(cuMemAllocManaged);
-    DALLOC(KPROF_API_cuMemAllocManaged, KPROF_MEM_MANAGED, dptr, bytes, real_(dptr, bytes, flags));
+    KPROF_WRAP_ALLOC(KPROF_API_cuMemAllocManaged, CUresult, CUDA_SUCCESS, KPROF_MEM_MANAGED, dptr, bytes, real_(dptr, bytes, flags));
 }
 
 KPROF_EXPORT CUresult cuMemAllocHost_v2(void **pp, size_t bytes)
 {
     DREAL(cuMemAllocHost_v2);
-    DALLOC(KPROF_API_cuMemAllocHost_v2, KPROF_MEM_PINNED, (uintptr_t *)pp, bytes, real_(pp, bytes));
+    KPROF_WRAP_ALLOC(KPROF_API_cuMemAllocHost_v2, CUresult, CUDA_SUCCESS, KPROF_MEM_PINNED, pp, bytes, real_(pp, bytes));
 }
 
 KPROF_EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytes, unsigned int flags)
 {
     DREAL(cuMemHostAlloc);
-    DALLOC(KPROF_API_cuMemHostAlloc, KPROF_MEM_PINNED, (uintptr_t *)pp, bytes, real_(pp, bytes, flags));
+    KPROF_WRAP_ALLOC(KPROF_API_cuMemHostAlloc, CUresult, CUDA_SUCCESS, KPROF_MEM_PINNED, pp, bytes, real_(pp, bytes, flags));
 }
 
 KPROF_EXPORT CUresult cuMemFree_v2(CUdeviceptr d)
 {
     DREAL(cuMemFree_v2);
-    DFREE(KPROF_API_cuMemFree_v2, kprof_free_record_device((void *)(uintptr_t)d, ns_), d, real_(d));
+    KPROF_WRAP_FREE(KPROF_API_cuMemFree_v2, CUresult, CUDA_SUCCESS, kprof_free_record_device((void *)(uintptr_t)d, ns_), d, real_(d));
 }
 
 KPROF_EXPORT CUresult cuMemFreeAsync(CUdeviceptr d, CUstream s)
 {
     DREAL(cuMemFreeAsync);
-    DFREE(KPROF_API_cuMemFreeAsync, kprof_free_record_device((void *)(uintptr_t)d, ns_), d, real_(d, s));
+    KPROF_WRAP_FREE(KPROF_API_cuMemFreeAsync, CUresult, CUDA_SUCCESS, kprof_free_record_device((void *)(uintptr_t)d, ns_), d, real_(d, s));
 }
 
 KPROF_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr d, CUstream s)
 {
     DREAL(cuMemFreeAsync_ptsz);
-    DFREE(KPROF_API_cuMemFreeAsync_ptsz, kprof_free_record_device((void *)(uintptr_t)d, ns_), d, real_(d, s));
+    KPROF_WRAP_FREE(KPROF_API_cuMemFreeAsync_ptsz, CUresult, CUDA_SUCCESS, kprof_free_record_device((void *)(uintptr_t)d, ns_), d, real_(d, s));
 }
 
 KPROF_EXPORT CUresult cuMemFreeHost(void *p)
 {
     DREAL(cuMemFreeHost);
-    DFREE(KPROF_API_cuMemFreeHost, kprof_free_record(KPROF_MEM_PINNED, p, ns_), p, real_(p));
+    KPROF_WRAP_FREE(KPROF_API_cuMemFreeHost, CUresult, CUDA_SUCCESS, kprof_free_record(KPROF_MEM_PINNED, p, ns_), p, real_(p));
 }
 
 /* ---- stream capture and graphs --------------------------------------------------------------- */
@@ -816,38 +791,28 @@ KPROF_EXPORT CUresult cuProfilerStop(void)
 
 /* ---- synchronisation ------------------------------------------------------------------------- */
 
-#define DHOST(api, call)                                                                           \
-    do {                                                                                           \
-        struct kprof_call c_;                                                                      \
-        if (!kprof_call_begin(&c_, (api)))                                                         \
-            return (call);                                                                         \
-        CUresult r_ = (call);                                                                      \
-        kprof_call_end(&c_, r_ == CUDA_SUCCESS);                                                   \
-        return r_;                                                                                 \
-    } while (0)
-
 KPROF_EXPORT CUresult cuCtxSynchronize(void)
 {
     DREAL(cuCtxSynchronize);
-    DHOST(KPROF_API_cuCtxSynchronize, real_());
+    KPROF_WRAP_HOST(KPROF_API_cuCtxSynchronize, CUresult, CUDA_SUCCESS, real_());
 }
 
 KPROF_EXPORT CUresult cuStreamSynchronize(CUstream s)
 {
     DREAL(cuStreamSynchronize);
-    DHOST(KPROF_API_cuStreamSynchronize, real_(s));
+    KPROF_WRAP_HOST(KPROF_API_cuStreamSynchronize, CUresult, CUDA_SUCCESS, real_(s));
 }
 
 KPROF_EXPORT CUresult cuStreamSynchronize_ptsz(CUstream s)
 {
     DREAL(cuStreamSynchronize_ptsz);
-    DHOST(KPROF_API_cuStreamSynchronize_ptsz, real_(s));
+    KPROF_WRAP_HOST(KPROF_API_cuStreamSynchronize_ptsz, CUresult, CUDA_SUCCESS, real_(s));
 }
 
 KPROF_EXPORT CUresult cuEventSynchronize(CUevent e)
 {
     DREAL(cuEventSynchronize);
-    DHOST(KPROF_API_cuEventSynchronize, real_(e));
+    KPROF_WRAP_HOST(KPROF_API_cuEventSynchronize, CUresult, CUDA_SUCCESS, real_(e));
 }
 
 /* Every KPROF_DH entry of api.def has its wrapper above: this table refers to each by name, so a

@@ -221,108 +221,73 @@ KPROF_EXPORT cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t
 
 /* ---- allocation ------------------------------------------------------------------------------ */
 
-#define ALLOC(api, kind, ptrp, bytes, call)                                                         \
-    do {                                                                                           \
-        struct kprof_call c_;                                                                      \
-        if (!kprof_call_begin(&c_, (api)))                                                         \
-            return (call);                                                                         \
-        cudaError_t r_ = (call);                                                                   \
-        uint64_t ns_ = kprof_call_end(&c_, r_ == cudaSuccess);                                     \
-        if (r_ == cudaSuccess && (ptrp))                                                           \
-            kprof_alloc_record((kind), *(ptrp), (bytes), ns_);                                     \
-        return r_;                                                                                 \
-    } while (0)
-
-/* `record` is the statistics call for a successful free (ns_ is its host time). */
-#define FREE(api, record, ptr, call)                                                               \
-    do {                                                                                           \
-        struct kprof_call c_;                                                                      \
-        if (!kprof_call_begin(&c_, (api)))                                                         \
-            return (call);                                                                         \
-        cudaError_t r_ = (call);                                                                   \
-        uint64_t ns_ = kprof_call_end(&c_, r_ == cudaSuccess);                                     \
-        if (r_ == cudaSuccess && (ptr))                                                            \
-            record;                                                                                \
-        return r_;                                                                                 \
-    } while (0)
-
 KPROF_EXPORT cudaError_t cudaMalloc(void **devPtr, size_t size)
 {
     REAL_OR_FAIL(cudaMalloc);
-    ALLOC(KPROF_API_cudaMalloc, KPROF_MEM_DEVICE, devPtr, size, real_(devPtr, size));
+    KPROF_WRAP_ALLOC(KPROF_API_cudaMalloc, cudaError_t, cudaSuccess, KPROF_MEM_DEVICE, devPtr, size, real_(devPtr, size));
 }
 
 KPROF_EXPORT cudaError_t cudaFree(void *devPtr)
 {
     REAL_OR_FAIL(cudaFree);
     /* cudaFree frees device and managed memory alike. */
-    FREE(KPROF_API_cudaFree, kprof_free_record_device(devPtr, ns_), devPtr, real_(devPtr));
+    KPROF_WRAP_FREE(KPROF_API_cudaFree, cudaError_t, cudaSuccess, kprof_free_record_device(devPtr, ns_), devPtr, real_(devPtr));
 }
 
 KPROF_EXPORT cudaError_t cudaMallocHost(void **ptr, size_t size)
 {
     REAL_OR_FAIL(cudaMallocHost);
-    ALLOC(KPROF_API_cudaMallocHost, KPROF_MEM_PINNED, ptr, size, real_(ptr, size));
+    KPROF_WRAP_ALLOC(KPROF_API_cudaMallocHost, cudaError_t, cudaSuccess, KPROF_MEM_PINNED, ptr, size, real_(ptr, size));
 }
 
 KPROF_EXPORT cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
 {
     REAL_OR_FAIL(cudaHostAlloc);
-    ALLOC(KPROF_API_cudaHostAlloc, KPROF_MEM_PINNED, pHost, size, real_(pHost, size, flags));
+    KPROF_WRAP_ALLOC(KPROF_API_cudaHostAlloc, cudaError_t, cudaSuccess, KPROF_MEM_PINNED, pHost, size, real_(pHost, size, flags));
 }
 
 KPROF_EXPORT cudaError_t cudaFreeHost(void *ptr)
 {
     REAL_OR_FAIL(cudaFreeHost);
-    FREE(KPROF_API_cudaFreeHost, kprof_free_record(KPROF_MEM_PINNED, ptr, ns_), ptr, real_(ptr));
+    KPROF_WRAP_FREE(KPROF_API_cudaFreeHost, cudaError_t, cudaSuccess, kprof_free_record(KPROF_MEM_PINNED, ptr, ns_), ptr, real_(ptr));
 }
 
 /* ---- host time only -------------------------------------------------------------------------- */
 
-#define HOST_ONLY(api, call)                                                                       \
-    do {                                                                                           \
-        struct kprof_call c_;                                                                      \
-        if (!kprof_call_begin(&c_, (api)))                                                         \
-            return (call);                                                                         \
-        cudaError_t r_ = (call);                                                                   \
-        kprof_call_end(&c_, r_ == cudaSuccess);                                                    \
-        return r_;                                                                                 \
-    } while (0)
-
 KPROF_EXPORT cudaError_t cudaSetDevice(int device)
 {
     REAL_OR_FAIL(cudaSetDevice);
-    HOST_ONLY(KPROF_API_cudaSetDevice, real_(device));
+    KPROF_WRAP_HOST(KPROF_API_cudaSetDevice, cudaError_t, cudaSuccess, real_(device));
 }
 
 KPROF_EXPORT cudaError_t cudaStreamCreate(cudaStream_t *pStream)
 {
     REAL_OR_FAIL(cudaStreamCreate);
-    HOST_ONLY(KPROF_API_cudaStreamCreate, real_(pStream));
+    KPROF_WRAP_HOST(KPROF_API_cudaStreamCreate, cudaError_t, cudaSuccess, real_(pStream));
 }
 
 KPROF_EXPORT cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags)
 {
     REAL_OR_FAIL(cudaStreamCreateWithFlags);
-    HOST_ONLY(KPROF_API_cudaStreamCreateWithFlags, real_(pStream, flags));
+    KPROF_WRAP_HOST(KPROF_API_cudaStreamCreateWithFlags, cudaError_t, cudaSuccess, real_(pStream, flags));
 }
 
 KPROF_EXPORT cudaError_t cudaDeviceSynchronize(void)
 {
     REAL_OR_FAIL(cudaDeviceSynchronize);
-    HOST_ONLY(KPROF_API_cudaDeviceSynchronize, real_());
+    KPROF_WRAP_HOST(KPROF_API_cudaDeviceSynchronize, cudaError_t, cudaSuccess, real_());
 }
 
 KPROF_EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 {
     REAL_OR_FAIL(cudaStreamSynchronize);
-    HOST_ONLY(KPROF_API_cudaStreamSynchronize, real_(stream));
+    KPROF_WRAP_HOST(KPROF_API_cudaStreamSynchronize, cudaError_t, cudaSuccess, real_(stream));
 }
 
 KPROF_EXPORT cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream)
 {
     REAL_OR_FAIL(cudaStreamSynchronize_ptsz);
-    HOST_ONLY(KPROF_API_cudaStreamSynchronize_ptsz, real_(stream));
+    KPROF_WRAP_HOST(KPROF_API_cudaStreamSynchronize_ptsz, cudaError_t, cudaSuccess, real_(stream));
 }
 
 /* The real cudart resets the device without going through any driver function libkprof wraps (seen on
@@ -344,7 +309,7 @@ KPROF_EXPORT cudaError_t cudaDeviceReset(void)
 KPROF_EXPORT cudaError_t cudaEventSynchronize(cudaEvent_t event)
 {
     REAL_OR_FAIL(cudaEventSynchronize);
-    HOST_ONLY(KPROF_API_cudaEventSynchronize, real_(event));
+    KPROF_WRAP_HOST(KPROF_API_cudaEventSynchronize, cudaError_t, cudaSuccess, real_(event));
 }
 
 /* Every KPROF_RT entry of api.def must have its wrapper above: this table refers to each by name, so a

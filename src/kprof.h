@@ -217,6 +217,47 @@ void kprof_graphs_fork_child(void);
  * pattern has %p, so that they never overwrite the parent's. */
 extern int kprof_forked_child;
 
+/* The bodies that runtime (cudaError_t, cudaSuccess) and driver (CUresult, CUDA_SUCCESS) wrappers share:
+ * `call` is the real call, evaluated once; the wrapper returns exactly its result. */
+
+/* Host time only (synchronisation, stream creation...). */
+#define KPROF_WRAP_HOST(api, type, success, call)                                                  \
+    do {                                                                                           \
+        struct kprof_call c_;                                                                      \
+        if (!kprof_call_begin(&c_, (api)))                                                         \
+            return (call);                                                                         \
+        type r_ = (call);                                                                          \
+        kprof_call_end(&c_, r_ == (success));                                                      \
+        return r_;                                                                                 \
+    } while (0)
+
+/* An allocation of `bytes` whose address the call stores at ptrp (kind: enum kprof_mem). */
+#define KPROF_WRAP_ALLOC(api, type, success, kind, ptrp, bytes, call)                              \
+    do {                                                                                           \
+        struct kprof_call c_;                                                                      \
+        if (!kprof_call_begin(&c_, (api)))                                                         \
+            return (call);                                                                         \
+        type r_ = (call);                                                                          \
+        uint64_t ns_ = kprof_call_end(&c_, r_ == (success));                                       \
+        if (r_ == (success) && (ptrp))                                                             \
+            kprof_alloc_record((kind), (void *)(uintptr_t) * (ptrp), (bytes), ns_);                \
+        return r_;                                                                                 \
+    } while (0)
+
+/* A free of ptr: `record` is the statistics call for a successful one (ns_ is its host time). */
+#define KPROF_WRAP_FREE(api, type, success, record, ptr, call)                                     \
+    do {                                                                                           \
+        struct kprof_call c_;                                                                      \
+        if (!kprof_call_begin(&c_, (api)))                                                         \
+            return (call);                                                                         \
+        type r_ = (call);                                                                          \
+        uint64_t ns_ = kprof_call_end(&c_, r_ == (success));                                       \
+        if (r_ == (success) && (ptr))                                                              \
+            record;                                                                                \
+        (void)ns_;                                                                                 \
+        return r_;                                                                                 \
+    } while (0)
+
 /* Runs the exit sequence once: drains pending events (bounded by KPROF_EXIT_TIMEOUT), writes the report,
  * and turns the wrappers into pass-through.  Safe to call from several places; only the first runs. */
 void kprof_finish(void);
