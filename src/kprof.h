@@ -231,32 +231,29 @@ extern int kprof_forked_child;
         return r_;                                                                                 \
     } while (0)
 
-/* An allocation of `bytes` whose address the call stores at ptrp (kind: enum kprof_mem). */
-#define KPROF_WRAP_ALLOC(api, type, success, kind, ptrp, bytes, call)                              \
+/* A call whose success is recorded afterwards: `record` runs when it succeeded and `cond` holds, with
+ * ns_ its host time (context creation left out). */
+#define KPROF_WRAP_RECORD(api, type, success, cond, record, call)                                  \
     do {                                                                                           \
         struct kprof_call c_;                                                                      \
         if (!kprof_call_begin(&c_, (api)))                                                         \
             return (call);                                                                         \
         type r_ = (call);                                                                          \
         uint64_t ns_ = kprof_call_end(&c_, r_ == (success));                                       \
-        if (r_ == (success) && (ptrp))                                                             \
-            kprof_alloc_record((kind), (void *)(uintptr_t) * (ptrp), (bytes), ns_);                \
-        return r_;                                                                                 \
-    } while (0)
-
-/* A free of ptr: `record` is the statistics call for a successful one (ns_ is its host time). */
-#define KPROF_WRAP_FREE(api, type, success, record, ptr, call)                                     \
-    do {                                                                                           \
-        struct kprof_call c_;                                                                      \
-        if (!kprof_call_begin(&c_, (api)))                                                         \
-            return (call);                                                                         \
-        type r_ = (call);                                                                          \
-        uint64_t ns_ = kprof_call_end(&c_, r_ == (success));                                       \
-        if (r_ == (success) && (ptr))                                                              \
+        if (r_ == (success) && (cond))                                                             \
             record;                                                                                \
         (void)ns_;                                                                                 \
         return r_;                                                                                 \
     } while (0)
+
+/* An allocation of `bytes` whose address the call stores at ptrp (kind: enum kprof_mem). */
+#define KPROF_WRAP_ALLOC(api, type, success, kind, ptrp, bytes, call)                              \
+    KPROF_WRAP_RECORD(api, type, success, (ptrp),                                                  \
+                      kprof_alloc_record((kind), (void *)(uintptr_t) * (ptrp), (bytes), ns_), call)
+
+/* A free of ptr: `record` is the statistics call for a successful one (ns_ is its host time). */
+#define KPROF_WRAP_FREE(api, type, success, record, ptr, call)                                     \
+    KPROF_WRAP_RECORD(api, type, success, (ptr), record, call)
 
 /* Runs the exit sequence once: drains pending events (bounded by KPROF_EXIT_TIMEOUT), writes the report,
  * and turns the wrappers into pass-through.  Safe to call from several places; only the first runs. */
