@@ -324,8 +324,14 @@ static void fork_parent(void)
 static void fork_child(void)
 {
     if (!fork_consistent) {
-        /* Some thread held libkprof's state mid-change: the child does not trust it. */
+        /* Some thread held one of libkprof's locks, and that thread is not in the child: the child
+         * leaves libkprof's state alone for good (no report, every call passed through), after giving
+         * back the locks this thread took, so that nothing it still runs waits on them. */
         __atomic_store_n(&kprof_finished, 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&kprof_cuda_used, 0, __ATOMIC_RELAXED);
+        fork_parent();
+        if (signals_installed)
+            signal_helper_start(); /* so that a signal's handler does not wait for a helper in vain */
         return;
     }
     pthread_mutex_init(&contexts.lock, NULL);

@@ -692,22 +692,21 @@ void kprof_events_counters(struct kprof_event_counters *out)
     pthread_mutex_unlock(&ev.lock);
 }
 
-/* fork(): no harvest pass may be half done, and ev.lock must be free, when the child is made.  Both are
- * waited for at most FORK_WAIT_NS (a thread could be stuck in the driver): returns 0 if they could not
- * be had, and the child then leaves libkprof's state alone (kprof_events_fork_child is told). */
-#define FORK_WAIT_NS 200000000ull
+/* fork(): ev.lock must be free when the child is made.  It is waited for at most 200 ms (never held across
+ * a driver call, so only a preempted holder makes anyone wait): returns 0 if it could not be had, and
+ * the child then leaves libkprof's state alone.  A harvest pass may be under way in another thread (it
+ * can sit in a slow driver call for as long as the driver likes, and under ThreadSanitizer no other
+ * thread runs while fork's handlers do): that is not waited for.  What such a pass changes outside
+ * ev.lock belongs to the pools and the pass's own copies, which the child abandons anyway; what it
+ * changes under a lock is whole when the lock is had.  `forking` keeps new passes from starting. */
 static int fork_locked;
 
 int kprof_events_fork_prepare(void)
 {
     __atomic_store_n(&ev.forking, 1, __ATOMIC_RELEASE);
-    uint64_t deadline = kprof_now_ns() + FORK_WAIT_NS;
-    while (__atomic_load_n(&ev.harvesting, __ATOMIC_ACQUIRE) && kprof_now_ns() < deadline)
-        sleep_us(50);
-    int ok = !__atomic_load_n(&ev.harvesting, __ATOMIC_ACQUIRE);
     struct timespec until = kprof_deadline_ms(200);
     fork_locked = pthread_mutex_timedlock(&ev.lock, &until) == 0;
-    return ok && fork_locked;
+    return fork_locked;
 }
 
 void kprof_events_fork_parent(void)

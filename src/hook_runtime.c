@@ -16,7 +16,7 @@ KPROF_EXPORT void __cudaRegisterFunction(void **fatCubinHandle, const char *host
                                          dim3 *bDim, dim3 *gDim, int *wSize)
 {
     __typeof__(kprof_rt.__cudaRegisterFunction) real_ = KPROF_REAL(__cudaRegisterFunction);
-    if (!kprof_config.disabled)
+    if (!kprof_config.disabled && !kprof_is_finished()) /* no more reports: names are not needed */
         kprof_names_register(hostFun, deviceName);
     if (real_)
         real_(fatCubinHandle, hostFun, deviceFun, deviceName, thread_limit, tid, bid, bDim, gDim, wSize);

@@ -1,15 +1,23 @@
 #!/bin/sh
 # fork(): the parent's locks and harvesting thread stay sane (no deadlock, no launch lost); a child that
 # does not use CUDA writes no report and never overwrites the parent's; a child that execs works.
+# "slow": fork() lands while the harvesting thread is inside a slow driver call (the fake's
+# FAKEGPU_FIRST_QUERY_DELAY_US; forker waits 50 ms before it forks, so the harvester is in that call);
+# the child, which once waited for ever on a lock held since fork, exits at once.
 . "${top_srcdir:-..}/tests/lib.sh"
 need_jq
-for mode in exit exec; do
-    KPROF_FORMAT=json KPROF_OUTPUT="$WORK/$mode.json" run_kprof "$PROGS/forker" $mode >"$WORK/$mode.out" 2>"$WORK/$mode.err" ||
-        { cat "$WORK/$mode.err"; fail "forker $mode failed"; }
+for mode in exit exec slow; do
+    delay=0
+    [ $mode = slow ] && delay=300000
+    rc=0
+    FAKEGPU_FIRST_QUERY_DELAY_US=$delay KPROF_TEST_TIMEOUT=60 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/$mode.json" \
+        run_kprof "$PROGS/forker" $mode >"$WORK/$mode.out" 2>"$WORK/$mode.err" || rc=$?
+    [ $rc = 0 ] || { cat "$WORK/$mode.err"; fail "forker $mode failed (status $rc)"; }
     expect_grep '^parent ok, child exit 0$' "$WORK/$mode.out" "$mode: parent and child ran"
     expect_eq "$(kernel_field "$WORK/$mode.json" parent calls)" 51 "$mode: the parent's launches, all counted"
     expect_eq "$(kernel_field "$WORK/$mode.json" parent timed)" 51 "$mode: and timed"
     expect_eq "$(ls "$WORK" | grep -c "^$mode.json")" 1 "$mode: no second report"
 done
 expect_grep '^child ok$' "$WORK/exit.out" "the child ran"
+expect_grep '^child ok$' "$WORK/slow.out" "the child of a fork during a slow harvest ran and exited"
 expect_grep '^child exec ok$' "$WORK/exec.out" "the child exec'd"

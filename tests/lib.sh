@@ -23,14 +23,18 @@ pass() { echo "ok: $*"; }
 # libkprof would take for an idle stream (and correct for host launch latency that the fake does not
 # have).  One pending query per event keeps the fake's exact times exact; tests of the idle-stream
 # correction set FAKEGPU_EVENT_PENDING_QUERIES=0 themselves.
+#
+# Every run is bounded (KPROF_TEST_TIMEOUT seconds, default 300): a hang fails its test (exit 124)
+# instead of stalling the whole suite.
 run_kprof() {
-    env FAKEGPU_EVENT_PENDING_QUERIES="${FAKEGPU_EVENT_PENDING_QUERIES:-1}" LD_LIBRARY_PATH="$FAKE_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+    timeout -k 10 "${KPROF_TEST_TIMEOUT:-300}" \
+        env FAKEGPU_EVENT_PENDING_QUERIES="${FAKEGPU_EVENT_PENDING_QUERIES:-1}" LD_LIBRARY_PATH="$FAKE_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
         LD_PRELOAD="${SAN_PRELOAD:+$SAN_PRELOAD }$KPROF_LIB" "$@"
 }
 # Runs "$@" against the fake CUDA stack without libkprof (but with the sanitizer runtime the fake needs in
 # sanitizer builds).
 run_plain() {
-    env LD_LIBRARY_PATH="$FAKE_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ${SAN_PRELOAD:+LD_PRELOAD="$SAN_PRELOAD"} "$@"
+    timeout -k 10 "${KPROF_TEST_TIMEOUT:-300}" env LD_LIBRARY_PATH="$FAKE_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" ${SAN_PRELOAD:+LD_PRELOAD="$SAN_PRELOAD"} "$@"
 }
 
 FAKE=$top_builddir/tests/fake

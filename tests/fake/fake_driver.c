@@ -42,6 +42,8 @@ static struct {
     size_t mem_bytes;          /* FAKEGPU_MEM_BYTES */
     const char *truth_path;    /* FAKEGPU_TRUTH */
     int reuse_ctx_handle;      /* FAKEGPU_REUSE_CTX_HANDLE */
+    unsigned long query_delay_us; /* FAKEGPU_FIRST_QUERY_DELAY_US: the first cuEventQuery off the main
+                                     thread (a profiler's harvester, say) sleeps this long */
 } cfg;
 
 static unsigned long long env_num(const char *name, unsigned long long def, unsigned long long max)
@@ -114,6 +116,7 @@ static void load_config(void)
     cfg.mem_bytes = (size_t)env_num("FAKEGPU_MEM_BYTES", 1ULL << 30, 1ULL << 48);
     cfg.truth_path = getenv("FAKEGPU_TRUTH");
     cfg.reuse_ctx_handle = env_num("FAKEGPU_REUSE_CTX_HANDLE", 0, 1) != 0;
+    cfg.query_delay_us = (unsigned long)env_num("FAKEGPU_FIRST_QUERY_DELAY_US", 0, 10000000);
     parse_kernel_ns();
 }
 
@@ -1490,6 +1493,9 @@ CUresult cuEventQuery(CUevent hEvent)
     struct CUevent_st *e;
     CUresult rc;
 
+    static int queried;
+    if (cfg.query_delay_us && gettid() != getpid() && !__atomic_exchange_n(&queried, 1, __ATOMIC_RELAXED))
+        usleep(cfg.query_delay_us); /* a driver call that takes its time, outside the fake's lock */
     lock();
     if ((rc = get_event(hEvent, &e)) || (rc = unsafe_call()))
         RETURN(rc);

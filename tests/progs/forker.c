@@ -1,5 +1,7 @@
 /* forker.c: launches kernels, forks while pairs may be in flight; the child does not touch CUDA and
- * exits (or, with "exec", execs /bin/echo); the parent waits, launches once more and exits. */
+ * exits (or, with "exec", execs /bin/echo); the parent waits, launches once more and exits.  With "slow"
+ * it waits 50 ms before forking, so that libkprof's harvester is inside its first event query (which the
+ * test makes slow). */
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -15,6 +17,8 @@ int main(int argc, char **argv)
     dim3 one = { 1, 1, 1 };
     for (int i = 0; i < 50; i++)
         CHECK(launch(stub, one, one, 0));
+    if (argc > 1 && strcmp(argv[1], "slow") == 0)
+        usleep(50000);
     fflush(stdout);
     pid_t pid = fork();
     if (pid < 0)
