@@ -1488,6 +1488,38 @@ CUresult cuEventRecordWithFlags_ptsz(CUevent hEvent, CUstream hStream, unsigned 
     return event_record(hEvent, hStream, 1);
 }
 
+/* The stream's later work starts no earlier than the event's time (capture: not modelled, refused). */
+static CUresult stream_wait_event(CUstream hStream, CUevent hEvent, unsigned int flags, int ptds)
+{
+    struct CUevent_st *e;
+    struct CUstream_st *s;
+    CUresult rc;
+
+    lock();
+    if ((rc = get_event(hEvent, &e)) || (rc = get_stream(hStream, ptds, &s)))
+        RETURN(rc);
+    if (flags & ~(unsigned)CU_EVENT_WAIT_EXTERNAL)
+        RETURN(CUDA_ERROR_INVALID_VALUE);
+    if (s->cap_status != CU_STREAM_CAPTURE_STATUS_NONE)
+        RETURN(CUDA_ERROR_NOT_SUPPORTED);
+    if (e->recorded) {
+        uint64_t t0 = advance(s, 0);
+        if (e->t > t0)
+            s->t = e->t;
+    }
+    RETURN(CUDA_SUCCESS);
+}
+
+CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)
+{
+    return stream_wait_event(hStream, hEvent, Flags, 0);
+}
+
+CUresult cuStreamWaitEvent_ptsz(CUstream hStream, CUevent hEvent, unsigned int Flags)
+{
+    return stream_wait_event(hStream, hEvent, Flags, 1);
+}
+
 CUresult cuEventQuery(CUevent hEvent)
 {
     struct CUevent_st *e;
@@ -2965,6 +2997,7 @@ static const struct proc procs[] = {
     P("cuStreamDestroy", 2000, cuStreamDestroy),
     P("cuStreamDestroy", 4000, cuStreamDestroy_v2),
     T("cuStreamSynchronize", 2000, cuStreamSynchronize, cuStreamSynchronize_ptsz),
+    T("cuStreamWaitEvent", 3020, cuStreamWaitEvent, cuStreamWaitEvent_ptsz),
     T("cuStreamQuery", 2000, cuStreamQuery, cuStreamQuery_ptsz),
     T("cuStreamGetCtx", 9020, cuStreamGetCtx, cuStreamGetCtx_ptsz),
     T("cuStreamIsCapturing", 10000, cuStreamIsCapturing, cuStreamIsCapturing_ptsz),

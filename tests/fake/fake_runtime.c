@@ -50,6 +50,8 @@
     X(StreamDestroy, __typeof__(cuStreamDestroy_v2) *, "cuStreamDestroy", 4000, 0) \
     X(StreamSynchronize, __typeof__(cuStreamSynchronize) *, "cuStreamSynchronize", 2000, 0) \
     X(StreamSynchronize_ptsz, __typeof__(cuStreamSynchronize) *, "cuStreamSynchronize", 7000, 2) \
+    X(StreamWaitEvent, __typeof__(cuStreamWaitEvent) *, "cuStreamWaitEvent", 3020, 0) \
+    X(StreamWaitEvent_ptsz, __typeof__(cuStreamWaitEvent) *, "cuStreamWaitEvent", 7000, 2) \
     X(StreamQuery, __typeof__(cuStreamQuery) *, "cuStreamQuery", 2000, 0) \
     X(StreamQuery_ptsz, __typeof__(cuStreamQuery) *, "cuStreamQuery", 7000, 2) \
     X(StreamIsCapturing, __typeof__(cuStreamIsCapturing) *, "cuStreamIsCapturing", 10000, 0) \
@@ -1119,6 +1121,18 @@ cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream)
 {
     ENTER_CTX();
     return ret_drv(drv.StreamSynchronize_ptsz(stream));
+}
+
+cudaError_t cudaStreamWaitEvent(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
+{
+    ENTER_CTX();
+    return ret_drv(drv.StreamWaitEvent(stream, (CUevent)event, flags));
+}
+
+cudaError_t cudaStreamWaitEvent_ptsz(cudaStream_t stream, cudaEvent_t event, unsigned int flags)
+{
+    ENTER_CTX();
+    return ret_drv(drv.StreamWaitEvent_ptsz(stream, (CUevent)event, flags));
 }
 
 cudaError_t cudaStreamQuery(cudaStream_t stream)
