@@ -165,9 +165,12 @@ void kprof_set_paused(int p)
 
 int kprof_call_begin(struct kprof_call *c, int api)
 {
-    if (KPROF_UNLIKELY(kprof_is_finished() || kprof_config.disabled || kprof_tls_depth > 0 ||
-                       __atomic_load_n(&paused, __ATOMIC_RELAXED)))
+    if (KPROF_UNLIKELY(kprof_is_finished() || kprof_config.disabled || kprof_tls_depth > 0))
         return 0;
+    if (KPROF_UNLIKELY(__atomic_load_n(&paused, __ATOMIC_RELAXED))) {
+        kprof_chain_break(); /* the call's work, if any, is not timed */
+        return 0;
+    }
     if (KPROF_UNLIKELY(!kprof_driver_ready()))
         return 0;
     kprof_tls_depth++;

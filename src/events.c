@@ -53,6 +53,9 @@ struct pair {
     uint64_t start_host_ns; /* host clock before the start event was recorded */
     unsigned grid[3], block[3];
     struct pool *pool;
+    int own_stop;           /* 0 once the next launch took the stop event as its start (it gives it back) */
+    int shared;             /* 1: the start is the previous pair's stop (one-event timing) */
+    unsigned long epoch[3]; /* stream-order counters when the call began */
 };
 
 /* Pairs recorded on one stream complete in the order they were recorded, so only a queue's head needs
@@ -67,6 +70,7 @@ struct queue {
     unsigned index; /* this stream's number in the process (the trace's row) */
     struct pair *ring;
     size_t head, count, cap;
+    uint64_t pushed, popped; /* pairs queued and read so far: pair number n is in the ring while n >= popped */
     UT_hash_handle hh;
 };
 
@@ -89,6 +93,18 @@ static struct {
     .lock = PTHREAD_MUTEX_INITIALIZER,
     .wake = PTHREAD_COND_INITIALIZER,
 };
+
+/* Stream-order counters for one-event timing (relaxed atomics): operations libkprof did not time, and
+ * timed calls begun on a legacy default stream and on any other stream.  A launch may start at the stop
+ * of its stream's last timed call only if no untimed operation, and no timed call on a stream it waits
+ * for implicitly (the legacy default stream waits for blocking streams, they wait for it), came since. */
+enum { EPOCH_BREAK, EPOCH_LEGACY, EPOCH_OTHER };
+static unsigned long epochs[3];
+
+void kprof_chain_break(void)
+{
+    __atomic_add_fetch(&epochs[EPOCH_BREAK], 1, __ATOMIC_RELAXED);
+}
 
 /* The pool last used by this thread: most threads use one context, so the list walk is rare. */
 static __thread struct pool *tls_pool __attribute__((tls_model("initial-exec")));
@@ -214,12 +230,46 @@ static void pool_give(struct pool *p, CUevent e)
 
 static void ref_request(struct pool *p);
 
-void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thread, int want)
+static struct queue *queue_for(const struct kprof_timing *t, struct pool *p);
+
+/* Takes an event from p, creating one if p may grow; NULL (counted) when p is exhausted or creation
+ * failed.  Without ev.lock. */
+static CUevent event_get(struct pool *p)
+{
+    int create;
+    pthread_mutex_lock(&ev.lock);
+    CUevent e = pool_take(p, &create);
+    if (!e && !create)
+        ev.n.pool_exhausted++;
+    pthread_mutex_unlock(&ev.lock);
+    return create ? pool_create(p) : e;
+}
+
+/* Gives back a stop event lent to the next launch that did not use it after all: to its pair if that is
+ * still queued, else (its pair was read) to the pool.  ev.lock held. */
+static void unlend(struct queue *q, struct pool *p, CUevent e, uint64_t seq)
+{
+    if (seq >= q->popped && seq - q->popped < q->count)
+        q->ring[(q->head + (seq - q->popped)) % q->cap].own_stop = 1;
+    else if (!p->dead)
+        pool_give(p, e);
+}
+
+/* 1 when nothing can have come between the pair `last` and a launch on a stream (legacy: the legacy
+ * default stream) that begins now; see kprof_timing_begin in kprof.h. */
+static int chain_intact(const struct pair *last, int legacy)
+{
+    return last->epoch[EPOCH_BREAK] == __atomic_load_n(&epochs[EPOCH_BREAK], __ATOMIC_RELAXED) &&
+           last->epoch[legacy ? EPOCH_OTHER : EPOCH_LEGACY] ==
+               __atomic_load_n(&epochs[legacy ? EPOCH_OTHER : EPOCH_LEGACY], __ATOMIC_RELAXED);
+}
+
+void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thread, enum kprof_time_want want)
 {
     t->pool = NULL;
     t->captured = 0;
     int capturing = __atomic_load_n(&kprof_captures_active, __ATOMIC_RELAXED) > 0;
-    if (!want && !capturing)
+    if (want == KPROF_TIME_NONE && !capturing)
         return; /* KPROF_SAMPLE skips this launch, and no stream can be capturing: nothing to ask */
     CUcontext ctx = NULL;
     if (kprof_drv.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || ctx == NULL)
@@ -239,61 +289,111 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
             return;
         }
     }
-    if (!want)
+    if (want == KPROF_TIME_NONE)
         return;
     struct pool *p = tls_pool;
     if (!p || p->ctx != ctx || __atomic_load_n(&p->dead, __ATOMIC_RELAXED))
         p = tls_pool = pool_for(ctx);
-    if (!p)
-        return;
-    ref_request(p);
-    int ca, cb;
-    pthread_mutex_lock(&ev.lock);
-    CUevent a = pool_take(p, &ca);
-    CUevent b = (a || ca) ? pool_take(p, &cb) : NULL;
-    if (!a && !ca) {
-        ev.n.pool_exhausted++;
-        pthread_mutex_unlock(&ev.lock);
+    if (!p) {
+        kprof_chain_break();
         return;
     }
-    if (!b && !cb) {
-        if (a)
-            pool_give(p, a);
-        else
+    ref_request(p);
+    t->ctx = ctx;
+    t->stream = s;
+    t->shared = 0;
+    int legacy = s == NULL || s == CU_STREAM_LEGACY;
+    int chains = kprof_config.one_event && kprof_config.sample <= 1;
+    int may_share = chains && want == KPROF_TIME_LAUNCH && !capturing;
+
+    /* The stream's queue, and its last pair's stop event if this launch may start there (lent to this
+     * launch: its pair no longer gives it back). */
+    CUevent lent = NULL, a = NULL, b = NULL;
+    int ca = 0, cb = 0;
+    pthread_mutex_lock(&ev.lock);
+    struct queue *q = queue_for(t, p);
+    if (q && may_share && q->count > 0) {
+        struct pair *last = &q->ring[(q->head + q->count - 1) % q->cap];
+        if (last->own_stop && last->pool == p && !p->dead && chain_intact(last, legacy)) {
+            last->own_stop = 0;
+            lent = last->stop;
+            t->lent_seq = q->pushed - 1;
+            t->start_before_ns = last->start_host_ns; /* a reference older than the lent event */
+        }
+    }
+    if (q) {
+        b = pool_take(p, &cb);
+        if (!lent && (b || cb))
+            a = pool_take(p, &ca);
+    }
+    if (!q || (!b && !cb) || (!lent && !a && !ca)) {
+        /* Out of memory, or the pool is exhausted: this call stays untimed. */
+        if (b)
+            pool_give(p, b);
+        else if (cb)
             p->created--, ev.n.created--;
-        ev.n.pool_exhausted++;
+        if (ca)
+            p->created--, ev.n.created--;
+        if (lent)
+            unlend(q, p, lent, t->lent_seq);
+        if (q)
+            ev.n.pool_exhausted++;
         pthread_mutex_unlock(&ev.lock);
+        kprof_chain_break();
         return;
     }
     pthread_mutex_unlock(&ev.lock);
-    if (ca)
-        a = pool_create(p);
     if (cb)
         b = pool_create(p);
+    if (ca)
+        a = pool_create(p);
+
+    /* The lent event still pending: the stream is busy, and this launch starts where that call stopped. */
+    if (lent && kprof_drv.cuEventQuery(lent) == CUDA_ERROR_NOT_READY) {
+        a = lent;
+        t->shared = 1;
+    } else if (lent) {
+        pthread_mutex_lock(&ev.lock);
+        unlend(q, p, lent, t->lent_seq);
+        pthread_mutex_unlock(&ev.lock);
+        if (b)
+            a = event_get(p);
+    }
     if (!a || !b) {
         pthread_mutex_lock(&ev.lock);
-        if (a)
+        if (t->shared)
+            unlend(q, p, a, t->lent_seq);
+        else if (a)
             pool_give(p, a);
         if (b)
             pool_give(p, b);
         pthread_mutex_unlock(&ev.lock);
+        kprof_chain_break();
         return;
     }
-
-    uint64_t before = kprof_now_ns();
-    if (kprof_drv.cuEventRecord(a, s) != CUDA_SUCCESS) {
-        pthread_mutex_lock(&ev.lock);
-        pool_give(p, a);
-        pool_give(p, b);
-        pthread_mutex_unlock(&ev.lock);
-        return;
+    if (!t->shared) {
+        uint64_t before = kprof_now_ns();
+        if (kprof_drv.cuEventRecord(a, s) != CUDA_SUCCESS) {
+            pthread_mutex_lock(&ev.lock);
+            pool_give(p, a);
+            pool_give(p, b);
+            pthread_mutex_unlock(&ev.lock);
+            kprof_chain_break();
+            return;
+        }
+        t->start_before_ns = before;
     }
     t->start_host_ns = kprof_now_ns();
-    t->start_before_ns = before;
-    t->ctx = ctx;
-    t->stream = s;
+    if (chains) { /* this call's place in stream order, for the next launch's check */
+        t->epoch[EPOCH_BREAK] = __atomic_load_n(&epochs[EPOCH_BREAK], __ATOMIC_RELAXED);
+        t->epoch[EPOCH_LEGACY] = legacy ? __atomic_add_fetch(&epochs[EPOCH_LEGACY], 1, __ATOMIC_RELAXED)
+                                        : __atomic_load_n(&epochs[EPOCH_LEGACY], __ATOMIC_RELAXED);
+        t->epoch[EPOCH_OTHER] = legacy ? __atomic_load_n(&epochs[EPOCH_OTHER], __ATOMIC_RELAXED)
+                                       : __atomic_add_fetch(&epochs[EPOCH_OTHER], 1, __ATOMIC_RELAXED);
+    }
     t->start = a;
     t->stop = b;
+    t->queue = q;
     t->pool = p;
 }
 
@@ -347,6 +447,19 @@ static struct queue *queue_for(const struct kprof_timing *t, struct pool *p)
     return q;
 }
 
+/* Gives back the events of a call that will not be queued (the shared start to its first pair). */
+static void timing_drop(struct kprof_timing *t)
+{
+    struct pool *p = t->pool;
+    pthread_mutex_lock(&ev.lock);
+    if (t->shared)
+        unlend(t->queue, p, t->start, t->lent_seq);
+    else
+        pool_give(p, t->start);
+    pool_give(p, t->stop);
+    pthread_mutex_unlock(&ev.lock);
+}
+
 int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind, void *target,
                      uint64_t bytes, const unsigned *grid, const unsigned *block)
 {
@@ -354,23 +467,22 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
     if (!p)
         return 0;
     /* Kernel launches only: a copy or memset call may itself wait for its work (pageable memory), and
-     * then the host time is the work, not the latency before it. */
-    /* No query while any stream capture is in progress: a global-mode capture forbids it. */
+     * then the host time is the work, not the latency before it.  A shared start means a busy stream.
+     * No query while any stream capture is in progress: a global-mode capture forbids it. */
     uint64_t lag = 0;
-    if (ok && kind != KPROF_TARGET_COPY && !__atomic_load_n(&kprof_captures_active, __ATOMIC_RELAXED) &&
+    if (ok && kind != KPROF_TARGET_COPY && !t->shared &&
+        !__atomic_load_n(&kprof_captures_active, __ATOMIC_RELAXED) &&
         kprof_drv.cuEventQuery(t->start) == CUDA_SUCCESS)
         lag = kprof_now_ns() - t->start_host_ns; /* the stream was idle: see kprof.h */
     if (!ok || kprof_drv.cuEventRecord(t->stop, t->stream) != CUDA_SUCCESS) {
-        pthread_mutex_lock(&ev.lock);
-        pool_give(p, t->start);
-        pool_give(p, t->stop);
-        pthread_mutex_unlock(&ev.lock);
+        timing_drop(t);
+        kprof_chain_break(); /* the call may have run, untimed */
         return 0;
     }
 
     pthread_mutex_lock(&ev.lock);
-    struct queue *q = queue_for(t, p);
-    if (q && q->count == q->cap) {
+    struct queue *q = t->queue;
+    if (q->count == q->cap) {
         size_t cap = q->cap ? q->cap * 2 : 64;
         struct pair *r = malloc(cap * sizeof *r);
         if (r) {
@@ -382,11 +494,12 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
             q->cap = cap;
         }
     }
-    if (!q || q->count == q->cap) {
+    if (q->count == q->cap) {
         /* Out of memory: the call stays untimed; the stop event may still be pending, so keep both
          * events out of the pool rather than risk re-recording one in flight. */
         ev.n.failed++;
         pthread_mutex_unlock(&ev.lock);
+        kprof_chain_break();
         return 0;
     }
     struct pair *pr = &q->ring[(q->head + q->count) % q->cap];
@@ -400,10 +513,15 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
     for (int i = 0; i < 3; i++) {
         pr->grid[i] = grid ? grid[i] : 0;
         pr->block[i] = block ? block[i] : 0;
+        pr->epoch[i] = t->epoch[i];
     }
     pr->pool = p;
+    pr->own_stop = 1;
+    pr->shared = t->shared;
     q->count++;
+    q->pushed++;
     ev.pending++;
+    ev.n.one_event += t->shared;
     if (!ev.harvester_started && !ev.harvester_stop)
         start_harvester();
     else if (ev.harvester_sleeping)
@@ -538,6 +656,21 @@ static long harvest_once(void)
         pthread_mutex_lock(&ev.lock);
     }
     for (struct queue *q = ev.queues; q; q = q->hh.next) {
+        /* When the newest pair has completed, so have the ones before it (one stream runs in order):
+         * one query for the lot.  (Should two threads share a stream and queue their pairs out of
+         * stream order, cuEventElapsedTime still refuses a pair that is not complete.) */
+        size_t known_done = 0;
+        if (q->count > 1) {
+            CUevent newest = q->ring[(q->head + q->count - 1) % q->cap].stop;
+            size_t n = q->count;
+            CUcontext ctx = q->key.ctx;
+            pthread_mutex_unlock(&ev.lock); /* only this pass pops: newest stays queued meanwhile */
+            if (cur != ctx && kprof_drv.cuCtxSetCurrent(ctx) == CUDA_SUCCESS)
+                cur = ctx;
+            if (cur == ctx && kprof_drv.cuEventQuery(newest) == CUDA_SUCCESS)
+                known_done = n;
+            pthread_mutex_lock(&ev.lock);
+        }
         while (q->count > 0) {
             struct pair pr = q->ring[q->head];
             CUcontext ctx = q->key.ctx;
@@ -546,7 +679,7 @@ static long harvest_once(void)
 
             if (cur != ctx && kprof_drv.cuCtxSetCurrent(ctx) == CUDA_SUCCESS)
                 cur = ctx;
-            CUresult r = kprof_drv.cuEventQuery(pr.stop);
+            CUresult r = known_done > 0 ? (known_done--, CUDA_SUCCESS) : kprof_drv.cuEventQuery(pr.stop);
             float ms = 0.0f;
             if (r == CUDA_SUCCESS)
                 r = kprof_drv.cuEventElapsedTime_v2(&ms, pr.start, pr.stop);
@@ -556,13 +689,16 @@ static long harvest_once(void)
             pthread_mutex_lock(&ev.lock);
             if (r == CUDA_ERROR_NOT_READY)
                 break;
+            struct pair *head = &q->ring[q->head]; /* own_stop may have changed since the copy */
             q->head = (q->head + 1) % q->cap;
             q->count--;
+            q->popped++;
             ev.pending--;
             if (r == CUDA_SUCCESS) {
                 if (!pr.pool->dead) {
-                    pool_give(pr.pool, pr.start);
-                    pool_give(pr.pool, pr.stop);
+                    pool_give(pr.pool, pr.start); /* shared or not, the start is this pair's to give */
+                    if (head->own_stop)
+                        pool_give(pr.pool, pr.stop);
                 }
                 done++;
             } else {
@@ -725,8 +861,10 @@ void kprof_events_fork_child(void)
     ev.harvesting = ev.forking = 0;
     for (struct pool *p = ev.pools; p; p = p->next)
         __atomic_store_n(&p->dead, 1, __ATOMIC_RELAXED);
-    for (struct queue *q = ev.queues; q; q = q->hh.next)
+    for (struct queue *q = ev.queues; q; q = q->hh.next) {
         q->head = q->count = 0;
+        q->popped = q->pushed;
+    }
     ev.pending = 0;
     ev.harvester_started = ev.harvester_stop = ev.harvester_sleeping = 0;
     memset(&ev.n, 0, sizeof ev.n);

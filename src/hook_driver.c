@@ -154,12 +154,13 @@ KPROF_EXPORT CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCrea
         struct kprof_kernel *k_ = kprof_kernel_select(kprof_kernel_for_function(f),                \
                                                       (dim3){ (gx), (gy), (gz) }, (dim3){ (bx), (by), (bz) }); \
         if (KPROF_UNLIKELY(k_ && !k_->selected)) { /* KPROF_INCLUDE/KPROF_EXCLUDE */               \
+            kprof_chain_break();                                                                   \
             CUresult r_ = (call);                                                                  \
             kprof_call_end(&c_, r_ == CUDA_SUCCESS);                                               \
             return r_;                                                                             \
         }                                                                                          \
         struct kprof_timing t_;                                                                    \
-        kprof_timing_begin(&t_, (stream), (per_thread), kprof_sample_this(k_));                    \
+        kprof_timing_begin(&t_, (stream), (per_thread), kprof_launch_want(k_));                        \
         CUresult r_ = (call);                                                                      \
         int ok_ = r_ == CUDA_SUCCESS && k_ != NULL;                                                \
         if (ok_ && t_.captured) { /* runs when its graph is launched */                             \
@@ -268,7 +269,7 @@ static int side_is_device(CUmemorytype type, CUdeviceptr dev, const void *host)
         if (!kprof_call_begin(&c_, (api)))                                                         \
             return (call);                                                                         \
         struct kprof_timing t_;                                                                    \
-        kprof_timing_begin(&t_, (stream), (per_thread), 1);                                           \
+        kprof_timing_begin(&t_, (stream), (per_thread), KPROF_TIME_PAIR);                          \
         CUresult r_ = (call);                                                                      \
         struct kprof_copy *cp_ = r_ == CUDA_SUCCESS && !t_.captured ? (target) : NULL;             \
         kprof_timing_end(&t_, cp_ != NULL, KPROF_TARGET_COPY, cp_, (bytes), NULL, NULL);           \
@@ -709,7 +710,7 @@ KPROF_EXPORT CUresult cuGraphExecDestroy(CUgraphExec exec)
             return (call);                                                                         \
         struct kprof_graph *g_ = kprof_graph_for(exec);                                            \
         struct kprof_timing t_;                                                                    \
-        kprof_timing_begin(&t_, (stream), (per_thread), kprof_sample_this(g_ ? g_->row : NULL));                                           \
+        kprof_timing_begin(&t_, (stream), (per_thread), kprof_launch_want(g_ ? g_->row : NULL));       \
         CUresult r_ = (call);                                                                      \
         int ok_ = r_ == CUDA_SUCCESS && g_ != NULL && !t_.captured;                                \
         int first_ = ok_ && g_->row->calls == 0;                                                   \
@@ -813,6 +814,164 @@ KPROF_EXPORT CUresult cuEventSynchronize(CUevent e)
 {
     DREAL(cuEventSynchronize);
     KPROF_WRAP_HOST(KPROF_API_cuEventSynchronize, CUresult, CUDA_SUCCESS, real_(e));
+}
+
+/* ---- stream operations libkprof does not time ------------------------------------------------ */
+
+/* Waits, host functions, stream memory operations, prefetches, batched copies and 2D memsets: they can
+ * hold a stream's later work back, so a launch after one is never timed from an earlier stop event
+ * (one-event timing); their host time goes to the API table.  The _ptsz twins are exported by libcuda
+ * but not all declared by cuda.h. */
+extern __typeof__(cuStreamWaitEvent) cuStreamWaitEvent_ptsz;
+extern __typeof__(cuLaunchHostFunc) cuLaunchHostFunc_ptsz;
+extern __typeof__(cuStreamAddCallback) cuStreamAddCallback_ptsz;
+extern __typeof__(cuStreamWaitValue32_v2) cuStreamWaitValue32_v2_ptsz;
+extern __typeof__(cuStreamWaitValue64_v2) cuStreamWaitValue64_v2_ptsz;
+extern __typeof__(cuStreamBatchMemOp_v2) cuStreamBatchMemOp_v2_ptsz;
+extern __typeof__(cuMemPrefetchAsync_v2) cuMemPrefetchAsync_v2_ptsz;
+extern __typeof__(cuMemcpyBatchAsync_v2) cuMemcpyBatchAsync_v2_ptsz;
+extern __typeof__(cuMemsetD2D8Async) cuMemsetD2D8Async_ptsz;
+extern __typeof__(cuMemsetD2D16Async) cuMemsetD2D16Async_ptsz;
+extern __typeof__(cuMemsetD2D32Async) cuMemsetD2D32Async_ptsz;
+
+#define STREAM_OP(api, call)                                                                       \
+    do {                                                                                           \
+        kprof_chain_break();                                                                       \
+        KPROF_WRAP_HOST(api, CUresult, CUDA_SUCCESS, call);                                        \
+    } while (0)
+
+KPROF_EXPORT CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned int flags)
+{
+    DREAL(cuStreamWaitEvent);
+    STREAM_OP(KPROF_API_cuStreamWaitEvent, real_(s, e, flags));
+}
+
+KPROF_EXPORT CUresult cuStreamWaitEvent_ptsz(CUstream s, CUevent e, unsigned int flags)
+{
+    DREAL(cuStreamWaitEvent_ptsz);
+    STREAM_OP(KPROF_API_cuStreamWaitEvent_ptsz, real_(s, e, flags));
+}
+
+KPROF_EXPORT CUresult cuLaunchHostFunc(CUstream s, CUhostFn fn, void *data)
+{
+    DREAL(cuLaunchHostFunc);
+    STREAM_OP(KPROF_API_cuLaunchHostFunc, real_(s, fn, data));
+}
+
+KPROF_EXPORT CUresult cuLaunchHostFunc_ptsz(CUstream s, CUhostFn fn, void *data)
+{
+    DREAL(cuLaunchHostFunc_ptsz);
+    STREAM_OP(KPROF_API_cuLaunchHostFunc_ptsz, real_(s, fn, data));
+}
+
+KPROF_EXPORT CUresult cuStreamAddCallback(CUstream s, CUstreamCallback cb, void *data, unsigned int flags)
+{
+    DREAL(cuStreamAddCallback);
+    STREAM_OP(KPROF_API_cuStreamAddCallback, real_(s, cb, data, flags));
+}
+
+KPROF_EXPORT CUresult cuStreamAddCallback_ptsz(CUstream s, CUstreamCallback cb, void *data, unsigned int flags)
+{
+    DREAL(cuStreamAddCallback_ptsz);
+    STREAM_OP(KPROF_API_cuStreamAddCallback_ptsz, real_(s, cb, data, flags));
+}
+
+KPROF_EXPORT CUresult cuStreamWaitValue32_v2(CUstream s, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
+{
+    DREAL(cuStreamWaitValue32_v2);
+    STREAM_OP(KPROF_API_cuStreamWaitValue32_v2, real_(s, addr, value, flags));
+}
+
+KPROF_EXPORT CUresult cuStreamWaitValue32_v2_ptsz(CUstream s, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
+{
+    DREAL(cuStreamWaitValue32_v2_ptsz);
+    STREAM_OP(KPROF_API_cuStreamWaitValue32_v2_ptsz, real_(s, addr, value, flags));
+}
+
+KPROF_EXPORT CUresult cuStreamWaitValue64_v2(CUstream s, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
+{
+    DREAL(cuStreamWaitValue64_v2);
+    STREAM_OP(KPROF_API_cuStreamWaitValue64_v2, real_(s, addr, value, flags));
+}
+
+KPROF_EXPORT CUresult cuStreamWaitValue64_v2_ptsz(CUstream s, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
+{
+    DREAL(cuStreamWaitValue64_v2_ptsz);
+    STREAM_OP(KPROF_API_cuStreamWaitValue64_v2_ptsz, real_(s, addr, value, flags));
+}
+
+KPROF_EXPORT CUresult cuStreamBatchMemOp_v2(CUstream s, unsigned int count, CUstreamBatchMemOpParams *ops, unsigned int flags)
+{
+    DREAL(cuStreamBatchMemOp_v2);
+    STREAM_OP(KPROF_API_cuStreamBatchMemOp_v2, real_(s, count, ops, flags));
+}
+
+KPROF_EXPORT CUresult cuStreamBatchMemOp_v2_ptsz(CUstream s, unsigned int count, CUstreamBatchMemOpParams *ops, unsigned int flags)
+{
+    DREAL(cuStreamBatchMemOp_v2_ptsz);
+    STREAM_OP(KPROF_API_cuStreamBatchMemOp_v2_ptsz, real_(s, count, ops, flags));
+}
+
+KPROF_EXPORT CUresult cuMemPrefetchAsync_v2(CUdeviceptr p, size_t n, CUmemLocation loc, unsigned int flags, CUstream s)
+{
+    DREAL(cuMemPrefetchAsync_v2);
+    STREAM_OP(KPROF_API_cuMemPrefetchAsync_v2, real_(p, n, loc, flags, s));
+}
+
+KPROF_EXPORT CUresult cuMemPrefetchAsync_v2_ptsz(CUdeviceptr p, size_t n, CUmemLocation loc, unsigned int flags, CUstream s)
+{
+    DREAL(cuMemPrefetchAsync_v2_ptsz);
+    STREAM_OP(KPROF_API_cuMemPrefetchAsync_v2_ptsz, real_(p, n, loc, flags, s));
+}
+
+KPROF_EXPORT CUresult cuMemcpyBatchAsync_v2(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count, CUmemcpyAttributes *attrs,
+                                            size_t *attrs_idxs, size_t nattrs, CUstream s)
+{
+    DREAL(cuMemcpyBatchAsync_v2);
+    STREAM_OP(KPROF_API_cuMemcpyBatchAsync_v2, real_(dsts, srcs, sizes, count, attrs, attrs_idxs, nattrs, s));
+}
+
+KPROF_EXPORT CUresult cuMemcpyBatchAsync_v2_ptsz(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count, CUmemcpyAttributes *attrs,
+                                                 size_t *attrs_idxs, size_t nattrs, CUstream s)
+{
+    DREAL(cuMemcpyBatchAsync_v2_ptsz);
+    STREAM_OP(KPROF_API_cuMemcpyBatchAsync_v2_ptsz, real_(dsts, srcs, sizes, count, attrs, attrs_idxs, nattrs, s));
+}
+
+KPROF_EXPORT CUresult cuMemsetD2D8Async(CUdeviceptr p, size_t pitch, unsigned char v, size_t w, size_t h, CUstream s)
+{
+    DREAL(cuMemsetD2D8Async);
+    STREAM_OP(KPROF_API_cuMemsetD2D8Async, real_(p, pitch, v, w, h, s));
+}
+
+KPROF_EXPORT CUresult cuMemsetD2D8Async_ptsz(CUdeviceptr p, size_t pitch, unsigned char v, size_t w, size_t h, CUstream s)
+{
+    DREAL(cuMemsetD2D8Async_ptsz);
+    STREAM_OP(KPROF_API_cuMemsetD2D8Async_ptsz, real_(p, pitch, v, w, h, s));
+}
+
+KPROF_EXPORT CUresult cuMemsetD2D16Async(CUdeviceptr p, size_t pitch, unsigned short v, size_t w, size_t h, CUstream s)
+{
+    DREAL(cuMemsetD2D16Async);
+    STREAM_OP(KPROF_API_cuMemsetD2D16Async, real_(p, pitch, v, w, h, s));
+}
+
+KPROF_EXPORT CUresult cuMemsetD2D16Async_ptsz(CUdeviceptr p, size_t pitch, unsigned short v, size_t w, size_t h, CUstream s)
+{
+    DREAL(cuMemsetD2D16Async_ptsz);
+    STREAM_OP(KPROF_API_cuMemsetD2D16Async_ptsz, real_(p, pitch, v, w, h, s));
+}
+
+KPROF_EXPORT CUresult cuMemsetD2D32Async(CUdeviceptr p, size_t pitch, unsigned int v, size_t w, size_t h, CUstream s)
+{
+    DREAL(cuMemsetD2D32Async);
+    STREAM_OP(KPROF_API_cuMemsetD2D32Async, real_(p, pitch, v, w, h, s));
+}
+
+KPROF_EXPORT CUresult cuMemsetD2D32Async_ptsz(CUdeviceptr p, size_t pitch, unsigned int v, size_t w, size_t h, CUstream s)
+{
+    DREAL(cuMemsetD2D32Async_ptsz);
+    STREAM_OP(KPROF_API_cuMemsetD2D32Async_ptsz, real_(p, pitch, v, w, h, s));
 }
 
 /* Every KPROF_DH entry of api.def has its wrapper above: this table refers to each by name, so a

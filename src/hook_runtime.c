@@ -45,12 +45,13 @@ KPROF_EXPORT cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *hostF
             return (call);                                                                         \
         struct kprof_kernel *k_ = kprof_kernel_select(kprof_kernel_for(key), (grid), (block));     \
         if (KPROF_UNLIKELY(k_ && !k_->selected)) { /* KPROF_INCLUDE/KPROF_EXCLUDE */               \
+            kprof_chain_break();                                                                   \
             cudaError_t r_ = (call);                                                               \
             kprof_call_end(&c_, r_ == cudaSuccess);                                                \
             return r_;                                                                             \
         }                                                                                          \
         struct kprof_timing t_;                                                                    \
-        kprof_timing_begin(&t_, (stream), (per_thread), kprof_sample_this(k_));                    \
+        kprof_timing_begin(&t_, (stream), (per_thread), kprof_launch_want(k_));                        \
         cudaError_t r_ = (call);                                                                   \
         int ok_ = r_ == cudaSuccess && k_ != NULL;                                                 \
         if (ok_ && t_.captured) { /* runs when its graph is launched */                             \
@@ -180,7 +181,7 @@ static enum kprof_dir copy_dir(void *dst, const void *src, enum cudaMemcpyKind k
         if (!kprof_call_begin(&c_, (api)))                                                         \
             return (call);                                                                         \
         struct kprof_timing t_;                                                                    \
-        kprof_timing_begin(&t_, (stream), (per_thread), 1);                                           \
+        kprof_timing_begin(&t_, (stream), (per_thread), KPROF_TIME_PAIR);                          \
         cudaError_t r_ = (call);                                                                   \
         struct kprof_copy *cp_ = NULL;                                                             \
         if (r_ == cudaSuccess && !t_.captured) {                                                   \

@@ -56,6 +56,7 @@ struct kprof_config {
     enum kprof_names names;     /* KPROF_NAMES: show demangled (default) or mangled names */
     long top;                   /* KPROF_TOP: kernels shown in the text table; 0 = all */
     long sample;                /* KPROF_SAMPLE: time 1 launch in N per kernel (the first always); 1 = all */
+    int one_event;              /* KPROF_ONE_EVENT: a launch on a busy stream starts at the previous stop */
     int has_include, has_exclude;
     regex_t include, exclude;   /* KPROF_INCLUDE / KPROF_EXCLUDE: extended regexes on demangled names */
 };
@@ -274,17 +275,41 @@ struct kprof_timing {
     CUstream stream;      /* as passed to cuEventRecord (CU_STREAM_PER_THREAD for _ptsz callers' 0) */
     CUevent start, stop;
     void *pool;           /* the context's event pool, or NULL when the call is not timed */
+    void *queue;          /* the stream's queue of pairs in flight */
     uint64_t start_host_ns; /* host clock when the start event had been recorded */
     uint64_t start_before_ns; /* host clock just before it was recorded */
     int captured;         /* 1 when the stream is capturing into a graph: the call runs nothing now */
+    int shared;           /* 1: `start` is the previous call's stop event (one-event timing) */
+    uint64_t lent_seq;    /* then: that call's place in the queue */
+    unsigned long epoch[3]; /* stream-order counters when the call began (see kprof_chain_break) */
 };
+
+/* What kprof_timing_begin is asked for: nothing (KPROF_SAMPLE skips the call), a start and a stop event
+ * of the call's own (copies, memsets), or, for kernel and graph launches, either that or, when the
+ * stream is still busy with the previous timed call, only a stop event (one-event timing). */
+enum kprof_time_want { KPROF_TIME_NONE, KPROF_TIME_PAIR, KPROF_TIME_LAUNCH };
 
 /* Records a start event on `stream` in the current context, from that context's pool.  per_thread is 1
  * for _ptsz/_ptds callers, for whom stream 0 is the per-thread default stream.  Leaves t->pool NULL (the
- * call stays untimed) when `want` is 0 (KPROF_SAMPLE skips this launch; the capture check still runs),
- * there is no current context, the stream is capturing, or the pool is empty.
+ * call stays untimed) when `want` is KPROF_TIME_NONE (the capture check still runs), there is no current
+ * context, the stream is capturing, or the pool is empty.
+ *
+ * One-event timing (want KPROF_TIME_LAUNCH, KPROF_ONE_EVENT=1, every launch timed): recording a timing
+ * event costs the host about 1.5 us, the bulk of what libkprof adds to a launch.  When the stream's last
+ * operation is a timed call whose stop event has not yet completed (cuEventQuery says not ready, 0.26
+ * us), this launch cannot start before that stop, and starts right after it: that event serves as this
+ * launch's start, and only a stop event is recorded.  Not while any operation libkprof did not time (see
+ * kprof_chain_break) or, across the implicit synchronisation of the legacy default stream with blocking
+ * streams, a timed call on a stream that can delay this one has been issued since; not while a stream
+ * capture is in progress.  The shared event goes back to the pool once both pairs are read.
  * Called with the guard raised.  Never changes the app's CUDA error state. */
-void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thread, int want);
+void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thread, enum kprof_time_want want);
+
+/* Called for every operation put on a stream that is not timed with events (a wait on an event, a host
+ * function, stream memory operations, a launch left untimed by KPROF_INCLUDE/EXCLUDE, a pause, or a
+ * failure to time): no launch issued after it starts at the stop event of a call issued before it.
+ * Lock-free (one relaxed atomic increment). */
+void kprof_chain_break(void);
 
 /* Records the stop event and queues the pair for harvesting; the duration goes to `target` (a struct
  * kprof_kernel * or struct kprof_copy * as `kind` says; `bytes` is a copy's size).  If `ok` is 0 (the
@@ -324,8 +349,9 @@ void kprof_events_context_gone(CUcontext ctx, int device);
  * Returns the number of pairs still incomplete.  Thread-safe. */
 long kprof_events_drain(long timeout_ms);
 
-/* Counters for the report: pairs dropped because their events failed, calls untimed for lack of events. */
-struct kprof_event_counters { long incomplete, failed, pool_exhausted, created; };
+/* Counters for the report: pairs dropped because their events failed, calls untimed for lack of events,
+ * events created, launches timed with one event (their start shared with the previous call's stop). */
+struct kprof_event_counters { long incomplete, failed, pool_exhausted, created, one_event; };
 void kprof_events_counters(struct kprof_event_counters *out);
 
 /* =================================================================================== stats.c ===== */
@@ -420,6 +446,13 @@ static inline int kprof_sample_this(struct kprof_kernel *k)
     if (KPROF_LIKELY(kprof_config.sample <= 1) || !k)
         return 1;
     return __atomic_fetch_add(&k->seq, 1, __ATOMIC_RELAXED) % (uint64_t)kprof_config.sample == 0;
+}
+
+/* What a launch of k asks kprof_timing_begin for: KPROF_TIME_LAUNCH, or KPROF_TIME_NONE when KPROF_SAMPLE
+ * skips it. */
+static inline enum kprof_time_want kprof_launch_want(struct kprof_kernel *k)
+{
+    return kprof_sample_this(k) ? KPROF_TIME_LAUNCH : KPROF_TIME_NONE;
 }
 
 /* A kernel's total GPU time in ns: measured when every launch was timed, else (KPROF_SAMPLE) estimated

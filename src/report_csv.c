@@ -78,13 +78,14 @@ int kprof_report_csv(const char *base, const struct kprof_snapshot *s)
     FILE *f;
 
     if ((f = csv_open(base, "summary", &ok))) {
-        fprintf(f, "pid,host,command,wall_ns,sample_period,events_created,pairs_incomplete,pairs_failed,untimed_no_event\n");
+        fprintf(f, "pid,host,command,wall_ns,sample_period,events_created,pairs_incomplete,pairs_failed,untimed_no_event,"
+                   "one_event\n");
         fprintf(f, "%ld,", s->pid);
         csv_string(f, s->host);
         fputc(',', f);
         csv_string(f, s->command);
-        fprintf(f, ",%llu,%ld,%ld,%ld,%ld,%ld\n", U(s->wall_ns), kprof_config.sample, s->events.created, s->events.incomplete,
-                s->events.failed, s->events.pool_exhausted);
+        fprintf(f, ",%llu,%ld,%ld,%ld,%ld,%ld,%ld\n", U(s->wall_ns), kprof_config.sample, s->events.created,
+                s->events.incomplete, s->events.failed, s->events.pool_exhausted, s->events.one_event);
         csv_close(f, &ok);
     }
     if ((f = csv_open(base, "context_init", &ok))) {

@@ -167,6 +167,7 @@ void kprof_report_json(FILE *f, const struct kprof_snapshot *s)
     }
     fprintf(f, "%s],\n", first ? "" : "\n  ");
 
-    fprintf(f, "  \"events\": {\"created\": %ld, \"incomplete\": %ld, \"failed\": %ld, \"untimed_no_event\": %ld}\n}\n",
-            s->events.created, s->events.incomplete, s->events.failed, s->events.pool_exhausted);
+    fprintf(f, "  \"events\": {\"created\": %ld, \"incomplete\": %ld, \"failed\": %ld, \"untimed_no_event\": %ld, "
+               "\"one_event\": %ld}\n}\n",
+            s->events.created, s->events.incomplete, s->events.failed, s->events.pool_exhausted, s->events.one_event);
 }

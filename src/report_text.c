@@ -275,7 +275,8 @@ void kprof_report_text(FILE *f, const struct kprof_snapshot *s)
     devices(f, s);
     api(f, s);
     fprintf(f, "== libkprof: events ==\n");
-    fprintf(f, "Events created %ld, pairs incomplete at exit %ld, failed %ld, calls untimed for lack of events %ld\n",
-            s->events.created, s->events.incomplete, s->events.failed, s->events.pool_exhausted);
+    fprintf(f, "Events created %ld, pairs incomplete at exit %ld, failed %ld, calls untimed for lack of events %ld, "
+               "launches timed with one event (busy stream) %ld\n",
+            s->events.created, s->events.incomplete, s->events.failed, s->events.pool_exhausted, s->events.one_event);
     fprintf(f, "== libkprof: end ==\n");
 }

@@ -30,6 +30,7 @@ const char *const kprof_api_names[KPROF_API_COUNT] = {
 #define KPROF_CLASS_CAPTURE 0
 #define KPROF_CLASS_GRAPH 1
 #define KPROF_CLASS_CTXEND 1
+#define KPROF_CLASS_STREAMOP 1
 const char kprof_api_counted[KPROF_API_COUNT] = {
 #define KPROF_RT(name, proto, cls) KPROF_CLASS_##cls,
 #define KPROF_DH(name, cls) KPROF_CLASS_##cls,

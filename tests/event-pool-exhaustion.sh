@@ -8,6 +8,8 @@ FAKEGPU_EVENT_PENDING_QUERIES=100000 KPROF_MAX_EVENTS=8 KPROF_EXIT_TIMEOUT=100 K
 expect_eq "$(kernel_field "$WORK/r.json" kernel_a calls)" 500 "every launch counted"
 expect_eq "$(kernel_field "$WORK/r.json" kernel_b calls)" 500 "on both threads"
 expect_eq "$(jqr '.events.created' "$WORK/r.json")" 8 "no more events than KPROF_MAX_EVENTS"
+# 8 events time at most 7 launches on one busy stream (one-event timing) before they come back, which
+# they do once a thread's stream is synchronised: a handful of the 1000 launches are timed.
 untimed=$(jqr '.events.untimed_no_event' "$WORK/r.json")
-[ "$untimed" -ge 990 ] || fail "only $untimed calls untimed for lack of events"
+[ "$untimed" -ge 980 ] || fail "only $untimed calls untimed for lack of events"
 pass "$untimed calls reported untimed for lack of events"

@@ -1,0 +1,28 @@
+#!/bin/sh
+# One-event timing: a launch on a busy stream is timed from the stop event of the stream's last timed call
+# (reported as events.one_event), and never when something else can come between them: a wait on another
+# stream's event, the legacy default stream's implicit synchronisation (both ways), an untimed launch
+# (KPROF_EXCLUDE), a launch while profiling is stopped.  Each "after" kernel waits behind a 100 us kernel
+# it must not be charged for.  KPROF_ONE_EVENT=0 gives the same times with two events per launch.
+. "${top_srcdir:-..}/tests/lib.sh"
+need_jq
+export FAKEGPU_KERNEL_NS='longk=100000,skipme=100000,default=1000' FAKEGPU_EVENT_PENDING_QUERIES=1000
+for one in 1 0; do
+    r=$WORK/one$one.json
+    KPROF_ONE_EVENT=$one KPROF_EXCLUDE=skipme KPROF_FORMAT=json KPROF_OUTPUT="$r" run_kprof "$PROGS/chain" >"$WORK/out" ||
+        fail "chain failed"
+    expect_grep '^chain: ok$' "$WORK/out" "KPROF_ONE_EVENT=$one: the program ran"
+    expect_eq "$(kernel_field "$r" busy calls)" 25 "busy: every launch counted"
+    expect_eq "$(kernel_field "$r" busy timed)" 25 "and timed"
+    expect_eq "$(kernel_field "$r" busy max_ns)" 1000 "busy: each exactly 1 us"
+    expect_eq "$(kernel_field "$r" longk calls)" 3 "longk: the one launched while stopped not counted"
+    expect_eq "$(kernel_field "$r" longk avg_ns)" 100000 "longk: 100 us"
+    for k in after_wait after_legacy legacy_after after_skip after_pause; do
+        expect_eq "$(kernel_field "$r" $k max_ns)" 1000 "$k: its own 1 us, not the long kernel it waited for"
+    done
+    expect_eq "$(kernel_field "$r" skipme calls)" null "skipme: excluded"
+done
+n=$(jqr '.events.one_event' "$WORK/one1.json")
+[ "$n" -ge 19 ] || fail "only $n launches timed with one event"
+pass "$n launches timed with one event (19 of the 20 back-to-back launches at least)"
+expect_eq "$(jqr '.events.one_event' "$WORK/one0.json")" 0 "KPROF_ONE_EVENT=0: none"
