@@ -56,6 +56,8 @@ struct pair {
     int own_stop;           /* 0 once the next launch took the stop event as its start (it gives it back) */
     int shared;             /* 1: the start is the previous pair's stop (one-event timing) */
     unsigned long epoch[3]; /* stream-order counters when the call began */
+    uint64_t seq;           /* its number in its queue */
+    uint64_t start_seq;     /* shared: the number of the pair whose stop is its start */
 };
 
 /* Pairs recorded on one stream complete in the order they were recorded, so only a queue's head needs
@@ -71,6 +73,13 @@ struct queue {
     struct pair *ring;
     size_t head, count, cap;
     uint64_t pushed, popped; /* pairs queued and read so far: pair number n is in the ring while n >= popped */
+    unsigned idle_streak;    /* launches in a row that found the stream idle (ev.lock) */
+    unsigned skip;           /* launches still to time without asking whether the stream is busy (ev.lock) */
+    /* Harvest passes only: where the last pair read stopped, on the timeline before any idle-stream
+     * correction, so that the next pair, if it started at that stop, is placed without a driver call. */
+    double last_stop_ns;
+    uint64_t last_stop_seq;  /* that pair's number + 1; 0: none */
+    unsigned derived;        /* starts placed that way in a row (re-anchored on a reference every 256) */
     UT_hash_handle hh;
 };
 
@@ -99,6 +108,8 @@ static struct {
  * of its stream's last timed call only if no untimed operation, and no timed call on a stream it waits
  * for implicitly (the legacy default stream waits for blocking streams, they wait for it), came since. */
 enum { EPOCH_BREAK, EPOCH_LEGACY, EPOCH_OTHER };
+#define IDLE_SKIP 7
+#define HARVEST_BATCH 64
 static unsigned long epochs[3];
 
 void kprof_chain_break(void)
@@ -312,7 +323,10 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
     int ca = 0, cb = 0;
     pthread_mutex_lock(&ev.lock);
     struct queue *q = queue_for(t, p);
-    if (q && may_share && q->count > 0) {
+    t->tested = 0;
+    if (q && may_share && q->skip > 0) {
+        q->skip--; /* the stream was idle at the last launches: two events, no query */
+    } else if (q && may_share && q->count > 0) {
         struct pair *last = &q->ring[(q->head + q->count - 1) % q->cap];
         if (last->own_stop && last->pool == p && !p->dead && chain_intact(last, legacy)) {
             last->own_stop = 0;
@@ -352,7 +366,9 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
     if (lent && kprof_drv.cuEventQuery(lent) == CUDA_ERROR_NOT_READY) {
         a = lent;
         t->shared = 1;
+        t->tested = 1;
     } else if (lent) {
+        t->tested = 2;
         pthread_mutex_lock(&ev.lock);
         unlend(q, p, lent, t->lent_seq);
         pthread_mutex_unlock(&ev.lock);
@@ -518,8 +534,17 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
     pr->pool = p;
     pr->own_stop = 1;
     pr->shared = t->shared;
+    pr->seq = q->pushed;
+    pr->start_seq = t->lent_seq;
     q->count++;
     q->pushed++;
+    /* A stream found idle twice in a row is asked again only every IDLE_SKIP + 1 launches: on an idle
+     * stream the question costs a query and an extra lock for nothing. */
+    if (t->tested == 1) {
+        q->idle_streak = 0;
+    } else if (t->tested == 2 && ++q->idle_streak >= 2) {
+        q->skip = IDLE_SKIP;
+    }
     ev.pending++;
     ev.n.one_event += t->shared;
     if (!ev.harvester_started && !ev.harvester_stop)
@@ -604,8 +629,10 @@ static void ref_complete(struct pool *p)
     pthread_mutex_unlock(&ev.lock);
 }
 
-/* Reads one completed pair into a sample for the statistics. */
-static void pair_account(const struct pair *pr, unsigned stream_index, float ms)
+/* Reads one completed pair of queue q into a sample for the statistics.  Its start on the timeline comes
+ * from a reference event, or, for a pair that started at the stop of the pair read just before it, from
+ * that pair's stop (no driver call; re-anchored on a reference every 256 pairs).  Harvest passes only. */
+static void pair_account(struct queue *q, const struct pair *pr, float ms)
 {
     struct kprof_sample s;
     memset(&s, 0, sizeof s);
@@ -615,13 +642,29 @@ static void pair_account(const struct pair *pr, unsigned stream_index, float ms)
     s.target = pr->target;
     s.bytes = pr->bytes;
     s.device = pr->pool->device;
-    s.stream_index = stream_index;
+    s.stream_index = q->index;
     memcpy(s.grid, pr->grid, sizeof s.grid);
     memcpy(s.block, pr->block, sizeof s.block);
-    const struct ref *r = ref_for(pr->pool, pr->start_host_ns);
-    float at = 0.0f;
-    if (r && kprof_drv.cuEventElapsedTime_v2(&at, r->ev, pr->start) == CUDA_SUCCESS) {
-        double start = r->base_ns + (double)at * 1e6 + (double)(ns - s.dur_ns);
+    double start = 0.0;
+    int known = 0;
+    if (pr->shared && q->last_stop_seq == pr->start_seq + 1 && q->derived < 256) {
+        start = q->last_stop_ns;
+        known = 1;
+        q->derived++;
+    } else {
+        const struct ref *r = ref_for(pr->pool, pr->start_host_ns);
+        float at = 0.0f;
+        if (r && kprof_drv.cuEventElapsedTime_v2(&at, r->ev, pr->start) == CUDA_SUCCESS) {
+            start = r->base_ns + (double)at * 1e6;
+            known = 1;
+        }
+        q->derived = 0;
+    }
+    q->last_stop_seq = 0;
+    if (known) {
+        q->last_stop_ns = start + (double)ms * 1e6;
+        q->last_stop_seq = pr->seq + 1;
+        start += (double)(ns - s.dur_ns);
         s.start_ns = start > 0.0 ? (uint64_t)(start + 0.5) : 0;
         s.has_time = 1;
     }
@@ -671,40 +714,58 @@ static long harvest_once(void)
                 known_done = n;
             pthread_mutex_lock(&ev.lock);
         }
+        /* Up to HARVEST_BATCH pairs known complete are read per lock round trip; else one at a time,
+         * each with a query. */
         while (q->count > 0) {
-            struct pair pr = q->ring[q->head];
+            struct pair batch[HARVEST_BATCH];
+            size_t n = known_done == 0 ? 1 : known_done < q->count ? known_done : q->count;
+            if (n > HARVEST_BATCH)
+                n = HARVEST_BATCH;
+            for (size_t i = 0; i < n; i++)
+                batch[i] = q->ring[(q->head + i) % q->cap];
             CUcontext ctx = q->key.ctx;
-            unsigned index = q->index;
             pthread_mutex_unlock(&ev.lock);
 
             if (cur != ctx && kprof_drv.cuCtxSetCurrent(ctx) == CUDA_SUCCESS)
                 cur = ctx;
-            CUresult r = known_done > 0 ? (known_done--, CUDA_SUCCESS) : kprof_drv.cuEventQuery(pr.stop);
-            float ms = 0.0f;
-            if (r == CUDA_SUCCESS)
-                r = kprof_drv.cuEventElapsedTime_v2(&ms, pr.start, pr.stop);
-            if (r == CUDA_SUCCESS)
-                pair_account(&pr, index, ms); /* before the events go back to the pool */
+            CUresult r = CUDA_SUCCESS, res[HARVEST_BATCH];
+            size_t read = 0;
+            for (; read < n; read++) {
+                const struct pair *pr = &batch[read];
+                r = known_done > 0 ? CUDA_SUCCESS : kprof_drv.cuEventQuery(pr->stop);
+                float ms = 0.0f;
+                if (r == CUDA_SUCCESS)
+                    r = kprof_drv.cuEventElapsedTime_v2(&ms, pr->start, pr->stop);
+                if (r == CUDA_ERROR_NOT_READY)
+                    break;
+                if (r == CUDA_SUCCESS)
+                    pair_account(q, pr, ms); /* before the events go back to the pool */
+                res[read] = r;
+            }
 
             pthread_mutex_lock(&ev.lock);
+            for (size_t i = 0; i < read; i++) {
+                const struct pair *pr = &batch[i];
+                int own_stop = q->ring[q->head].own_stop; /* may have changed since the copy */
+                q->head = (q->head + 1) % q->cap;
+                q->count--;
+                q->popped++;
+                ev.pending--;
+                if (res[i] == CUDA_SUCCESS) {
+                    if (!pr->pool->dead) {
+                        pool_give(pr->pool, pr->start); /* shared or not, the start is this pair's to give */
+                        if (own_stop)
+                            pool_give(pr->pool, pr->stop);
+                    }
+                    done++;
+                } else {
+                    /* The context is gone or faulted: its events cannot be reused. */
+                    ev.n.failed++;
+                }
+            }
+            known_done = known_done > read ? known_done - read : 0;
             if (r == CUDA_ERROR_NOT_READY)
                 break;
-            struct pair *head = &q->ring[q->head]; /* own_stop may have changed since the copy */
-            q->head = (q->head + 1) % q->cap;
-            q->count--;
-            q->popped++;
-            ev.pending--;
-            if (r == CUDA_SUCCESS) {
-                if (!pr.pool->dead) {
-                    pool_give(pr.pool, pr.start); /* shared or not, the start is this pair's to give */
-                    if (head->own_stop)
-                        pool_give(pr.pool, pr.stop);
-                }
-                done++;
-            } else {
-                /* The context is gone or faulted: its events cannot be reused. */
-                ev.n.failed++;
-            }
         }
     }
     pthread_mutex_unlock(&ev.lock);
@@ -864,6 +925,8 @@ void kprof_events_fork_child(void)
     for (struct queue *q = ev.queues; q; q = q->hh.next) {
         q->head = q->count = 0;
         q->popped = q->pushed;
+        q->idle_streak = q->skip = 0;
+        q->last_stop_seq = 0;
     }
     ev.pending = 0;
     ev.harvester_started = ev.harvester_stop = ev.harvester_sleeping = 0;

@@ -26,3 +26,11 @@ n=$(jqr '.events.one_event' "$WORK/one1.json")
 [ "$n" -ge 19 ] || fail "only $n launches timed with one event"
 pass "$n launches timed with one event (19 of the 20 back-to-back launches at least)"
 expect_eq "$(jqr '.events.one_event' "$WORK/one0.json")" 0 "KPROF_ONE_EVENT=0: none"
+# On the timeline the 20 back-to-back launches follow one another 1 us apart (the starts of those timed
+# with one event are placed from the previous pair's stop, without a driver call).
+KPROF_EXCLUDE=skipme KPROF_TRACE="$WORK/trace.json" KPROF_OUTPUT=/dev/null run_kprof "$PROGS/chain" >/dev/null
+gaps=$(jq -r '[.traceEvents[] | select(.ph == "X" and .name == "busy()")] | group_by(.tid) | max_by(length)
+              | sort_by(.ts) | .[0:20]
+              | [range(1; length) as $i | ((.[$i].ts - .[$i - 1].ts) * 1000 | round)] | unique | map(tostring) | join(",")' \
+       "$WORK/trace.json")
+expect_eq "$gaps" 1000 "back-to-back launches 1000 ns apart on the timeline"
