@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # run-bench.sh OUTDIR: libkprof's overhead and accuracy on the GPU (issue: overhead near the floor of event
-# timing).  Each case runs without libkprof (plain), with it (default: every launch timed), with
-# KPROF_SAMPLE=16 and 64, and under the CUPTI activity tracer (what Nsight Systems uses), interleaved,
-# REPS times; the figure is the region the benchmark times itself, and the table shows medians and
-# ratios to plain.  Then accuracy (per-kernel means against CUPTI's) and scale (10 million launches:
-# added resident memory and exit time).  Logs go to OUTDIR.  CASES="launch reduce" runs only the cases
-# whose names start with those words (and accuracy/scale only when named); REPS sets the rounds.
+# timing).  Each case runs without libkprof (plain), with it (kprof: the defaults, every launch timed),
+# with two events per timed call always (pairs: KPROF_ONE_EVENT=0), with KPROF_SAMPLE=16 and 64, and
+# under the CUPTI activity tracer (what Nsight Systems uses), interleaved, REPS times; the figure is the
+# region the benchmark times itself, and the table shows medians and ratios to plain.  Then accuracy
+# (per-kernel means against CUPTI's, for kprof and pairs) and scale (10 million launches: added resident
+# memory and exit time).  Logs go to OUTDIR.  CASES="launch reduce" runs only the cases whose names start
+# with those words (and accuracy/scale only when named); REPS sets the rounds; MODES a subset of modes.
 set -u
 out=${1:-${OUT:-/tmp/kprof-bench}}
 mkdir -p "$out"
@@ -16,7 +17,7 @@ B=$top/kernels/kbench
 REPS=${REPS:-3}
 export LD_LIBRARY_PATH=/usr/local/cuda-13.0/targets/x86_64-linux/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export PYTHONUNBUFFERED=1
-MODES="plain kprof sample16 sample64 cupti"
+MODES=${MODES:-plain kprof pairs sample16 sample64 cupti}
 
 # run MODE CMD...: one run; prints the program's output
 run() {
@@ -24,6 +25,7 @@ run() {
     case $mode in
     plain) "$@" ;;
     kprof) KPROF_OUTPUT=/dev/null LD_PRELOAD="$lib" "$@" ;;
+    pairs) KPROF_ONE_EVENT=0 KPROF_OUTPUT=/dev/null LD_PRELOAD="$lib" "$@" ;;
     sample16) KPROF_SAMPLE=16 KPROF_OUTPUT=/dev/null LD_PRELOAD="$lib" "$@" ;;
     sample64) KPROF_SAMPLE=64 KPROF_OUTPUT=/dev/null LD_PRELOAD="$lib" "$@" ;;
     cupti) CUDA_INJECTION64_PATH="$cupti" CUPTI_TRACE_OUT=/dev/null "$@" ;;
@@ -57,7 +59,7 @@ for line in open(path):
         vals.setdefault(m, []).append(float(v))
 base = statistics.median(vals["plain"]) if vals.get("plain") else None
 cells = []
-for m in ("plain", "kprof", "sample16", "sample64", "cupti"):
+for m in ("plain", "kprof", "pairs", "sample16", "sample64", "cupti"):
     if vals.get(m) and base:
         med = statistics.median(vals[m])
         cells.append("%s %.4gx" % (m, med / base))
@@ -85,9 +87,11 @@ printf '%-12s %-5s %12s %12s %10s %8s  %s\n' "kernel" "stream" "libkprof us" "CU
 for us in 2 5 20 100 1000; do
     n=200; [ "$us" = 1000 ] && n=50
     for how in idle busy; do
-        KPROF_FORMAT=json KPROF_OUTPUT="$out/spin$us-$how.json" LD_PRELOAD="$lib" "$B" spin --us $us --n $n --$how >/dev/null
-        CUDA_INJECTION64_PATH="$cupti" CUPTI_TRACE_OUT="$out/spin$us-$how.cupti" "$B" spin --us $us --n $n --$how >/dev/null
-        python3 - "$out/spin$us-$how.json" "$out/spin$us-$how.cupti" "$us" "$how" <<'PY'
+      CUDA_INJECTION64_PATH="$cupti" CUPTI_TRACE_OUT="$out/spin$us-$how.cupti" "$B" spin --us $us --n $n --$how >/dev/null
+      for one in 1 0; do
+        KPROF_ONE_EVENT=$one KPROF_FORMAT=json KPROF_OUTPUT="$out/spin$us-$how-$one.json" LD_PRELOAD="$lib" \
+            "$B" spin --us $us --n $n --$how >/dev/null
+        python3 - "$out/spin$us-$how-$one.json" "$out/spin$us-$how.cupti" "$us" "$how" "$one" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 k = [x for x in r["kernels"] if "spin_kernel" in x["name"]][0]
@@ -103,9 +107,11 @@ for line in open(sys.argv[2]):
 cu = (tot - first) / (cnt - 1) / 1000.0
 d = kp - cu
 target = abs(d) <= 0.02 * cu if cu >= 20 else abs(d) <= 1.0
-print("%-12s %-5s %12.3f %12.3f %+10.3f %+7.1f%%  %s (calls %d/%d)" % ("spin %sus" % sys.argv[3], sys.argv[4], kp, cu, d,
-      100 * d / cu, "met" if target else "MISSED", k["calls"], cnt))
+print("%-12s %-5s %12.3f %12.3f %+10.3f %+7.1f%%  %s (calls %d/%d, %s, one-event launches %d)" % (
+      "spin %sus" % sys.argv[3], sys.argv[4], kp, cu, d, 100 * d / cu, "met" if target else "MISSED", k["calls"], cnt,
+      "kprof" if sys.argv[5] == "1" else "pairs", r["events"].get("one_event", 0)))
 PY
+      done
     done
 done
 
