@@ -820,159 +820,51 @@ KPROF_EXPORT CUresult cuEventSynchronize(CUevent e)
 
 /* Waits, host functions, stream memory operations, prefetches, batched copies and 2D memsets: they can
  * hold a stream's later work back, so a launch after one is never timed from an earlier stop event
- * (one-event timing); their host time goes to the API table.  The _ptsz twins are exported by libcuda
- * but not all declared by cuda.h. */
-extern __typeof__(cuStreamWaitEvent) cuStreamWaitEvent_ptsz;
-extern __typeof__(cuLaunchHostFunc) cuLaunchHostFunc_ptsz;
-extern __typeof__(cuStreamAddCallback) cuStreamAddCallback_ptsz;
-extern __typeof__(cuStreamWaitValue32_v2) cuStreamWaitValue32_v2_ptsz;
-extern __typeof__(cuStreamWaitValue64_v2) cuStreamWaitValue64_v2_ptsz;
-extern __typeof__(cuStreamBatchMemOp_v2) cuStreamBatchMemOp_v2_ptsz;
-extern __typeof__(cuMemPrefetchAsync_v2) cuMemPrefetchAsync_v2_ptsz;
-extern __typeof__(cuMemcpyBatchAsync_v2) cuMemcpyBatchAsync_v2_ptsz;
-extern __typeof__(cuMemsetD2D8Async) cuMemsetD2D8Async_ptsz;
-extern __typeof__(cuMemsetD2D16Async) cuMemsetD2D16Async_ptsz;
-extern __typeof__(cuMemsetD2D32Async) cuMemsetD2D32Async_ptsz;
-
-#define STREAM_OP(api, call)                                                                       \
-    do {                                                                                           \
+ * (one-event timing); their host time goes to the API table.  STREAM_OPS(name, (params), (args))
+ * defines the wrapper of `name` and of its _ptsz twin (exported by libcuda, not all declared by
+ * cuda.h, hence the declaration). */
+#define STREAM_OP_FN(name, params, args)                                                           \
+    KPROF_EXPORT CUresult name params                                                              \
+    {                                                                                              \
+        DREAL(name);                                                                               \
         kprof_chain_break();                                                                       \
-        KPROF_WRAP_HOST(api, CUresult, CUDA_SUCCESS, call);                                        \
-    } while (0)
+        KPROF_WRAP_HOST(KPROF_API_##name, CUresult, CUDA_SUCCESS, real_ args);                     \
+    }
+#define STREAM_OPS(name, params, args)                                                             \
+    extern __typeof__(name) name##_ptsz;                                                           \
+    STREAM_OP_FN(name, params, args)                                                               \
+    STREAM_OP_FN(name##_ptsz, params, args)
 
-KPROF_EXPORT CUresult cuStreamWaitEvent(CUstream s, CUevent e, unsigned int flags)
-{
-    DREAL(cuStreamWaitEvent);
-    STREAM_OP(KPROF_API_cuStreamWaitEvent, real_(s, e, flags));
-}
-
-KPROF_EXPORT CUresult cuStreamWaitEvent_ptsz(CUstream s, CUevent e, unsigned int flags)
-{
-    DREAL(cuStreamWaitEvent_ptsz);
-    STREAM_OP(KPROF_API_cuStreamWaitEvent_ptsz, real_(s, e, flags));
-}
-
-KPROF_EXPORT CUresult cuLaunchHostFunc(CUstream s, CUhostFn fn, void *data)
-{
-    DREAL(cuLaunchHostFunc);
-    STREAM_OP(KPROF_API_cuLaunchHostFunc, real_(s, fn, data));
-}
-
-KPROF_EXPORT CUresult cuLaunchHostFunc_ptsz(CUstream s, CUhostFn fn, void *data)
-{
-    DREAL(cuLaunchHostFunc_ptsz);
-    STREAM_OP(KPROF_API_cuLaunchHostFunc_ptsz, real_(s, fn, data));
-}
-
-KPROF_EXPORT CUresult cuStreamAddCallback(CUstream s, CUstreamCallback cb, void *data, unsigned int flags)
-{
-    DREAL(cuStreamAddCallback);
-    STREAM_OP(KPROF_API_cuStreamAddCallback, real_(s, cb, data, flags));
-}
-
-KPROF_EXPORT CUresult cuStreamAddCallback_ptsz(CUstream s, CUstreamCallback cb, void *data, unsigned int flags)
-{
-    DREAL(cuStreamAddCallback_ptsz);
-    STREAM_OP(KPROF_API_cuStreamAddCallback_ptsz, real_(s, cb, data, flags));
-}
-
-KPROF_EXPORT CUresult cuStreamWaitValue32_v2(CUstream s, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
-{
-    DREAL(cuStreamWaitValue32_v2);
-    STREAM_OP(KPROF_API_cuStreamWaitValue32_v2, real_(s, addr, value, flags));
-}
-
-KPROF_EXPORT CUresult cuStreamWaitValue32_v2_ptsz(CUstream s, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
-{
-    DREAL(cuStreamWaitValue32_v2_ptsz);
-    STREAM_OP(KPROF_API_cuStreamWaitValue32_v2_ptsz, real_(s, addr, value, flags));
-}
-
-KPROF_EXPORT CUresult cuStreamWaitValue64_v2(CUstream s, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
-{
-    DREAL(cuStreamWaitValue64_v2);
-    STREAM_OP(KPROF_API_cuStreamWaitValue64_v2, real_(s, addr, value, flags));
-}
-
-KPROF_EXPORT CUresult cuStreamWaitValue64_v2_ptsz(CUstream s, CUdeviceptr addr, cuuint64_t value, unsigned int flags)
-{
-    DREAL(cuStreamWaitValue64_v2_ptsz);
-    STREAM_OP(KPROF_API_cuStreamWaitValue64_v2_ptsz, real_(s, addr, value, flags));
-}
-
-KPROF_EXPORT CUresult cuStreamBatchMemOp_v2(CUstream s, unsigned int count, CUstreamBatchMemOpParams *ops, unsigned int flags)
-{
-    DREAL(cuStreamBatchMemOp_v2);
-    STREAM_OP(KPROF_API_cuStreamBatchMemOp_v2, real_(s, count, ops, flags));
-}
-
-KPROF_EXPORT CUresult cuStreamBatchMemOp_v2_ptsz(CUstream s, unsigned int count, CUstreamBatchMemOpParams *ops, unsigned int flags)
-{
-    DREAL(cuStreamBatchMemOp_v2_ptsz);
-    STREAM_OP(KPROF_API_cuStreamBatchMemOp_v2_ptsz, real_(s, count, ops, flags));
-}
-
-KPROF_EXPORT CUresult cuMemPrefetchAsync_v2(CUdeviceptr p, size_t n, CUmemLocation loc, unsigned int flags, CUstream s)
-{
-    DREAL(cuMemPrefetchAsync_v2);
-    STREAM_OP(KPROF_API_cuMemPrefetchAsync_v2, real_(p, n, loc, flags, s));
-}
-
-KPROF_EXPORT CUresult cuMemPrefetchAsync_v2_ptsz(CUdeviceptr p, size_t n, CUmemLocation loc, unsigned int flags, CUstream s)
-{
-    DREAL(cuMemPrefetchAsync_v2_ptsz);
-    STREAM_OP(KPROF_API_cuMemPrefetchAsync_v2_ptsz, real_(p, n, loc, flags, s));
-}
-
-KPROF_EXPORT CUresult cuMemcpyBatchAsync_v2(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count, CUmemcpyAttributes *attrs,
-                                            size_t *attrs_idxs, size_t nattrs, CUstream s)
-{
-    DREAL(cuMemcpyBatchAsync_v2);
-    STREAM_OP(KPROF_API_cuMemcpyBatchAsync_v2, real_(dsts, srcs, sizes, count, attrs, attrs_idxs, nattrs, s));
-}
-
-KPROF_EXPORT CUresult cuMemcpyBatchAsync_v2_ptsz(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count, CUmemcpyAttributes *attrs,
-                                                 size_t *attrs_idxs, size_t nattrs, CUstream s)
-{
-    DREAL(cuMemcpyBatchAsync_v2_ptsz);
-    STREAM_OP(KPROF_API_cuMemcpyBatchAsync_v2_ptsz, real_(dsts, srcs, sizes, count, attrs, attrs_idxs, nattrs, s));
-}
-
-KPROF_EXPORT CUresult cuMemsetD2D8Async(CUdeviceptr p, size_t pitch, unsigned char v, size_t w, size_t h, CUstream s)
-{
-    DREAL(cuMemsetD2D8Async);
-    STREAM_OP(KPROF_API_cuMemsetD2D8Async, real_(p, pitch, v, w, h, s));
-}
-
-KPROF_EXPORT CUresult cuMemsetD2D8Async_ptsz(CUdeviceptr p, size_t pitch, unsigned char v, size_t w, size_t h, CUstream s)
-{
-    DREAL(cuMemsetD2D8Async_ptsz);
-    STREAM_OP(KPROF_API_cuMemsetD2D8Async_ptsz, real_(p, pitch, v, w, h, s));
-}
-
-KPROF_EXPORT CUresult cuMemsetD2D16Async(CUdeviceptr p, size_t pitch, unsigned short v, size_t w, size_t h, CUstream s)
-{
-    DREAL(cuMemsetD2D16Async);
-    STREAM_OP(KPROF_API_cuMemsetD2D16Async, real_(p, pitch, v, w, h, s));
-}
-
-KPROF_EXPORT CUresult cuMemsetD2D16Async_ptsz(CUdeviceptr p, size_t pitch, unsigned short v, size_t w, size_t h, CUstream s)
-{
-    DREAL(cuMemsetD2D16Async_ptsz);
-    STREAM_OP(KPROF_API_cuMemsetD2D16Async_ptsz, real_(p, pitch, v, w, h, s));
-}
-
-KPROF_EXPORT CUresult cuMemsetD2D32Async(CUdeviceptr p, size_t pitch, unsigned int v, size_t w, size_t h, CUstream s)
-{
-    DREAL(cuMemsetD2D32Async);
-    STREAM_OP(KPROF_API_cuMemsetD2D32Async, real_(p, pitch, v, w, h, s));
-}
-
-KPROF_EXPORT CUresult cuMemsetD2D32Async_ptsz(CUdeviceptr p, size_t pitch, unsigned int v, size_t w, size_t h, CUstream s)
-{
-    DREAL(cuMemsetD2D32Async_ptsz);
-    STREAM_OP(KPROF_API_cuMemsetD2D32Async_ptsz, real_(p, pitch, v, w, h, s));
-}
+STREAM_OPS(cuStreamWaitEvent, (CUstream s, CUevent e, unsigned int flags), (s, e, flags))
+STREAM_OPS(cuLaunchHostFunc, (CUstream s, CUhostFn fn, void *data), (s, fn, data))
+STREAM_OPS(cuStreamAddCallback,
+           (CUstream s, CUstreamCallback cb, void *data, unsigned int flags),
+           (s, cb, data, flags))
+STREAM_OPS(cuStreamWaitValue32_v2,
+           (CUstream s, CUdeviceptr addr, cuuint32_t value, unsigned int flags),
+           (s, addr, value, flags))
+STREAM_OPS(cuStreamWaitValue64_v2,
+           (CUstream s, CUdeviceptr addr, cuuint64_t value, unsigned int flags),
+           (s, addr, value, flags))
+STREAM_OPS(cuStreamBatchMemOp_v2,
+           (CUstream s, unsigned int count, CUstreamBatchMemOpParams *ops, unsigned int flags),
+           (s, count, ops, flags))
+STREAM_OPS(cuMemPrefetchAsync_v2,
+           (CUdeviceptr p, size_t n, CUmemLocation loc, unsigned int flags, CUstream s),
+           (p, n, loc, flags, s))
+STREAM_OPS(cuMemcpyBatchAsync_v2,
+           (CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count,
+            CUmemcpyAttributes *attrs, size_t *attrs_idxs, size_t nattrs, CUstream s),
+           (dsts, srcs, sizes, count, attrs, attrs_idxs, nattrs, s))
+STREAM_OPS(cuMemsetD2D8Async,
+           (CUdeviceptr p, size_t pitch, unsigned char v, size_t w, size_t h, CUstream s),
+           (p, pitch, v, w, h, s))
+STREAM_OPS(cuMemsetD2D16Async,
+           (CUdeviceptr p, size_t pitch, unsigned short v, size_t w, size_t h, CUstream s),
+           (p, pitch, v, w, h, s))
+STREAM_OPS(cuMemsetD2D32Async,
+           (CUdeviceptr p, size_t pitch, unsigned int v, size_t w, size_t h, CUstream s),
+           (p, pitch, v, w, h, s))
 
 /* Every KPROF_DH entry of api.def has its wrapper above: this table refers to each by name, so a
  * missing one fails the link (-Wl,--no-undefined).  driver.c hands these out. */
