@@ -818,9 +818,11 @@ KPROF_EXPORT CUresult cuEventSynchronize(CUevent e)
 
 /* ---- stream operations libkprof does not time ------------------------------------------------ */
 
-/* Waits, host functions, stream memory operations, prefetches, batched copies and 2D memsets: they can
- * hold a stream's later work back, so a launch after one is never timed from an earlier stop event
- * (one-event timing); their host time goes to the API table.  STREAM_OPS(name, (params), (args))
+/* The app's event records, waits, host functions, stream memory operations, prefetches, batched copies
+ * and 2D memsets: each takes the stream some GPU time of its own or can hold its later work back, so a
+ * launch after one is never timed from an earlier stop event (one-event timing; an app that records an
+ * event between two kernels would otherwise see the record's GPU time in the second kernel); their host
+ * time goes to the API table.  STREAM_OPS(name, (params), (args))
  * defines the wrapper of `name` and of its _ptsz twin (exported by libcuda, not all declared by
  * cuda.h, hence the declaration). */
 #define STREAM_OP_FN(name, params, args)                                                           \
@@ -835,6 +837,8 @@ KPROF_EXPORT CUresult cuEventSynchronize(CUevent e)
     STREAM_OP_FN(name, params, args)                                                               \
     STREAM_OP_FN(name##_ptsz, params, args)
 
+STREAM_OPS(cuEventRecord, (CUevent e, CUstream s), (e, s))
+STREAM_OPS(cuEventRecordWithFlags, (CUevent e, CUstream s, unsigned int flags), (e, s, flags))
 STREAM_OPS(cuStreamWaitEvent, (CUstream s, CUevent e, unsigned int flags), (s, e, flags))
 STREAM_OPS(cuLaunchHostFunc, (CUstream s, CUhostFn fn, void *data), (s, fn, data))
 STREAM_OPS(cuStreamAddCallback,

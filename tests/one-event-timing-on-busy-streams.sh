@@ -2,7 +2,8 @@
 # One-event timing: a launch on a busy stream is timed from the stop event of the stream's last timed call
 # (reported as events.one_event), and never when something else can come between them: a wait on another
 # stream's event, the legacy default stream's implicit synchronisation (both ways), an untimed launch
-# (KPROF_EXCLUDE), a launch while profiling is stopped.  Each "after" kernel waits behind a 100 us kernel
+# (KPROF_EXCLUDE), a launch while profiling is stopped, the app's own event record (which takes the GPU
+# some time: FAKEGPU_EVENT_NS).  Each "after" kernel waits behind a 100 us kernel
 # it must not be charged for.  KPROF_ONE_EVENT=0 gives the same times with two events per launch.
 . "${top_srcdir:-..}/tests/lib.sh"
 need_jq
@@ -34,3 +35,12 @@ gaps=$(jq -r '[.traceEvents[] | select(.ph == "X" and .name == "busy()")] | grou
               | [range(1; length) as $i | ((.[$i].ts - .[$i - 1].ts) * 1000 | round)] | unique | map(tostring) | join(",")' \
        "$WORK/trace.json")
 expect_eq "$gaps" 1000 "back-to-back launches 1000 ns apart on the timeline"
+# The app's own event record between two launches: with records taking 500 ns of GPU time, every pair
+# holds its own stop's 500 ns (both modes alike), never the app's record too.
+for one in 1 0; do
+    FAKEGPU_EVENT_NS=500 KPROF_ONE_EVENT=$one KPROF_FORMAT=json KPROF_OUTPUT="$WORK/rec$one.json" \
+        run_kprof "$PROGS/chain" record >/dev/null || fail "chain record failed"
+    expect_eq "$(kernel_field "$WORK/rec$one.json" after_record calls)" 5 "KPROF_ONE_EVENT=$one: after_record counted"
+    expect_eq "$(kernel_field "$WORK/rec$one.json" after_record max_ns)" 1500 \
+        "after_record: its 1 us and its stop's 500 ns, not the app's record before it"
+done

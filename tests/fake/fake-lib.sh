@@ -16,7 +16,7 @@ fail() { echo "FAIL - $*"; status=1; }
 export LD_LIBRARY_PATH="$LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export FAKEGPU_KERNEL_NS='default=1000' FAKEGPU_CTX_INIT_MS=0
 unset FAKEGPU_TRUTH FAKEGPU_HANG FAKEGPU_EVENT_PENDING_QUERIES FAKEGPU_DEVICES FAKEGPU_MEM_BYTES \
-      FAKEGPU_COPY_PS_PER_BYTE FAKEGPU_REUSE_CTX_HANDLE FAKEGPU_FIRST_QUERY_DELAY_US LD_PRELOAD
+      FAKEGPU_COPY_PS_PER_BYTE FAKEGPU_REUSE_CTX_HANDLE FAKEGPU_FIRST_QUERY_DELAY_US FAKEGPU_EVENT_NS LD_PRELOAD
 
 # A sanitized fake needs its sanitizer runtime first; harmless for the programs that link it themselves.
 san=$(ldd "$LIB/libcuda.so.1" | awk '/lib(asan|tsan)\.so/ { print $3; exit }')

@@ -42,6 +42,7 @@ static struct {
     size_t mem_bytes;          /* FAKEGPU_MEM_BYTES */
     const char *truth_path;    /* FAKEGPU_TRUTH */
     int reuse_ctx_handle;      /* FAKEGPU_REUSE_CTX_HANDLE */
+    uint64_t event_ns;         /* FAKEGPU_EVENT_NS: GPU time an event record takes on its stream */
     unsigned long query_delay_us; /* FAKEGPU_FIRST_QUERY_DELAY_US: the first cuEventQuery off the main
                                      thread (a profiler's harvester, say) sleeps this long */
 } cfg;
@@ -117,6 +118,7 @@ static void load_config(void)
     cfg.truth_path = getenv("FAKEGPU_TRUTH");
     cfg.reuse_ctx_handle = env_num("FAKEGPU_REUSE_CTX_HANDLE", 0, 1) != 0;
     cfg.query_delay_us = (unsigned long)env_num("FAKEGPU_FIRST_QUERY_DELAY_US", 0, 10000000);
+    cfg.event_ns = env_num("FAKEGPU_EVENT_NS", 0, 1000000000ULL);
     parse_kernel_ns();
 }
 
@@ -1446,6 +1448,7 @@ CUresult cuEventDestroy(CUevent hEvent)
 static void event_stamp(struct CUevent_st *e, struct CUstream_st *s)
 {
     e->t = advance(s, 0);
+    s->t += cfg.event_ns; /* stamped first, then the stream is busy with the record */
     e->stream_id = s->id;
     e->recorded = 1;
     e->pending = cfg.pending_queries;
