@@ -1,4 +1,5 @@
 /* config.c: the only code that reads the environment; fills struct kprof_config from KPROF_* variables. */
+#include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,20 +28,35 @@ static void bad_value(const char *var, const char *value, const char *expected, 
     kprof_warn("ignoring %s='%s' (expected %s); using %s", var, value, expected, dflt);
 }
 
-/* KPROF_<var> as one of `choices` (NULL-terminated); the index, or `dflt` (with a warning if set but bad). */
+/* 1 when v is `word` with nothing but white space around it (as strtol reads numbers). */
+static int word_is(const char *v, const char *word)
+{
+    while (isspace((unsigned char)*v))
+        v++;
+    size_t n = strlen(word);
+    if (strncmp(v, word, n) != 0)
+        return 0;
+    for (v += n; isspace((unsigned char)*v); v++)
+        ;
+    return *v == '\0';
+}
+
+/* KPROF_<var> as one of `choices` (NULL-terminated, white space around the value ignored); the index, or
+ * `dflt` (with a warning if set but bad). */
 static int env_choice(const char *var, const char *const *choices, const char *expected, int dflt)
 {
     const char *v = getenv(var);
     if (!v)
         return dflt;
     for (int i = 0; choices[i]; i++)
-        if (strcmp(v, choices[i]) == 0)
+        if (word_is(v, choices[i]))
             return i;
     bad_value(var, v, expected, choices[dflt]);
     return dflt;
 }
 
-/* KPROF_<var> as a whole decimal number in [lo, hi], or `dflt` (with a warning if set but bad). */
+/* KPROF_<var> as a whole decimal number in [lo, hi] (white space around it ignored), or `dflt` (with a
+ * warning if set but bad). */
 static long env_long(const char *var, long lo, long hi, const char *expected, long dflt)
 {
     const char *v = getenv(var);
@@ -49,6 +65,8 @@ static long env_long(const char *var, long lo, long hi, const char *expected, lo
     char *end;
     errno = 0;
     long n = strtol(v, &end, 10);
+    while (end != v && isspace((unsigned char)*end))
+        end++;
     if (errno || end == v || *end != '\0' || n < lo || n > hi) {
         char d[32];
         snprintf(d, sizeof d, "%ld", dflt);

@@ -241,10 +241,17 @@ static void devices(FILE *f, const struct kprof_snapshot *s)
 static void api(FILE *f, const struct kprof_snapshot *s)
 {
     fprintf(f, "== libkprof: api ==\n");
-    uint64_t max = 0;
+    uint64_t max = 0, calls = 0;
     for (int i = 0; i < KPROF_API_COUNT; i++)
-        if (kprof_api_counted[i] && s->api[i].total_ns > max)
-            max = s->api[i].total_ns;
+        if (kprof_api_counted[i]) {
+            calls += s->api[i].calls;
+            if (s->api[i].total_ns > max)
+                max = s->api[i].total_ns;
+        }
+    if (calls == 0) {
+        fprintf(f, "  (no API calls counted)\n");
+        return;
+    }
     struct kprof_unit u = kprof_unit_for(max);
     char h[3][24];
     fprintf(f, "%10s %8s %13s %11s %11s  %s\n", "Calls", "Errors", head(h[0], 24, "Total", u),

@@ -12,3 +12,7 @@ expect_eq "$(kernel_field "$WORK/paused.json" before calls)" null "paused from t
 expect_eq "$(kernel_field "$WORK/paused.json" inside calls)" 2 "inside counted"
 expect_eq "$(kernel_field "$WORK/paused.json" inside timed)" 2 "and timed"
 expect_eq "$(kernel_field "$WORK/paused.json" after calls)" null "after: not counted"
+# Paused from the start and never resumed: every table says it is empty, the api table included.
+KPROF_START=paused run_kprof "$PROGS/two_threads" >/dev/null 2>"$WORK/never.txt"
+expect_grep '^  \(no kernel launches\)$' "$WORK/never.txt" "never resumed: no kernels"
+expect_grep '^  \(no API calls counted\)$' "$WORK/never.txt" "and an empty api table says so"
