@@ -12,6 +12,9 @@ rc=0; "$K" --bogus true 2>"$WORK/err" || rc=$?
 expect_eq "$rc" 2 "unknown option: exit status 2"
 rc=0; "$K" -f xml true 2>"$WORK/err" || rc=$?
 expect_eq "$rc" 2 "unknown format: exit status 2"
+rc=0; "$K" -fxml true 2>"$WORK/err" || rc=$?
+expect_eq "$rc" 2 "an attached value (-fxml) is read as -f xml"
+expect_grep "unknown format 'xml'" "$WORK/err" "and checked like one"
 case $SAN_PRELOAD in
 *tsan*) skip "the rest runs the launcher (a shell script) with the sanitizer runtime preloaded, and ThreadSanitizer's runtime crashes dash's subshells" ;;
 esac
