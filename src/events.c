@@ -8,7 +8,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include <sys/syscall.h>
 #include "kprof.h"
 
 /* Reference events: each pair's start is read against a reference event recorded on libkprof's own
@@ -117,12 +116,44 @@ void kprof_chain_break(void)
     __atomic_add_fetch(&epochs[EPOCH_BREAK], 1, __ATOMIC_RELAXED);
 }
 
+/* A thread's per-thread default stream has a queue keyed by its thread id, which the kernel gives to a
+ * later thread once this one has exited: the thread's exit ends every chain (so the newcomer's first
+ * launch is not timed from the dead thread's last stop).  Watched from a thread's first launch on its
+ * per-thread stream, with a thread-specific key's destructor. */
+static pthread_key_t exit_key;
+static pthread_once_t exit_key_once = PTHREAD_ONCE_INIT;
+static int exit_key_ok;
+static int exit_unwatched;
+static __thread int exit_watched __attribute__((tls_model("initial-exec")));
+
+static void on_thread_exit(void *v)
+{
+    (void)v;
+    kprof_chain_break();
+}
+
+static void exit_key_create(void)
+{
+    exit_key_ok = pthread_key_create(&exit_key, on_thread_exit) == 0;
+}
+
+/* 1 once this thread's exit is watched; 0 if it cannot be (no thread-specific key left): then no
+ * per-thread stream is timed with one event any more (exit_unwatched). */
+static int watch_thread_exit(void)
+{
+    if (KPROF_LIKELY(exit_watched))
+        return 1;
+    pthread_once(&exit_key_once, exit_key_create);
+    exit_watched = exit_key_ok && pthread_setspecific(exit_key, (void *)1) == 0;
+    return exit_watched;
+}
+
 /* The pool last used by this thread: most threads use one context, so the list walk is rare. */
 static __thread struct pool *tls_pool __attribute__((tls_model("initial-exec")));
 
 static long thread_id(void)
 {
-    return (long)syscall(SYS_gettid);
+    return (long)gettid();
 }
 
 /* Sets up a new pool's private stream and first reference; the context is current on this thread. */
@@ -283,8 +314,12 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
     if (want == KPROF_TIME_NONE && !capturing)
         return; /* KPROF_SAMPLE skips this launch, and no stream can be capturing: nothing to ask */
     CUcontext ctx = NULL;
-    if (kprof_drv.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || ctx == NULL)
-        return; /* the call will create the context: it is timed on the host as context init */
+    if (kprof_drv.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || ctx == NULL) {
+        /* The call will make the context current (creating it, maybe: timed on the host as context
+         * init), and its work goes untimed onto a stream that other threads may be timing. */
+        kprof_chain_break();
+        return;
+    }
     CUstream s = (CUstream)stream;
     if (s == NULL && per_thread)
         s = CU_STREAM_PER_THREAD;
@@ -315,7 +350,10 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
     t->shared = 0;
     int legacy = s == NULL || s == CU_STREAM_LEGACY;
     int chains = kprof_config.one_event && kprof_config.sample <= 1;
-    int may_share = chains && want == KPROF_TIME_LAUNCH && !capturing;
+    if (chains && s == CU_STREAM_PER_THREAD && !watch_thread_exit())
+        __atomic_store_n(&exit_unwatched, 1, __ATOMIC_RELAXED);
+    int may_share = chains && want == KPROF_TIME_LAUNCH && !capturing &&
+                    (s != CU_STREAM_PER_THREAD || !__atomic_load_n(&exit_unwatched, __ATOMIC_RELAXED));
 
     /* The stream's queue, and its last pair's stop event if this launch may start there (lent to this
      * launch: its pair no longer gives it back). */

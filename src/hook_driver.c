@@ -543,12 +543,14 @@ KPROF_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytes)
 KPROF_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytes, CUstream s)
 {
     DREAL(cuMemAllocAsync);
+    kprof_chain_break(); /* stream-ordered: on the legacy stream, a wait for the blocking streams */
     KPROF_WRAP_ALLOC(KPROF_API_cuMemAllocAsync, CUresult, CUDA_SUCCESS, KPROF_MEM_DEVICE, dptr, bytes, real_(dptr, bytes, s));
 }
 
 KPROF_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytes, CUstream s)
 {
     DREAL(cuMemAllocAsync_ptsz);
+    kprof_chain_break(); /* stream-ordered: on the legacy stream, a wait for the blocking streams */
     KPROF_WRAP_ALLOC(KPROF_API_cuMemAllocAsync_ptsz, CUresult, CUDA_SUCCESS, KPROF_MEM_DEVICE, dptr, bytes, real_(dptr, bytes, s));
 }
 
@@ -579,12 +581,14 @@ KPROF_EXPORT CUresult cuMemFree_v2(CUdeviceptr d)
 KPROF_EXPORT CUresult cuMemFreeAsync(CUdeviceptr d, CUstream s)
 {
     DREAL(cuMemFreeAsync);
+    kprof_chain_break(); /* stream-ordered: on the legacy stream, a wait for the blocking streams */
     KPROF_WRAP_FREE(KPROF_API_cuMemFreeAsync, CUresult, CUDA_SUCCESS, kprof_free_record_device((void *)(uintptr_t)d, ns_), d, real_(d, s));
 }
 
 KPROF_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr d, CUstream s)
 {
     DREAL(cuMemFreeAsync_ptsz);
+    kprof_chain_break(); /* stream-ordered: on the legacy stream, a wait for the blocking streams */
     KPROF_WRAP_FREE(KPROF_API_cuMemFreeAsync_ptsz, CUresult, CUDA_SUCCESS, kprof_free_record_device((void *)(uintptr_t)d, ns_), d, real_(d, s));
 }
 
@@ -869,6 +873,37 @@ STREAM_OPS(cuMemsetD2D16Async,
 STREAM_OPS(cuMemsetD2D32Async,
            (CUdeviceptr p, size_t pitch, unsigned int v, size_t w, size_t h, CUstream s),
            (p, pitch, v, w, h, s))
+
+STREAM_OPS(cuStreamWriteValue32_v2,
+           (CUstream s, CUdeviceptr addr, cuuint32_t value, unsigned int flags),
+           (s, addr, value, flags))
+STREAM_OPS(cuStreamWriteValue64_v2,
+           (CUstream s, CUdeviceptr addr, cuuint64_t value, unsigned int flags),
+           (s, addr, value, flags))
+STREAM_OPS(cuWaitExternalSemaphoresAsync,
+           (const CUexternalSemaphore *sems, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *params, unsigned int n,
+            CUstream s),
+           (sems, params, n, s))
+STREAM_OPS(cuSignalExternalSemaphoresAsync,
+           (const CUexternalSemaphore *sems, const CUDA_EXTERNAL_SEMAPHORE_SIGNAL_PARAMS *params, unsigned int n,
+            CUstream s),
+           (sems, params, n, s))
+STREAM_OPS(cuGraphUpload, (CUgraphExec exec, CUstream s), (exec, s))
+STREAM_OPS(cuMemcpy3DPeerAsync, (const CUDA_MEMCPY3D_PEER *copy, CUstream s), (copy, s))
+STREAM_OPS(cuMemcpyAtoHAsync_v2,
+           (void *dst, CUarray src, size_t offset, size_t n, CUstream s),
+           (dst, src, offset, n, s))
+STREAM_OPS(cuMemcpyHtoAAsync_v2,
+           (CUarray dst, size_t offset, const void *src, size_t n, CUstream s),
+           (dst, offset, src, n, s))
+STREAM_OPS(cuMemAllocFromPoolAsync,
+           (CUdeviceptr *p, size_t bytes, CUmemoryPool pool, CUstream s),
+           (p, bytes, pool, s))
+
+/* Destroying a stream: its handle may be given to a stream created later, whose first launch must not
+ * start at the destroyed stream's last stop (libkprof's queues are keyed by handle). */
+STREAM_OP_FN(cuStreamDestroy_v2, (CUstream s), (s))
+STREAM_OP_FN(cuStreamDestroy, (CUstream s), (s))
 
 /* Every KPROF_DH entry of api.def has its wrapper above: this table refers to each by name, so a
  * missing one fails the link (-Wl,--no-undefined).  driver.c hands these out. */

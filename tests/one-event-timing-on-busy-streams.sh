@@ -13,12 +13,12 @@ for one in 1 0; do
     KPROF_ONE_EVENT=$one KPROF_EXCLUDE=skipme KPROF_FORMAT=json KPROF_OUTPUT="$r" run_kprof "$PROGS/chain" >"$WORK/out" ||
         fail "chain failed"
     expect_grep '^chain: ok$' "$WORK/out" "KPROF_ONE_EVENT=$one: the program ran"
-    expect_eq "$(kernel_field "$r" busy calls)" 25 "busy: every launch counted"
-    expect_eq "$(kernel_field "$r" busy timed)" 25 "and timed"
+    expect_eq "$(kernel_field "$r" busy calls)" 26 "busy: every launch counted"
+    expect_eq "$(kernel_field "$r" busy timed)" 26 "and timed"
     expect_eq "$(kernel_field "$r" busy max_ns)" 1000 "busy: each exactly 1 us"
-    expect_eq "$(kernel_field "$r" longk calls)" 3 "longk: the one launched while stopped not counted"
+    expect_eq "$(kernel_field "$r" longk calls)" 4 "longk: the one launched while stopped not counted"
     expect_eq "$(kernel_field "$r" longk avg_ns)" 100000 "longk: 100 us"
-    for k in after_wait after_legacy legacy_after after_skip after_pause; do
+    for k in after_wait after_legacy legacy_after after_skip after_pause after_legacy_record; do
         expect_eq "$(kernel_field "$r" $k max_ns)" 1000 "$k: its own 1 us, not the long kernel it waited for"
     done
     expect_eq "$(kernel_field "$r" skipme calls)" null "skipme: excluded"
@@ -44,3 +44,12 @@ for one in 1 0; do
     expect_eq "$(kernel_field "$WORK/rec$one.json" after_record max_ns)" 1500 \
         "after_record: its 1 us and its stop's 500 ns, not the app's record before it"
 done
+# A thread whose first call launches on a busy stream (untimed: no context yet on that thread); a stream
+# destroyed while busy whose handle a new stream gets; a thread id reused after a thread that used its
+# per-thread default stream exited.
+for case in thread:after_thread tid:after_tid reuse:after_reuse; do
+    KPROF_FORMAT=json KPROF_OUTPUT="$WORK/$case.json" run_kprof "$PROGS/chain" "${case%%:*}" >"$WORK/$case.out" ||
+        fail "chain ${case%%:*} failed"
+    expect_eq "$(kernel_field "$WORK/$case.json" "${case#*:}" max_ns)" 1000 "${case%%:*}: ${case#*:} is its own 1 us"
+done
+expect_grep 'handle reused' "$WORK/reuse:after_reuse.out" "(the fake did give the new stream a destroyed one's handle)"
