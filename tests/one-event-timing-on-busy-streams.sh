@@ -52,4 +52,7 @@ for case in thread:after_thread tid:after_tid reuse:after_reuse; do
         fail "chain ${case%%:*} failed"
     expect_eq "$(kernel_field "$WORK/$case.json" "${case#*:}" max_ns)" 1000 "${case%%:*}: ${case#*:} is its own 1 us"
 done
-expect_grep 'handle reused' "$WORK/reuse:after_reuse.out" "(the fake did give the new stream a destroyed one's handle)"
+case $SAN_PRELOAD in
+*asan*) echo "note: under AddressSanitizer freed memory is quarantined, so no stream handle comes back" ;;
+*) expect_grep 'handle reused' "$WORK/reuse:after_reuse.out" "(the fake did give the new stream a destroyed one's handle)" ;;
+esac
