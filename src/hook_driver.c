@@ -828,7 +828,8 @@ KPROF_EXPORT CUresult cuEventSynchronize(CUevent e)
  * event between two kernels would otherwise see the record's GPU time in the second kernel); their host
  * time goes to the API table.  STREAM_OPS(name, (params), (args))
  * defines the wrapper of `name` and of its _ptsz twin (exported by libcuda, not all declared by
- * cuda.h, hence the declaration). */
+ * cuda.h, hence the declaration).  Device-side array copies and 2D memsets without a stream argument
+ * run on the legacy default stream, asynchronously with respect to the host, and are listed too. */
 #define STREAM_OP_FN(name, params, args)                                                           \
     KPROF_EXPORT CUresult name params                                                              \
     {                                                                                              \
@@ -840,6 +841,11 @@ KPROF_EXPORT CUresult cuEventSynchronize(CUevent e)
     extern __typeof__(name) name##_ptsz;                                                           \
     STREAM_OP_FN(name, params, args)                                                               \
     STREAM_OP_FN(name##_ptsz, params, args)
+/* The same for a legacy-stream call (no stream argument; its per-thread twin is _ptds). */
+#define STREAM_OPS_PTDS(name, params, args)                                                        \
+    extern __typeof__(name) name##_ptds;                                                           \
+    STREAM_OP_FN(name, params, args)                                                               \
+    STREAM_OP_FN(name##_ptds, params, args)
 
 STREAM_OPS(cuEventRecord, (CUevent e, CUstream s), (e, s))
 STREAM_OPS(cuEventRecordWithFlags, (CUevent e, CUstream s, unsigned int flags), (e, s, flags))
@@ -899,6 +905,18 @@ STREAM_OPS(cuMemcpyHtoAAsync_v2,
 STREAM_OPS(cuMemAllocFromPoolAsync,
            (CUdeviceptr *p, size_t bytes, CUmemoryPool pool, CUstream s),
            (p, bytes, pool, s))
+
+STREAM_OPS_PTDS(cuMemsetD2D8_v2,
+                (CUdeviceptr p, size_t pitch, unsigned char v, size_t w, size_t h), (p, pitch, v, w, h))
+STREAM_OPS_PTDS(cuMemsetD2D16_v2,
+                (CUdeviceptr p, size_t pitch, unsigned short v, size_t w, size_t h), (p, pitch, v, w, h))
+STREAM_OPS_PTDS(cuMemsetD2D32_v2,
+                (CUdeviceptr p, size_t pitch, unsigned int v, size_t w, size_t h), (p, pitch, v, w, h))
+STREAM_OPS_PTDS(cuMemcpyAtoD_v2, (CUdeviceptr dst, CUarray src, size_t offset, size_t n), (dst, src, offset, n))
+STREAM_OPS_PTDS(cuMemcpyDtoA_v2, (CUarray dst, size_t offset, CUdeviceptr src, size_t n), (dst, offset, src, n))
+STREAM_OPS_PTDS(cuMemcpyAtoA_v2,
+                (CUarray dst, size_t dst_offset, CUarray src, size_t src_offset, size_t n),
+                (dst, dst_offset, src, src_offset, n))
 
 /* Destroying a stream: its handle may be given to a stream created later, whose first launch must not
  * start at the destroyed stream's last stop (libkprof's queues are keyed by handle). */
