@@ -306,10 +306,12 @@ enum kprof_time_want { KPROF_TIME_NONE, KPROF_TIME_PAIR, KPROF_TIME_LAUNCH };
  * Called with the guard raised.  Never changes the app's CUDA error state. */
 void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thread, enum kprof_time_want want);
 
-/* Called for every operation put on a stream that is not timed with events (a wait on an event, a host
- * function, stream memory operations, a launch left untimed by KPROF_INCLUDE/EXCLUDE, a pause, or a
- * failure to time): no launch issued after it starts at the stop event of a call issued before it.
- * Lock-free (one relaxed atomic increment). */
+/* Called for every operation put on a stream that is not timed with events (the app's event records,
+ * waits on events, host functions, stream memory operations and the other STREAMOP wrappers of api.def,
+ * a launch left untimed by KPROF_INCLUDE/EXCLUDE, a pause, a failure to time, a thread's first call),
+ * and when a stream is destroyed or a thread that used its per-thread stream exits (their handle or id
+ * can come back): no launch issued after it is timed from the stop event of a call issued before it.
+ * Lock-free (one relaxed atomic increment); safe from any thread. */
 void kprof_chain_break(void);
 
 /* Records the stop event and queues the pair for harvesting; the duration goes to `target` (a struct
