@@ -306,6 +306,26 @@ static int chain_intact(const struct pair *last, int legacy)
                __atomic_load_n(&epochs[legacy ? EPOCH_OTHER : EPOCH_LEGACY], __ATOMIC_RELAXED);
 }
 
+/* The stop event of q's last pair, lent to the launch t begins on q's stream if that launch may start
+ * there (its pair no longer gives it back; the launch's does), or NULL.  A stream found idle at the last
+ * launches is not asked (q->skip).  ev.lock held. */
+static CUevent lend_last_stop(struct queue *q, struct pool *p, int legacy, struct kprof_timing *t)
+{
+    if (q->skip > 0) {
+        q->skip--;
+        return NULL;
+    }
+    if (q->count == 0)
+        return NULL;
+    struct pair *last = &q->ring[(q->head + q->count - 1) % q->cap];
+    if (!last->own_stop || last->pool != p || p->dead || !chain_intact(last, legacy))
+        return NULL;
+    last->own_stop = 0;
+    t->lent_seq = q->pushed - 1;
+    t->start_before_ns = last->start_host_ns; /* a reference older than the lent event */
+    return last->stop;
+}
+
 void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thread, enum kprof_time_want want)
 {
     t->pool = NULL;
@@ -362,17 +382,8 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
     pthread_mutex_lock(&ev.lock);
     struct queue *q = queue_for(t, p);
     t->tested = 0;
-    if (q && may_share && q->skip > 0) {
-        q->skip--; /* the stream was idle at the last launches: two events, no query */
-    } else if (q && may_share && q->count > 0) {
-        struct pair *last = &q->ring[(q->head + q->count - 1) % q->cap];
-        if (last->own_stop && last->pool == p && !p->dead && chain_intact(last, legacy)) {
-            last->own_stop = 0;
-            lent = last->stop;
-            t->lent_seq = q->pushed - 1;
-            t->start_before_ns = last->start_host_ns; /* a reference older than the lent event */
-        }
-    }
+    if (q && may_share)
+        lent = lend_last_stop(q, p, legacy, t);
     if (q) {
         b = pool_take(p, &cb);
         if (!lent && (b || cb))
