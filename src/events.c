@@ -326,10 +326,19 @@ static CUevent lend_last_stop(struct queue *q, struct pool *p, int legacy, struc
     return last->stop;
 }
 
+/* The call t begins will run untimed: no launch after it may start at an earlier stop.  Said again when
+ * the call has been made (kprof_timing_end), for a launch another thread began in between. */
+static void untimed(struct kprof_timing *t)
+{
+    kprof_chain_break();
+    t->broke = 1;
+}
+
 void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thread, enum kprof_time_want want)
 {
     t->pool = NULL;
     t->captured = 0;
+    t->broke = 0;
     int capturing = __atomic_load_n(&kprof_captures_active, __ATOMIC_RELAXED) > 0;
     if (want == KPROF_TIME_NONE && !capturing)
         return; /* KPROF_SAMPLE skips this launch, and no stream can be capturing: nothing to ask */
@@ -337,7 +346,7 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
     if (kprof_drv.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || ctx == NULL) {
         /* The call will make the context current (creating it, maybe: timed on the host as context
          * init), and its work goes untimed onto a stream that other threads may be timing. */
-        kprof_chain_break();
+        untimed(t);
         return;
     }
     CUstream s = (CUstream)stream;
@@ -361,7 +370,7 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
     if (!p || p->ctx != ctx || __atomic_load_n(&p->dead, __ATOMIC_RELAXED))
         p = tls_pool = pool_for(ctx);
     if (!p) {
-        kprof_chain_break();
+        untimed(t);
         return;
     }
     ref_request(p);
@@ -402,7 +411,7 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
         if (q)
             ev.n.pool_exhausted++;
         pthread_mutex_unlock(&ev.lock);
-        kprof_chain_break();
+        untimed(t);
         return;
     }
     pthread_mutex_unlock(&ev.lock);
@@ -433,7 +442,7 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
         if (b)
             pool_give(p, b);
         pthread_mutex_unlock(&ev.lock);
-        kprof_chain_break();
+        untimed(t);
         return;
     }
     if (!t->shared) {
@@ -443,7 +452,7 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
             pool_give(p, a);
             pool_give(p, b);
             pthread_mutex_unlock(&ev.lock);
-            kprof_chain_break();
+            untimed(t);
             return;
         }
         t->start_before_ns = before;
@@ -529,8 +538,11 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
                      uint64_t bytes, const unsigned *grid, const unsigned *block)
 {
     struct pool *p = t->pool;
-    if (!p)
+    if (!p) {
+        if (t->broke)
+            kprof_chain_break();
         return 0;
+    }
     /* Kernel launches only: a copy or memset call may itself wait for its work (pageable memory), and
      * then the host time is the work, not the latency before it.  A shared start means a busy stream.
      * No query while any stream capture is in progress: a global-mode capture forbids it. */

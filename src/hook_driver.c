@@ -156,6 +156,7 @@ KPROF_EXPORT CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCrea
         if (KPROF_UNLIKELY(k_ && !k_->selected)) { /* KPROF_INCLUDE/KPROF_EXCLUDE */               \
             kprof_chain_break();                                                                   \
             CUresult r_ = (call);                                                                  \
+            kprof_chain_break();                                                                   \
             kprof_call_end(&c_, r_ == CUDA_SUCCESS);                                               \
             return r_;                                                                             \
         }                                                                                          \
@@ -620,6 +621,20 @@ KPROF_EXPORT CUresult cuMemFreeHost(void *p)
         return r_;                                                                                 \
     } while (0)
 
+/* CUDA 10.0's first form (no mode: global), still handed out by cuGetProcAddress to callers asking for
+ * version 10000: a capture begun through it must be seen as well. */
+KPROF_EXPORT CUresult cuStreamBeginCapture(CUstream s)
+{
+    DREAL(cuStreamBeginCapture);
+    CAPTURE_BEGIN(real_(s));
+}
+
+KPROF_EXPORT CUresult cuStreamBeginCapture_ptsz(CUstream s)
+{
+    DREAL(cuStreamBeginCapture_ptsz);
+    CAPTURE_BEGIN(real_(s));
+}
+
 KPROF_EXPORT CUresult cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode mode)
 {
     DREAL(cuStreamBeginCapture_v2);
@@ -834,8 +849,14 @@ KPROF_EXPORT CUresult cuEventSynchronize(CUevent e)
     KPROF_EXPORT CUresult name params                                                              \
     {                                                                                              \
         DREAL(name);                                                                               \
+        struct kprof_call c_;                                                                      \
         kprof_chain_break();                                                                       \
-        KPROF_WRAP_HOST(KPROF_API_##name, CUresult, CUDA_SUCCESS, real_ args);                     \
+        int counted_ = kprof_call_begin(&c_, KPROF_API_##name);                                    \
+        CUresult r_ = real_ args;                                                                  \
+        if (counted_)                                                                              \
+            kprof_call_end(&c_, r_ == CUDA_SUCCESS);                                               \
+        kprof_chain_break(); /* again: a launch on another thread may have begun meanwhile */      \
+        return r_;                                                                                 \
     }
 #define STREAM_OPS(name, params, args)                                                             \
     extern __typeof__(name) name##_ptsz;                                                           \

@@ -47,6 +47,7 @@ KPROF_EXPORT cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *hostF
         if (KPROF_UNLIKELY(k_ && !k_->selected)) { /* KPROF_INCLUDE/KPROF_EXCLUDE */               \
             kprof_chain_break();                                                                   \
             cudaError_t r_ = (call);                                                               \
+            kprof_chain_break();                                                                   \
             kprof_call_end(&c_, r_ == cudaSuccess);                                                \
             return r_;                                                                             \
         }                                                                                          \

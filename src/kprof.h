@@ -281,6 +281,7 @@ struct kprof_timing {
     int captured;         /* 1 when the stream is capturing into a graph: the call runs nothing now */
     int shared;           /* 1: `start` is the previous call's stop event (one-event timing) */
     int tested;           /* whether the stream was found busy (1) or idle (2) before the call; 0: not asked */
+    int broke;            /* 1: the call will run untimed, and kprof_chain_break() was called for it */
     uint64_t lent_seq;    /* then: that call's place in the queue */
     unsigned long epoch[3]; /* stream-order counters when the call began (see kprof_chain_break) */
 };

@@ -28,3 +28,12 @@ run_plain "$FAKE/progs/graphapp" rules >"$WORK/rules.plain"
 run_kprof "$FAKE/progs/graphapp" rules >"$WORK/rules.kprof" 2>/dev/null
 diff -u "$WORK/rules.plain" "$WORK/rules.kprof" || fail "capture rules behave differently under libkprof"
 pass "capture rules as without libkprof"
+# A capture begun through the driver's first cuStreamBeginCapture (CUDA 10.0), as an old library would:
+# libkprof sees it too, and neither breaks it nor times the captured launches.
+run_plain "$FAKE/progs/graphapp" v1 >"$WORK/v1.plain"
+KPROF_FORMAT=json KPROF_OUTPUT="$WORK/v1.json" run_kprof "$FAKE/progs/graphapp" v1 >"$WORK/v1.kprof" ||
+    fail "graphapp v1 failed under libkprof"
+diff -u "$WORK/v1.plain" "$WORK/v1.kprof" || fail "a v1 capture behaves differently under libkprof"
+expect_eq "$(jq -c '[.captured[] | [.mangled, .launches]] | sort' "$WORK/v1.json")" \
+    '[["_Z8graph_k1v",3],["_Z8graph_k2v",2]]' "v1 capture: captured launches counted apart"
+expect_eq "$(kernel_field "$WORK/v1.json" graph_k1 calls)" 30 "v1 capture: graph_k1 replayed 30 times"

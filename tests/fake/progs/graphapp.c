@@ -3,7 +3,9 @@
  * captured launches themselves run nothing).
  * `graphapp rules` instead checks the capture rules of the fake (unsafe calls from other threads, capture
  * modes, the legacy stream, event-record nodes, child graph nodes). Truth: direct 1, graph_k1 2, graph_k2 3,
- * 2 device allocations of 256 bytes. */
+ * 2 device allocations of 256 bytes.
+ * `graphapp v1` does what the default does, but begins the capture through the driver's first
+ * cuStreamBeginCapture (CUDA 10.0, no mode: global), which old libraries still ask cuGetProcAddress for. */
 #include <pthread.h>
 #include <string.h>
 #include <cuda.h>
@@ -29,6 +31,21 @@ static enum cudaStreamCaptureStatus status_of(cudaStream_t s)
     return st;
 }
 
+static int v1_begin;
+
+static cudaError_t begin_capture(cudaStream_t s)
+{
+    if (!v1_begin)
+        return cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal);
+    CUresult (*begin)(CUstream) = NULL;
+    enum cudaDriverEntryPointQueryResult q;
+    cudaError_t r = cudaGetDriverEntryPointByVersion("cuStreamBeginCapture", (void **)&begin, 10000,
+                                                     cudaEnableDefault, &q);
+    if (r != cudaSuccess || !begin)
+        return r != cudaSuccess ? r : cudaErrorSymbolNotFound;
+    return begin((CUstream)s) == CUDA_SUCCESS ? cudaSuccess : cudaErrorUnknown;
+}
+
 static int basic(void)
 {
     cudaStream_t s;
@@ -40,7 +57,7 @@ static int basic(void)
 
     CHECK(cudaStreamCreate(&s));
     ASSERT(status_of(s) == cudaStreamCaptureStatusNone);
-    CHECK(cudaStreamBeginCapture(s, cudaStreamCaptureModeGlobal));
+    CHECK(begin_capture(s));
     ASSERT(status_of(s) == cudaStreamCaptureStatusActive);
     CHECK(cudaStreamGetCaptureInfo(s, &st, &id, NULL, NULL, NULL, NULL));
     ASSERT(st == cudaStreamCaptureStatusActive && id != 0);
@@ -267,5 +284,6 @@ int main(int argc, char **argv)
     setup();
     if (argc > 1 && !strcmp(argv[1], "rules"))
         return rules();
+    v1_begin = argc > 1 && !strcmp(argv[1], "v1");
     return basic();
 }
