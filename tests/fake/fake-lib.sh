@@ -1,5 +1,5 @@
-# fake-lib.sh: what fake-extra.sh and fake-robust.sh share: the build directory, a scratch folder,
-# pass/fail, and running a program against the fake stack with its ground-truth file.  Sourced with
+# fake-lib.sh: what fake-smoke.sh, fake-extra.sh and fake-robust.sh share: the build directory, a scratch
+# folder, pass/fail/expect, and running a program against the fake stack with its ground-truth file.  Sourced with
 # NAME set to the script's name; FAKE_TIMEOUT (seconds) bounds each program.
 set -u
 
@@ -12,6 +12,9 @@ status=0
 
 pass() { echo "ok - $*"; }
 fail() { echo "FAIL - $*"; status=1; }
+expect() { # expect NAME FILE PATTERN: FILE has a line matching PATTERN
+    if grep -q -- "$3" "$2"; then pass "$1"; else fail "$1 (no '$3' in:)"; sed 's/^/    /' "$2"; fi
+}
 
 export LD_LIBRARY_PATH="$LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export FAKEGPU_KERNEL_NS='default=1000' FAKEGPU_CTX_INIT_MS=0

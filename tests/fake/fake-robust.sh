@@ -6,10 +6,6 @@
 NAME=fake-robust FAKE_TIMEOUT=300
 . "$(dirname "$0")/fake-lib.sh"
 
-expect() { # expect NAME FILE PATTERN: FILE has a line matching PATTERN
-    if grep -q -- "$3" "$2"; then pass "$1"; else fail "$1 (no '$3' in:)"; sed 's/^/    /' "$2"; fi
-}
-
 # No copies, memsets or allocations: the tail of most truth files.
 nothing_else() {
     cat <<'END'
