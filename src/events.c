@@ -242,6 +242,13 @@ static CUevent pool_take(struct pool *p, int *create)
     return NULL;
 }
 
+/* Gives back a reservation pool_take made; call with ev.lock held. */
+static void pool_unreserve(struct pool *p)
+{
+    p->created--;
+    ev.n.created--;
+}
+
 /* Creates a reserved event in the current context (p's), without ev.lock; NULL (the reservation given
  * back) on failure. */
 static CUevent pool_create(struct pool *p)
@@ -250,8 +257,7 @@ static CUevent pool_create(struct pool *p)
     if (kprof_drv.cuEventCreate(&e, CU_EVENT_DEFAULT) == CUDA_SUCCESS)
         return e;
     pthread_mutex_lock(&ev.lock);
-    p->created--;
-    ev.n.created--;
+    pool_unreserve(p);
     pthread_mutex_unlock(&ev.lock);
     return NULL;
 }
@@ -399,13 +405,11 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
             a = pool_take(p, &ca);
     }
     if (!q || (!b && !cb) || (!lent && !a && !ca)) {
-        /* Out of memory, or the pool is exhausted: this call stays untimed. */
+        /* Out of memory, or the pool is exhausted: this call stays untimed (no start was taken). */
         if (b)
             pool_give(p, b);
         else if (cb)
-            p->created--, ev.n.created--;
-        if (ca)
-            p->created--, ev.n.created--;
+            pool_unreserve(p);
         if (lent)
             unlend(q, p, lent, t->lent_seq);
         if (q)
@@ -464,6 +468,8 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
                                         : __atomic_load_n(&epochs[EPOCH_LEGACY], __ATOMIC_RELAXED);
         t->epoch[EPOCH_OTHER] = legacy ? __atomic_load_n(&epochs[EPOCH_OTHER], __ATOMIC_RELAXED)
                                        : __atomic_add_fetch(&epochs[EPOCH_OTHER], 1, __ATOMIC_RELAXED);
+    } else {
+        memset(t->epoch, 0, sizeof t->epoch); /* never read: no launch shares without chains */
     }
     t->start = a;
     t->stop = b;
