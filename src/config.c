@@ -14,13 +14,14 @@ struct kprof_config kprof_config = {
     .exit_timeout_ms = 5000,
     .max_events = 65536,
     .trace_limit = 1000000,
+    .calibrate = 1,
 };
 
 /* Every variable libkprof understands, for the unknown-name check. */
 static const char *const known_vars[] = {
     "KPROF_FORMAT", "KPROF_OUTPUT", "KPROF_TRACE", "KPROF_TRACE_LIMIT", "KPROF_LOG", "KPROF_DISABLE",
     "KPROF_START", "KPROF_EXIT_TIMEOUT", "KPROF_MAX_EVENTS", "KPROF_GROUP", "KPROF_NAMES", "KPROF_TOP",
-    "KPROF_INCLUDE", "KPROF_EXCLUDE", "KPROF_SIGNALS", "KPROF_SAMPLE", "KPROF_ONE_EVENT",
+    "KPROF_INCLUDE", "KPROF_EXCLUDE", "KPROF_SIGNALS", "KPROF_SAMPLE", "KPROF_ONE_EVENT", "KPROF_CALIBRATE",
 };
 
 static void bad_value(const char *var, const char *value, const char *expected, const char *dflt)
@@ -133,6 +134,12 @@ void kprof_config_load(void)
     c->top = env_long("KPROF_TOP", 0, 1L << 30, "a number of kernels (0 for all)", 0);
     c->sample = env_long("KPROF_SAMPLE", 1, 1L << 30, "a period from 1 (every launch) to 1073741824", 1);
     c->one_event = !env_choice("KPROF_ONE_EVENT", bools_on, "1 or 0", 0);
+    c->calibrate = !env_choice("KPROF_CALIBRATE", bools_on, "1 or 0", 0);
+    /* Another tool that counts kernels (Nsight Systems and Compute, compute-sanitizer and CUPTI tracers load
+     * through CUDA_INJECTION64_PATH): libkprof's calibration kernels would show in its counts. */
+    const char *inj = getenv("CUDA_INJECTION64_PATH");
+    if (inj && *inj)
+        c->tool_attached = inj;
     c->has_include = env_regex("KPROF_INCLUDE", &c->include);
     c->has_exclude = env_regex("KPROF_EXCLUDE", &c->exclude);
 
@@ -150,11 +157,11 @@ void kprof_config_load(void)
 
     kprof_debug("configuration: KPROF_FORMAT=%s KPROF_OUTPUT=%s KPROF_TRACE=%s KPROF_TRACE_LIMIT=%ld "
                 "KPROF_LOG=%s KPROF_DISABLE=%d KPROF_START=%s KPROF_SIGNALS=%d KPROF_EXIT_TIMEOUT=%ld KPROF_MAX_EVENTS=%ld "
-                "KPROF_GROUP=%s KPROF_NAMES=%s KPROF_TOP=%ld KPROF_SAMPLE=%ld KPROF_ONE_EVENT=%d KPROF_INCLUDE=%s "
+                "KPROF_GROUP=%s KPROF_NAMES=%s KPROF_TOP=%ld KPROF_SAMPLE=%ld KPROF_ONE_EVENT=%d KPROF_CALIBRATE=%d KPROF_INCLUDE=%s "
                 "KPROF_EXCLUDE=%s",
                 formats[c->format], c->output ? c->output : "(stderr)", c->trace ? c->trace : "(none)",
                 c->trace_limit, logs[c->log], c->disabled, starts[c->start_paused], c->signals, c->exit_timeout_ms,
-                c->max_events, groups[c->group], names[c->names], c->top, c->sample, c->one_event,
+                c->max_events, groups[c->group], names[c->names], c->top, c->sample, c->one_event, c->calibrate,
                 c->has_include ? getenv("KPROF_INCLUDE") : "(none)",
                 c->has_exclude ? getenv("KPROF_EXCLUDE") : "(none)");
 }

@@ -14,6 +14,7 @@
 
 struct kprof_runtime kprof_rt;
 __thread int kprof_tls_depth __attribute__((tls_model("initial-exec")));
+__thread struct kprof_delegate *kprof_tls_delegate __attribute__((tls_model("initial-exec")));
 int kprof_finished;
 uint64_t kprof_start_ns;
 int kprof_cuda_used;
@@ -131,6 +132,11 @@ void kprof_driver_initialized(uint64_t host_ns)
         return;
     __atomic_store_n(&driver_init_ns, host_ns, __ATOMIC_RELAXED);
     tls_ctx_init_ns += host_ns;
+}
+
+void kprof_host_time_exclude(uint64_t ns)
+{
+    tls_ctx_init_ns += ns;
 }
 
 void kprof_context_forget(CUcontext ctx)
@@ -344,6 +350,7 @@ static void fork_child(void)
     __atomic_store_n(&kprof_cuda_used, 0, __ATOMIC_RELAXED);
     kprof_forked_child = 1;
     kprof_events_fork_child();
+    kprof_preload_fork_child();
     kprof_stats_fork_child();
     kprof_graphs_fork_child();
     kprof_start_ns = kprof_now_ns();

@@ -38,6 +38,7 @@ struct pool {
     uint64_t pending_before_ns, pending_host_done_ns, last_request_ns;
     int ref_busy;                /* a thread is recording a reference (ev.lock) */
     unsigned nstreams;           /* streams of this context seen so far */
+    struct kprof_calibration calib; /* this context's hand-offs, measured before its first pair */
     int dead;                    /* its context was destroyed: never used again */
     struct pool *next;
 };
@@ -57,6 +58,7 @@ struct pair {
     unsigned long epoch[3]; /* stream-order counters when the call began */
     uint64_t seq;           /* its number in its queue */
     uint64_t start_seq;     /* shared: the number of the pair whose stop is its start */
+    unsigned char pred;     /* enum kprof_pred: what libkprof put on the stream before it */
 };
 
 /* Pairs recorded on one stream complete in the order they were recorded, so only a queue's head needs
@@ -79,6 +81,7 @@ struct queue {
     double last_stop_ns;
     uint64_t last_stop_seq;  /* that pair's number + 1; 0: none */
     unsigned derived;        /* starts placed that way in a row (re-anchored on a reference every 256) */
+    unsigned char last_pred; /* enum kprof_pred: what libkprof last put on this stream (ev.lock) */
     UT_hash_handle hh;
 };
 
@@ -188,7 +191,13 @@ static void pool_start_timeline(struct pool *p)
     p->refs[0].host_done_ns = after;
     p->refs[0].base_ns = (double)((before + after) / 2 - kprof_start_ns);
     p->nrefs = 1;
-    __atomic_store_n(&p->last_request_ns, after, __ATOMIC_RELAXED);
+    /* Before the context's first pair: its hand-offs, then taken off every pair it times.  The host time it
+     * takes is left out of the call that started it (as context creation is). */
+    kprof_calibrate(&p->calib, p->own);
+    kprof_host_time_exclude(p->calib.cost_ns);
+    if (p->calib.state == KPROF_CALIB_DONE)
+        kprof_info("device %d: event hand-off calibrated in %.1f ms", p->calib.device, (double)p->calib.cost_ns / 1e6);
+    __atomic_store_n(&p->last_request_ns, kprof_now_ns(), __ATOMIC_RELAXED);
 }
 
 /* The live pool of ctx, or NULL; call with ev.lock held. */
@@ -312,10 +321,20 @@ static int chain_intact(const struct pair *last, int legacy)
                __atomic_load_n(&epochs[legacy ? EPOCH_OTHER : EPOCH_LEGACY], __ATOMIC_RELAXED);
 }
 
+/* What a launch that may share its start knows of the work still ahead of it on the stream: the start
+ * events of the last pairs queued there and the GPU time each is expected to take (its kernel's mean so
+ * far plus the kernel hand-off; 0 when unknown). */
+#define BACKLOG 2
+struct backlog {
+    int n;
+    CUevent start[BACKLOG];
+    double expect_ns[BACKLOG];
+};
+
 /* The stop event of q's last pair, lent to the launch t begins on q's stream if that launch may start
- * there (its pair no longer gives it back; the launch's does), or NULL.  A stream found idle at the last
- * launches is not asked (q->skip).  ev.lock held. */
-static CUevent lend_last_stop(struct queue *q, struct pool *p, int legacy, struct kprof_timing *t)
+ * there (its pair no longer gives it back; the launch's does), or NULL; *bl gets the backlog behind it.
+ * A stream found idle at the last launches is not asked (q->skip).  ev.lock held. */
+static CUevent lend_last_stop(struct queue *q, struct pool *p, int legacy, struct kprof_timing *t, struct backlog *bl)
 {
     if (q->skip > 0) {
         q->skip--;
@@ -329,7 +348,40 @@ static CUevent lend_last_stop(struct queue *q, struct pool *p, int legacy, struc
     last->own_stop = 0;
     t->lent_seq = q->pushed - 1;
     t->start_before_ns = last->start_host_ns; /* a reference older than the lent event */
+    bl->n = 0;
+    for (size_t i = 0; i < BACKLOG && i < q->count; i++) {
+        const struct pair *pr = &q->ring[(q->head + q->count - 1 - i) % q->cap];
+        double mean = pr->kind == KPROF_TARGET_COPY ? 0.0 : kprof_kernel_mean_ns(pr->target);
+        bl->start[bl->n] = pr->start;
+        bl->expect_ns[bl->n++] =
+            pr->kind != KPROF_TARGET_COPY && mean == 0.0
+                ? -1.0 /* a kernel not timed yet: its length is unknown */
+                : mean + kprof_calibration_handoff(&p->calib, pr->shared, KPROF_PRED_KERNEL);
+    }
     return last->stop;
+}
+
+/* The host time a launch takes on this thread (ns, a moving average over its timed launches). */
+static __thread double tls_launch_ns __attribute__((tls_model("initial-exec")));
+
+/* 1 when the stream will still be busy when this launch's kernel reaches the GPU, so that the previous
+ * stop is a true start: the launch takes about tls_launch_ns of host time, during which the GPU must not
+ * run out of work, or the pair would hold the idle gap before the kernel (+4 us on 2 us kernels launched
+ * back to back, H200).  Asks whether the last queued pairs have started (a query each, newest first) and
+ * adds up what is left of those that have not (a kernel not yet timed counts as long enough). */
+static int backlog_outlasts_launch(const struct backlog *bl)
+{
+    double need = 2.0 * (tls_launch_ns > 0.0 ? tls_launch_ns : 5000.0) + 1000.0, ahead = 0.0;
+    for (int i = 0; i < bl->n; i++) {
+        if (kprof_drv.cuEventQuery(bl->start[i]) != CUDA_ERROR_NOT_READY)
+            return 0; /* that pair has started: what is left of it is unknown, assume it is short */
+        if (bl->expect_ns[i] < 0.0)
+            return 1; /* a kernel of unknown length that has not started: the first launches of a kernel */
+        ahead += bl->expect_ns[i];
+        if (ahead >= need)
+            return 1;
+    }
+    return 0;
 }
 
 /* The call t begins will run untimed: no launch after it may start at an earlier stop.  Said again when
@@ -345,13 +397,16 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
     t->pool = NULL;
     t->captured = 0;
     t->broke = 0;
+    t->no_context = 0;
     int capturing = __atomic_load_n(&kprof_captures_active, __ATOMIC_RELAXED) > 0;
     if (want == KPROF_TIME_NONE && !capturing)
         return; /* KPROF_SAMPLE skips this launch, and no stream can be capturing: nothing to ask */
     CUcontext ctx = NULL;
     if (kprof_drv.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || ctx == NULL) {
         /* The call will make the context current (creating it, maybe: timed on the host as context
-         * init), and its work goes untimed onto a stream that other threads may be timing. */
+         * init), and its work goes untimed onto a stream that other threads may be timing (unless the
+         * nested driver launch times it: see struct kprof_delegate). */
+        t->no_context = 1;
         untimed(t);
         return;
     }
@@ -394,11 +449,13 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
      * launch: its pair no longer gives it back). */
     CUevent lent = NULL, a = NULL, b = NULL;
     int ca = 0, cb = 0;
+    struct backlog bl;
     pthread_mutex_lock(&ev.lock);
     struct queue *q = queue_for(t, p);
     t->tested = 0;
+    t->pred = q ? q->last_pred : KPROF_PRED_OTHER;
     if (q && may_share)
-        lent = lend_last_stop(q, p, legacy, t);
+        lent = lend_last_stop(q, p, legacy, t, &bl);
     if (q) {
         b = pool_take(p, &cb);
         if (!lent && (b || cb))
@@ -425,7 +482,7 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
         a = pool_create(p);
 
     /* The lent event still pending: the stream is busy, and this launch starts where that call stopped. */
-    if (lent && kprof_drv.cuEventQuery(lent) == CUDA_ERROR_NOT_READY) {
+    if (lent && kprof_drv.cuEventQuery(lent) == CUDA_ERROR_NOT_READY && backlog_outlasts_launch(&bl)) {
         a = lent;
         t->shared = 1;
         t->tested = 1;
@@ -508,6 +565,7 @@ static struct queue *queue_for(const struct kprof_timing *t, struct pool *p)
     if (!q)
         return NULL;
     q->key = key;
+    q->last_pred = KPROF_PRED_OTHER; /* whatever the app put there before libkprof timed anything */
     HASH_ADD(hh, ev.queues, key, sizeof key, q);
     struct queue *found;
     HASH_FIND(hh, ev.queues, &key, sizeof key, found);
@@ -525,6 +583,35 @@ static struct queue *queue_for(const struct kprof_timing *t, struct pool *p)
         snprintf(name, sizeof name, "stream %u (%p)", ++p->nstreams, (void *)key.stream);
     kprof_stream_named(q->index, p->device, name);
     return q;
+}
+
+/* What a timed call is, as the predecessor of the next kernel on its stream. */
+static unsigned char pred_of(enum kprof_target_kind kind, void *target)
+{
+    if (kind != KPROF_TARGET_COPY)
+        return KPROF_PRED_KERNEL;
+    if (kprof_copy_is_memset(target))
+        return KPROF_PRED_MEMSET;
+    enum kprof_dir dir;
+    enum kprof_host_mem host;
+    kprof_copy_describe(target, &dir, &host);
+    return dir == KPROF_HTOD ? KPROF_PRED_HTOD : dir == KPROF_DTOH ? KPROF_PRED_DTOH : KPROF_PRED_DTOD;
+}
+
+void kprof_stream_other(CUstream stream, int per_thread)
+{
+    struct qkey key;
+    memset(&key, 0, sizeof key);
+    if (kprof_drv.cuCtxGetCurrent(&key.ctx) != CUDA_SUCCESS || !key.ctx)
+        return;
+    key.stream = stream == NULL ? (per_thread ? CU_STREAM_PER_THREAD : CU_STREAM_LEGACY) : stream;
+    key.tid = key.stream == CU_STREAM_PER_THREAD ? thread_id() : 0;
+    struct queue *q;
+    pthread_mutex_lock(&ev.lock);
+    HASH_FIND(hh, ev.queues, &key, sizeof key, q);
+    if (q)
+        q->last_pred = KPROF_PRED_OTHER;
+    pthread_mutex_unlock(&ev.lock);
 }
 
 /* Gives back the events of a call that will not be queued (the shared start to its first pair). */
@@ -553,10 +640,14 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
      * then the host time is the work, not the latency before it.  A shared start means a busy stream.
      * No query while any stream capture is in progress: a global-mode capture forbids it. */
     uint64_t lag = 0;
-    if (ok && kind != KPROF_TARGET_COPY && !t->shared &&
-        !__atomic_load_n(&kprof_captures_active, __ATOMIC_RELAXED) &&
-        kprof_drv.cuEventQuery(t->start) == CUDA_SUCCESS)
-        lag = kprof_now_ns() - t->start_host_ns; /* the stream was idle: see kprof.h */
+    if (ok && kind != KPROF_TARGET_COPY) {
+        uint64_t now = kprof_now_ns();
+        if (!t->shared && !__atomic_load_n(&kprof_captures_active, __ATOMIC_RELAXED) &&
+            kprof_drv.cuEventQuery(t->start) == CUDA_SUCCESS)
+            lag = kprof_now_ns() - t->start_host_ns; /* the stream was idle: see kprof.h */
+        double took = (double)(now - t->start_host_ns);
+        tls_launch_ns = tls_launch_ns > 0.0 ? tls_launch_ns + (took - tls_launch_ns) / 8.0 : took;
+    }
     if (!ok || kprof_drv.cuEventRecord(t->stop, t->stream) != CUDA_SUCCESS) {
         timing_drop(t);
         kprof_chain_break(); /* the call may have run, untimed */
@@ -601,6 +692,8 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
     pr->pool = p;
     pr->own_stop = 1;
     pr->shared = t->shared;
+    pr->pred = t->pred;
+    q->last_pred = pred_of(kind, target);
     pr->seq = q->pushed;
     pr->start_seq = t->lent_seq;
     q->count++;
@@ -704,7 +797,13 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
     struct kprof_sample s;
     memset(&s, 0, sizeof s);
     uint64_t ns = ms <= 0.0f ? 0 : (uint64_t)((double)ms * 1e6 + 0.5);
-    s.dur_ns = ns > pr->idle_lag_ns ? ns - pr->idle_lag_ns : 0;
+    /* A kernel's pair less the host latency it held on an idle stream, and less the hand-off measured for
+     * what came before it on its stream (calibrate.h); copies keep their pairs as they are. */
+    uint64_t off = pr->idle_lag_ns;
+    if (pr->kind != KPROF_TARGET_COPY)
+        off += (uint64_t)(kprof_calibration_handoff(&pr->pool->calib, pr->shared,
+                                                    pr->idle_lag_ns ? KPROF_PRED_IDLE : (enum kprof_pred)pr->pred) + 0.5);
+    s.dur_ns = ns > off ? ns - off : 0;
     s.kind = pr->kind;
     s.target = pr->target;
     s.bytes = pr->bytes;
@@ -947,6 +1046,21 @@ void kprof_events_context_gone(CUcontext ctx, int dev)
             kprof_context_forget(p->ctx);
         }
     pthread_mutex_unlock(&ev.lock);
+}
+
+size_t kprof_events_calibrations(struct kprof_calibration *out, size_t max)
+{
+    size_t n = 0, all = 0;
+    pthread_mutex_lock(&ev.lock);
+    for (struct pool *p = ev.pools; p; p = p->next)
+        all++;
+    /* The list is newest first: skip the newest beyond max, then fill from the end. */
+    size_t keep = all < max ? all : max, i = 0;
+    for (struct pool *p = ev.pools; p; p = p->next, i++)
+        if (i >= all - keep)
+            out[keep - 1 - n++] = p->calib;
+    pthread_mutex_unlock(&ev.lock);
+    return n;
 }
 
 void kprof_events_counters(struct kprof_event_counters *out)

@@ -12,17 +12,81 @@ struct exec_entry {
     UT_hash_handle hh;
 };
 
+/* A conditional node and its body graphs, as cuGraphAddNode made them. */
+struct cond_entry {
+    CUgraphNode node;
+    unsigned n;
+    CUgraph *bodies;
+    UT_hash_handle hh;
+};
+
 static struct {
     pthread_rwlock_t lock;
     struct exec_entry *execs;      /* live graph execs */
+    struct cond_entry *conds;      /* conditional nodes seen made */
     struct kprof_kernel **rows;    /* every graph row ever made (rows outlive their execs) */
     size_t nrows, caprows;
 } graphs = { .lock = PTHREAD_RWLOCK_INITIALIZER };
 
 int kprof_captures_active;
 
-/* Appends graph's kernel nodes (recursing into child graphs) to g; depth bounds a malformed graph. */
-static void walk(CUgraph graph, struct kprof_graph *g, int depth)
+void kprof_graph_conditional_added(CUgraphNode node, const CUgraph *bodies, unsigned n)
+{
+    if (!node || !bodies || !n)
+        return;
+    struct cond_entry *e = calloc(1, sizeof *e);
+    CUgraph *copy = calloc(n, sizeof *copy);
+    if (!e || !copy) {
+        free(e);
+        free(copy);
+        return;
+    }
+    memcpy(copy, bodies, n * sizeof *copy);
+    e->node = node;
+    e->n = n;
+    e->bodies = copy;
+    struct cond_entry *old;
+    pthread_rwlock_wrlock(&graphs.lock);
+    HASH_FIND_PTR(graphs.conds, &node, old);
+    if (old)
+        HASH_DEL(graphs.conds, old);
+    HASH_ADD_PTR(graphs.conds, node, e);
+    pthread_rwlock_unlock(&graphs.lock);
+    if (old) {
+        free(old->bodies);
+        free(old);
+    }
+}
+
+/* The body graphs of conditional node `node` of `graph` (a malloc'd array the caller frees, *n of them),
+ * or NULL: the node itself was seen made, or it is the clone of one that was (graphs cloned by
+ * cuGraphClone, or embedded as child graphs, whose nodes are copies); then the original's bodies stand for
+ * the clone's (the same kernels). */
+static CUgraph *cond_bodies(CUgraph graph, CUgraphNode node, unsigned *n)
+{
+    CUgraph *r = NULL;
+    pthread_rwlock_rdlock(&graphs.lock);
+    struct cond_entry *e;
+    HASH_FIND_PTR(graphs.conds, &node, e);
+    if (!e && kprof_drv.cuGraphNodeFindInClone) {
+        for (struct cond_entry *c = graphs.conds; c && !e; c = c->hh.next) {
+            CUgraphNode in_clone = NULL;
+            if (kprof_drv.cuGraphNodeFindInClone(&in_clone, c->node, graph) == CUDA_SUCCESS && in_clone == node)
+                e = c;
+        }
+    }
+    if (e && (r = calloc(e->n, sizeof *r)) != NULL) {
+        memcpy(r, e->bodies, e->n * sizeof *r);
+        *n = e->n;
+    }
+    pthread_rwlock_unlock(&graphs.lock);
+    return r;
+}
+
+/* Appends graph's kernel nodes (recursing into child graphs and conditional bodies) to g; depth bounds a
+ * malformed graph.  Kernels of conditional bodies (cond) are marked, not listed: how often a body runs is
+ * decided on the GPU. */
+static void walk(CUgraph graph, struct kprof_graph *g, int depth, int cond)
 {
     size_t n = 0;
     if (depth > 16 || !kprof_drv.cuGraphGetNodes || kprof_drv.cuGraphGetNodes(graph, NULL, &n) != CUDA_SUCCESS || !n)
@@ -39,7 +103,15 @@ static void walk(CUgraph graph, struct kprof_graph *g, int depth)
         if (type == CU_GRAPH_NODE_TYPE_GRAPH && kprof_drv.cuGraphChildGraphNodeGetGraph) {
             CUgraph child;
             if (kprof_drv.cuGraphChildGraphNodeGetGraph(nodes[i], &child) == CUDA_SUCCESS)
-                walk(child, g, depth + 1);
+                walk(child, g, depth + 1, cond);
+            continue;
+        }
+        if (type == CU_GRAPH_NODE_TYPE_CONDITIONAL) {
+            unsigned nb = 0;
+            CUgraph *bodies = cond_bodies(graph, nodes[i], &nb);
+            for (unsigned j = 0; bodies && j < nb; j++)
+                walk(bodies[j], g, depth + 1, 1);
+            free(bodies);
             continue;
         }
         CUDA_KERNEL_NODE_PARAMS p;
@@ -53,6 +125,11 @@ static void walk(CUgraph graph, struct kprof_graph *g, int depth)
               : NULL;
         if (!k)
             continue;
+        if (cond) {
+            __atomic_store_n(&k->in_conditional, 1, __ATOMIC_RELAXED);
+            g->ncond++;
+            continue;
+        }
         struct kprof_kernel **ks = realloc(g->kernels, (g->nkernels + 1) * sizeof *ks);
         unsigned (*ss)[6] = realloc(g->shapes, (g->nkernels + 1) * sizeof *ss);
         if (ks)
@@ -76,7 +153,7 @@ void kprof_graph_instantiated(CUgraphExec exec, CUgraph graph)
         free(row);
         return;
     }
-    walk(graph, &e->g, 0);
+    walk(graph, &e->g, 0, 0);
     e->exec = exec;
     e->g.row = row;
     row->is_graph = 1;
@@ -86,8 +163,12 @@ void kprof_graph_instantiated(CUgraphExec exec, CUgraph graph)
     pthread_rwlock_wrlock(&graphs.lock);
     snprintf(name, sizeof name, "graph %zu", graphs.nrows + 1);
     row->mangled = strdup(name);
-    snprintf(name, sizeof name, "graph %zu (%zu kernel node%s)", graphs.nrows + 1, e->g.nkernels,
-             e->g.nkernels == 1 ? "" : "s");
+    if (e->g.ncond)
+        snprintf(name, sizeof name, "graph %zu (%zu kernel node%s, %zu in conditional bodies)", graphs.nrows + 1,
+                 e->g.nkernels + e->g.ncond, e->g.nkernels + e->g.ncond == 1 ? "" : "s", e->g.ncond);
+    else
+        snprintf(name, sizeof name, "graph %zu (%zu kernel node%s)", graphs.nrows + 1, e->g.nkernels,
+                 e->g.nkernels == 1 ? "" : "s");
     row->name = strdup(name);
     if (graphs.nrows == graphs.caprows) {
         size_t cap = graphs.caprows ? graphs.caprows * 2 : 16;
@@ -152,6 +233,7 @@ void kprof_graph_launched(struct kprof_graph *g)
     for (size_t i = 0; i < g->nkernels; i++) {
         const unsigned *s = g->shapes[i];
         kprof_kernel_count(g->kernels[i], (dim3){ s[0], s[1], s[2] }, (dim3){ s[3], s[4], s[5] });
+        __atomic_fetch_add(&g->kernels[i]->graph_calls, 1, __ATOMIC_RELAXED);
     }
 }
 

@@ -146,11 +146,34 @@ KPROF_EXPORT CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCrea
 
 /* ---- launches -------------------------------------------------------------------------------- */
 
+/* The nested driver launch of a runtime launch made without a current context (struct kprof_delegate):
+ * timed here, once cudart has made the context current; counted by the runtime wrapper. */
+#define DLAUNCH_DELEGATED(d, f, gx, gy, gz, bx, by, bz, stream, per_thread, call)                  \
+    do {                                                                                           \
+        (d)->used = 1;                                                                             \
+        CUcontext cx_ = NULL;                                                                      \
+        if (kprof_drv.cuCtxGetCurrent(&cx_) == CUDA_SUCCESS)                                       \
+            kprof_preload((f), cx_, 0);                                                            \
+        struct kprof_timing t_;                                                                    \
+        kprof_timing_begin(&t_, (stream), (per_thread), (d)->want);                                \
+        CUresult r_ = (call);                                                                      \
+        int ok_ = r_ == CUDA_SUCCESS && !t_.captured;                                              \
+        int first_ = __atomic_load_n(&(d)->k->calls, __ATOMIC_RELAXED) == 0;                       \
+        unsigned g_[3] = { (gx), (gy), (gz) }, b_[3] = { (bx), (by), (bz) };                       \
+        kprof_timing_end(&t_, ok_, first_ ? KPROF_TARGET_KERNEL_FIRST : KPROF_TARGET_KERNEL, (d)->k, 0, g_, b_); \
+        return r_;                                                                                 \
+    } while (0)
+
 #define DLAUNCH(api, f, gx, gy, gz, bx, by, bz, stream, per_thread, call)                          \
     do {                                                                                           \
         struct kprof_call c_;                                                                      \
-        if (!kprof_call_begin(&c_, (api)))                                                         \
+        if (!kprof_call_begin(&c_, (api))) {                                                       \
+            struct kprof_delegate *d_ = kprof_tls_delegate;                                        \
+            if (KPROF_UNLIKELY(d_ != NULL) && !d_->used)                                           \
+                DLAUNCH_DELEGATED(d_, f, gx, gy, gz, bx, by, bz, stream, per_thread, call);        \
             return (call);                                                                         \
+        }                                                                                          \
+        kprof_preload((f), c_.ctx_before, 0);                                                      \
         struct kprof_kernel *k_ = kprof_kernel_select(kprof_kernel_for_function(f),                \
                                                       (dim3){ (gx), (gy), (gz) }, (dim3){ (bx), (by), (bz) }); \
         if (KPROF_UNLIKELY(k_ && !k_->selected)) { /* KPROF_INCLUDE/KPROF_EXCLUDE */               \
@@ -714,6 +737,31 @@ KPROF_EXPORT CUresult cuGraphInstantiate_v2(CUgraphExec *pexec, CUgraph graph, C
     INSTANTIATE(KPROF_API_cuGraphInstantiate_v2, pexec, graph, real_(pexec, graph, errNode, log, logSize));
 }
 
+/* Node creation: a conditional node's body graphs are handed out only here (no getter in CUDA 13.0).
+ * Not behind the guard: the runtime's cudaGraphAddNode reaches it from inside cudart. */
+#define ADD_NODE(ph, p, call)                                                                      \
+    do {                                                                                           \
+        CUresult r_ = (call);                                                                      \
+        if (r_ == CUDA_SUCCESS && (ph) && (p) && (p)->type == CU_GRAPH_NODE_TYPE_CONDITIONAL &&    \
+            !kprof_config.disabled)                                                                \
+            kprof_graph_conditional_added(*(ph), (p)->conditional.phGraph_out, (p)->conditional.size); \
+        return r_;                                                                                 \
+    } while (0)
+
+KPROF_EXPORT CUresult cuGraphAddNode(CUgraphNode *ph, CUgraph graph, const CUgraphNode *deps, size_t n,
+                                     CUgraphNodeParams *p)
+{
+    DREAL(cuGraphAddNode);
+    ADD_NODE(ph, p, real_(ph, graph, deps, n, p));
+}
+
+KPROF_EXPORT CUresult cuGraphAddNode_v2(CUgraphNode *ph, CUgraph graph, const CUgraphNode *deps,
+                                        const CUgraphEdgeData *edges, size_t n, CUgraphNodeParams *p)
+{
+    DREAL(cuGraphAddNode_v2);
+    ADD_NODE(ph, p, real_(ph, graph, deps, edges, n, p));
+}
+
 KPROF_EXPORT CUresult cuGraphExecDestroy(CUgraphExec exec)
 {
     DREAL(cuGraphExecDestroy);
@@ -845,7 +893,7 @@ KPROF_EXPORT CUresult cuEventSynchronize(CUevent e)
  * defines the wrapper of `name` and of its _ptsz twin (exported by libcuda, not all declared by
  * cuda.h, hence the declaration).  Device-side array copies and 2D memsets without a stream argument
  * run on the legacy default stream, asynchronously with respect to the host, and are listed too. */
-#define STREAM_OP_FN(name, params, args)                                                           \
+#define STREAM_OP_FN(name, params, args, stream, per_thread)                                       \
     KPROF_EXPORT CUresult name params                                                              \
     {                                                                                              \
         DREAL(name);                                                                               \
@@ -853,23 +901,29 @@ KPROF_EXPORT CUresult cuEventSynchronize(CUevent e)
         kprof_chain_break();                                                                       \
         int counted_ = kprof_call_begin(&c_, KPROF_API_##name);                                    \
         CUresult r_ = real_ args;                                                                  \
-        if (counted_)                                                                              \
+        if (counted_) {                                                                            \
+            if (r_ == CUDA_SUCCESS && (stream) != KPROF_NO_STREAM)                                 \
+                kprof_stream_other((stream), (per_thread));                                        \
             kprof_call_end(&c_, r_ == CUDA_SUCCESS);                                               \
+        }                                                                                          \
         kprof_chain_break(); /* again: a launch on another thread may have begun meanwhile */      \
         return r_;                                                                                 \
     }
-#define STREAM_OPS(name, params, args)                                                             \
+/* `stream`: the stream whose next kernel the operation precedes (KPROF_NO_STREAM for event records, which
+ * change nothing of the hand-off before that kernel). */
+#define STREAM_OPS_ON(name, params, args, stream)                                                  \
     extern __typeof__(name) name##_ptsz;                                                           \
-    STREAM_OP_FN(name, params, args)                                                               \
-    STREAM_OP_FN(name##_ptsz, params, args)
+    STREAM_OP_FN(name, params, args, stream, 0)                                                    \
+    STREAM_OP_FN(name##_ptsz, params, args, stream, 1)
+#define STREAM_OPS(name, params, args) STREAM_OPS_ON(name, params, args, s)
 /* The same for a legacy-stream call (no stream argument; its per-thread twin is _ptds). */
 #define STREAM_OPS_PTDS(name, params, args)                                                        \
     extern __typeof__(name) name##_ptds;                                                           \
-    STREAM_OP_FN(name, params, args)                                                               \
-    STREAM_OP_FN(name##_ptds, params, args)
+    STREAM_OP_FN(name, params, args, NULL, 0)                                                      \
+    STREAM_OP_FN(name##_ptds, params, args, NULL, 1)
 
-STREAM_OPS(cuEventRecord, (CUevent e, CUstream s), (e, s))
-STREAM_OPS(cuEventRecordWithFlags, (CUevent e, CUstream s, unsigned int flags), (e, s, flags))
+STREAM_OPS_ON(cuEventRecord, (CUevent e, CUstream s), (e, s), KPROF_NO_STREAM)
+STREAM_OPS_ON(cuEventRecordWithFlags, (CUevent e, CUstream s, unsigned int flags), (e, s, flags), KPROF_NO_STREAM)
 STREAM_OPS(cuStreamWaitEvent, (CUstream s, CUevent e, unsigned int flags), (s, e, flags))
 STREAM_OPS(cuLaunchHostFunc, (CUstream s, CUhostFn fn, void *data), (s, fn, data))
 STREAM_OPS(cuStreamAddCallback,
@@ -941,8 +995,8 @@ STREAM_OPS_PTDS(cuMemcpyAtoA_v2,
 
 /* Destroying a stream: its handle may be given to a stream created later, whose first launch must not
  * start at the destroyed stream's last stop (libkprof's queues are keyed by handle). */
-STREAM_OP_FN(cuStreamDestroy_v2, (CUstream s), (s))
-STREAM_OP_FN(cuStreamDestroy, (CUstream s), (s))
+STREAM_OP_FN(cuStreamDestroy_v2, (CUstream s), (s), KPROF_NO_STREAM, 0)
+STREAM_OP_FN(cuStreamDestroy, (CUstream s), (s), KPROF_NO_STREAM, 0)
 
 /* Every KPROF_DH entry of api.def has its wrapper above: this table refers to each by name, so a
  * missing one fails the link (-Wl,--no-undefined).  driver.c hands these out. */

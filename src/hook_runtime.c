@@ -29,8 +29,11 @@ KPROF_EXPORT cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *hostF
     if (!kprof_call_begin(&c, KPROF_API___cudaGetKernel))
         return real_(kernel, hostFun);
     cudaError_t r = real_(kernel, hostFun); /* may create the context: the host stub's first call */
-    if (r == cudaSuccess && kernel)
+    if (r == cudaSuccess && kernel) {
         kprof_names_bind(*kernel, hostFun);
+        if (*kernel != (cudaKernel_t)hostFun)
+            kprof_preload_note_kernel(*kernel);
+    }
     kprof_call_end(&c, r == cudaSuccess);
     return r;
 }
@@ -51,9 +54,15 @@ KPROF_EXPORT cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *hostF
             kprof_call_end(&c_, r_ == cudaSuccess);                                                \
             return r_;                                                                             \
         }                                                                                          \
+        kprof_preload((key), c_.ctx_before, 1);                                                    \
         struct kprof_timing t_;                                                                    \
-        kprof_timing_begin(&t_, (stream), (per_thread), kprof_launch_want(k_));                        \
+        enum kprof_time_want w_ = kprof_launch_want(k_);                                           \
+        kprof_timing_begin(&t_, (stream), (per_thread), w_);                                       \
+        struct kprof_delegate d_ = { k_, w_, 0 };                                                  \
+        if (KPROF_UNLIKELY(t_.no_context && k_))                                                   \
+            kprof_tls_delegate = &d_;                                                              \
         cudaError_t r_ = (call);                                                                   \
+        kprof_tls_delegate = NULL;                                                                 \
         int ok_ = r_ == cudaSuccess && k_ != NULL;                                                 \
         if (ok_ && t_.captured) { /* runs when its graph is launched */                             \
             kprof_kernel_captured(k_);                                                             \

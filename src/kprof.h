@@ -19,6 +19,7 @@
 #include "histogram.h"
 #include <cuda.h>
 #include "cudart_private.h"
+#include "calibrate.h"
 
 /* Only interposed CUDA entry points are exported; everything else is hidden (-fvisibility=hidden). */
 #define KPROF_EXPORT __attribute__((visibility("default")))
@@ -57,6 +58,8 @@ struct kprof_config {
     long top;                   /* KPROF_TOP: kernels shown in the text table; 0 = all */
     long sample;                /* KPROF_SAMPLE: time 1 launch in N per kernel (the first always); 1 = all */
     int one_event;              /* KPROF_ONE_EVENT: a launch on a busy stream starts at the previous stop */
+    int calibrate;              /* KPROF_CALIBRATE: measure and take off each context's event hand-off */
+    const char *tool_attached;  /* another tool that counts kernels (CUDA_INJECTION64_PATH...), or NULL */
     int has_include, has_exclude;
     regex_t include, exclude;   /* KPROF_INCLUDE / KPROF_EXCLUDE: extended regexes on demangled names */
 };
@@ -195,6 +198,10 @@ void kprof_context_created(CUcontext ctx, CUdevice device, int api, uint64_t hos
 /* Forgets a destroyed context, so that one created later (even at the same address) is seen as new. */
 void kprof_context_forget(CUcontext ctx);
 
+/* Leaves ns of libkprof's own work (the hand-off calibration) out of the host time of the counted call in
+ * progress on this thread, as context creation is.  Thread-local. */
+void kprof_host_time_exclude(uint64_t ns);
+
 /* Called by the cuInit hook with its host time: the first successful driver initialisation is part of
  * creating the first context, so it joins that context's `context init` row and, like it, is left out of
  * the enclosing call's own host time.  Thread-safe. */
@@ -260,6 +267,38 @@ extern int kprof_forked_child;
  * and turns the wrappers into pass-through.  Safe to call from several places; only the first runs. */
 void kprof_finish(void);
 
+/* ================================================================================= preload.c ===== */
+
+/* A kernel handle (CUfunction, CUkernel, or a runtime launch key) and the context it was made ready in. */
+struct kprof_loaded_key {
+    const void *handle;
+    CUcontext ctx;
+};
+#define KPROF_TLS_READY 16
+extern __thread struct kprof_loaded_key kprof_tls_ready[KPROF_TLS_READY] __attribute__((tls_model("initial-exec")));
+static inline unsigned kprof_preload_slot(const void *handle)
+{
+    return (unsigned)(((uintptr_t)handle >> 4) ^ ((uintptr_t)handle >> 12)) % KPROF_TLS_READY;
+}
+
+/* The first launch of a kernel in a context loads its module there (lazy loading): host work that would
+ * sit between the launch's start event and the kernel.  kprof_preload does that loading before the start
+ * event is recorded (cuFuncIsLoaded / cuFuncLoad, after cuKernelGetFunction for a CUkernel), once per
+ * handle and context; later launches find the pair in a per-thread cache (two compares).  `runtime`: the
+ * handle is a runtime launch key (a cudaKernel_t, or a host function pointer, which is left alone).
+ * Needs the CUDA 12.4 driver functions; without them it does nothing.  Thread-safe. */
+void kprof_preload_slow(const void *handle, CUcontext ctx, int runtime);
+static inline void kprof_preload(const void *handle, CUcontext ctx, int runtime)
+{
+    const struct kprof_loaded_key *k = &kprof_tls_ready[kprof_preload_slot(handle)];
+    if (KPROF_LIKELY(k->handle == handle && k->ctx == ctx) || !handle || !ctx)
+        return;
+    kprof_preload_slow(handle, ctx, runtime);
+}
+/* Notes a handle known to be a CUkernel (from cuLibraryGetKernel or __cudaGetKernel).  Thread-safe. */
+void kprof_preload_note_kernel(const void *handle);
+void kprof_preload_fork_child(void);
+
 /* ================================================================================== events.c ===== */
 
 /* What a completed event pair's duration is added to. */
@@ -282,7 +321,9 @@ struct kprof_timing {
     int shared;           /* 1: `start` is the previous call's stop event (one-event timing) */
     int tested;           /* whether the stream was found busy (1) or idle (2) before the call; 0: not asked */
     int broke;            /* 1: the call will run untimed, and kprof_chain_break() was called for it */
+    int no_context;       /* 1: the thread had no current context (the call will create or set one) */
     uint64_t lent_seq;    /* then: that call's place in the queue */
+    unsigned char pred;   /* enum kprof_pred: what libkprof last put on the stream before this call */
     unsigned long epoch[3]; /* stream-order counters when the call began (see kprof_chain_break) */
 };
 
@@ -307,6 +348,17 @@ enum kprof_time_want { KPROF_TIME_NONE, KPROF_TIME_PAIR, KPROF_TIME_LAUNCH };
  * Called with the guard raised.  Never changes the app's CUDA error state. */
 void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thread, enum kprof_time_want want);
 
+/* A runtime launch made while its thread had no current context (the program's first CUDA call, or a new
+ * thread's): cudart creates or sets the context inside the call, then launches through the driver, and
+ * that nested driver launch, which the guard would pass through, is timed on the runtime launch's behalf
+ * (once).  Set by the runtime launch wrappers around the real call; read by the driver's. */
+struct kprof_delegate {
+    struct kprof_kernel *k;     /* the kernel's aggregate (never NULL) */
+    enum kprof_time_want want;  /* what the runtime wrapper would have asked kprof_timing_begin for */
+    int used;                   /* 1 once a driver launch took it */
+};
+extern __thread struct kprof_delegate *kprof_tls_delegate __attribute__((tls_model("initial-exec")));
+
 /* Called for every operation put on a stream that is not timed with events (the app's event records,
  * waits on events, host functions, stream memory operations and the other STREAMOP wrappers of api.def,
  * a launch left untimed by KPROF_INCLUDE/EXCLUDE, a pause, a failure to time, a thread's first call),
@@ -314,6 +366,14 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
  * can come back): no launch issued after it is timed from the stop event of a call issued before it.
  * Lock-free (one relaxed atomic increment); safe from any thread. */
 void kprof_chain_break(void);
+
+/* An operation libkprof does not time (a wait, a host function...) was put on `stream` (per_thread: a
+ * _ptsz/_ptds caller, for whom stream 0 is the per-thread default stream) in the current context: the
+ * next kernel there has it, not libkprof's last timed call, as its predecessor (enum kprof_pred OTHER).
+ * Thread-safe. */
+void kprof_stream_other(CUstream stream, int per_thread);
+/* A stream argument that names no stream to mark (kprof_stream_other is not called). */
+#define KPROF_NO_STREAM ((CUstream)(intptr_t)-1)
 
 /* Records the stop event and queues the pair for harvesting; the duration goes to `target` (a struct
  * kprof_kernel * or struct kprof_copy * as `kind` says; `bytes` is a copy's size).  If `ok` is 0 (the
@@ -357,6 +417,9 @@ long kprof_events_drain(long timeout_ms);
  * events created, launches timed with one event (their start shared with the previous call's stop). */
 struct kprof_event_counters { long incomplete, failed, pool_exhausted, created, one_event; };
 void kprof_events_counters(struct kprof_event_counters *out);
+/* Copies the calibration of each context timed so far (at most max, oldest first) to out; returns how
+ * many.  Thread-safe. */
+size_t kprof_events_calibrations(struct kprof_calibration *out, size_t max);
 
 /* =================================================================================== stats.c ===== */
 
@@ -389,6 +452,9 @@ struct kprof_kernel {
     struct kprof_kernel *parent;
     unsigned shape_key[6];
     uint64_t captured;         /* launches made while their stream was capturing into a graph (atomic) */
+    uint64_t graph_calls;      /* of calls, those run as kernel nodes of graph launches (atomic): timed with
+                                * their graph, not here */
+    int in_conditional;        /* a kernel node of a conditional graph body: launches there are unknown */
     uint64_t seq;              /* KPROF_SAMPLE: launches offered for timing so far (atomic) */
     int is_graph;              /* a graphs-table row: a graph exec, its launches timed as one pair */
     UT_hash_handle hh;         /* by mangled name, or by shape among a parent's shapes */
@@ -414,6 +480,15 @@ static inline int kprof_kernel_steady(const struct kprof_kernel *k, double *avg,
         return 1;
     }
     return 0;
+}
+
+/* A kernel's mean GPU time so far (ns), from its timed launches; 0 when none was timed.  Lock-free (a racy
+ * read of counters the harvester updates: an estimate for decisions, never reported). */
+static inline double kprof_kernel_mean_ns(const struct kprof_kernel *k)
+{
+    uint64_t n = __atomic_load_n(&k->timed, __ATOMIC_RELAXED);
+    uint64_t total = __atomic_load_n(&k->total_ns, __ATOMIC_RELAXED);
+    return n ? (double)total / (double)n : 0.0;
 }
 
 /* Spread of a kernel's launches after the first: percentile q (0-100) from its histogram (relative
@@ -459,13 +534,21 @@ static inline enum kprof_time_want kprof_launch_want(struct kprof_kernel *k)
     return kprof_sample_this(k) ? KPROF_TIME_LAUNCH : KPROF_TIME_NONE;
 }
 
-/* A kernel's total GPU time in ns: measured when every launch was timed, else (KPROF_SAMPLE) estimated
- * from the timed ones: measured total x calls / timed. */
+/* A kernel's launches outside graphs: the ones that can be timed one by one. */
+static inline uint64_t kprof_kernel_direct(const struct kprof_kernel *k)
+{
+    return k->calls > k->graph_calls ? k->calls - k->graph_calls : 0;
+}
+
+/* A kernel's total GPU time in ns over its launches outside graphs (a graph's kernels are timed with their
+ * graph, in the graphs table): measured when every such launch was timed, else (KPROF_SAMPLE) estimated
+ * from the timed ones: measured total x direct launches / timed. */
 static inline uint64_t kprof_kernel_total(const struct kprof_kernel *k)
 {
-    if (k->timed == 0 || k->timed >= k->calls)
+    uint64_t direct = kprof_kernel_direct(k);
+    if (k->timed == 0 || k->timed >= direct)
         return k->total_ns;
-    return (uint64_t)((double)k->total_ns * (double)k->calls / (double)k->timed + 0.5);
+    return (uint64_t)((double)k->total_ns * (double)direct / (double)k->timed + 0.5);
 }
 
 /* The entry a launch of k with this shape counts in: k itself, or its shape's entry under
@@ -491,7 +574,12 @@ struct kprof_graph {
     size_t nkernels;
     struct kprof_kernel **kernels;  /* one per kernel node, owned */
     unsigned (*shapes)[6];          /* each node's grid and block, owned */
+    size_t ncond;                   /* kernel nodes inside conditional bodies (their launches are unknown) */
 };
+/* A conditional node (CUDA 12.4+) was added with these body graphs (cuGraphAddNode's phGraph_out): CUDA
+ * has no getter for them, so instantiation finds them here (or, for a clone, through
+ * cuGraphNodeFindInClone).  Thread-safe; the array is copied. */
+void kprof_graph_conditional_added(CUgraphNode node, const CUgraph *bodies, unsigned n);
 /* Walks `graph`'s nodes and records the exec made from it.  Thread-safe. */
 void kprof_graph_instantiated(CUgraphExec exec, CUgraph graph);
 /* The record of exec, or NULL if libkprof did not see it instantiated.  Thread-safe; valid until
@@ -594,6 +682,7 @@ struct kprof_snapshot {
     struct kprof_api_stat api[KPROF_API_COUNT];
     struct kprof_ctx_init *ctx_inits; size_t nctx_inits;
     struct kprof_event_counters events;
+    struct kprof_calibration calibs[16]; size_t ncalibs; /* one per context timed (the first 16) */
     uint64_t wall_ns;
     long pid;
     char command[256];

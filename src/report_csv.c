@@ -1,5 +1,6 @@
 /* report_csv.c: the report as CSV, one file per table (<base>.kernels.csv, .graphs.csv, .captured.csv,
- * .copies.csv, .memsets.csv, .allocations.csv, .devices.csv, .api.csv, .context_init.csv, .summary.csv),
+ * .copies.csv, .memsets.csv, .allocations.csv, .devices.csv, .api.csv, .context_init.csv, .summary.csv,
+ * .calibration.csv),
  * each with a header row;
  * times in ns, sizes in bytes.  Columns are documented in man/libkprof.7. */
 #include <errno.h>
@@ -52,7 +53,7 @@ static void csv_close(FILE *f, int *ok)
 static void kernel_rows(FILE *f, struct kprof_kernel *const *rows, size_t n, uint64_t all_ns)
 {
     fprintf(f, "name,mangled,calls,timed,total_ns,measured_ns,first_ns,avg_ns,median_ns,p95_ns,p99_ns,min_ns,max_ns,"
-               "stddev_ns,share,grid_x,grid_y,grid_z,block_x,block_y,block_z\n");
+               "stddev_ns,share,grid_x,grid_y,grid_z,block_x,block_y,block_z,graph_calls,in_conditional_bodies\n");
     for (size_t i = 0; i < n; i++) {
         const struct kprof_kernel *k = rows[i];
         double avg = 0.0;
@@ -64,11 +65,11 @@ static void kernel_rows(FILE *f, struct kprof_kernel *const *rows, size_t n, uin
         fprintf(f, ",%llu,%llu,%llu,%llu,", U(k->calls), U(k->timed), U(kprof_kernel_total(k)), U(k->total_ns));
         if (k->first_timed)
             fprintf(f, "%llu", U(k->first_ns));
-        fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu,%.1f,%.6f,%u,%u,%u,%u,%u,%u\n", U(avg + 0.5),
+        fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu,%.1f,%.6f,%u,%u,%u,%u,%u,%u,%llu,%d\n", U(avg + 0.5),
                 U(kprof_kernel_percentile(k, 50)), U(kprof_kernel_percentile(k, 95)),
                 U(kprof_kernel_percentile(k, 99)), U(mn), U(mx), kprof_kernel_stddev(k),
                 all_ns ? (double)kprof_kernel_total(k) / (double)all_ns : 0.0, k->grid[0], k->grid[1], k->grid[2],
-                k->block[0], k->block[1], k->block[2]);
+                k->block[0], k->block[1], k->block[2], U(k->graph_calls), k->in_conditional);
     }
 }
 
@@ -160,6 +161,20 @@ int kprof_report_csv(const char *base, const struct kprof_snapshot *s)
             if (kprof_api_counted[i] && s->api[i].calls)
                 fprintf(f, "%s,%llu,%llu,%llu,%llu\n", kprof_api_names[i], U(s->api[i].calls), U(s->api[i].errors),
                         U(s->api[i].total_ns), U(s->api[i].max_ns));
+        csv_close(f, &ok);
+    }
+    if ((f = csv_open(base, "calibration", &ok))) {
+        fprintf(f, "device,state,cost_ns,samples,start,predecessor,handoff_ns\n");
+        for (size_t i = 0; i < s->ncalibs; i++) {
+            const struct kprof_calibration *c = &s->calibs[i];
+            for (int sh = 0; sh < KPROF_START_COUNT; sh++)
+                for (int p = 0; p < KPROF_PRED_COUNT; p++) {
+                    fprintf(f, "%d,", c->device);
+                    csv_string(f, kprof_calib_state_text(c->state));
+                    fprintf(f, ",%llu,%u,%s,%s,%.0f\n", U(c->cost_ns), c->samples, sh ? "shared" : "own",
+                            kprof_pred_names[p], c->handoff_ns[sh][p]);
+                }
+        }
         csv_close(f, &ok);
     }
     return ok;

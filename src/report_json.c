@@ -64,6 +64,9 @@ static void kernel_rows(FILE *f, struct kprof_kernel *const *rows, size_t n, uin
         kprof_kernel_steady(k, &avg, &mn, &mx);
         fprintf(f, ", \"calls\": %llu, \"timed\": %llu, \"total_ns\": %llu, \"measured_ns\": %llu, ", U(k->calls),
                 U(k->timed), U(kprof_kernel_total(k)), U(k->total_ns));
+        if (!k->is_graph)
+            fprintf(f, "\"graph_calls\": %llu, \"in_conditional_bodies\": %s, ", U(k->graph_calls),
+                    k->in_conditional ? "true" : "false");
         if (k->first_timed)
             fprintf(f, "\"first_ns\": %llu, ", U(k->first_ns));
         else
@@ -166,6 +169,22 @@ void kprof_report_json(FILE *f, const struct kprof_snapshot *s)
         first = 0;
     }
     fprintf(f, "%s],\n", first ? "" : "\n  ");
+
+    fprintf(f, "  \"calibration\": [");
+    for (size_t i = 0; i < s->ncalibs; i++) {
+        const struct kprof_calibration *c = &s->calibs[i];
+        fprintf(f, "%s\n    {\"device\": %d, \"state\": ", i ? "," : "", c->device);
+        kprof_json_string(f, kprof_calib_state_text(c->state));
+        fprintf(f, ", \"cost_ns\": %llu, \"samples\": %u", U(c->cost_ns), c->samples);
+        for (int sh = 0; sh < KPROF_START_COUNT; sh++) {
+            fprintf(f, ", \"%s\": {", sh ? "handoff_shared_ns" : "handoff_ns");
+            for (int p = 0; p < KPROF_PRED_COUNT; p++)
+                fprintf(f, "%s\"%s\": %.0f", p ? ", " : "", kprof_pred_names[p], c->handoff_ns[sh][p]);
+            fprintf(f, "}");
+        }
+        fprintf(f, "}");
+    }
+    fprintf(f, "%s],\n", s->ncalibs ? "\n  " : "");
 
     fprintf(f, "  \"events\": {\"created\": %ld, \"incomplete\": %ld, \"failed\": %ld, \"untimed_no_event\": %ld, "
                "\"one_event\": %ld}\n}\n",

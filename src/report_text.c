@@ -60,10 +60,18 @@ static void kernel_table(FILE *f, const char *section, const char *empty, struct
     for (size_t i = 0; i < shown; i++) {
         const struct kprof_kernel *k = rows[i];
         double share = all_ns ? 100.0 * (double)kprof_kernel_total(k) / (double)all_ns : 0.0;
-        char shape[96] = "";
+        char shape[192] = "";
         if (shapes)
             snprintf(shape, sizeof shape, " [%u,%u,%u] [%u,%u,%u]", k->grid[0], k->grid[1], k->grid[2],
                      k->block[0], k->block[1], k->block[2]);
+        /* Launches whose time is not in this row say so on the row. */
+        size_t len = strlen(shape);
+        if (k->graph_calls)
+            snprintf(shape + len, sizeof shape - len, "  [%llu of the calls in graphs: timed there]",
+                     (unsigned long long)k->graph_calls);
+        len = strlen(shape);
+        if (k->in_conditional)
+            snprintf(shape + len, sizeof shape - len, "  [also in conditional graph bodies: launches there unknown]");
         double avg;
         uint64_t mn, mx;
         char first[32] = "-";
@@ -102,7 +110,8 @@ static void kernels(FILE *f, const struct kprof_snapshot *s)
     if (s->nkernels)
         fprintf(f, "First: the first launch (lazy module loading makes it slow); Avg, Med, p95, p99, Min, Max and StdDev\n"
                    "leave it out. Percentiles come from a log-linear histogram (relative error at most 0.78%%).\n"
-                   "Calls include launches replayed by CUDA graphs, which are timed with their graph (see graphs).\n");
+                   "Calls include launches replayed by CUDA graphs, which are timed with their graph (see graphs) and\n"
+                   "marked on their row; launches inside conditional graph bodies cannot be counted from the host.\n");
 }
 
 static void graphs(FILE *f, const struct kprof_snapshot *s)
@@ -285,5 +294,21 @@ void kprof_report_text(FILE *f, const struct kprof_snapshot *s)
     fprintf(f, "Events created %ld, pairs incomplete at exit %ld, failed %ld, calls untimed for lack of events %ld, "
                "launches timed with one event (busy stream) %ld\n",
             s->events.created, s->events.incomplete, s->events.failed, s->events.pool_exhausted, s->events.one_event);
+    for (size_t i = 0; i < s->ncalibs; i++) {
+        const struct kprof_calibration *c = &s->calibs[i];
+        if (c->state != KPROF_CALIB_DONE) {
+            fprintf(f, "Hand-off calibration, device %d: %s; kernel pairs keep their hand-off.\n", c->device,
+                    kprof_calib_state_text(c->state));
+            continue;
+        }
+        fprintf(f, "Hand-off calibration, device %d (%.1f ms): taken off each kernel's pair by its predecessor (us):",
+                c->device, (double)c->cost_ns / 1e6);
+        for (int p = 0; p < KPROF_PRED_COUNT; p++)
+            fprintf(f, " %s %.2f", kprof_pred_names[p], c->handoff_ns[KPROF_START_OWN][p] / 1e3);
+        fprintf(f, "; one event:");
+        for (int p = 1; p < KPROF_PRED_COUNT; p++)
+            fprintf(f, " %s %.2f", kprof_pred_names[p], c->handoff_ns[KPROF_START_SHARED][p] / 1e3);
+        fprintf(f, "\n");
+    }
     fprintf(f, "== libkprof: end ==\n");
 }

@@ -29,6 +29,7 @@ const char *const kprof_api_names[KPROF_API_COUNT] = {
 #define KPROF_CLASS_RANGE 0
 #define KPROF_CLASS_CAPTURE 0
 #define KPROF_CLASS_GRAPH 1
+#define KPROF_CLASS_GRAPHNODE 0
 #define KPROF_CLASS_CTXEND 1
 #define KPROF_CLASS_STREAMOP 1
 const char kprof_api_counted[KPROF_API_COUNT] = {
@@ -638,7 +639,7 @@ int kprof_snapshot_take(struct kprof_snapshot *s)
                     s->kernel_total_ns += kprof_kernel_total(c);
                 }
         }
-        if (k->calls > 0) {
+        if (k->calls > 0 || k->in_conditional) {
             s->kernels[s->nkernels++] = k;
             s->kernel_total_ns += kprof_kernel_total(k);
         }
@@ -700,6 +701,7 @@ int kprof_snapshot_take(struct kprof_snapshot *s)
         s->api[i].max_ns = __atomic_load_n(&api_stats[i].max_ns, __ATOMIC_RELAXED);
     }
     kprof_events_counters(&s->events);
+    s->ncalibs = kprof_events_calibrations(s->calibs, sizeof s->calibs / sizeof s->calibs[0]);
     s->wall_ns = kprof_now_ns() - kprof_start_ns;
     s->pid = (long)getpid();
     extern char *program_invocation_name;
@@ -784,7 +786,7 @@ void kprof_stats_fork_parent(void)
  * stay valid in the child). */
 static void kernel_reset(struct kprof_kernel *k)
 {
-    k->calls = k->timed = k->total_ns = k->first_ns = k->steady_ns = k->max_ns = k->captured = 0;
+    k->calls = k->timed = k->total_ns = k->first_ns = k->steady_ns = k->max_ns = k->captured = k->graph_calls = 0;
     k->first_timed = 0;
     k->min_ns = UINT64_MAX;
     k->mean_ns = k->m2 = 0.0;

@@ -1,0 +1,249 @@
+/* calibrate.c: measures, once per context, the hand-off an event pair adds to a kernel behind each kind
+ * of predecessor, by timing libkprof's own kernel (kprof_calibrate, PTX) on its private stream. */
+#include <stdlib.h>
+#include <string.h>
+#include "kprof.h"
+
+const char *const kprof_pred_names[KPROF_PRED_COUNT] = { "idle", "kernel", "HtoD", "DtoH", "DtoD", "memset", "other" };
+
+/* kprof_calibrate(ns, out): spins until %globaltimer has advanced by ns, then (out not NULL) writes the
+ * timer's value at its start and at its end to out[0] and out[1].  One block of 32 threads: every thread
+ * spins, thread order does not matter (they all store the same kind of value; the span is what is read). */
+static const char calibrate_ptx[] =
+    ".version 7.0\n"
+    ".target sm_50\n"
+    ".address_size 64\n"
+    ".visible .entry kprof_calibrate(.param .u64 kprof_ns, .param .u64 kprof_out)\n"
+    "{\n"
+    "  .reg .pred %p;\n"
+    "  .reg .b64 %t0, %t, %d, %n, %o;\n"
+    "  ld.param.u64 %n, [kprof_ns];\n"
+    "  ld.param.u64 %o, [kprof_out];\n"
+    "  mov.u64 %t0, %globaltimer;\n"
+    "SPIN:\n"
+    "  mov.u64 %t, %globaltimer;\n"
+    "  sub.u64 %d, %t, %t0;\n"
+    "  setp.lt.u64 %p, %d, %n;\n"
+    "  @%p bra SPIN;\n"
+    "  setp.eq.u64 %p, %o, 0;\n"
+    "  @%p bra DONE;\n"
+    "  cvta.to.global.u64 %o, %o;\n"
+    "  st.global.u64 [%o], %t0;\n"
+    "  st.global.u64 [%o+8], %t;\n"
+    "DONE:\n"
+    "  ret;\n"
+    "}\n";
+
+#define WARMUP 2
+#define REPS 16                 /* timed launches per situation */
+#define SPIN_NS 3000ull         /* the timed kernel: short, as the kernels most hurt by a hand-off are */
+#define PRED_SPIN_NS 20000ull   /* a kernel predecessor, long enough for the stream to be busy */
+#define COPY_BYTES (1u << 20)   /* copy and memset predecessors */
+
+struct bench {
+    CUfunction fn;
+    CUstream s, other;
+    CUdeviceptr d, d2, out;
+    void *h;                    /* COPY_BYTES of pinned memory, then the 16 bytes read back from out */
+    CUevent ep, e1, e2, ew;
+};
+
+static CUresult spin(struct bench *b, CUstream s, unsigned long long ns, CUdeviceptr out)
+{
+    void *params[] = { &ns, &out };
+    return kprof_drv.cuLaunchKernel(b->fn, 1, 1, 1, 32, 1, 1, 0, s, params, NULL);
+}
+
+/* Puts predecessor p on the bench stream, queued behind a kernel so that the stream is still busy when the
+ * timed launch returns (as on a busy stream; IDLE puts nothing). */
+static CUresult put_pred(struct bench *b, enum kprof_pred p)
+{
+    if (p == KPROF_PRED_IDLE)
+        return CUDA_SUCCESS;
+    CUresult r = spin(b, b->s, PRED_SPIN_NS, 0);
+    if (r != CUDA_SUCCESS)
+        return r;
+    switch (p) {
+    case KPROF_PRED_HTOD: return kprof_drv.cuMemcpyHtoDAsync_v2(b->d, b->h, COPY_BYTES, b->s);
+    case KPROF_PRED_DTOH: return kprof_drv.cuMemcpyDtoHAsync_v2(b->h, b->d, COPY_BYTES, b->s);
+    case KPROF_PRED_DTOD: return kprof_drv.cuMemcpyDtoDAsync_v2(b->d2, b->d, COPY_BYTES, b->s);
+    case KPROF_PRED_MEMSET: return kprof_drv.cuMemsetD8Async(b->d, 0, COPY_BYTES, b->s);
+    case KPROF_PRED_OTHER: /* a wait for another stream's pending kernel */
+        r = spin(b, b->other, 2 * PRED_SPIN_NS, 0);
+        if (r == CUDA_SUCCESS)
+            r = kprof_drv.cuEventRecord(b->ew, b->other);
+        return r == CUDA_SUCCESS ? kprof_drv.cuStreamWaitEvent(b->s, b->ew, 0) : r;
+    default: return CUDA_SUCCESS; /* KERNEL: the spin above */
+    }
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The mean of v[0..n) without its lowest and highest eighth (one slow launch must not move it much). */
+static double trimmed_mean(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    int cut = n / 8;
+    double sum = 0.0;
+    for (int i = cut; i < n - cut; i++)
+        sum += v[i];
+    return sum / (double)(n - 2 * cut);
+}
+
+/* One situation: REPS launches behind p, started at their own event or at the predecessor's stop, each
+ * read as libkprof reads a pair.  A launch that libkprof would class otherwise (found idle behind a
+ * predecessor, or busy when meant idle) is left out.  Returns 1 with *out_ns set, 0 when too few launches
+ * fell in the situation (*out_ns then 0), -1 on a driver failure or an unreadable in-kernel clock. */
+static int measure(struct bench *b, enum kprof_pred p, int shared, double *out_ns)
+{
+    double v[REPS];
+    int n = 0;
+    unsigned long long *stamp = (unsigned long long *)((char *)b->h + COPY_BYTES);
+    for (int i = 0; n < REPS && i < WARMUP + 4 * REPS; i++) {
+        if (kprof_drv.cuStreamSynchronize(b->s) != CUDA_SUCCESS || put_pred(b, p) != CUDA_SUCCESS)
+            return -1;
+        CUevent start = b->e1;
+        if (p != KPROF_PRED_IDLE && kprof_drv.cuEventRecord(b->ep, b->s) != CUDA_SUCCESS)
+            return -1;
+        if (shared && p != KPROF_PRED_IDLE)
+            start = b->ep;
+        else if (kprof_drv.cuEventRecord(b->e1, b->s) != CUDA_SUCCESS)
+            return -1;
+        uint64_t t1 = kprof_now_ns(); /* as kprof_timing_begin's start_host_ns */
+        if (spin(b, b->s, SPIN_NS, b->out) != CUDA_SUCCESS)
+            return -1;
+        uint64_t lag = 0; /* as kprof_timing_end's idle-stream correction */
+        int idle = kprof_drv.cuEventQuery(start) == CUDA_SUCCESS;
+        if (idle)
+            lag = kprof_now_ns() - t1;
+        float ms = 0.0f;
+        if (kprof_drv.cuEventRecord(b->e2, b->s) != CUDA_SUCCESS || kprof_drv.cuStreamSynchronize(b->s) != CUDA_SUCCESS ||
+            kprof_drv.cuEventElapsedTime_v2(&ms, start, b->e2) != CUDA_SUCCESS ||
+            kprof_drv.cuMemcpyDtoH_v2(stamp, b->out, 2 * sizeof *stamp) != CUDA_SUCCESS)
+            return -1;
+        double pair = (double)ms * 1e6, span = (double)(stamp[1] - stamp[0]);
+        if (stamp[1] <= stamp[0] || span > pair)
+            return -1; /* the kernel's clock cannot be read: no calibration rather than a wrong one */
+        if (i >= WARMUP && idle == (p == KPROF_PRED_IDLE))
+            v[n++] = pair - (double)lag - span - KPROF_CALIB_C0_NS;
+    }
+    *out_ns = 0.0;
+    if (n < REPS / 2)
+        return 0;
+    double m = trimmed_mean(v, n);
+    *out_ns = m > 0.0 ? m : 0.0; /* a correction never adds time */
+    return 1;
+}
+
+/* The driver functions calibration needs beyond the ones libkprof always has. */
+static int functions_present(void)
+{
+    return kprof_drv.cuModuleLoadData && kprof_drv.cuModuleGetFunction && kprof_drv.cuModuleUnload &&
+           kprof_drv.cuLaunchKernel && kprof_drv.cuMemAlloc_v2 && kprof_drv.cuMemFree_v2 &&
+           kprof_drv.cuMemAllocHost_v2 && kprof_drv.cuMemFreeHost && kprof_drv.cuMemcpyHtoDAsync_v2 &&
+           kprof_drv.cuMemcpyDtoHAsync_v2 && kprof_drv.cuMemcpyDtoDAsync_v2 && kprof_drv.cuMemsetD8Async &&
+           kprof_drv.cuMemcpyDtoH_v2 && kprof_drv.cuStreamWaitEvent && kprof_drv.cuStreamSynchronize &&
+           kprof_drv.cuStreamDestroy_v2;
+}
+
+static void bench_free(struct bench *b, CUmodule mod)
+{
+    CUevent evs[] = { b->ep, b->e1, b->e2, b->ew };
+    for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++)
+        if (evs[i])
+            kprof_drv.cuEventDestroy_v2(evs[i]);
+    if (b->other)
+        kprof_drv.cuStreamDestroy_v2(b->other);
+    if (b->d)
+        kprof_drv.cuMemFree_v2(b->d);
+    if (b->d2)
+        kprof_drv.cuMemFree_v2(b->d2);
+    if (b->out)
+        kprof_drv.cuMemFree_v2(b->out);
+    if (b->h)
+        kprof_drv.cuMemFreeHost(b->h);
+    if (mod)
+        kprof_drv.cuModuleUnload(mod);
+}
+
+void kprof_calibrate(struct kprof_calibration *c, CUstream own)
+{
+    uint64_t t0 = kprof_now_ns();
+    memset(c->handoff_ns, 0, sizeof c->handoff_ns);
+    c->samples = REPS;
+    CUdevice dev = -1;
+    c->device = kprof_drv.cuCtxGetDevice(&dev) == CUDA_SUCCESS ? (int)dev : -1;
+    if (!kprof_config.calibrate) {
+        c->state = KPROF_CALIB_OFF;
+        return;
+    }
+    if (kprof_config.tool_attached) {
+        c->state = KPROF_CALIB_TOOL;
+        return;
+    }
+    if (__atomic_load_n(&kprof_captures_active, __ATOMIC_RELAXED) > 0) {
+        c->state = KPROF_CALIB_CAPTURE;
+        return;
+    }
+    c->state = KPROF_CALIB_FAILED;
+    if (!own || !functions_present())
+        return;
+    struct bench b;
+    memset(&b, 0, sizeof b);
+    b.s = own;
+    CUmodule mod = NULL;
+    /* Synchronisations below must not invalidate a global-mode capture another thread may begin. */
+    CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+    kprof_drv.cuThreadExchangeStreamCaptureMode(&mode);
+    int ok = kprof_drv.cuModuleLoadData(&mod, calibrate_ptx) == CUDA_SUCCESS &&
+             kprof_drv.cuModuleGetFunction(&b.fn, mod, "kprof_calibrate") == CUDA_SUCCESS &&
+             kprof_drv.cuStreamCreate(&b.other, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS &&
+             kprof_drv.cuMemAlloc_v2(&b.d, COPY_BYTES) == CUDA_SUCCESS &&
+             kprof_drv.cuMemAlloc_v2(&b.d2, COPY_BYTES) == CUDA_SUCCESS &&
+             kprof_drv.cuMemAlloc_v2(&b.out, 64) == CUDA_SUCCESS &&
+             kprof_drv.cuMemAllocHost_v2(&b.h, COPY_BYTES + 64) == CUDA_SUCCESS &&
+             kprof_drv.cuEventCreate(&b.ep, CU_EVENT_DEFAULT) == CUDA_SUCCESS &&
+             kprof_drv.cuEventCreate(&b.e1, CU_EVENT_DEFAULT) == CUDA_SUCCESS &&
+             kprof_drv.cuEventCreate(&b.e2, CU_EVENT_DEFAULT) == CUDA_SUCCESS &&
+             kprof_drv.cuEventCreate(&b.ew, CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS;
+    if (ok)
+        memset(b.h, 0, COPY_BYTES + 64);
+    for (int shared = 0; ok && shared < KPROF_START_COUNT; shared++)
+        for (int p = 0; ok && p < KPROF_PRED_COUNT; p++) {
+            if (shared && p == KPROF_PRED_IDLE) /* a shared start is a pending stop: never idle */
+                continue;
+            /* Too few idle launches is no failure: on a GPU far behind its host the stream is never found
+             * idle, and the idle case then never needs its hand-off. */
+            int m = measure(&b, (enum kprof_pred)p, shared, &c->handoff_ns[shared][p]);
+            ok = m > 0 || (m == 0 && p == KPROF_PRED_IDLE);
+        }
+    if (ok)
+        c->handoff_ns[KPROF_START_SHARED][KPROF_PRED_IDLE] = c->handoff_ns[KPROF_START_OWN][KPROF_PRED_IDLE];
+    kprof_drv.cuStreamSynchronize(own);
+    bench_free(&b, mod);
+    kprof_drv.cuThreadExchangeStreamCaptureMode(&mode);
+    c->cost_ns = kprof_now_ns() - t0;
+    if (ok) {
+        c->state = KPROF_CALIB_DONE;
+    } else {
+        memset(c->handoff_ns, 0, sizeof c->handoff_ns);
+        kprof_warn("cannot calibrate the event hand-off on device %d; kernel times keep it (see KPROF_CALIBRATE)",
+                   c->device);
+    }
+}
+
+const char *kprof_calib_state_text(enum kprof_calib_state state)
+{
+    switch (state) {
+    case KPROF_CALIB_DONE: return "done";
+    case KPROF_CALIB_OFF: return "off (KPROF_CALIBRATE=0)";
+    case KPROF_CALIB_TOOL: return "skipped (another tool that counts kernels is attached)";
+    case KPROF_CALIB_CAPTURE: return "skipped (a stream capture was in progress)";
+    case KPROF_CALIB_FAILED: return "failed";
+    default: return "not run";
+    }
+}

@@ -1,0 +1,71 @@
+/* calibrate.h: the hand-off an event pair adds to a kernel, measured per context with libkprof's own
+ * kernel, by what came before the kernel on its stream. */
+#ifndef KPROF_CALIBRATE_H
+#define KPROF_CALIBRATE_H
+
+#include <stdint.h>
+#include <cuda.h>
+
+/* What libkprof last put on a kernel's stream before it (its predecessor), which decides the hand-off
+ * the kernel's event pair holds: the GPU time between the event after the predecessor and the kernel's
+ * start, plus the event after the kernel.  IDLE: the stream had finished its work when the launch
+ * returned (the start event had completed); then the pair also holds the host's launch latency, which
+ * the idle-stream correction takes off, and IDLE's hand-off is what is left. */
+enum kprof_pred {
+    KPROF_PRED_IDLE,
+    KPROF_PRED_KERNEL,  /* a kernel or a graph launch */
+    KPROF_PRED_HTOD,
+    KPROF_PRED_DTOH,
+    KPROF_PRED_DTOD,    /* also HtoH and peer copies */
+    KPROF_PRED_MEMSET,
+    KPROF_PRED_OTHER,   /* nothing libkprof timed: the stream's first timed call, or after an event wait */
+    KPROF_PRED_COUNT
+};
+extern const char *const kprof_pred_names[KPROF_PRED_COUNT];
+
+/* How the start of a pair was taken: its own start event, or the previous call's stop (one-event
+ * timing).  The hand-off differs slightly between the two. */
+enum kprof_start { KPROF_START_OWN, KPROF_START_SHARED, KPROF_START_COUNT };
+
+enum kprof_calib_state {
+    KPROF_CALIB_NONE,     /* not (yet) run for this context */
+    KPROF_CALIB_DONE,
+    KPROF_CALIB_OFF,      /* KPROF_CALIBRATE=0 */
+    KPROF_CALIB_TOOL,     /* skipped: another tool that counts kernels is attached */
+    KPROF_CALIB_CAPTURE,  /* skipped: a stream capture was in progress when the context was first used */
+    KPROF_CALIB_FAILED,   /* a driver call failed (no cuModuleLoadData, no memory...) */
+};
+
+/* One context's calibration.  handoff_ns[start][pred] is the mean time (ns) an event pair adds to a kernel
+ * behind `pred`, beyond the kernel's own duration as CUPTI reports it; 0 when not calibrated.  Written once
+ * before the context's first pair is queued, read-only afterwards. */
+struct kprof_calibration {
+    enum kprof_calib_state state;
+    int device;
+    uint64_t cost_ns;                  /* host time the calibration took, module load included */
+    double handoff_ns[KPROF_START_COUNT][KPROF_PRED_COUNT];
+    unsigned samples;                  /* timed launches per situation */
+};
+
+/* The time CUPTI counts in a kernel beyond what %globaltimer reads inside a one-block kernel (its block's
+ * launch and retirement): 0.61 us on an H200 (docs/accuracy.md), taken as a constant of the model. */
+#define KPROF_CALIB_C0_NS 600.0
+
+/* Measures c's hand-offs in the current context on `own` (libkprof's private non-blocking stream), with
+ * the kernel kprof_calibrate loaded from PTX through cuModuleLoadData: for each predecessor and both kinds
+ * of start, a few launches of a 3 us kernel, each taken as (event pair - idle-stream lag - in-kernel span
+ * - KPROF_CALIB_C0_NS), and the trimmed mean kept.  Runs synchronously on the calling thread (the guard
+ * raised); allocates 2 MiB of device memory and 1 MiB of pinned memory for the duration.  Sets c->state;
+ * never changes the app's CUDA error state (driver calls only).  Not thread-safe for one c. */
+void kprof_calibrate(struct kprof_calibration *c, CUstream own);
+
+/* The hand-off (ns) to take off a kernel's pair: 0 unless c is DONE. */
+static inline double kprof_calibration_handoff(const struct kprof_calibration *c, int shared, enum kprof_pred pred)
+{
+    return c->state == KPROF_CALIB_DONE ? c->handoff_ns[shared ? KPROF_START_SHARED : KPROF_START_OWN][pred] : 0.0;
+}
+
+/* A one-line description of state for the report ("done", "off (KPROF_CALIBRATE=0)"...). */
+const char *kprof_calib_state_text(enum kprof_calib_state state);
+
+#endif

@@ -1,0 +1,97 @@
+/* preload.c: loads a kernel into its context before the start event of its first launch there, so that
+ * lazy module loading (CUDA_MODULE_LOADING=LAZY, the default since CUDA 12.2) happens outside the pair. */
+#include <pthread.h>
+#include <stdlib.h>
+#include "kprof.h"
+
+struct loaded {
+    struct kprof_loaded_key key;
+    UT_hash_handle hh;
+};
+struct kernel_handle {
+    const void *handle;
+    UT_hash_handle hh;
+};
+
+static struct {
+    pthread_mutex_t lock;
+    struct loaded *loaded;          /* (handle, context) pairs already made ready */
+    struct kernel_handle *kernels;  /* handles known to be CUkernels (not CUfunctions) */
+} pl = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+__thread struct kprof_loaded_key kprof_tls_ready[KPROF_TLS_READY] __attribute__((tls_model("initial-exec")));
+
+void kprof_preload_note_kernel(const void *handle)
+{
+    if (!handle)
+        return;
+    struct kernel_handle *e;
+    pthread_mutex_lock(&pl.lock);
+    HASH_FIND_PTR(pl.kernels, &handle, e);
+    if (!e && (e = calloc(1, sizeof *e)) != NULL) {
+        e->handle = handle;
+        HASH_ADD_PTR(pl.kernels, handle, e);
+    }
+    pthread_mutex_unlock(&pl.lock);
+}
+
+/* Loads the function behind handle in the current context if it is not loaded yet.  A CUkernel is first
+ * turned into its function for the current context (cuKernelGetFunction); a handle of unknown kind is
+ * tried as a CUfunction, then as a CUkernel. */
+static void load(const void *handle, int is_kernel, int runtime)
+{
+    if (!kprof_drv.cuFuncIsLoaded || !kprof_drv.cuFuncLoad)
+        return;
+    if (runtime && !is_kernel)
+        return; /* a host function pointer (cudaLaunchKernel's `func`): no driver handle to load */
+    CUfunction f = (CUfunction)handle;
+    if (is_kernel &&
+        (!kprof_drv.cuKernelGetFunction || kprof_drv.cuKernelGetFunction(&f, (CUkernel)handle) != CUDA_SUCCESS))
+        return;
+    CUfunctionLoadingState state = CU_FUNCTION_LOADING_STATE_LOADED;
+    CUresult r = kprof_drv.cuFuncIsLoaded(&state, f);
+    if (r == CUDA_ERROR_INVALID_HANDLE && !is_kernel && kprof_drv.cuKernelGetFunction &&
+        kprof_drv.cuKernelGetFunction(&f, (CUkernel)handle) == CUDA_SUCCESS) {
+        kprof_preload_note_kernel(handle); /* a CUkernel made where libkprof did not see it */
+        r = kprof_drv.cuFuncIsLoaded(&state, f);
+    }
+    if (r == CUDA_SUCCESS && state != CU_FUNCTION_LOADING_STATE_LOADED)
+        kprof_drv.cuFuncLoad(f);
+}
+
+void kprof_preload_slow(const void *handle, CUcontext ctx, int runtime)
+{
+    struct kprof_loaded_key key = { handle, ctx };
+    struct loaded *e;
+    struct kernel_handle *k;
+    pthread_mutex_lock(&pl.lock);
+    HASH_FIND(hh, pl.loaded, &key, sizeof key, e);
+    HASH_FIND_PTR(pl.kernels, &handle, k);
+    pthread_mutex_unlock(&pl.lock);
+    if (!e) {
+        load(handle, k != NULL, runtime);
+        if ((e = calloc(1, sizeof *e)) != NULL) {
+            e->key = key;
+            struct loaded *old;
+            pthread_mutex_lock(&pl.lock);
+            HASH_FIND(hh, pl.loaded, &key, sizeof key, old);
+            if (!old)
+                HASH_ADD(hh, pl.loaded, key, sizeof key, e);
+            pthread_mutex_unlock(&pl.lock);
+            if (old)
+                free(e);
+        }
+    }
+    kprof_tls_ready[kprof_preload_slot(handle)] = key;
+}
+
+/* In a forked child the parent's contexts are gone: nothing it loaded is loaded here.  Another thread may
+ * have been changing the tables when fork() copied them, so they are dropped (leaked), not walked. */
+void kprof_preload_fork_child(void)
+{
+    pthread_mutex_init(&pl.lock, NULL);
+    pl.loaded = NULL;
+    pl.kernels = NULL;
+    for (int i = 0; i < KPROF_TLS_READY; i++)
+        kprof_tls_ready[i].handle = NULL;
+}
