@@ -18,6 +18,7 @@ enum kprof_pred {
     KPROF_PRED_DTOH,
     KPROF_PRED_DTOD,    /* also HtoH and peer copies */
     KPROF_PRED_MEMSET,
+    KPROF_PRED_HOSTFN,  /* a host function (cuLaunchHostFunc, cuStreamAddCallback): the GPU waits for the host */
     KPROF_PRED_OTHER,   /* nothing libkprof timed: the stream's first timed call, or after an event wait */
     KPROF_PRED_COUNT
 };

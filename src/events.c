@@ -598,7 +598,7 @@ static unsigned char pred_of(enum kprof_target_kind kind, void *target)
     return dir == KPROF_HTOD ? KPROF_PRED_HTOD : dir == KPROF_DTOH ? KPROF_PRED_DTOH : KPROF_PRED_DTOD;
 }
 
-void kprof_stream_other(CUstream stream, int per_thread)
+void kprof_stream_other(CUstream stream, int per_thread, int pred)
 {
     struct qkey key;
     memset(&key, 0, sizeof key);
@@ -610,7 +610,7 @@ void kprof_stream_other(CUstream stream, int per_thread)
     pthread_mutex_lock(&ev.lock);
     HASH_FIND(hh, ev.queues, &key, sizeof key, q);
     if (q)
-        q->last_pred = KPROF_PRED_OTHER;
+        q->last_pred = (unsigned char)pred;
     pthread_mutex_unlock(&ev.lock);
 }
 

@@ -893,7 +893,7 @@ KPROF_EXPORT CUresult cuEventSynchronize(CUevent e)
  * defines the wrapper of `name` and of its _ptsz twin (exported by libcuda, not all declared by
  * cuda.h, hence the declaration).  Device-side array copies and 2D memsets without a stream argument
  * run on the legacy default stream, asynchronously with respect to the host, and are listed too. */
-#define STREAM_OP_FN(name, params, args, stream, per_thread)                                       \
+#define STREAM_OP_FN(name, params, args, stream, per_thread, pred)                                 \
     KPROF_EXPORT CUresult name params                                                              \
     {                                                                                              \
         DREAL(name);                                                                               \
@@ -903,7 +903,7 @@ KPROF_EXPORT CUresult cuEventSynchronize(CUevent e)
         CUresult r_ = real_ args;                                                                  \
         if (counted_) {                                                                            \
             if (r_ == CUDA_SUCCESS && (stream) != KPROF_NO_STREAM)                                 \
-                kprof_stream_other((stream), (per_thread));                                        \
+                kprof_stream_other((stream), (per_thread), (pred));                                \
             kprof_call_end(&c_, r_ == CUDA_SUCCESS);                                               \
         }                                                                                          \
         kprof_chain_break(); /* again: a launch on another thread may have begun meanwhile */      \
@@ -911,24 +911,24 @@ KPROF_EXPORT CUresult cuEventSynchronize(CUevent e)
     }
 /* `stream`: the stream whose next kernel the operation precedes (KPROF_NO_STREAM for event records, which
  * change nothing of the hand-off before that kernel). */
-#define STREAM_OPS_ON(name, params, args, stream)                                                  \
+#define STREAM_OPS_ON(name, params, args, stream, pred)                                            \
     extern __typeof__(name) name##_ptsz;                                                           \
-    STREAM_OP_FN(name, params, args, stream, 0)                                                    \
-    STREAM_OP_FN(name##_ptsz, params, args, stream, 1)
-#define STREAM_OPS(name, params, args) STREAM_OPS_ON(name, params, args, s)
+    STREAM_OP_FN(name, params, args, stream, 0, pred)                                              \
+    STREAM_OP_FN(name##_ptsz, params, args, stream, 1, pred)
+#define STREAM_OPS(name, params, args) STREAM_OPS_ON(name, params, args, s, KPROF_PRED_OTHER)
 /* The same for a legacy-stream call (no stream argument; its per-thread twin is _ptds). */
 #define STREAM_OPS_PTDS(name, params, args)                                                        \
     extern __typeof__(name) name##_ptds;                                                           \
-    STREAM_OP_FN(name, params, args, NULL, 0)                                                      \
-    STREAM_OP_FN(name##_ptds, params, args, NULL, 1)
+    STREAM_OP_FN(name, params, args, NULL, 0, KPROF_PRED_OTHER)                                    \
+    STREAM_OP_FN(name##_ptds, params, args, NULL, 1, KPROF_PRED_OTHER)
 
-STREAM_OPS_ON(cuEventRecord, (CUevent e, CUstream s), (e, s), KPROF_NO_STREAM)
-STREAM_OPS_ON(cuEventRecordWithFlags, (CUevent e, CUstream s, unsigned int flags), (e, s, flags), KPROF_NO_STREAM)
+STREAM_OPS_ON(cuEventRecord, (CUevent e, CUstream s), (e, s), KPROF_NO_STREAM, 0)
+STREAM_OPS_ON(cuEventRecordWithFlags, (CUevent e, CUstream s, unsigned int flags), (e, s, flags), KPROF_NO_STREAM, 0)
 STREAM_OPS(cuStreamWaitEvent, (CUstream s, CUevent e, unsigned int flags), (s, e, flags))
-STREAM_OPS(cuLaunchHostFunc, (CUstream s, CUhostFn fn, void *data), (s, fn, data))
-STREAM_OPS(cuStreamAddCallback,
-           (CUstream s, CUstreamCallback cb, void *data, unsigned int flags),
-           (s, cb, data, flags))
+STREAM_OPS_ON(cuLaunchHostFunc, (CUstream s, CUhostFn fn, void *data), (s, fn, data), s, KPROF_PRED_HOSTFN)
+STREAM_OPS_ON(cuStreamAddCallback,
+              (CUstream s, CUstreamCallback cb, void *data, unsigned int flags),
+              (s, cb, data, flags), s, KPROF_PRED_HOSTFN)
 STREAM_OPS(cuStreamWaitValue32_v2,
            (CUstream s, CUdeviceptr addr, cuuint32_t value, unsigned int flags),
            (s, addr, value, flags))
@@ -995,8 +995,8 @@ STREAM_OPS_PTDS(cuMemcpyAtoA_v2,
 
 /* Destroying a stream: its handle may be given to a stream created later, whose first launch must not
  * start at the destroyed stream's last stop (libkprof's queues are keyed by handle). */
-STREAM_OP_FN(cuStreamDestroy_v2, (CUstream s), (s), KPROF_NO_STREAM, 0)
-STREAM_OP_FN(cuStreamDestroy, (CUstream s), (s), KPROF_NO_STREAM, 0)
+STREAM_OP_FN(cuStreamDestroy_v2, (CUstream s), (s), KPROF_NO_STREAM, 0, 0)
+STREAM_OP_FN(cuStreamDestroy, (CUstream s), (s), KPROF_NO_STREAM, 0, 0)
 
 /* Every KPROF_DH entry of api.def has its wrapper above: this table refers to each by name, so a
  * missing one fails the link (-Wl,--no-undefined).  driver.c hands these out. */

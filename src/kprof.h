@@ -369,9 +369,9 @@ void kprof_chain_break(void);
 
 /* An operation libkprof does not time (a wait, a host function...) was put on `stream` (per_thread: a
  * _ptsz/_ptds caller, for whom stream 0 is the per-thread default stream) in the current context: the
- * next kernel there has it, not libkprof's last timed call, as its predecessor (enum kprof_pred OTHER).
+ * next kernel there has it (pred: enum kprof_pred), not libkprof's last timed call, as its predecessor.
  * Thread-safe. */
-void kprof_stream_other(CUstream stream, int per_thread);
+void kprof_stream_other(CUstream stream, int per_thread, int pred);
 /* A stream argument that names no stream to mark (kprof_stream_other is not called). */
 #define KPROF_NO_STREAM ((CUstream)(intptr_t)-1)
 

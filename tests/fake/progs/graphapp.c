@@ -5,7 +5,8 @@
  * modes, the legacy stream, event-record nodes, child graph nodes). Truth: direct 1, graph_k1 2, graph_k2 3,
  * 2 device allocations of 256 bytes.
  * `graphapp v1` does what the default does, but begins the capture through the driver's first
- * cuStreamBeginCapture (CUDA 10.0, no mode: global), which old libraries still ask cuGetProcAddress for. */
+ * cuStreamBeginCapture (CUDA 10.0, no mode: global), which old libraries still ask cuGetProcAddress for.
+ * `graphapp mixed` does what the default does, then launches graph_k1 once directly (truth: graph_k1 31). */
 #include <pthread.h>
 #include <string.h>
 #include <cuda.h>
@@ -31,7 +32,7 @@ static enum cudaStreamCaptureStatus status_of(cudaStream_t s)
     return st;
 }
 
-static int v1_begin;
+static int v1_begin, mixed;
 
 static cudaError_t begin_capture(cudaStream_t s)
 {
@@ -77,6 +78,8 @@ static int basic(void)
         CHECK(cudaGraphLaunch(exec, s));
     for (int i = 0; i < 4; i++)
         CHECK(launch(direct, s));
+    if (mixed)
+        CHECK(launch(graph_k1, s));
     CHECK(cudaStreamSynchronize(s));
     CHECK(cudaGraphExecDestroy(exec));
     CHECK(cudaGraphDestroy(graph));
@@ -285,5 +288,6 @@ int main(int argc, char **argv)
     if (argc > 1 && !strcmp(argv[1], "rules"))
         return rules();
     v1_begin = argc > 1 && !strcmp(argv[1], "v1");
+    mixed = argc > 1 && !strcmp(argv[1], "mixed");
     return basic();
 }
