@@ -45,7 +45,27 @@ static struct {
     uint64_t event_ns;         /* FAKEGPU_EVENT_NS: GPU time an event record takes on its stream */
     unsigned long query_delay_us; /* FAKEGPU_FIRST_QUERY_DELAY_US: the first cuEventQuery off the main
                                      thread (a profiler's harvester, say) sleeps this long */
+    /* FAKEGPU_HANDOFF_NS="kernel=N,htod=N,dtoh=N,dtod=N,memset=N,wait=N" (ns, each 0 unless given): a kernel
+     * launched on a busy stream starts this long after the stream's usual start time, by the kind of the
+     * last work on that stream (a graph launch counts as kernel; HtoH and peer copies as dtod;
+     * cuStreamWaitEvent as wait; event records do not count). A stream is busy until the host has seen that
+     * work complete (a synchronize of the stream or its context, cuEventSynchronize or a cuEventQuery
+     * answering CUDA_SUCCESS for an event recorded after it, or a cuStreamQuery answering CUDA_SUCCESS);
+     * with no work yet it is idle. Copies, memsets, graph launches and kernels inside graphs are never
+     * delayed themselves. Indexed by enum work_kind. */
+    uint64_t handoff_ns[7];
+    uint64_t calib_c0_ns;  /* FAKEGPU_CALIB_C0_NS (default 600): a kprof_calibrate kernel's out[1] is
+                              start + its ns - this (what %globaltimer would see inside a real kernel) */
+    uint64_t lazy_load_ns; /* FAKEGPU_LAZY_LOAD_NS: the first launch of a function in a context (not
+                              loaded there by cuFuncLoad, an earlier launch or the instantiation of a graph
+                              holding it) starts this much later on the GPU clock */
+    unsigned while_iters;  /* FAKEGPU_WHILE_ITERS (default 3): how often a WHILE conditional graph node
+                              runs its body, whatever its handle's default value (IF and SWITCH nodes go
+                              by the default value) */
 } cfg;
+
+/* The kind of the last work put on a stream, for FAKEGPU_HANDOFF_NS. */
+enum work_kind { W_NONE, W_KERNEL, W_HTOD, W_DTOH, W_DTOD, W_MEMSET, W_WAIT };
 
 static unsigned long long env_num(const char *name, unsigned long long def, unsigned long long max)
 {
@@ -107,6 +127,37 @@ static void parse_kernel_ns(void)
     free(copy);
 }
 
+/* FAKEGPU_HANDOFF_NS="kernel=2000,memset=4800": unknown kinds and bad numbers are warned about and ignored. */
+static void parse_handoff_ns(void)
+{
+    static const char *names[] = { NULL, "kernel", "htod", "dtoh", "dtod", "memset", "wait" };
+    const char *s = getenv("FAKEGPU_HANDOFF_NS");
+    char *copy, *tok, *save = NULL;
+
+    if (!s || !*s || !(copy = strdup(s)))
+        return;
+    for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(tok, '='), *end;
+        unsigned long long ns;
+        int k;
+
+        if (eq)
+            *eq = '\0';
+        for (k = W_KERNEL; k <= W_WAIT; k++)
+            if (strcmp(tok, names[k]) == 0)
+                break;
+        errno = 0;
+        ns = eq ? strtoull(eq + 1, &end, 10) : 0;
+        if (!eq || k > W_WAIT || errno || *end || eq[1] == '\0' || eq[1] == '-') {
+            fprintf(stderr, "fakegpu: FAKEGPU_HANDOFF_NS entry '%s' is not kind=ns "
+                    "(kernel, htod, dtoh, dtod, memset, wait); ignored\n", tok);
+            continue;
+        }
+        cfg.handoff_ns[k] = ns;
+    }
+    free(copy);
+}
+
 static void load_config(void)
 {
     cfg.devices = (int)env_num("FAKEGPU_DEVICES", 1, 64);
@@ -120,6 +171,10 @@ static void load_config(void)
     cfg.query_delay_us = (unsigned long)env_num("FAKEGPU_FIRST_QUERY_DELAY_US", 0, 10000000);
     cfg.event_ns = env_num("FAKEGPU_EVENT_NS", 0, 1000000000ULL);
     parse_kernel_ns();
+    parse_handoff_ns();
+    cfg.calib_c0_ns = env_num("FAKEGPU_CALIB_C0_NS", 600, 1000000000ULL);
+    cfg.lazy_load_ns = env_num("FAKEGPU_LAZY_LOAD_NS", 0, 1000000000000ULL);
+    cfg.while_iters = (unsigned)env_num("FAKEGPU_WHILE_ITERS", 3, 1000000);
 }
 
 static uint64_t kernel_duration(const char *name)
@@ -172,12 +227,18 @@ struct CUstream_st {
     struct CUgraph_st *cap_graph;
     struct CUgraphNode_st *cap_last;    /* the capture's dependency set: its last node */
     struct CUstream_st *cap_next;       /* g.capturing list */
+    /* FAKEGPU_HANDOFF_NS: the last work put on the stream (enum work_kind, W_NONE: none yet), g.next_seq
+     * when it was (events recorded after it have a larger seq), and whether the host has seen it done */
+    int last_work;
+    uint64_t last_seq;
+    int seen_idle;
 };
 
 /* Graphs: nodes run in the order they were added (dependencies are accepted but not modelled). */
 struct CUgraph_st {
     struct CUgraphNode_st *head, **tail;
     size_t n;
+    const struct CUgraph_st *origin; /* what it was cloned from (compared, never dereferenced) */
 };
 
 struct CUgraphNode_st {
@@ -199,6 +260,12 @@ struct CUgraphNode_st {
     unsigned value, elem;
     /* child graph (owned by the node) */
     struct CUgraph_st *child;
+    /* conditional: its handle, type and body graphs (owned by the node; the array is phGraph_out) */
+    CUgraphConditionalHandle cond_handle;
+    CUgraphConditionalNodeType cond_type;
+    unsigned nbodies;
+    struct CUgraph_st **bodies;
+    const struct CUgraphNode_st *origin; /* the node it was cloned from (compared, never dereferenced) */
     struct CUgraphNode_st *next;
 };
 
@@ -226,6 +293,9 @@ struct CUfunc_st {
     char *name;
     uint64_t ns;
     struct CUfunc_st *next;
+    /* lazy loading: the contexts (and their generation) it is loaded in */
+    struct loaded_in { const struct CUctx_st *ctx; unsigned gen; } *loaded;
+    size_t nloaded;
 };
 
 /* Libraries and modules share one struct: both only name kernels here. */
@@ -658,9 +728,51 @@ static uint64_t advance(struct CUstream_st *s, uint64_t ns)
     return t0;
 }
 
+static void work_put(struct CUstream_st *s, int k);
+static uint64_t handoff(const struct CUstream_st *s);
+
+/* A kernel of ns on s that also waits delay_ns (lazy loading) and the hand-off of s's last work before
+ * starting; answers its start time. */
+static uint64_t kernel_advance(struct CUstream_st *s, uint64_t delay_ns, uint64_t ns)
+{
+    uint64_t t0 = start_time(s) + handoff(s) + delay_ns;
+
+    s->t = t0 + ns;
+    work_put(s, W_KERNEL);
+    return t0;
+}
+
 static uint64_t bytes_ns(uint64_t bytes)
 {
     return bytes * cfg.copy_ps_per_byte / 1000;
+}
+
+/* FAKEGPU_HANDOFF_NS: notes work of kind k (enum work_kind) just put on s. */
+static void work_put(struct CUstream_st *s, int k)
+{
+    s->last_work = k;
+    s->last_seq = g.next_seq;
+    s->seen_idle = 0;
+}
+
+/* The host has seen e complete (a synchronize, or a query answering CUDA_SUCCESS): its stream is idle
+ * if e was recorded after the stream's last work. */
+static void event_seen(const struct CUevent_st *e)
+{
+    if (!e->ctx->active || e->gen != e->ctx->gen)
+        return;
+    for (struct CUstream_st *s = e->ctx->streams; s; s = s->next)
+        if (s->id == e->stream_id && e->seq > s->last_seq)
+            s->seen_idle = 1;
+}
+
+/* The hand-off a kernel launched on s now waits for: 0 on an idle stream (no work yet, or its last work
+ * seen complete by the host). */
+static uint64_t handoff(const struct CUstream_st *s)
+{
+    if (s->last_work == W_NONE || s->seen_idle)
+        return 0;
+    return cfg.handoff_ns[s->last_work];
 }
 
 /* ------------------------------------------------------------------ initialisation and devices */
@@ -1102,6 +1214,9 @@ static void complete_events(const struct CUctx_st *c, uint64_t stream_id)
 
     if (cfg.hang)
         return;
+    for (struct CUstream_st *s = c->streams; s; s = s->next)
+        if (!stream_id || s->id == stream_id)
+            s->seen_idle = 1; /* FAKEGPU_HANDOFF_NS: its work so far is seen complete */
     HASH_ITER(hh, g.handles, h, tmp) {
         struct CUevent_st *e = (struct CUevent_st *)h->key;
 
@@ -1306,7 +1421,10 @@ static CUresult stream_query(CUstream h, int ptds)
         invalidate(s);
         RETURN(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
     }
-    RETURN(cfg.hang ? CUDA_ERROR_NOT_READY : CUDA_SUCCESS);
+    if (cfg.hang)
+        RETURN(CUDA_ERROR_NOT_READY);
+    s->seen_idle = 1; /* FAKEGPU_HANDOFF_NS: the host has seen its work done */
+    RETURN(CUDA_SUCCESS);
 }
 
 CUresult cuStreamQuery(CUstream hStream) { return stream_query(hStream, 0); }
@@ -1510,6 +1628,7 @@ static CUresult stream_wait_event(CUstream hStream, CUevent hEvent, unsigned int
         if (e->t > t0)
             s->t = e->t;
     }
+    work_put(s, W_WAIT);
     RETURN(CUDA_SUCCESS);
 }
 
@@ -1538,8 +1657,10 @@ CUresult cuEventQuery(CUevent hEvent)
         RETURN(CUDA_SUCCESS);
     if (cfg.hang)
         RETURN(CUDA_ERROR_NOT_READY);
-    if (event_complete(e))
+    if (event_complete(e)) {
+        event_seen(e);
         RETURN(CUDA_SUCCESS);
+    }
     if (--e->pending == 0)
         event_done(e);
     RETURN(CUDA_ERROR_NOT_READY);
@@ -1553,8 +1674,10 @@ CUresult cuEventSynchronize(CUevent hEvent)
     lock();
     if ((rc = get_event(hEvent, &e)) || (rc = unsafe_call()))
         RETURN(rc);
-    if (!cfg.hang && e->recorded)
+    if (!cfg.hang && e->recorded) {
         event_done(e);
+        event_seen(e);
+    }
     RETURN(CUDA_SUCCESS);
 }
 
@@ -1615,6 +1738,7 @@ static CUresult code_unload(struct CUlib_st *h)
         next = f->next;
         unreg(f);
         free(f->name);
+        free(f->loaded);
         free(f);
     }
     unreg(l);
@@ -1720,6 +1844,85 @@ static CUresult func_name(const char **name, const void *h)
 CUresult cuKernelGetName(const char **name, CUkernel hfunc) { return func_name(name, hfunc); }
 CUresult cuFuncGetName(const char **name, CUfunction hfunc) { return func_name(name, hfunc); }
 
+/* ------------------------------------------------------------------ lazy loading (FAKEGPU_LAZY_LOAD_NS) */
+
+static int func_is_loaded(const struct CUfunc_st *f, const struct CUctx_st *c)
+{
+    for (size_t i = 0; i < f->nloaded; i++)
+        if (f->loaded[i].ctx == c && f->loaded[i].gen == c->gen)
+            return 1;
+    return 0;
+}
+
+/* Loads f in c; answers 1 when it was not loaded there yet (the caller then pays FAKEGPU_LAZY_LOAD_NS). */
+static int func_load(struct CUfunc_st *f, const struct CUctx_st *c)
+{
+    struct loaded_in *l;
+
+    if (func_is_loaded(f, c))
+        return 0;
+    for (size_t i = 0; i < f->nloaded; i++)
+        if (f->loaded[i].ctx == c) { /* an older generation of the same context */
+            f->loaded[i].gen = c->gen;
+            return 1;
+        }
+    if ((l = realloc(f->loaded, (f->nloaded + 1) * sizeof *l))) {
+        f->loaded = l;
+        l[f->nloaded].ctx = c;
+        l[f->nloaded].gen = c->gen;
+        f->nloaded++;
+    }
+    return 1;
+}
+
+/* Loads every kernel of a graph (child graphs and conditional bodies included) in c, as instantiation does. */
+static void graph_load(const struct CUgraph_st *gr, const struct CUctx_st *c)
+{
+    for (const struct CUgraphNode_st *n = gr->head; n; n = n->next) {
+        struct CUfunc_st *f;
+
+        if (n->type == CU_GRAPH_NODE_TYPE_KERNEL && (f = find(n->func, K_FUNC)))
+            func_load(f, c);
+        if (n->child)
+            graph_load(n->child, c);
+        for (unsigned i = 0; i < n->nbodies; i++)
+            graph_load(n->bodies[i], c);
+    }
+}
+
+CUresult cuFuncLoad(CUfunction function)
+{
+    struct CUctx_st *c;
+    struct CUfunc_st *f;
+    CUresult rc;
+
+    lock();
+    if ((rc = need_ctx(&c)))
+        RETURN(rc);
+    if (!(f = find(function, K_FUNC)))
+        RETURN(CUDA_ERROR_INVALID_HANDLE);
+    func_load(f, c);
+    RETURN(CUDA_SUCCESS);
+}
+
+/* Whether f is loaded in the current context. */
+CUresult cuFuncIsLoaded(CUfunctionLoadingState *state, CUfunction function)
+{
+    struct CUctx_st *c;
+    struct CUfunc_st *f;
+    CUresult rc;
+
+    lock();
+    if ((rc = need_ctx(&c)))
+        RETURN(rc);
+    if (!state)
+        RETURN(CUDA_ERROR_INVALID_VALUE);
+    if (!(f = find(function, K_FUNC)))
+        RETURN(CUDA_ERROR_INVALID_HANDLE);
+    *state = func_is_loaded(f, c) ? CU_FUNCTION_LOADING_STATE_LOADED : CU_FUNCTION_LOADING_STATE_UNLOADED;
+    RETURN(CUDA_SUCCESS);
+}
+
 /* ------------------------------------------------------------------ launches */
 
 /* The truth file's count of a kernel that ran. */
@@ -1741,8 +1944,35 @@ static void kernel_ran(const char *name, uint64_t ns)
     }
 }
 
+static struct alloc *alloc_of(uintptr_t p);
+
+/* libkprof's calibration kernel kprof_calibrate(unsigned long long ns, unsigned long long *out): runs exactly
+ * ns and, when out (device memory, 2 words) is not NULL, stores its start on the fake GPU clock and
+ * start + ns - FAKEGPU_CALIB_C0_NS (no less than start) there. Answers its duration; fn->ns when it has
+ * no parameters. */
+static uint64_t calib_ns(const struct CUfunc_st *fn, void **params)
+{
+    return params && params[0] ? *(const unsigned long long *)params[0] : fn->ns;
+}
+
+static void calib_out(void **params, uint64_t start, uint64_t ns)
+{
+    uintptr_t out;
+    struct alloc *a;
+
+    if (!params || !params[0] || !params[1] || !(out = (uintptr_t)*(unsigned long long **)params[1]))
+        return;
+    if (!(a = alloc_of(out)) || a->size - (out - a->base) < 2 * sizeof(unsigned long long)) {
+        fprintf(stderr, "fakegpu: kprof_calibrate's out %#lx is not 16 bytes of device memory; not written\n",
+                (unsigned long)out);
+        return;
+    }
+    ((unsigned long long *)out)[0] = start;
+    ((unsigned long long *)out)[1] = ns > cfg.calib_c0_ns ? start + ns - cfg.calib_c0_ns : start;
+}
+
 static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
-                       unsigned shmem, CUstream hStream, int ptds)
+                       unsigned shmem, CUstream hStream, int ptds, void **params)
 {
     struct CUctx_st *c;
     struct CUfunc_st *fn;
@@ -1773,8 +2003,15 @@ static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
         }
         RETURN(rc);
     }
-    advance(s, fn->ns);
-    kernel_ran(fn->name, fn->ns);
+    {
+        int calib = strcmp(fn->name, "kprof_calibrate") == 0;
+        uint64_t ns = calib ? calib_ns(fn, params) : fn->ns;
+        uint64_t t0 = kernel_advance(s, func_load(fn, c) ? cfg.lazy_load_ns : 0, ns);
+
+        if (calib)
+            calib_out(params, t0, ns);
+        kernel_ran(fn->name, ns);
+    }
     RETURN(CUDA_SUCCESS);
 }
 
@@ -1782,40 +2019,38 @@ CUresult cuLaunchKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDi
                         unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,
                         unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)
 {
-    (void)kernelParams;
     (void)extra;
-    return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, 0);
+    return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, 0,
+                  kernelParams);
 }
 
 CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ,
                              unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ,
                              unsigned int sharedMemBytes, CUstream hStream, void **kernelParams, void **extra)
 {
-    (void)kernelParams;
     (void)extra;
-    return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, 1);
+    return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, 1,
+                  kernelParams);
 }
 
-static CUresult launch_ex(const CUlaunchConfig *c, CUfunction f, int ptds)
+static CUresult launch_ex(const CUlaunchConfig *c, CUfunction f, int ptds, void **params)
 {
     if (!c)
         return CUDA_ERROR_INVALID_VALUE;
     return launch(f, c->gridDimX, c->gridDimY, c->gridDimZ, c->blockDimX, c->blockDimY, c->blockDimZ,
-                  c->sharedMemBytes, c->hStream, ptds);
+                  c->sharedMemBytes, c->hStream, ptds, params);
 }
 
 CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)
 {
-    (void)kernelParams;
     (void)extra;
-    return launch_ex(config, f, 0);
+    return launch_ex(config, f, 0, kernelParams);
 }
 
 CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)
 {
-    (void)kernelParams;
     (void)extra;
-    return launch_ex(config, f, 1);
+    return launch_ex(config, f, 1, kernelParams);
 }
 
 CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
@@ -1823,8 +2058,8 @@ CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gridDimX, unsigned
                                    unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
                                    void **kernelParams)
 {
-    (void)kernelParams;
-    return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, 0);
+    return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, 0,
+                  kernelParams);
 }
 
 CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gridDimX, unsigned int gridDimY,
@@ -1832,8 +2067,8 @@ CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gridDimX, uns
                                         unsigned int blockDimZ, unsigned int sharedMemBytes, CUstream hStream,
                                         void **kernelParams)
 {
-    (void)kernelParams;
-    return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, 1);
+    return launch(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, sharedMemBytes, hStream, 1,
+                  kernelParams);
 }
 
 /* ------------------------------------------------------------------ memory */
@@ -2096,6 +2331,7 @@ static void copy_done(struct CUstream_st *s, enum copy_kind kind, uint64_t bytes
     if (bytes == 0)
         return;
     advance(s, bytes_ns(bytes));
+    work_put(s, kind == C_HTOD ? W_HTOD : kind == C_DTOH ? W_DTOH : W_DTOD);
     g.copies[kind].count++;
     g.copies[kind].bytes += bytes;
 }
@@ -2324,6 +2560,7 @@ static void memset_run(struct CUstream_st *s, uintptr_t d, unsigned value, size_
             ((uint32_t *)d)[i] = value;
     }
     advance(s, bytes_ns(n * elem));
+    work_put(s, W_MEMSET);
     g.memsets.count++;
     g.memsets.bytes += n * elem;
 }
@@ -2413,6 +2650,10 @@ static void graph_free(struct CUgraph_st *gr)
         next = n->next;
         if (n->child)
             graph_free(n->child);
+        for (unsigned i = 0; i < n->nbodies; i++)
+            if (n->bodies[i])
+                graph_free(n->bodies[i]);
+        free(n->bodies);
         unreg(n);
         free(n->name);
         free(n);
@@ -2438,13 +2679,69 @@ static struct CUgraph_st *graph_clone(const struct CUgraph_st *src)
         n->next = next;
         n->name = NULL;
         n->child = NULL;
+        n->bodies = NULL;
+        n->nbodies = 0;
+        n->origin = o;
         if ((o->name && !(n->name = strdup(o->name))) || (o->child && !(n->child = graph_clone(o->child))))
             goto fail;
+        if (o->nbodies) {
+            if (!(n->bodies = calloc(o->nbodies, sizeof *n->bodies)))
+                goto fail;
+            n->nbodies = o->nbodies;
+            for (unsigned i = 0; i < o->nbodies; i++)
+                if (!(n->bodies[i] = graph_clone(o->bodies[i])))
+                    goto fail;
+        }
     }
+    gr->origin = src;
     return gr;
 fail:
     graph_free(gr);
     return NULL;
+}
+
+/* Conditional node handles (cuGraphConditionalHandleCreate): handle h is conds[h - 1]. */
+static struct cond_handle {
+    const struct CUgraph_st *graph;
+    unsigned value; /* the default launch value */
+} *conds;
+static size_t nconds;
+
+static const struct cond_handle *cond_of(CUgraphConditionalHandle h)
+{
+    return h >= 1 && h <= nconds ? &conds[h - 1] : NULL;
+}
+
+static void graph_run(const struct CUgraph_st *gr, struct CUstream_st *s);
+
+/* A conditional node runs deterministically on its handle's default value (no device code sets it here):
+ * IF runs body 0 when it is non-zero (else body 1, if any), WHILE runs body 0 FAKEGPU_WHILE_ITERS times,
+ * SWITCH runs body <value> when there is one. */
+static void cond_run(const struct CUgraphNode_st *n, struct CUstream_st *s)
+{
+    const struct cond_handle *h = cond_of(n->cond_handle);
+    unsigned v = h ? h->value : 0;
+
+    if (!n->nbodies) /* a node whose bodies could not be made */
+        return;
+    switch (n->cond_type) {
+    case CU_GRAPH_COND_TYPE_IF:
+        if (v)
+            graph_run(n->bodies[0], s);
+        else if (n->nbodies > 1)
+            graph_run(n->bodies[1], s);
+        break;
+    case CU_GRAPH_COND_TYPE_WHILE:
+        for (unsigned i = 0; i < cfg.while_iters; i++)
+            graph_run(n->bodies[0], s);
+        break;
+    case CU_GRAPH_COND_TYPE_SWITCH:
+        if (v < n->nbodies)
+            graph_run(n->bodies[v], s);
+        break;
+    default:
+        break;
+    }
 }
 
 /* Replays a graph's nodes in order on s, as if each had been issued to s now. */
@@ -2475,6 +2772,9 @@ static void graph_run(const struct CUgraph_st *gr, struct CUstream_st *s)
             break;
         case CU_GRAPH_NODE_TYPE_GRAPH:
             graph_run(n->child, s);
+            break;
+        case CU_GRAPH_NODE_TYPE_CONDITIONAL:
+            cond_run(n, s);
             break;
         default:
             break;
@@ -2709,6 +3009,126 @@ CUresult cuGraphAddChildGraphNode(CUgraphNode *phGraphNode, CUgraph hGraph, cons
     RETURN(CUDA_SUCCESS);
 }
 
+/* flags (CU_GRAPH_COND_ASSIGN_DEFAULT) are accepted and ignored: the default value is always the value. */
+CUresult cuGraphConditionalHandleCreate(CUgraphConditionalHandle *pHandle_out, CUgraph hGraph, CUcontext ctx,
+                                        unsigned int defaultLaunchValue, unsigned int flags)
+{
+    struct CUgraph_st *gr;
+    struct cond_handle *h;
+    CUresult rc;
+
+    lock();
+    if ((rc = get_graph(hGraph, &gr)))
+        RETURN(rc);
+    if (!pHandle_out || (flags & ~(unsigned)CU_GRAPH_COND_ASSIGN_DEFAULT))
+        RETURN(CUDA_ERROR_INVALID_VALUE);
+    if (ctx && !find(ctx, K_CTX))
+        RETURN(CUDA_ERROR_INVALID_CONTEXT);
+    if (!(h = realloc(conds, (nconds + 1) * sizeof *h)))
+        RETURN(CUDA_ERROR_OUT_OF_MEMORY);
+    conds = h;
+    conds[nconds].graph = gr;
+    conds[nconds].value = defaultLaunchValue;
+    *pHandle_out = ++nconds;
+    RETURN(CUDA_SUCCESS);
+}
+
+/* A conditional node: its body graphs are made here, owned by the node, and handed back through
+ * p->phGraph_out (an array the node owns, as with the real driver). */
+static CUresult add_cond_node(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *deps, size_t ndeps,
+                              CUDA_CONDITIONAL_NODE_PARAMS *p)
+{
+    struct CUgraph_st *gr;
+    struct CUgraphNode_st *n;
+    CUresult rc;
+
+    lock();
+    if ((rc = get_graph(hGraph, &gr)) || (rc = check_deps(gr, deps, ndeps)))
+        RETURN(rc);
+    if (!phGraphNode || !cond_of(p->handle) || p->size == 0 ||
+        (p->type == CU_GRAPH_COND_TYPE_IF && p->size > 2) || (p->type == CU_GRAPH_COND_TYPE_WHILE && p->size != 1) ||
+        (unsigned)p->type > CU_GRAPH_COND_TYPE_SWITCH)
+        RETURN(CUDA_ERROR_INVALID_VALUE);
+    if (!(n = node_add(gr, CU_GRAPH_NODE_TYPE_CONDITIONAL)))
+        RETURN(CUDA_ERROR_OUT_OF_MEMORY);
+    n->cond_handle = p->handle;
+    n->cond_type = p->type;
+    if (!(n->bodies = calloc(p->size, sizeof *n->bodies)))
+        RETURN(CUDA_ERROR_OUT_OF_MEMORY);
+    for (; n->nbodies < p->size; n->nbodies++)
+        if (!(n->bodies[n->nbodies] = graph_new()))
+            RETURN(CUDA_ERROR_OUT_OF_MEMORY);
+    p->phGraph_out = (CUgraph *)n->bodies;
+    *phGraphNode = n;
+    RETURN(CUDA_SUCCESS);
+}
+
+/* Kernel and conditional nodes; other types answer CUDA_ERROR_NOT_SUPPORTED. Edge data is ignored. */
+CUresult cuGraphAddNode_v2(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+                           const CUgraphEdgeData *dependencyData, size_t numDependencies,
+                           CUgraphNodeParams *nodeParams)
+{
+    (void)dependencyData;
+    if (!nodeParams)
+        return CUDA_ERROR_INVALID_VALUE;
+    switch (nodeParams->type) {
+    case CU_GRAPH_NODE_TYPE_KERNEL: {
+        const CUDA_KERNEL_NODE_PARAMS_v3 *k = &nodeParams->kernel;
+        return add_kernel_node(phGraphNode, hGraph, dependencies, numDependencies,
+                               k->func ? k->func : (CUfunction)k->kern, k->gridDimX, k->gridDimY, k->gridDimZ,
+                               k->blockDimX, k->blockDimY, k->blockDimZ, k->sharedMemBytes);
+    }
+    case CU_GRAPH_NODE_TYPE_CONDITIONAL:
+        return add_cond_node(phGraphNode, hGraph, dependencies, numDependencies, &nodeParams->conditional);
+    default:
+        return CUDA_ERROR_NOT_SUPPORTED;
+    }
+}
+
+CUresult cuGraphAddNode(CUgraphNode *phGraphNode, CUgraph hGraph, const CUgraphNode *dependencies,
+                        size_t numDependencies, CUgraphNodeParams *nodeParams)
+{
+    return cuGraphAddNode_v2(phGraphNode, hGraph, dependencies, NULL, numDependencies, nodeParams);
+}
+
+/* A copy of every node (child graphs and conditional bodies deep-copied). */
+CUresult cuGraphClone(CUgraph *phGraphClone, CUgraph originalGraph)
+{
+    struct CUgraph_st *gr, *c;
+    CUresult rc;
+
+    lock();
+    if ((rc = get_graph(originalGraph, &gr)))
+        RETURN(rc);
+    if (!phGraphClone)
+        RETURN(CUDA_ERROR_INVALID_VALUE);
+    if (!(c = graph_clone(gr)))
+        RETURN(CUDA_ERROR_OUT_OF_MEMORY);
+    *phGraphClone = c;
+    RETURN(CUDA_SUCCESS);
+}
+
+/* The node of hClonedGraph cloned from hOriginalNode; INVALID_VALUE when that graph is not a clone of the
+ * node's graph. */
+CUresult cuGraphNodeFindInClone(CUgraphNode *phNode, CUgraphNode hOriginalNode, CUgraph hClonedGraph)
+{
+    struct CUgraph_st *gr;
+    struct CUgraphNode_st *o, *n;
+    CUresult rc;
+
+    lock();
+    if ((rc = get_node(hOriginalNode, &o)) || (rc = get_graph(hClonedGraph, &gr)))
+        RETURN(rc);
+    if (!phNode || gr->origin != o->graph)
+        RETURN(CUDA_ERROR_INVALID_VALUE);
+    for (n = gr->head; n; n = n->next)
+        if (n->origin == o) {
+            *phNode = n;
+            RETURN(CUDA_SUCCESS);
+        }
+    RETURN(CUDA_ERROR_INVALID_VALUE);
+}
+
 /* An executable graph belongs to the context current at instantiation and dies with it. */
 static CUresult instantiate(CUgraphExec *phGraphExec, CUgraph hGraph)
 {
@@ -2732,6 +3152,7 @@ static CUresult instantiate(CUgraphExec *phGraphExec, CUgraph hGraph)
     }
     x->ctx = c;
     x->gen = c->gen;
+    graph_load(x->graph, c); /* instantiation loads the graph's kernels: no lazy loading at launch */
     *phGraphExec = x;
     RETURN(CUDA_SUCCESS);
 }
@@ -2799,6 +3220,7 @@ static CUresult graph_launch(CUgraphExec hGraphExec, CUstream hStream, int ptds)
         RETURN(rc);
     }
     graph_run(x->graph, s);
+    work_put(s, W_KERNEL); /* FAKEGPU_HANDOFF_NS: a graph launch counts as a kernel */
     RETURN(CUDA_SUCCESS);
 }
 
@@ -3020,6 +3442,11 @@ static const struct proc procs[] = {
     P("cuGraphAddKernelNode", 10000, cuGraphAddKernelNode),
     P("cuGraphAddKernelNode", 12000, cuGraphAddKernelNode_v2),
     P("cuGraphChildGraphNodeGetGraph", 10000, cuGraphChildGraphNodeGetGraph),
+    P("cuGraphAddNode", 12020, cuGraphAddNode),
+    P("cuGraphAddNode", 12030, cuGraphAddNode_v2),
+    P("cuGraphConditionalHandleCreate", 12030, cuGraphConditionalHandleCreate),
+    P("cuGraphClone", 10000, cuGraphClone),
+    P("cuGraphNodeFindInClone", 10000, cuGraphNodeFindInClone),
     P("cuGraphAddChildGraphNode", 10000, cuGraphAddChildGraphNode),
     P("cuGraphInstantiate", 10000, cuGraphInstantiate),
     P("cuGraphInstantiate", 11000, cuGraphInstantiate_v2),
@@ -3042,6 +3469,8 @@ static const struct proc procs[] = {
     P("cuKernelGetFunction", 12000, cuKernelGetFunction),
     P("cuKernelGetName", 12030, cuKernelGetName),
     P("cuFuncGetName", 12030, cuFuncGetName),
+    P("cuFuncLoad", 12040, cuFuncLoad),
+    P("cuFuncIsLoaded", 12040, cuFuncIsLoaded),
     P("cuModuleLoadData", 2000, cuModuleLoadData),
     P("cuModuleGetFunction", 2000, cuModuleGetFunction),
     P("cuModuleUnload", 2000, cuModuleUnload),

@@ -395,7 +395,8 @@ static void threads(void)
 static void procs(void)
 {
     static const int versions[] = { 2000, 2020, 3020, 4000, 5050, 6000, 7000, 9000, 9020, 10000, 10010,
-                                    11000, 11010, 11020, 11030, 11040, 11060, 12000, 12030, 12050, 12080, 13000 };
+                                    11000, 11010, 11020, 11030, 11040, 11060, 12000, 12020, 12030, 12040,
+                                    12050, 12080, 13000 };
     PFN_cuGetProcAddress_v12000 gpa;
     CUdriverProcAddressQueryResult st;
     char line[256];
