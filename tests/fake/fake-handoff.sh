@@ -38,6 +38,9 @@ lazy-loaded-after 1
 lazy-second 1000
 preloaded-loaded 1
 preloaded-first 1000
+lib-loaded-before 0
+lib-first 1000
+lib-loaded-after 1
 lazy-loaded-other-ctx 0
 calib-idle 5000
 calib-span 4400
@@ -64,6 +67,7 @@ kernel body1_kernel 1 1100
 kernel body2_kernel 1 1200
 kernel kprof_calibrate 2 10000
 kernel lazy_kernel 2 2000
+kernel lib_kernel 1 1000
 kernel preloaded_kernel 1 1000
 copy HtoD 1 64
 copy DtoH 3 96
@@ -99,6 +103,9 @@ lazy-loaded-after 1
 lazy-second 1000
 preloaded-loaded 1
 preloaded-first 1000
+lib-loaded-before 0
+lib-first 31000
+lib-loaded-after 1
 lazy-loaded-other-ctx 0
 calib-idle 5000
 calib-span 4750

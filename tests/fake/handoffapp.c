@@ -101,7 +101,9 @@ int main(void)
     CUdevice dev;
     CUcontext ctx, ctx2;
     CUmodule mod;
-    CUfunction k, lazy, preloaded, calib;
+    CUfunction k, lazy, preloaded, calib, libfn;
+    CUlibrary lib;
+    CUkernel kern;
     CUfunctionLoadingState st;
     CUdeviceptr d;
     CUevent e;
@@ -178,6 +180,15 @@ int main(void)
     CK(cuFuncIsLoaded(&st, preloaded));
     print("preloaded-loaded", st);
     print("preloaded-first", pair(launch_fn, preloaded));
+    CK(cuLibraryLoadData(&lib, "image", NULL, NULL, 0, NULL, NULL, 0));
+    CK(cuLibraryGetKernel(&kern, lib, "lib_kernel"));
+    CK(cuKernelGetFunction(&libfn, kern));
+    CK(cuFuncIsLoaded(&st, libfn));
+    print("lib-loaded-before", st);
+    print("lib-first", pair(launch_fn, libfn));
+    CK(cuFuncIsLoaded(&st, (CUfunction)kern));
+    print("lib-loaded-after", st);
+    CK(cuLibraryUnload(lib));
     CK(cuCtxCreate(&ctx2, NULL, 0, dev));
     CK(cuFuncIsLoaded(&st, lazy));
     print("lazy-loaded-other-ctx", st);
