@@ -130,7 +130,8 @@ static int measure(struct bench *b, enum kprof_pred p, int shared, double *out_n
         float ms = 0.0f;
         if (kprof_drv.cuEventRecord(b->e2, b->s) != CUDA_SUCCESS || kprof_drv.cuStreamSynchronize(b->s) != CUDA_SUCCESS ||
             kprof_drv.cuEventElapsedTime_v2(&ms, start, b->e2) != CUDA_SUCCESS ||
-            kprof_drv.cuMemcpyDtoH_v2(stamp, b->out, 2 * sizeof *stamp) != CUDA_SUCCESS)
+            kprof_drv.cuMemcpyDtoHAsync_v2(stamp, b->out, 2 * sizeof *stamp, b->s) != CUDA_SUCCESS ||
+            kprof_drv.cuStreamSynchronize(b->s) != CUDA_SUCCESS)
             return -1;
         double pair = (double)ms * 1e6, span = (double)(stamp[1] - stamp[0]);
         if (stamp[1] <= stamp[0] || span > pair)
@@ -149,16 +150,18 @@ static int measure(struct bench *b, enum kprof_pred p, int shared, double *out_n
 /* The driver functions calibration needs beyond the ones libkprof always has. */
 static int functions_present(void)
 {
-    return kprof_drv.cuModuleLoadData && kprof_drv.cuModuleGetFunction && kprof_drv.cuModuleUnload &&
-           kprof_drv.cuLaunchKernel && kprof_drv.cuMemAlloc_v2 && kprof_drv.cuMemFree_v2 &&
-           kprof_drv.cuMemAllocHost_v2 && kprof_drv.cuMemFreeHost && kprof_drv.cuMemcpyHtoDAsync_v2 &&
+    return kprof_drv.cuModuleLoadData && kprof_drv.cuModuleGetFunction && kprof_drv.cuLaunchKernel &&
+           kprof_drv.cuMemAlloc_v2 && kprof_drv.cuMemAllocHost_v2 && kprof_drv.cuMemcpyHtoDAsync_v2 &&
            kprof_drv.cuMemcpyDtoHAsync_v2 && kprof_drv.cuMemcpyDtoDAsync_v2 && kprof_drv.cuMemsetD8Async &&
-           kprof_drv.cuMemcpyDtoH_v2 && kprof_drv.cuStreamWaitEvent && kprof_drv.cuStreamSynchronize &&
+           kprof_drv.cuStreamWaitEvent && kprof_drv.cuStreamSynchronize &&
            kprof_drv.cuLaunchHostFunc &&
            kprof_drv.cuStreamDestroy_v2;
 }
 
-static void bench_free(struct bench *b, CUmodule mod)
+/* Gives back the events and the second stream.  The buffers and the module stay with the context (they
+ * go when it is destroyed): freeing memory or unloading a module may synchronise the whole device, which
+ * would make the app's streams wait in the middle of its run. */
+static void bench_free(struct bench *b)
 {
     CUevent evs[] = { b->ep, b->e1, b->e2, b->ew };
     for (size_t i = 0; i < sizeof evs / sizeof evs[0]; i++)
@@ -166,16 +169,6 @@ static void bench_free(struct bench *b, CUmodule mod)
             kprof_drv.cuEventDestroy_v2(evs[i]);
     if (b->other)
         kprof_drv.cuStreamDestroy_v2(b->other);
-    if (b->d)
-        kprof_drv.cuMemFree_v2(b->d);
-    if (b->d2)
-        kprof_drv.cuMemFree_v2(b->d2);
-    if (b->out)
-        kprof_drv.cuMemFree_v2(b->out);
-    if (b->h)
-        kprof_drv.cuMemFreeHost(b->h);
-    if (mod)
-        kprof_drv.cuModuleUnload(mod);
 }
 
 void kprof_calibrate(struct kprof_calibration *c, CUstream own)
@@ -232,7 +225,7 @@ void kprof_calibrate(struct kprof_calibration *c, CUstream own)
     if (ok)
         c->handoff_ns[KPROF_START_SHARED][KPROF_PRED_IDLE] = c->handoff_ns[KPROF_START_OWN][KPROF_PRED_IDLE];
     kprof_drv.cuStreamSynchronize(own);
-    bench_free(&b, mod);
+    bench_free(&b);
     kprof_drv.cuThreadExchangeStreamCaptureMode(&mode);
     c->cost_ns = kprof_now_ns() - t0;
     if (ok) {

@@ -56,8 +56,10 @@ struct kprof_calibration {
  * the kernel kprof_calibrate loaded from PTX through cuModuleLoadData: for each predecessor and both kinds
  * of start, a few launches of a 3 us kernel, each taken as (event pair - idle-stream lag - in-kernel span
  * - KPROF_CALIB_C0_NS), and the trimmed mean kept.  Runs synchronously on the calling thread (the guard
- * raised); allocates 2 MiB of device memory and 1 MiB of pinned memory for the duration.  Sets c->state;
- * never changes the app's CUDA error state (driver calls only).  Not thread-safe for one c. */
+ * raised), on libkprof's own streams only (never the legacy default stream, which would make the app's
+ * blocking streams wait); 2 MiB of device memory, 1 MiB of pinned memory and the module stay with the
+ * context (freeing them may synchronise the device).  Sets c->state; never changes the app's CUDA error
+ * state (driver calls only).  Not thread-safe for one c. */
 void kprof_calibrate(struct kprof_calibration *c, CUstream own);
 
 /* The hand-off (ns) to take off a kernel's pair: 0 unless c is DONE. */

@@ -36,13 +36,14 @@ gaps=$(jq -r '[.traceEvents[] | select(.ph == "X" and .name == "busy()")] | grou
        "$WORK/trace.json")
 expect_eq "$gaps" 1000 "back-to-back launches 1000 ns apart on the timeline"
 # The app's own event record between two launches: with records taking 500 ns of GPU time, every pair
-# holds its own stop's 500 ns (both modes alike), never the app's record too.
+# holds its own events' 500 ns, which the hand-off calibration measures and takes off (both modes alike),
+# and never the app's record too.
 for one in 1 0; do
     FAKEGPU_EVENT_NS=500 KPROF_ONE_EVENT=$one KPROF_FORMAT=json KPROF_OUTPUT="$WORK/rec$one.json" \
         run_kprof "$PROGS/chain" record >/dev/null || fail "chain record failed"
     expect_eq "$(kernel_field "$WORK/rec$one.json" after_record calls)" 5 "KPROF_ONE_EVENT=$one: after_record counted"
-    expect_eq "$(kernel_field "$WORK/rec$one.json" after_record max_ns)" 1500 \
-        "after_record: its 1 us and its stop's 500 ns, not the app's record before it"
+    expect_eq "$(kernel_field "$WORK/rec$one.json" after_record max_ns)" 1000 \
+        "after_record: its own 1 us, not its events' 500 ns nor the app's record before it"
 done
 # A thread whose first call launches on a busy stream (untimed: no context yet on that thread); a stream
 # destroyed while busy whose handle a new stream gets; a thread id reused after a thread that used its

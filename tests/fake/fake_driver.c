@@ -45,7 +45,7 @@ static struct {
     uint64_t event_ns;         /* FAKEGPU_EVENT_NS: GPU time an event record takes on its stream */
     unsigned long query_delay_us; /* FAKEGPU_FIRST_QUERY_DELAY_US: the first cuEventQuery off the main
                                      thread (a profiler's harvester, say) sleeps this long */
-    /* FAKEGPU_HANDOFF_NS="kernel=N,htod=N,dtoh=N,dtod=N,memset=N,wait=N" (ns, each 0 unless given): a kernel
+    /* FAKEGPU_HANDOFF_NS="kernel=N,htod=N,dtoh=N,dtod=N,memset=N,wait=N,hostfn=N" (ns, each 0 unless given): a kernel
      * launched on a busy stream starts this long after the stream's usual start time, by the kind of the
      * last work on that stream (a graph launch counts as kernel; HtoH and peer copies as dtod;
      * cuStreamWaitEvent as wait; event records do not count). A stream is busy until the host has seen that
@@ -53,7 +53,7 @@ static struct {
      * answering CUDA_SUCCESS for an event recorded after it, or a cuStreamQuery answering CUDA_SUCCESS);
      * with no work yet it is idle. Copies, memsets, graph launches and kernels inside graphs are never
      * delayed themselves. Indexed by enum work_kind. */
-    uint64_t handoff_ns[7];
+    uint64_t handoff_ns[8];
     uint64_t calib_c0_ns;  /* FAKEGPU_CALIB_C0_NS (default 600): a kprof_calibrate kernel's out[1] is
                               start + its ns - this (what %globaltimer would see inside a real kernel) */
     uint64_t lazy_load_ns; /* FAKEGPU_LAZY_LOAD_NS: the first launch of a function in a context (not
@@ -65,7 +65,7 @@ static struct {
 } cfg;
 
 /* The kind of the last work put on a stream, for FAKEGPU_HANDOFF_NS. */
-enum work_kind { W_NONE, W_KERNEL, W_HTOD, W_DTOH, W_DTOD, W_MEMSET, W_WAIT };
+enum work_kind { W_NONE, W_KERNEL, W_HTOD, W_DTOH, W_DTOD, W_MEMSET, W_WAIT, W_HOSTFN };
 
 static unsigned long long env_num(const char *name, unsigned long long def, unsigned long long max)
 {
@@ -130,7 +130,7 @@ static void parse_kernel_ns(void)
 /* FAKEGPU_HANDOFF_NS="kernel=2000,memset=4800": unknown kinds and bad numbers are warned about and ignored. */
 static void parse_handoff_ns(void)
 {
-    static const char *names[] = { NULL, "kernel", "htod", "dtoh", "dtod", "memset", "wait" };
+    static const char *names[] = { NULL, "kernel", "htod", "dtoh", "dtod", "memset", "wait", "hostfn" };
     const char *s = getenv("FAKEGPU_HANDOFF_NS");
     char *copy, *tok, *save = NULL;
 
@@ -143,14 +143,14 @@ static void parse_handoff_ns(void)
 
         if (eq)
             *eq = '\0';
-        for (k = W_KERNEL; k <= W_WAIT; k++)
+        for (k = W_KERNEL; k <= W_HOSTFN; k++)
             if (strcmp(tok, names[k]) == 0)
                 break;
         errno = 0;
         ns = eq ? strtoull(eq + 1, &end, 10) : 0;
-        if (!eq || k > W_WAIT || errno || *end || eq[1] == '\0' || eq[1] == '-') {
+        if (!eq || k > W_HOSTFN || errno || *end || eq[1] == '\0' || eq[1] == '-') {
             fprintf(stderr, "fakegpu: FAKEGPU_HANDOFF_NS entry '%s' is not kind=ns "
-                    "(kernel, htod, dtoh, dtod, memset, wait); ignored\n", tok);
+                    "(kernel, htod, dtoh, dtod, memset, wait, hostfn); ignored\n", tok);
             continue;
         }
         cfg.handoff_ns[k] = ns;
@@ -1640,6 +1640,36 @@ CUresult cuStreamWaitEvent(CUstream hStream, CUevent hEvent, unsigned int Flags)
 CUresult cuStreamWaitEvent_ptsz(CUstream hStream, CUevent hEvent, unsigned int Flags)
 {
     return stream_wait_event(hStream, hEvent, Flags, 1);
+}
+
+/* A host function: the clock is virtual, so it runs at once, outside the fake's lock (it may call CUDA);
+ * for FAKEGPU_HANDOFF_NS it is work of its own kind (hostfn). */
+static CUresult launch_host_func(CUstream hStream, CUhostFn fn, void *data, int ptds)
+{
+    struct CUstream_st *s;
+    CUresult rc;
+
+    lock();
+    if ((rc = get_stream(hStream, ptds, &s)))
+        RETURN(rc);
+    if (!fn)
+        RETURN(CUDA_ERROR_INVALID_VALUE);
+    if (s->cap_status != CU_STREAM_CAPTURE_STATUS_NONE)
+        RETURN(CUDA_ERROR_NOT_SUPPORTED);
+    work_put(s, W_HOSTFN);
+    unlock();
+    fn(data);
+    return CUDA_SUCCESS;
+}
+
+CUresult cuLaunchHostFunc(CUstream hStream, CUhostFn fn, void *userData)
+{
+    return launch_host_func(hStream, fn, userData, 0);
+}
+
+CUresult cuLaunchHostFunc_ptsz(CUstream hStream, CUhostFn fn, void *userData)
+{
+    return launch_host_func(hStream, fn, userData, 1);
 }
 
 CUresult cuEventQuery(CUevent hEvent)
@@ -3423,6 +3453,7 @@ static const struct proc procs[] = {
     P("cuStreamDestroy", 4000, cuStreamDestroy_v2),
     T("cuStreamSynchronize", 2000, cuStreamSynchronize, cuStreamSynchronize_ptsz),
     T("cuStreamWaitEvent", 3020, cuStreamWaitEvent, cuStreamWaitEvent_ptsz),
+    T("cuLaunchHostFunc", 10000, cuLaunchHostFunc, cuLaunchHostFunc_ptsz),
     T("cuStreamQuery", 2000, cuStreamQuery, cuStreamQuery_ptsz),
     T("cuStreamGetCtx", 9020, cuStreamGetCtx, cuStreamGetCtx_ptsz),
     T("cuStreamIsCapturing", 10000, cuStreamIsCapturing, cuStreamIsCapturing_ptsz),
