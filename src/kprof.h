@@ -645,7 +645,7 @@ void kprof_json_string(FILE *f, const char *s);
  * naming the first such file and *why the reason (a static string). */
 int kprof_report_csv(const char *base, int chosen, const struct kprof_snapshot *s, char **failed, const char **why);
 
-/* Opens `path` for writing a report file, as libkprof(7) FILES WRITTEN says: never through a link, nor
+/* Opens `path` for writing a report file, as libkprof(7) NOTES says: never through a link, nor
  * into a file, that another user owns in a folder others can write; never blocking (a FIFO with no
  * reader is refused); an existing regular file is truncated.  With `chosen` (a name libkprof chose
  * itself) the file must not exist and is created with mode 0600.  With KPROF_INVOCATION, a regular file

@@ -1,5 +1,5 @@
 /* report.c: where the report and the trace go (KPROF_OUTPUT and KPROF_TRACE patterns, stderr as the
- * fallback), in which format, and how their files are opened (libkprof(7), FILES WRITTEN). */
+ * fallback), in which format, and how their files are opened (libkprof(7), NOTES). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
