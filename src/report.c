@@ -115,8 +115,8 @@ FILE *kprof_output_open(const char *path, int chosen, const char **why, int *sib
                     *why = refused_fifo;
                     return NULL;
                 }
-                if ((e == ELOOP && !link) || e == ENOENT)
-                    continue; /* replaced since */
+                if ((e == ELOOP || e == ENOENT) && !link)
+                    continue; /* replaced or removed since */
                 *why = strerror(e);
                 return NULL;
             }
