@@ -642,7 +642,7 @@ void kprof_report_json(FILE *f, const struct kprof_snapshot *s);
 void kprof_json_string(FILE *f, const char *s);
 /* CSV: one file per table, `base` + ".kernels.csv" and so on, each opened with kprof_output_open()
  * (`chosen` as there); returns 0 if any could not be written, with *failed (malloc'd, the caller frees)
- * naming the first such file and *why the reason (a static string). */
+ * naming the first such file (NULL when out of memory) and *why the reason (a static string). */
 int kprof_report_csv(const char *base, int chosen, const struct kprof_snapshot *s, char **failed, const char **why);
 
 /* Opens `path` for writing a report file, as libkprof(7) NOTES says: never through a link, nor

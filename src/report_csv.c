@@ -29,18 +29,18 @@ static void csv_string(FILE *f, const char *s)
 struct csv_dest {
     const char *base;
     int chosen;     /* libkprof chose the base name: files created anew, mode 0600 */
-    char *failed;   /* the first file that could not be written (malloc'd), or NULL */
+    int ok;         /* 0 once a file could not be written */
+    char *failed;   /* the first such file (malloc'd; NULL when out of memory) */
     const char *why;
 };
 
 static void csv_failed(struct csv_dest *c, const char *path, const char *why)
 {
-    if (c->failed)
+    if (!c->ok)
         return;
+    c->ok = 0;
     c->failed = strdup(path);
-    c->why = c->failed ? why : "out of memory";
-    if (!c->failed)
-        c->failed = strdup(c->base);
+    c->why = why;
 }
 
 /* "<base>.<table>.csv", malloc'd. */
@@ -103,7 +103,7 @@ static void kernel_rows(FILE *f, struct kprof_kernel *const *rows, size_t n, uin
 
 int kprof_report_csv(const char *base, int chosen, const struct kprof_snapshot *s, char **failed, const char **why)
 {
-    struct csv_dest dest = { base, chosen, NULL, NULL };
+    struct csv_dest dest = { base, chosen, 1, NULL, NULL };
     FILE *f;
 
     if ((f = csv_open(&dest, "summary"))) {
@@ -193,5 +193,5 @@ int kprof_report_csv(const char *base, int chosen, const struct kprof_snapshot *
     }
     *failed = dest.failed;
     *why = dest.why;
-    return dest.failed == NULL;
+    return dest.ok;
 }
