@@ -7,6 +7,14 @@
 need_jq
 K=$top_builddir/tools/kprof
 P=$PROGS/chatty
+# A literal %% before p is no %p: the forked child's report still gets its ".<pid>".
+KPROF_FORMAT=json KPROF_OUTPUT="$WORK/f-%%p.json" run_kprof "$P" fork >/dev/null 2>"$WORK/ferr"
+[ -f "$WORK/f-%p.json" ] || { ls "$WORK" >&2; fail "no parent report f-%p.json"; }
+set -- "$WORK"/f-%p.json.*
+[ -f "$1" ] || { ls "$WORK" >&2; fail "the child's report did not get its .<pid>"; }
+expect_eq "$(kernel_field "$1" chatty calls)" 1 "the child's own report"
+expect_eq "$(kernel_field "$WORK/f-%p.json" chatty calls)" 3 "and the parent's"
+
 case $SAN_PRELOAD in
 *tsan*) skip "the launcher (a shell script) runs with the sanitizer runtime preloaded, and ThreadSanitizer's runtime crashes dash's subshells" ;;
 esac
@@ -30,11 +38,3 @@ rm -f "$WORK"/out.json*
 kprof -f csv -o "$WORK/c" -t "$WORK/t.json" sh -c '"$1"; "$1"' sh "$P" >/dev/null 2>"$WORK/err"
 expect_eq "$(ls "$WORK" | grep -c '^t\.json')" 2 "two traces"
 expect_eq "$(ls "$WORK" | grep -c '^c.*\.summary\.csv$')" 2 "two CSV reports"
-
-# A literal %% before p is no %p: the forked child's report still gets its ".<pid>".
-KPROF_FORMAT=json KPROF_OUTPUT="$WORK/f-%%p.json" run_kprof "$P" fork >/dev/null 2>"$WORK/ferr"
-[ -f "$WORK/f-%p.json" ] || { ls "$WORK" >&2; fail "no parent report f-%p.json"; }
-set -- "$WORK"/f-%p.json.*
-[ -f "$1" ] || { ls "$WORK" >&2; fail "the child's report did not get its .<pid>"; }
-expect_eq "$(kernel_field "$1" chatty calls)" 1 "the child's own report"
-expect_eq "$(kernel_field "$WORK/f-%p.json" chatty calls)" 3 "and the parent's"
