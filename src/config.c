@@ -22,6 +22,7 @@ static const char *const known_vars[] = {
     "KPROF_FORMAT", "KPROF_OUTPUT", "KPROF_TRACE", "KPROF_TRACE_LIMIT", "KPROF_LOG", "KPROF_DISABLE",
     "KPROF_START", "KPROF_EXIT_TIMEOUT", "KPROF_MAX_EVENTS", "KPROF_GROUP", "KPROF_NAMES", "KPROF_TOP",
     "KPROF_INCLUDE", "KPROF_EXCLUDE", "KPROF_SIGNALS", "KPROF_SAMPLE", "KPROF_ONE_EVENT", "KPROF_CALIBRATE",
+    "KPROF_INVOCATION",
 };
 
 static void bad_value(const char *var, const char *value, const char *expected, const char *dflt)
@@ -88,6 +89,30 @@ static const char *env_path(const char *var, const char *dflt_name)
     return v;
 }
 
+/* KPROF_INVOCATION, "<seconds>.<nanoseconds>" (the launcher's start by the file system's clock), in ns
+ * since the epoch; 0 when unset or bad (with a warning). */
+static int64_t env_invocation(const char *var)
+{
+    const char *v = getenv(var);
+    if (!v)
+        return 0;
+    const char *p = v;
+    int64_t sec = 0, ns = 0;
+    int digits = 0, frac = 0;
+    for (; *p >= '0' && *p <= '9' && digits < 12; p++, digits++)
+        sec = sec * 10 + (*p - '0');
+    if (digits > 0 && *p == '.')
+        for (p++; *p >= '0' && *p <= '9' && frac < 9; p++, frac++)
+            ns = ns * 10 + (*p - '0');
+    for (int i = frac; i < 9; i++)
+        ns *= 10;
+    if (digits == 0 || *p != '\0' || sec == 0) {
+        bad_value(var, v, "<seconds>.<nanoseconds>, as kprof(1) sets it", "none");
+        return 0;
+    }
+    return sec * 1000000000 + ns;
+}
+
 /* KPROF_<var> as an extended regular expression; 1 when set and valid. */
 static int env_regex(const char *var, regex_t *re)
 {
@@ -142,6 +167,7 @@ void kprof_config_load(void)
         c->tool_attached = inj;
     c->has_include = env_regex("KPROF_INCLUDE", &c->include);
     c->has_exclude = env_regex("KPROF_EXCLUDE", &c->exclude);
+    c->invocation_ns = env_invocation("KPROF_INVOCATION");
 
     for (char **e = environ; e && *e; e++) {
         if (strncmp(*e, "KPROF_", 6) != 0)
@@ -157,13 +183,14 @@ void kprof_config_load(void)
 
     kprof_debug("configuration: KPROF_FORMAT=%s KPROF_OUTPUT=%s KPROF_TRACE=%s KPROF_TRACE_LIMIT=%ld "
                 "KPROF_LOG=%s KPROF_DISABLE=%d KPROF_START=%s KPROF_SIGNALS=%d KPROF_EXIT_TIMEOUT=%ld KPROF_MAX_EVENTS=%ld "
-                "KPROF_GROUP=%s KPROF_NAMES=%s KPROF_TOP=%ld KPROF_SAMPLE=%ld KPROF_ONE_EVENT=%d KPROF_CALIBRATE=%d KPROF_INCLUDE=%s "
-                "KPROF_EXCLUDE=%s",
+                "KPROF_GROUP=%s KPROF_NAMES=%s KPROF_TOP=%ld KPROF_SAMPLE=%ld KPROF_ONE_EVENT=%d KPROF_CALIBRATE=%d "
+                "KPROF_INCLUDE=%s KPROF_EXCLUDE=%s KPROF_INVOCATION=%s",
                 formats[c->format], c->output ? c->output : "(stderr)", c->trace ? c->trace : "(none)",
                 c->trace_limit, logs[c->log], c->disabled, starts[c->start_paused], c->signals, c->exit_timeout_ms,
                 c->max_events, groups[c->group], names[c->names], c->top, c->sample, c->one_event, c->calibrate,
                 c->has_include ? getenv("KPROF_INCLUDE") : "(none)",
-                c->has_exclude ? getenv("KPROF_EXCLUDE") : "(none)");
+                c->has_exclude ? getenv("KPROF_EXCLUDE") : "(none)",
+                c->invocation_ns ? getenv("KPROF_INVOCATION") : "(none)");
 }
 
 int kprof_name_selected(const char *demangled)
@@ -226,15 +253,13 @@ char *kprof_expand_path(const char *pattern)
                 ok = append(&b, &len, &cap, p, 1);
                 break;
             }
-            size_t n = (size_t)(close - (p + 3));
-            char var[128];
-            if (n >= sizeof var)
-                n = sizeof var - 1;
-            memcpy(var, p + 3, n);
-            var[n] = '\0';
-            const char *v = getenv(var);
+            /* The whole name, however long: a name cut short could name another variable. */
+            char *var = strndup(p + 3, (size_t)(close - (p + 3)));
+            const char *v = var ? getenv(var) : NULL;
+            ok = var != NULL;
             if (v)
                 ok = append(&b, &len, &cap, v, strlen(v));
+            free(var);
             p = close;
             break;
         }

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include <stdarg.h>
+#include <signal.h>
 #include <stdio.h>
 #include <time.h>
 
@@ -60,6 +61,9 @@ struct kprof_config {
     int one_event;              /* KPROF_ONE_EVENT: a launch on a busy stream starts at the previous stop */
     int calibrate;              /* KPROF_CALIBRATE: measure and take off each context's event hand-off */
     const char *tool_attached;  /* another tool that counts kernels (CUDA_INJECTION64_PATH...), or NULL */
+    int64_t invocation_ns;      /* KPROF_INVOCATION: start of the kprof(1) invocation, ns since the epoch by
+                                   the file system's clock; 0 = none.  Reports are never written over a
+                                   file modified since (another process of the invocation wrote it) */
     int has_include, has_exclude;
     regex_t include, exclude;   /* KPROF_INCLUDE / KPROF_EXCLUDE: extended regexes on demangled names */
 };
@@ -70,7 +74,8 @@ extern struct kprof_config kprof_config;
 void kprof_config_load(void);
 
 /* Expands a KPROF_OUTPUT/KPROF_TRACE pattern: %p the pid, %h the host name, %q{VAR} the value of the
- * environment variable VAR (empty if unset), %% a percent sign; any other % sequence is kept as it is.
+ * environment variable VAR (empty if unset; its name of any length), %% a percent sign; any other %
+ * sequence is kept as it is.
  * Returns a malloc'd string the caller frees, or NULL when out of memory. */
 char *kprof_expand_path(const char *pattern);
 
@@ -79,11 +84,25 @@ int kprof_name_selected(const char *demangled);
 
 /* ==================================================================================== log.c ===== */
 
-/* Writes "libkprof: <message>\n" to stderr when `level` is enabled by KPROF_LOG.  Thread-safe. */
+/* Writes "libkprof: <message>\n" to stderr when `level` is enabled by KPROF_LOG, in one write(): control
+ * characters in the message are escaped (\n, \r, \t, \xHH), so it stays one line, and a message longer
+ * than a line (1024 bytes) is cut in its middle ("..."), so its end, the reason, stays.  Never raises
+ * SIGPIPE; keeps errno.  Thread-safe; not async-signal-safe (it may call malloc). */
 void kprof_log(enum kprof_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 #define kprof_warn(...) kprof_log(KPROF_LOG_WARN, __VA_ARGS__)
 #define kprof_info(...) kprof_log(KPROF_LOG_INFO, __VA_ARGS__)
 #define kprof_debug(...) kprof_log(KPROF_LOG_DEBUG, __VA_ARGS__)
+
+/* SIGPIPE held off the calling thread while libkprof writes to a pipe whose reader may be gone: block
+ * saves the mask and whether SIGPIPE was pending; restore consumes a SIGPIPE that became pending since
+ * (libkprof's own: sigtimedwait with a zero timeout), then restores the mask.  Per thread; keeps errno. */
+struct kprof_sigpipe {
+    sigset_t mask;   /* the thread's signal mask before */
+    int blocked;     /* 0 when the mask could not be changed (restore does nothing) */
+    int was_pending; /* SIGPIPE was pending before: not libkprof's, left alone */
+};
+void kprof_sigpipe_block(struct kprof_sigpipe *sp);
+void kprof_sigpipe_restore(struct kprof_sigpipe *sp);
 
 /* ================================================================================== driver.c ===== */
 
@@ -710,8 +729,19 @@ void kprof_report_text(FILE *f, const struct kprof_snapshot *s);
 void kprof_report_json(FILE *f, const struct kprof_snapshot *s);
 /* Writes s as a JSON string literal (quoted, escaped). */
 void kprof_json_string(FILE *f, const char *s);
-/* CSV: one file per table, `base` + ".kernels.csv" and so on; returns 0 if any could not be written. */
-int kprof_report_csv(const char *base, const struct kprof_snapshot *s);
+/* CSV: one file per table, `base` + ".kernels.csv" and so on, each opened with kprof_output_open()
+ * (`chosen` as there); returns 0 if any could not be written, with *failed (malloc'd, the caller frees)
+ * naming the first such file (NULL when out of memory) and *why the reason (a static string). */
+int kprof_report_csv(const char *base, int chosen, const struct kprof_snapshot *s, char **failed, const char **why);
+
+/* Opens `path` for writing a report file, as libkprof(7) NOTES says: never through a link, nor
+ * into a file, that another user owns in a folder others can write; never blocking (a FIFO with no
+ * reader is refused); an existing regular file is truncated.  With `chosen` (a name libkprof chose
+ * itself) the file must not exist and is created with mode 0600.  With KPROF_INVOCATION, a regular file
+ * modified since the invocation began (or locked by another process writing it) is refused with
+ * *sibling set to 1.  Returns the stream, or NULL with *why set (a static string or strerror()'s).
+ * Thread-safe. */
+FILE *kprof_output_open(const char *path, int chosen, const char **why, int *sibling);
 /* The Chrome trace-event JSON of the snapshot's trace. */
 void kprof_report_trace(FILE *f, const struct kprof_snapshot *s);
 

@@ -1,25 +1,152 @@
 /* log.c: libkprof's messages, one line each on stderr, prefixed "libkprof: ". */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <stdio.h>
+#include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "kprof.h"
+
+/* The longest line written, newline included. */
+#define LINE_MAX_BYTES 1024
+
+/* Appends the escaped form of byte c to out (room for 4 bytes needed); returns the bytes appended.
+ * Control characters (and DEL) would start new lines or drive the terminal: \n, \r, \t and \xHH. */
+static size_t escape_byte(unsigned char c, char *out)
+{
+    if (c >= 0x20 && c != 0x7f) {
+        out[0] = (char)c;
+        return 1;
+    }
+    if (c == '\n')
+        return (size_t)sprintf(out, "\\n");
+    if (c == '\r')
+        return (size_t)sprintf(out, "\\r");
+    if (c == '\t')
+        return (size_t)sprintf(out, "\\t");
+    return (size_t)sprintf(out, "\\x%02x", c);
+}
+
+/* Bytes that escape_byte makes of s[0..n). */
+static size_t escaped_len(const char *s, size_t n)
+{
+    size_t len = 0;
+    char tmp[5];
+    for (size_t i = 0; i < n; i++)
+        len += escape_byte((unsigned char)s[i], tmp);
+    return len;
+}
+
+/* Escapes s[0..n) into out; returns the end. */
+static char *escape_into(char *out, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        out += escape_byte((unsigned char)s[i], out);
+    return out;
+}
+
+/* Moves a cut point off UTF-8 continuation bytes (backwards), so no character is split. */
+static size_t char_start(const char *s, size_t i)
+{
+    while (i > 0 && ((unsigned char)s[i] & 0xc0) == 0x80)
+        i--;
+    return i;
+}
 
 void kprof_log(enum kprof_log_level level, const char *fmt, ...)
 {
     if (level > kprof_config.log)
         return;
-    /* One write() per message, so lines from several threads never interleave. */
-    char buf[1024];
-    int n = snprintf(buf, sizeof buf, "libkprof: ");
-    va_list ap;
+    int saved_errno = errno;
+    /* The message, whole: a long value is cut below, in the middle, so that its end (the reason, what
+     * libkprof does instead) always shows. */
+    char small[LINE_MAX_BYTES], *msg = small;
+    va_list ap, ap2;
     va_start(ap, fmt);
-    int m = vsnprintf(buf + n, sizeof buf - (size_t)n - 1, fmt, ap);
+    va_copy(ap2, ap);
+    int m = vsnprintf(small, sizeof small, fmt, ap);
     va_end(ap);
-    if (m < 0)
+    if (m >= (int)sizeof small) {
+        char *big = malloc((size_t)m + 1);
+        if (big && vsnprintf(big, (size_t)m + 1, fmt, ap2) == m)
+            msg = big;
+        else {
+            free(big);
+            m = (int)sizeof small - 1;
+        }
+    }
+    va_end(ap2);
+    if (m < 0) {
+        errno = saved_errno;
         return;
-    n += m;
-    if (n > (int)sizeof buf - 2)
-        n = (int)sizeof buf - 2;
-    buf[n++] = '\n';
-    ssize_t w = write(STDERR_FILENO, buf, (size_t)n);
+    }
+
+    /* One write() per message, so lines from several threads never interleave. */
+    static const char prefix[] = "libkprof: ", cut[] = "...";
+    char buf[LINE_MAX_BYTES];
+    char *o = buf;
+    memcpy(o, prefix, sizeof prefix - 1);
+    o += sizeof prefix - 1;
+    size_t room = sizeof buf - (sizeof prefix - 1) - 1; /* less the newline */
+    size_t n = (size_t)m;
+    if (escaped_len(msg, n) <= room) {
+        o = escape_into(o, msg, n);
+    } else {
+        /* Keep a head and a tail of the message, each escaped within half of the room. */
+        size_t half = (room - (sizeof cut - 1)) / 2, head = 0, tail = 0, used = 0;
+        char tmp[5];
+        while (head < n && used + escape_byte((unsigned char)msg[head], tmp) <= half)
+            used += escape_byte((unsigned char)msg[head++], tmp);
+        head = char_start(msg, head);
+        used = 0;
+        while (tail < n - head && used + escape_byte((unsigned char)msg[n - 1 - tail], tmp) <= half)
+            used += escape_byte((unsigned char)msg[n - 1 - tail++], tmp);
+        size_t from = n - tail;
+        while (from < n && ((unsigned char)msg[from] & 0xc0) == 0x80)
+            from++; /* start the tail on a whole character */
+        o = escape_into(o, msg, head);
+        memcpy(o, cut, sizeof cut - 1);
+        o += sizeof cut - 1;
+        o = escape_into(o, msg + from, n - from);
+    }
+    *o++ = '\n';
+    if (msg != small)
+        free(msg);
+    struct kprof_sigpipe sp;
+    kprof_sigpipe_block(&sp);
+    ssize_t w = write(STDERR_FILENO, buf, (size_t)(o - buf));
     (void)w;
+    kprof_sigpipe_restore(&sp);
+    errno = saved_errno;
+}
+
+void kprof_sigpipe_block(struct kprof_sigpipe *sp)
+{
+    int saved_errno = errno;
+    sigset_t pipe_only, pending;
+    sigemptyset(&pipe_only);
+    sigaddset(&pipe_only, SIGPIPE);
+    sp->blocked = pthread_sigmask(SIG_BLOCK, &pipe_only, &sp->mask) == 0;
+    sp->was_pending = sp->blocked && sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE) == 1;
+    errno = saved_errno;
+}
+
+void kprof_sigpipe_restore(struct kprof_sigpipe *sp)
+{
+    if (!sp->blocked)
+        return;
+    int saved_errno = errno;
+    sigset_t pipe_only, pending;
+    sigemptyset(&pipe_only);
+    sigaddset(&pipe_only, SIGPIPE);
+    if (!sp->was_pending && sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE) == 1) {
+        /* Raised by libkprof's own writes: consume it, so that it never reaches the program. */
+        static const struct timespec zero = { 0, 0 };
+        while (sigtimedwait(&pipe_only, NULL, &zero) < 0 && errno == EINTR)
+            ;
+    }
+    pthread_sigmask(SIG_SETMASK, &sp->mask, NULL);
+    errno = saved_errno;
 }

@@ -1,92 +1,335 @@
 /* report.c: where the report and the trace go (KPROF_OUTPUT and KPROF_TRACE patterns, stderr as the
- * fallback) and in which format. */
+ * fallback), in which format, and how their files are opened (libkprof(7), NOTES). */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "kprof.h"
 
-/* The path a pattern names: in a forked child, with ".%p" added when the pattern has no %p of its own. */
+static const char refused_owner[] = "owned by another user in a folder others can write";
+static const char refused_hardlink[] = "a file with another hard link, in a folder others can write";
+static const char refused_fifo[] = "a FIFO with no reader";
+static const char refused_sibling[] = "written by another process of this kprof invocation";
+
+/* 1 when the pattern has a %p conversion ("%%p" is a percent sign and a p). */
+static int has_pid(const char *pattern)
+{
+    for (const char *p = pattern; *p; p++) {
+        if (*p != '%' || !p[1])
+            continue;
+        if (p[1] == 'p')
+            return 1;
+        p++;
+    }
+    return 0;
+}
+
+/* path + ".<pid>", malloc'd (NULL when out of memory). */
+static char *with_pid(const char *path)
+{
+    size_t n = strlen(path) + 24;
+    char *p = malloc(n);
+    if (p)
+        snprintf(p, n, "%s.%ld", path, (long)getpid());
+    return p;
+}
+
+/* The path a pattern names: in a forked child, with ".<pid>" added when the pattern has no %p of its own. */
 static char *expand(const char *pattern)
 {
-    if (!kprof_forked_child || strstr(pattern, "%p"))
-        return kprof_expand_path(pattern);
-    size_t n = strlen(pattern) + 4;
-    char *p = malloc(n);
-    if (!p)
+    char *path = kprof_expand_path(pattern);
+    if (!path || !kprof_forked_child || has_pid(pattern))
+        return path;
+    char *p = with_pid(path);
+    free(path);
+    return p;
+}
+
+/* NULL when the entry lstat() found at `path` may be written (through), else why not: the kernel's
+ * protected_symlinks and protected_regular rule, for every folder others can write (sticky or not): an
+ * entry there must be the user's own or the folder owner's; and a regular file there must have no other
+ * hard link (one planted to another file of the user's, where protected_hardlinks is off). */
+static const char *entry_refused(const char *path, const struct stat *st)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    struct stat d;
+    int known = dir && stat(dir, &d) == 0;
+    free(dir);
+    if (!known)
+        return st->st_uid == geteuid() ? NULL : refused_owner;
+    if (!(d.st_mode & (S_IWGRP | S_IWOTH)))
         return NULL;
-    snprintf(p, n, "%s.%%p", pattern);
-    char *r = kprof_expand_path(p);
-    free(p);
-    return r;
+    if (st->st_uid != geteuid() && st->st_uid != d.st_uid)
+        return refused_owner;
+    if (S_ISREG(st->st_mode) && st->st_nlink > 1)
+        return refused_hardlink;
+    return NULL;
 }
 
-/* Opens the expansion of `pattern` for writing; NULL (after a warning naming `what`) if it cannot be. */
-static FILE *open_expanded(const char *pattern, const char *what, char **path_out)
+static int64_t mtime_ns(const struct stat *st)
 {
-    char *path = expand(pattern);
-    FILE *f = path ? fopen(path, "w") : NULL;
-    if (!f)
-        kprof_warn("cannot write the %s to '%s' (%s)%s", what, path ? path : pattern,
-                   path ? strerror(errno) : "out of memory",
-                   strcmp(what, "report") == 0 ? "; writing it to stderr" : "");
-    if (!f)
-        free(path);
-    else
-        *path_out = path;
-    return f;
+    return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
 }
 
-/* Closes f; returns 0 (after a warning) if anything written to it was lost. */
-static int close_file(FILE *f, char *path, const char *what)
+FILE *kprof_output_open(const char *path, int chosen, const char **why, int *sibling)
 {
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad) {
-        kprof_warn("error while writing the %s to '%s' (%s)%s", what, path, strerror(errno ? errno : EIO),
-                   strcmp(what, "report") == 0 ? "; writing it to stderr" : "");
-        free(path);
+    *sibling = 0;
+    for (int attempt = 0; attempt < 4; attempt++) {
+        struct stat st, now;
+        int fd, created = 0;
+        if (lstat(path, &st) != 0) {
+            if (errno != ENOENT) {
+                *why = strerror(errno);
+                return NULL;
+            }
+            fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOCTTY | O_CLOEXEC, chosen ? 0600 : 0666);
+            if (fd < 0 && errno == EEXIST && !chosen)
+                continue; /* planted since: look at it again */
+            if (fd < 0) {
+                *why = strerror(errno);
+                return NULL;
+            }
+            created = 1;
+        } else {
+            if (chosen) {
+                *why = strerror(EEXIST);
+                return NULL;
+            }
+            if ((*why = entry_refused(path, &st)))
+                return NULL;
+            int link = S_ISLNK(st.st_mode);
+            struct stat t;
+            /* A link allowed is followed, and its target created if missing (as fopen does). */
+            created = link && stat(path, &t) != 0 && errno == ENOENT;
+            /* Never blocks (a FIFO with no reader fails with ENXIO); O_NOFOLLOW: the entry checked is the
+             * entry opened. */
+            fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK | (link ? O_CREAT : O_NOFOLLOW), 0666);
+            if (fd < 0) {
+                int e = errno;
+                if (e == ENXIO && stat(path, &t) == 0 && S_ISFIFO(t.st_mode)) {
+                    *why = refused_fifo;
+                    return NULL;
+                }
+                if ((e == ELOOP || e == ENOENT) && !link)
+                    continue; /* replaced or removed since */
+                *why = strerror(e);
+                return NULL;
+            }
+            struct stat again;
+            int same = link ? lstat(path, &again) == 0 && again.st_uid == st.st_uid
+                            : fstat(fd, &again) == 0;
+            if (!same || again.st_dev != st.st_dev || again.st_ino != st.st_ino) {
+                close(fd);
+                continue;
+            }
+            int fl = fcntl(fd, F_GETFL);
+            if (fl != -1)
+                fcntl(fd, F_SETFL, fl & ~O_NONBLOCK); /* a pipe's writes wait for its reader */
+        }
+        if (fstat(fd, &now) != 0) {
+            *why = strerror(errno);
+            close(fd);
+            return NULL;
+        }
+        if (S_ISREG(now.st_mode) && kprof_config.invocation_ns) {
+            /* Another process of this invocation holds the file, or wrote it since the invocation began:
+             * not to be overwritten.  A file created here is this process's own (O_EXCL). */
+            int locked = flock(fd, LOCK_EX | LOCK_NB) == 0;
+            if (!created && (!locked || mtime_ns(&now) >= kprof_config.invocation_ns)) {
+                close(fd);
+                *sibling = 1;
+                *why = refused_sibling;
+                return NULL;
+            }
+        }
+        if (!created && S_ISREG(now.st_mode) && ftruncate(fd, 0) != 0) {
+            *why = strerror(errno);
+            close(fd);
+            return NULL;
+        }
+        FILE *f = fdopen(fd, "w");
+        if (!f) {
+            *why = strerror(errno);
+            close(fd);
+        }
+        return f;
+    }
+    *why = "the path kept changing while it was opened";
+    return NULL;
+}
+
+/* The descriptor, 1 or 2, of the process's own stdout or stderr that `path` names (/dev/stdout,
+ * /dev/fd/2, or the very file one of them is open on); -1 for none. */
+static int std_descriptor(const char *path)
+{
+    static const char *const names[2][3] = {
+        { "/dev/stdout", "/dev/fd/1", "/proc/self/fd/1" },
+        { "/dev/stderr", "/dev/fd/2", "/proc/self/fd/2" },
+    };
+    for (int i = 0; i < 2; i++)
+        for (int j = 0; j < 3; j++)
+            if (strcmp(path, names[i][j]) == 0)
+                return i + 1;
+    struct stat p, d;
+    if (stat(path, &p) != 0)
+        return -1;
+    for (int fd = 1; fd <= 2; fd++)
+        if (fstat(fd, &d) == 0 && d.st_dev == p.st_dev && d.st_ino == p.st_ino)
+            return fd;
+    return -1;
+}
+
+/* An open destination: `f` is stderr itself (borrowed), or a stream of libkprof's own. */
+struct dest {
+    FILE *f;
+    char *path; /* expanded, owned; NULL for stderr as the fallback */
+};
+
+/* Opens the destination of `pattern` for the `what` (report, trace); 0 (after one warning, which adds
+ * `fallback`) when it cannot be. */
+static int dest_open(struct dest *d, const char *pattern, const char *what, const char *fallback)
+{
+    d->f = NULL;
+    d->path = expand(pattern);
+    if (!d->path) {
+        kprof_warn("cannot write the %s to '%s' (out of memory)%s", what, pattern, fallback);
         return 0;
     }
-    free(path);
+    const char *why = NULL;
+    int fd = std_descriptor(d->path);
+    if (fd == 2) {
+        d->f = stderr; /* the program's own stream: its buffered output stays first */
+    } else if (fd == 1) {
+        /* After whatever the program's stdout holds (unless another thread holds it: a signal's report);
+         * through a descriptor of libkprof's own, which shares the offset and never truncates. */
+        if (ftrylockfile(stdout) == 0) {
+            fflush_unlocked(stdout);
+            funlockfile(stdout);
+        }
+        int dup_fd = fcntl(1, F_DUPFD_CLOEXEC, 3);
+        if (dup_fd < 0 || !(d->f = fdopen(dup_fd, "w"))) {
+            why = strerror(errno);
+            if (dup_fd >= 0)
+                close(dup_fd);
+        }
+    } else {
+        int sibling = 0;
+        d->f = kprof_output_open(d->path, 0, &why, &sibling);
+        if (!d->f && sibling) {
+            char *other = with_pid(d->path);
+            if (other) {
+                kprof_warn("'%s' was written by another process of this kprof invocation; writing the %s to "
+                           "'%s' instead", d->path, what, other);
+                free(d->path);
+                d->path = other;
+                d->f = kprof_output_open(d->path, 0, &why, &sibling);
+            }
+        }
+    }
+    if (!d->f) {
+        kprof_warn("cannot write the %s to '%s' (%s)%s", what, d->path, why ? why : "out of memory", fallback);
+        free(d->path);
+        d->path = NULL;
+        return 0;
+    }
     return 1;
+}
+
+/* Closes the destination (stderr is only flushed); 0 (after a warning, which adds `fallback`) if
+ * anything written to it was lost. */
+static int dest_close(struct dest *d, const char *what, const char *fallback)
+{
+    int ok;
+    if (d->f == stderr)
+        ok = fflush(stderr) == 0 && !ferror(stderr);
+    else {
+        int bad = ferror(d->f);
+        ok = (fclose(d->f) == 0) & !bad;
+    }
+    if (!ok)
+        kprof_warn("error while writing the %s to '%s' (%s)%s", what, d->path, strerror(errno ? errno : EIO),
+                   fallback);
+    free(d->path);
+    d->path = NULL;
+    d->f = NULL;
+    return ok;
+}
+
+/* The CSV report: `kprof.<pid>` when libkprof chose the name (its files created anew, mode 0600). */
+static void write_csv(const struct kprof_snapshot *s)
+{
+    int chosen = !kprof_config.output;
+    char *base = expand(chosen ? "kprof.%p" : kprof_config.output);
+    char *failed = NULL;
+    const char *why = "out of memory";
+    if (base && kprof_config.invocation_ns && !chosen) {
+        /* Another process of this invocation wrote this base's files: this one's get ".<pid>". */
+        size_t n = strlen(base) + 16;
+        char *summary = malloc(n);
+        struct stat st;
+        if (summary) {
+            snprintf(summary, n, "%s.summary.csv", base);
+            if (lstat(summary, &st) == 0 && S_ISREG(st.st_mode) && mtime_ns(&st) >= kprof_config.invocation_ns) {
+                char *other = with_pid(base);
+                if (other) {
+                    kprof_warn("'%s.*.csv' was written by another process of this kprof invocation; writing the "
+                               "report to '%s.*.csv' instead", base, other);
+                    free(base);
+                    base = other;
+                }
+            }
+            free(summary);
+        }
+    }
+    if (base && kprof_report_csv(base, chosen, s, &failed, &why)) {
+        kprof_info("report written to %s.*.csv", base);
+    } else {
+        kprof_warn("cannot write the CSV report to '%s' (%s); writing it as text to stderr",
+                   failed ? failed : base ? base : "kprof.%p", why);
+        kprof_report_text(stderr, s);
+    }
+    free(failed);
+    free(base);
 }
 
 void kprof_report_write(const struct kprof_snapshot *s)
 {
+    /* A reader gone from a pipe (`app 2>&1 | head`) must not kill the program with SIGPIPE. */
+    struct kprof_sigpipe sp;
+    kprof_sigpipe_block(&sp);
     if (kprof_config.format == KPROF_FORMAT_CSV) {
-        char *base = expand(kprof_config.output ? kprof_config.output : "kprof.%p");
-        if (!base || !kprof_report_csv(base, s)) {
-            kprof_warn("writing the report as text to stderr instead");
-            kprof_report_text(stderr, s);
-        } else {
-            kprof_info("report written to %s.*.csv", base);
-        }
-        free(base);
+        write_csv(s);
     } else {
-        FILE *f = stderr;
-        char *path = NULL;
-        if (kprof_config.output && !(f = open_expanded(kprof_config.output, "report", &path)))
-            f = stderr;
+        static const char to_stderr[] = "; writing it to stderr";
+        struct dest d = { stderr, NULL };
+        if (kprof_config.output && !dest_open(&d, kprof_config.output, "report", to_stderr))
+            d.f = stderr;
         for (;;) {
             errno = 0;
             if (kprof_config.format == KPROF_FORMAT_JSON)
-                kprof_report_json(f, s);
+                kprof_report_json(d.f, s);
             else
-                kprof_report_text(f, s);
-            if (f == stderr || close_file(f, path, "report"))
+                kprof_report_text(d.f, s);
+            int borrowed = d.f == stderr;
+            if (!d.path || dest_close(&d, "report", to_stderr) || borrowed)
                 break;
-            f = stderr; /* the file could not take it: the report is never lost */
+            d.f = stderr; /* the file could not take it: the report is never lost */
         }
-        fflush(stderr);
     }
+    fflush(stderr);
 
     if (kprof_config.trace) {
-        char *path = NULL;
-        FILE *f = open_expanded(kprof_config.trace, "trace", &path);
-        if (f) {
+        struct dest d;
+        if (dest_open(&d, kprof_config.trace, "trace", "")) {
             errno = 0;
-            kprof_report_trace(f, s);
-            close_file(f, path, "trace");
+            kprof_report_trace(d.f, s);
+            dest_close(&d, "trace", "");
         }
     }
+    kprof_sigpipe_restore(&sp);
 }

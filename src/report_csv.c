@@ -26,27 +26,56 @@ static void csv_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
-static FILE *csv_open(const char *base, const char *table, int *ok)
+/* Where the CSV files go, and the first that could not be written. */
+struct csv_dest {
+    const char *base;
+    int chosen;     /* libkprof chose the base name: files created anew, mode 0600 */
+    int ok;         /* 0 once a file could not be written */
+    char *failed;   /* the first such file (malloc'd; NULL when out of memory) */
+    const char *why;
+};
+
+static void csv_failed(struct csv_dest *c, const char *path, const char *why)
 {
-    size_t n = strlen(base) + strlen(table) + 8;
+    if (!c->ok)
+        return;
+    c->ok = 0;
+    c->failed = strdup(path);
+    c->why = why;
+}
+
+/* "<base>.<table>.csv", malloc'd. */
+static char *csv_path(const struct csv_dest *c, const char *table)
+{
+    size_t n = strlen(c->base) + strlen(table) + 8;
     char *path = malloc(n);
-    FILE *f = NULL;
-    if (path) {
-        snprintf(path, n, "%s.%s.csv", base, table);
-        f = fopen(path, "w");
-        if (!f)
-            kprof_warn("cannot write '%s' (%s)", path, strerror(errno));
-        free(path);
-    }
+    if (path)
+        snprintf(path, n, "%s.%s.csv", c->base, table);
+    return path;
+}
+
+static FILE *csv_open(struct csv_dest *c, const char *table)
+{
+    char *path = csv_path(c, table);
+    const char *why = "out of memory";
+    int sibling;
+    FILE *f = path ? kprof_output_open(path, c->chosen, &why, &sibling) : NULL;
     if (!f)
-        *ok = 0;
+        csv_failed(c, path ? path : c->base, why);
+    free(path);
     return f;
 }
 
-static void csv_close(FILE *f, int *ok)
+static void csv_close(struct csv_dest *c, FILE *f, const char *table)
 {
-    if (f && fclose(f) != 0)
-        *ok = 0;
+    int bad = ferror(f);
+    errno = 0;
+    if ((fclose(f) != 0) | bad) {
+        const char *why = strerror(errno ? errno : EIO);
+        char *path = csv_path(c, table);
+        csv_failed(c, path ? path : c->base, why);
+        free(path);
+    }
 }
 
 /* A kernels-style table with its header row (kernels.csv, graphs.csv). */
@@ -73,12 +102,12 @@ static void kernel_rows(FILE *f, struct kprof_kernel *const *rows, size_t n, uin
     }
 }
 
-int kprof_report_csv(const char *base, const struct kprof_snapshot *s)
+int kprof_report_csv(const char *base, int chosen, const struct kprof_snapshot *s, char **failed, const char **why)
 {
-    int ok = 1;
+    struct csv_dest dest = { base, chosen, 1, NULL, NULL };
     FILE *f;
 
-    if ((f = csv_open(base, "summary", &ok))) {
+    if ((f = csv_open(&dest, "summary"))) {
         fprintf(f, "pid,host,command,wall_ns,sample_period,events_created,pairs_incomplete,pairs_failed,untimed_no_event,"
                    "one_event\n");
         fprintf(f, "%ld,", s->pid);
@@ -87,27 +116,27 @@ int kprof_report_csv(const char *base, const struct kprof_snapshot *s)
         csv_string(f, s->command);
         fprintf(f, ",%llu,%ld,%ld,%ld,%ld,%ld,%ld\n", U(s->wall_ns), kprof_config.sample, s->events.created,
                 s->events.incomplete, s->events.failed, s->events.pool_exhausted, s->events.one_event);
-        csv_close(f, &ok);
+        csv_close(&dest, f, "summary");
     }
-    if ((f = csv_open(base, "context_init", &ok))) {
+    if ((f = csv_open(&dest, "context_init"))) {
         fprintf(f, "device,api,host_ns\n");
         for (size_t i = 0; i < s->nctx_inits; i++)
             fprintf(f, "%d,%s,%llu\n", s->ctx_inits[i].device, kprof_api_names[s->ctx_inits[i].api],
                     U(s->ctx_inits[i].host_ns));
-        csv_close(f, &ok);
+        csv_close(&dest, f, "context_init");
     }
-    if ((f = csv_open(base, "kernels", &ok))) {
+    if ((f = csv_open(&dest, "kernels"))) {
         kernel_rows(f, s->kernels, s->nkernels, s->kernel_total_ns);
-        csv_close(f, &ok);
+        csv_close(&dest, f, "kernels");
     }
-    if ((f = csv_open(base, "graphs", &ok))) {
+    if ((f = csv_open(&dest, "graphs"))) {
         uint64_t all = 0;
         for (size_t i = 0; i < s->ngraphs; i++)
             all += kprof_kernel_total(s->graphs[i]);
         kernel_rows(f, s->graphs, s->ngraphs, all);
-        csv_close(f, &ok);
+        csv_close(&dest, f, "graphs");
     }
-    if ((f = csv_open(base, "captured", &ok))) {
+    if ((f = csv_open(&dest, "captured"))) {
         fprintf(f, "name,mangled,launches\n");
         for (size_t i = 0; i < s->ncaptured; i++) {
             csv_string(f, s->captured[i]->name);
@@ -115,9 +144,9 @@ int kprof_report_csv(const char *base, const struct kprof_snapshot *s)
             csv_string(f, s->captured[i]->mangled);
             fprintf(f, ",%llu\n", U(s->captured[i]->captured));
         }
-        csv_close(f, &ok);
+        csv_close(&dest, f, "captured");
     }
-    if ((f = csv_open(base, "copies", &ok))) {
+    if ((f = csv_open(&dest, "copies"))) {
         fprintf(f, "direction,host_memory,count,bytes,timed,timed_bytes,total_ns,min_ns,max_ns,gbps\n");
         for (int d = 0; d < KPROF_DIR_COUNT; d++)
             for (int h = 0; h < KPROF_HOST_COUNT; h++) {
@@ -129,41 +158,41 @@ int kprof_report_csv(const char *base, const struct kprof_snapshot *s)
                         U(c->timed_bytes), U(c->total_ns), U(c->timed ? c->min_ns : 0), U(c->max_ns),
                         c->total_ns ? (double)c->timed_bytes / (double)c->total_ns : 0.0);
             }
-        csv_close(f, &ok);
+        csv_close(&dest, f, "copies");
     }
-    if ((f = csv_open(base, "memsets", &ok))) {
+    if ((f = csv_open(&dest, "memsets"))) {
         const struct kprof_copy *c = &s->memsets;
         fprintf(f, "count,bytes,timed,timed_bytes,total_ns,min_ns,max_ns,gbps\n");
         fprintf(f, "%llu,%llu,%llu,%llu,%llu,%llu,%llu,%.3f\n", U(c->count), U(c->bytes), U(c->timed),
                 U(c->timed_bytes), U(c->total_ns), U(c->timed ? c->min_ns : 0), U(c->max_ns),
                 c->total_ns ? (double)c->timed_bytes / (double)c->total_ns : 0.0);
-        csv_close(f, &ok);
+        csv_close(&dest, f, "memsets");
     }
-    if ((f = csv_open(base, "allocations", &ok))) {
+    if ((f = csv_open(&dest, "allocations"))) {
         fprintf(f, "kind,count,bytes,frees,freed_bytes,host_ns,peak_bytes,in_use_bytes\n");
         for (int m = 0; m < KPROF_MEM_COUNT; m++) {
             const struct kprof_alloc_stat *a = &s->alloc[m];
             fprintf(f, "%s,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n", kprof_mem_names[m], U(a->count), U(a->bytes),
                     U(a->frees), U(a->freed_bytes), U(a->host_ns), U(a->peak), U(a->in_use));
         }
-        csv_close(f, &ok);
+        csv_close(&dest, f, "allocations");
     }
-    if ((f = csv_open(base, "devices", &ok))) {
+    if ((f = csv_open(&dest, "devices"))) {
         fprintf(f, "device,kernels,kernel_ns,busy_ns,wall_ns\n");
         for (size_t i = 0; i < s->ndevices; i++)
             fprintf(f, "%d,%llu,%llu,%llu,%llu\n", s->devices[i].device, U(s->devices[i].kernels),
                     U(s->devices[i].kernel_ns), U(s->devices[i].busy_ns), U(s->wall_ns));
-        csv_close(f, &ok);
+        csv_close(&dest, f, "devices");
     }
-    if ((f = csv_open(base, "api", &ok))) {
+    if ((f = csv_open(&dest, "api"))) {
         fprintf(f, "name,calls,errors,total_ns,max_ns\n");
         for (int i = 0; i < KPROF_API_COUNT; i++)
             if (kprof_api_counted[i] && s->api[i].calls)
                 fprintf(f, "%s,%llu,%llu,%llu,%llu\n", kprof_api_names[i], U(s->api[i].calls), U(s->api[i].errors),
                         U(s->api[i].total_ns), U(s->api[i].max_ns));
-        csv_close(f, &ok);
+        csv_close(&dest, f, "api");
     }
-    if ((f = csv_open(base, "calibration", &ok))) {
+    if ((f = csv_open(&dest, "calibration"))) {
         fprintf(f, "device,state,cost_ns,samples,start,predecessor,handoff_ns\n");
         for (size_t i = 0; i < s->ncalibs; i++) {
             const struct kprof_calibration *c = &s->calibs[i];
@@ -175,7 +204,9 @@ int kprof_report_csv(const char *base, const struct kprof_snapshot *s)
                             kprof_pred_names[p], c->handoff_ns[sh][p]);
                 }
         }
-        csv_close(f, &ok);
+        csv_close(&dest, f, "calibration");
     }
-    return ok;
+    *failed = dest.failed;
+    *why = dest.why;
+    return dest.ok;
 }
