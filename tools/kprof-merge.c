@@ -84,7 +84,9 @@ static bool get_u64(json_t *obj, const char *key, uint64_t *out)
     }
     if (json_is_real(v)) {
         double d = json_real_value(v);
-        *out = d > 0 && d < 1.8e19 ? (uint64_t)llround(d) : 0;
+        /* Rounded; 2^64 and above (and +inf) saturate, NaN and negatives read as 0.  Below 2^64, d + 0.5
+         * stays below 2^64 (the largest double below it is 2^64 - 2048), so the conversion is defined. */
+        *out = !(d > 0) ? 0 : d >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)(d + 0.5);
         return true;
     }
     return false;
@@ -108,6 +110,13 @@ static const char *get_str(json_t *obj, const char *key)
 static json_t *jint(uint64_t v)
 {
     return json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX : (json_int_t)v);
+}
+
+/* *sum += v, saturating at UINT64_MAX instead of wrapping (a sum over many processes must not wrap
+ * round to a small number). */
+static void add(uint64_t *sum, uint64_t v)
+{
+    *sum = *sum > UINT64_MAX - v ? UINT64_MAX : *sum + v;
 }
 
 /* sum / n rounded to the nearest integer; 0 when n is 0. */
@@ -137,6 +146,7 @@ struct kernel {
     bool open;         /* cur_* hold the contribution of the process being merged */
     size_t cur_proc;
     uint64_t cur_ns;
+    struct kernel *next_open; /* the list of open kernels (merge.open), while open */
     UT_hash_handle hh;
 };
 
@@ -154,6 +164,12 @@ struct alloc {
     bool has_peak;     /* some process had a peak above 0 */
 };
 
+/* An entry of the set of distinct hosts. */
+struct host {
+    const char *name;  /* borrowed from merge.hosts; hash key */
+    UT_hash_handle hh;
+};
+
 /* Everything merged so far.  All pointers are owned; merge_free releases them. */
 struct merge {
     struct proc *procs;
@@ -162,6 +178,9 @@ struct merge {
     size_t nhosts, hosts_cap;
     size_t skipped;
     struct kernel *kernels; /* uthash table */
+    struct kernel *open;    /* the kernels the report being merged has (linked by next_open), so that
+                             * ending a report costs its own kernels, not every kernel seen so far */
+    struct host *host_set;  /* uthash table of hosts[] (borrowed names) */
     struct xfer *copies;
     size_t ncopies, copies_cap;
     struct xfer memsets;
@@ -175,11 +194,15 @@ struct merge {
 /* Records host in m's distinct host list. */
 static void add_host(struct merge *m, const char *host)
 {
-    for (size_t i = 0; i < m->nhosts; i++)
-        if (!strcmp(m->hosts[i], host))
-            return;
+    struct host *e;
+    HASH_FIND_STR(m->host_set, host, e);
+    if (e)
+        return;
     char **h = push(&m->hosts, &m->nhosts, &m->hosts_cap, sizeof *m->hosts);
     *h = xstrdup(host);
+    e = xrealloc(NULL, sizeof *e);
+    e->name = *h;
+    HASH_ADD_KEYPTR(hh, m->host_set, e->name, strlen(e->name), e);
 }
 
 /* Ends the contribution of the process being merged to kernel k: folds its total into the per-process
@@ -221,14 +244,16 @@ static bool merge_kernel(struct merge *m, size_t p, json_t *e)
         k->open = true;
         k->cur_proc = p;
         k->cur_ns = 0;
+        k->next_open = m->open;
+        m->open = k;
     }
     uint64_t total = u64_or_0(e, "total_ns");
-    k->calls += u64_or_0(e, "calls");
-    k->timed += u64_or_0(e, "timed");
-    k->total_ns += total;
+    add(&k->calls, u64_or_0(e, "calls"));
+    add(&k->timed, u64_or_0(e, "timed"));
+    add(&k->total_ns, total);
     /* Reports without measured_ns timed every launch: their total is measured. */
-    k->measured_ns += json_object_get(e, "measured_ns") ? u64_or_0(e, "measured_ns") : total;
-    k->cur_ns += total;
+    add(&k->measured_ns, json_object_get(e, "measured_ns") ? u64_or_0(e, "measured_ns") : total);
+    add(&k->cur_ns, total);
     return true;
 }
 
@@ -236,14 +261,14 @@ static bool merge_kernel(struct merge *m, size_t p, json_t *e)
 static void merge_xfer(struct xfer *x, json_t *e)
 {
     uint64_t total = u64_or_0(e, "total_ns"), tb;
-    x->count += u64_or_0(e, "count");
-    x->bytes += u64_or_0(e, "bytes");
-    x->timed += u64_or_0(e, "timed");
+    add(&x->count, u64_or_0(e, "count"));
+    add(&x->bytes, u64_or_0(e, "bytes"));
+    add(&x->timed, u64_or_0(e, "timed"));
     /* Reports without timed_bytes: every byte counted as timed when all calls were. */
     if (!get_u64(e, "timed_bytes", &tb))
         tb = u64_or_0(e, "timed") >= u64_or_0(e, "count") ? u64_or_0(e, "bytes") : 0;
-    x->timed_bytes += tb;
-    x->total_ns += total;
+    add(&x->timed_bytes, tb);
+    add(&x->total_ns, total);
 }
 
 /* Adds one entry of a report's "copies" array to m; false when it has no direction. */
@@ -279,11 +304,11 @@ static bool merge_alloc(struct merge *m, size_t p, json_t *e)
         a = push(&m->allocs, &m->nallocs, &m->allocs_cap, sizeof *m->allocs);
         a->kind = xstrdup(kind);
     }
-    a->count += u64_or_0(e, "count");
-    a->bytes += u64_or_0(e, "bytes");
-    a->frees += u64_or_0(e, "frees");
-    a->freed_bytes += u64_or_0(e, "freed_bytes");
-    a->host_ns += u64_or_0(e, "host_ns");
+    add(&a->count, u64_or_0(e, "count"));
+    add(&a->bytes, u64_or_0(e, "bytes"));
+    add(&a->frees, u64_or_0(e, "frees"));
+    add(&a->freed_bytes, u64_or_0(e, "freed_bytes"));
+    add(&a->host_ns, u64_or_0(e, "host_ns"));
     uint64_t peak;
     if (get_u64(e, "peak_bytes", &peak) && peak > a->peak_bytes) {
         a->peak_bytes = peak;
@@ -356,8 +381,9 @@ static bool merge_file(struct merge *m, const char *path)
     arr = json_object_get(root, "kernels");
     json_array_foreach(arr, i, e)
         ignored += !merge_kernel(m, p, e);
-    for (struct kernel *k = m->kernels; k; k = k->hh.next)
+    for (struct kernel *k = m->open; k; k = k->next_open)
         kernel_flush(k);
+    m->open = NULL;
 
     arr = json_object_get(root, "copies");
     json_array_foreach(arr, i, e)
@@ -374,7 +400,7 @@ static bool merge_file(struct merge *m, const char *path)
     if (json_is_array(arr) && json_array_size(arr) > 0) {
         uint64_t sum = 0;
         json_array_foreach(arr, i, e)
-            sum += u64_or_0(e, "host_ns");
+            add(&sum, u64_or_0(e, "host_ns"));
         if (m->ctx_procs == 0 || sum < m->ctx_min_ns) {
             m->ctx_min_ns = sum;
             m->ctx_min_proc = p;
@@ -384,8 +410,8 @@ static bool merge_file(struct merge *m, const char *path)
             m->ctx_max_proc = p;
         }
         m->ctx_procs++;
-        m->ctx_count += json_array_size(arr);
-        m->ctx_sum_ns += sum;
+        add(&m->ctx_count, json_array_size(arr));
+        add(&m->ctx_sum_ns, sum);
     }
 
     if (ignored)
@@ -400,6 +426,11 @@ static void merge_free(struct merge *m)
     for (size_t i = 0; i < m->nprocs; i++)
         free(m->procs[i].label);
     free(m->procs);
+    struct host *h, *htmp;
+    HASH_ITER(hh, m->host_set, h, htmp) {
+        HASH_DEL(m->host_set, h);
+        free(h);
+    }
     for (size_t i = 0; i < m->nhosts; i++)
         free(m->hosts[i]);
     free(m->hosts);
@@ -461,7 +492,7 @@ static struct wall wall_stats(const struct merge *m)
             w.max = p->wall_ns;
             w.max_proc = i;
         }
-        w.total += p->wall_ns;
+        add(&w.total, p->wall_ns);
         w.n++;
     }
     return w;
@@ -613,7 +644,7 @@ static void write_text(FILE *f, const struct merge *m)
     fprintf(f, "== kprof-merge: copies ==\n");
     uint64_t max = 0, any = 0;
     for (size_t i = 0; i < m->ncopies; i++) {
-        any += m->copies[i].count;
+        add(&any, m->copies[i].count);
         if (m->copies[i].total_ns > max)
             max = m->copies[i].total_ns;
     }
@@ -650,7 +681,8 @@ static void write_text(FILE *f, const struct merge *m)
     int lw = (int)strlen("Peak on");
     for (size_t i = 0; i < m->nallocs; i++) {
         const struct alloc *a = &m->allocs[i];
-        any += a->count + a->frees;
+        add(&any, a->count);
+        add(&any, a->frees);
         if (a->host_ns > max)
             max = a->host_ns;
         if ((a->count || a->frees) && a->has_peak && text_len(m->procs[a->peak_proc].label) > lw)
@@ -751,7 +783,7 @@ static bool write_json(FILE *f, const struct merge *m)
     struct kernel **ks = sorted_kernels(m, &nk);
     uint64_t ktotal = 0;
     for (size_t i = 0; i < nk; i++)
-        ktotal += ks[i]->total_ns;
+        add(&ktotal, ks[i]->total_ns);
     put(r, "kernel_total_ns", jint(ktotal));
     put(r, "kernels", a = json_array());
     for (size_t i = 0; i < nk; i++) {
