@@ -26,3 +26,15 @@ if [ -x "$MERGE" ]; then
     "$MERGE" -f json -o "$WORK/m.json" "$WORK/r.json" 2>"$WORK/err" || { cat "$WORK/err" >&2; fail "kprof-merge rejects the report"; }
     expect_eq "$(jq '.kernels | length' "$WORK/m.json")" 2 "kprof-merge reads the report"
 fi
+if [ -x "$MERGE" ]; then
+    # A report without pid and host is labelled by its file name, which is just bytes: the JSON summary
+    # stays valid UTF-8 instead of failing.
+    weird=$WORK/$(printf 'rank\377.json')
+    jq 'del(.pid, .host)' "$WORK/r.json" >"$weird"
+    rc=0; "$MERGE" -f json -o "$WORK/m2.json" "$weird" 2>"$WORK/err" || rc=$?
+    cat "$WORK/err"
+    expect_eq "$rc" 0 "kprof-merge: a report whose file name is not UTF-8"
+    python3 -c 'import json,sys; json.load(open(sys.argv[1], encoding="utf-8", errors="strict"))' "$WORK/m2.json" \
+        || fail "kprof-merge's summary is not valid UTF-8 JSON"
+    expect_eq "$(jq -r '.process_labels[0]' "$WORK/m2.json")" "$WORK/rank�.json" "its label, the bad byte replaced"
+fi

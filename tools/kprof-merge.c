@@ -53,6 +53,46 @@ static char *xstrdup(const char *s)
     return d;
 }
 
+/* The length of the valid UTF-8 sequence at p (1 to 4), or 0 when it is not one (RFC 3629: no overlong
+ * form, surrogate, code point above U+10FFFF or cut-short sequence); p is NUL-terminated. */
+static int utf8_len(const unsigned char *p)
+{
+    int n = p[0] < 0x80 ? 1 : p[0] < 0xc2 ? 0 : p[0] < 0xe0 ? 2 : p[0] < 0xf0 ? 3 : p[0] < 0xf5 ? 4 : 0;
+    if (n < 2)
+        return n;
+    unsigned char lo = p[0] == 0xe0 ? 0xa0 : p[0] == 0xf0 ? 0x90 : 0x80;
+    unsigned char hi = p[0] == 0xed ? 0x9f : p[0] == 0xf4 ? 0x8f : 0xbf;
+    if (p[1] < lo || p[1] > hi)
+        return 0;
+    for (int i = 2; i < n; i++)
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+    return n;
+}
+/* A copy of s (owned by the caller) in which each byte that is not part of valid UTF-8 is replaced by
+ * U+FFFD: jansson takes only valid UTF-8 strings, and a file name (a process label) is just bytes. */
+static char *utf8_dup(const char *s)
+{
+    size_t n = strlen(s);
+    if (n > (SIZE_MAX - 1) / 3)
+        out_of_memory();
+    char *d = xrealloc(NULL, 3 * n + 1), *o = d;
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        int l = utf8_len(p);
+        if (l) {
+            memcpy(o, p, (size_t)l);
+            o += l;
+            p += l;
+        } else {
+            memcpy(o, "\xef\xbf\xbd", 3);
+            o += 3;
+            p++;
+        }
+    }
+    *o = '\0';
+    return d;
+}
+
 /* Makes room for one more element in the growable array *arr of *n elements of elem_size bytes, *cap
  * allocated; returns a pointer to the new, zeroed element at index *n and increments *n.  The array stays
  * owned by the caller; exits on out of memory. */
@@ -127,7 +167,8 @@ static uint64_t mean_u64(uint64_t sum, uint64_t n)
 
 /* --------------------------------------------------------------------------------------- merged state */
 
-/* One merged process: label is "pid@host", or the report's file name when pid or host is missing. */
+/* One merged process: label is "pid@host", or the report's file name (made valid UTF-8) when pid or host is
+ * missing. */
 struct proc {
     char *label;       /* owned */
     bool has_wall;
@@ -369,7 +410,7 @@ static bool merge_file(struct merge *m, const char *path)
         pr->label = xrealloc(NULL, n);
         snprintf(pr->label, n, "%lld@%s", (long long)json_integer_value(pid), host);
     } else {
-        pr->label = xstrdup(path);
+        pr->label = utf8_dup(path);
     }
     if (host)
         add_host(m, host);
