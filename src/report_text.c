@@ -6,6 +6,27 @@
 #include "units.h"
 
 
+/* Writes name (a kernel name, the command line: bytes from the program) so that it stays on one line and
+ * cannot forge a "== libkprof: ... ==" header: a backslash as \\, a newline, tab or carriage return as
+ * \n, \t, \r, any other control character as \xNN; other bytes as they are. */
+static void put_name(FILE *f, const char *name)
+{
+    for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
+        if (*p == '\\')
+            fputs("\\\\", f);
+        else if (*p == '\n')
+            fputs("\\n", f);
+        else if (*p == '\t')
+            fputs("\\t", f);
+        else if (*p == '\r')
+            fputs("\\r", f);
+        else if (*p < 0x20 || *p == 0x7f)
+            fprintf(f, "\\x%02x", *p);
+        else
+            fputc(*p, f);
+    }
+}
+
 /* "Label (unit)" into buf. */
 static const char *head(char *buf, size_t n, const char *label, struct kprof_unit u)
 {
@@ -78,14 +99,16 @@ static void kernel_table(FILE *f, const char *section, const char *empty, struct
         if (k->first_timed)
             snprintf(first, sizeof first, "%.3f", (double)k->first_ns / uc.ns);
         if (kprof_kernel_steady(k, &avg, &mn, &mx))
-            fprintf(f, "%7.2f %13.3f %9llu %9llu %11s %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f  %s%s\n",
+            fprintf(f, "%7.2f %13.3f %9llu %9llu %11s %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f  ",
                     share, (double)kprof_kernel_total(k) / u.ns, (unsigned long long)k->calls, (unsigned long long)k->timed,
                     first, avg / uc.ns, (double)kprof_kernel_percentile(k, 50) / uc.ns,
                     (double)kprof_kernel_percentile(k, 95) / uc.ns, (double)kprof_kernel_percentile(k, 99) / uc.ns,
-                    (double)mn / uc.ns, (double)mx / uc.ns, kprof_kernel_stddev(k) / uc.ns, k->name, shape);
+                    (double)mn / uc.ns, (double)mx / uc.ns, kprof_kernel_stddev(k) / uc.ns);
         else
-            fprintf(f, "%7s %13s %9llu %9d %11s %11s %11s %11s %11s %11s %11s %11s  %s%s\n", "-", "-",
-                    (unsigned long long)k->calls, 0, "-", "-", "-", "-", "-", "-", "-", "-", k->name, shape);
+            fprintf(f, "%7s %13s %9llu %9d %11s %11s %11s %11s %11s %11s %11s %11s  ", "-", "-",
+                    (unsigned long long)k->calls, 0, "-", "-", "-", "-", "-", "-", "-", "-");
+        put_name(f, k->name);
+        fprintf(f, "%s\n", shape);
     }
     if (shown < n) {
         uint64_t rest = 0;
@@ -130,8 +153,11 @@ static void captured(FILE *f, const struct kprof_snapshot *s)
         return;
     }
     fprintf(f, "%10s  %s\n", "Launches", "Kernel (launched into a capturing stream: runs when its graph does)");
-    for (size_t i = 0; i < s->ncaptured; i++)
-        fprintf(f, "%10llu  %s\n", (unsigned long long)s->captured[i]->captured, s->captured[i]->name);
+    for (size_t i = 0; i < s->ncaptured; i++) {
+        fprintf(f, "%10llu  ", (unsigned long long)s->captured[i]->captured);
+        put_name(f, s->captured[i]->name);
+        fprintf(f, "\n");
+    }
 }
 
 /* One copies-style row: count, bytes, timed, total, avg, GB/s. */
@@ -278,8 +304,11 @@ static void api(FILE *f, const struct kprof_snapshot *s)
 void kprof_report_text(FILE *f, const struct kprof_snapshot *s)
 {
     fprintf(f, "== libkprof: report ==\n");
-    fprintf(f, "Process: %s (pid %ld) on %s, wall time %.3f s\n", s->command, s->pid, s->host,
-            (double)s->wall_ns / 1e9);
+    fprintf(f, "Process: ");
+    put_name(f, s->command);
+    fprintf(f, " (pid %ld) on ", s->pid);
+    put_name(f, s->host);
+    fprintf(f, ", wall time %.3f s\n", (double)s->wall_ns / 1e9);
     fprintf(f, "GPU times come from CUDA event pairs on each call's stream; host times from the host clock.\n");
     context_init(f, s);
     kernels(f, s);

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -52,6 +53,46 @@ static char *xstrdup(const char *s)
     return d;
 }
 
+/* The length of the valid UTF-8 sequence at p (1 to 4), or 0 when it is not one (RFC 3629: no overlong
+ * form, surrogate, code point above U+10FFFF or cut-short sequence); p is NUL-terminated. */
+static int utf8_len(const unsigned char *p)
+{
+    int n = p[0] < 0x80 ? 1 : p[0] < 0xc2 ? 0 : p[0] < 0xe0 ? 2 : p[0] < 0xf0 ? 3 : p[0] < 0xf5 ? 4 : 0;
+    if (n < 2)
+        return n;
+    unsigned char lo = p[0] == 0xe0 ? 0xa0 : p[0] == 0xf0 ? 0x90 : 0x80;
+    unsigned char hi = p[0] == 0xed ? 0x9f : p[0] == 0xf4 ? 0x8f : 0xbf;
+    if (p[1] < lo || p[1] > hi)
+        return 0;
+    for (int i = 2; i < n; i++)
+        if ((p[i] & 0xc0) != 0x80)
+            return 0;
+    return n;
+}
+/* A copy of s (owned by the caller) in which each byte that is not part of valid UTF-8 is replaced by
+ * U+FFFD: jansson takes only valid UTF-8 strings, and a file name (a process label) is just bytes. */
+static char *utf8_dup(const char *s)
+{
+    size_t n = strlen(s);
+    if (n > (SIZE_MAX - 1) / 3)
+        out_of_memory();
+    char *d = xrealloc(NULL, 3 * n + 1), *o = d;
+    for (const unsigned char *p = (const unsigned char *)s; *p;) {
+        int l = utf8_len(p);
+        if (l) {
+            memcpy(o, p, (size_t)l);
+            o += l;
+            p += l;
+        } else {
+            memcpy(o, "\xef\xbf\xbd", 3);
+            o += 3;
+            p++;
+        }
+    }
+    *o = '\0';
+    return d;
+}
+
 /* Makes room for one more element in the growable array *arr of *n elements of elem_size bytes, *cap
  * allocated; returns a pointer to the new, zeroed element at index *n and increments *n.  The array stays
  * owned by the caller; exits on out of memory. */
@@ -83,7 +124,9 @@ static bool get_u64(json_t *obj, const char *key, uint64_t *out)
     }
     if (json_is_real(v)) {
         double d = json_real_value(v);
-        *out = d > 0 && d < 1.8e19 ? (uint64_t)llround(d) : 0;
+        /* Rounded; 2^64 and above (and +inf) saturate, NaN and negatives read as 0.  Below 2^64, d + 0.5
+         * stays below 2^64 (the largest double below it is 2^64 - 2048), so the conversion is defined. */
+        *out = !(d > 0) ? 0 : d >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)(d + 0.5);
         return true;
     }
     return false;
@@ -109,6 +152,13 @@ static json_t *jint(uint64_t v)
     return json_integer(v > (uint64_t)INT64_MAX ? INT64_MAX : (json_int_t)v);
 }
 
+/* *sum += v, saturating at UINT64_MAX instead of wrapping (a sum over many processes must not wrap
+ * round to a small number). */
+static void add(uint64_t *sum, uint64_t v)
+{
+    *sum = *sum > UINT64_MAX - v ? UINT64_MAX : *sum + v;
+}
+
 /* sum / n rounded to the nearest integer; 0 when n is 0. */
 static uint64_t mean_u64(uint64_t sum, uint64_t n)
 {
@@ -117,7 +167,8 @@ static uint64_t mean_u64(uint64_t sum, uint64_t n)
 
 /* --------------------------------------------------------------------------------------- merged state */
 
-/* One merged process: label is "pid@host", or the report's file name when pid or host is missing. */
+/* One merged process: label is "pid@host", or the report's file name (made valid UTF-8) when pid or host is
+ * missing. */
 struct proc {
     char *label;       /* owned */
     bool has_wall;
@@ -136,6 +187,7 @@ struct kernel {
     bool open;         /* cur_* hold the contribution of the process being merged */
     size_t cur_proc;
     uint64_t cur_ns;
+    struct kernel *next_open; /* the list of open kernels (merge.open), while open */
     UT_hash_handle hh;
 };
 
@@ -153,6 +205,12 @@ struct alloc {
     bool has_peak;     /* some process had a peak above 0 */
 };
 
+/* An entry of the set of distinct hosts. */
+struct host {
+    const char *name;  /* borrowed from merge.hosts; hash key */
+    UT_hash_handle hh;
+};
+
 /* Everything merged so far.  All pointers are owned; merge_free releases them. */
 struct merge {
     struct proc *procs;
@@ -161,6 +219,9 @@ struct merge {
     size_t nhosts, hosts_cap;
     size_t skipped;
     struct kernel *kernels; /* uthash table */
+    struct kernel *open;    /* the kernels the report being merged has (linked by next_open), so that
+                             * ending a report costs its own kernels, not every kernel seen so far */
+    struct host *host_set;  /* uthash table of hosts[] (borrowed names) */
     struct xfer *copies;
     size_t ncopies, copies_cap;
     struct xfer memsets;
@@ -174,11 +235,15 @@ struct merge {
 /* Records host in m's distinct host list. */
 static void add_host(struct merge *m, const char *host)
 {
-    for (size_t i = 0; i < m->nhosts; i++)
-        if (!strcmp(m->hosts[i], host))
-            return;
+    struct host *e;
+    HASH_FIND_STR(m->host_set, host, e);
+    if (e)
+        return;
     char **h = push(&m->hosts, &m->nhosts, &m->hosts_cap, sizeof *m->hosts);
     *h = xstrdup(host);
+    e = xrealloc(NULL, sizeof *e);
+    e->name = *h;
+    HASH_ADD_KEYPTR(hh, m->host_set, e->name, strlen(e->name), e);
 }
 
 /* Ends the contribution of the process being merged to kernel k: folds its total into the per-process
@@ -220,14 +285,16 @@ static bool merge_kernel(struct merge *m, size_t p, json_t *e)
         k->open = true;
         k->cur_proc = p;
         k->cur_ns = 0;
+        k->next_open = m->open;
+        m->open = k;
     }
     uint64_t total = u64_or_0(e, "total_ns");
-    k->calls += u64_or_0(e, "calls");
-    k->timed += u64_or_0(e, "timed");
-    k->total_ns += total;
+    add(&k->calls, u64_or_0(e, "calls"));
+    add(&k->timed, u64_or_0(e, "timed"));
+    add(&k->total_ns, total);
     /* Reports without measured_ns timed every launch: their total is measured. */
-    k->measured_ns += json_object_get(e, "measured_ns") ? u64_or_0(e, "measured_ns") : total;
-    k->cur_ns += total;
+    add(&k->measured_ns, json_object_get(e, "measured_ns") ? u64_or_0(e, "measured_ns") : total);
+    add(&k->cur_ns, total);
     return true;
 }
 
@@ -235,14 +302,14 @@ static bool merge_kernel(struct merge *m, size_t p, json_t *e)
 static void merge_xfer(struct xfer *x, json_t *e)
 {
     uint64_t total = u64_or_0(e, "total_ns"), tb;
-    x->count += u64_or_0(e, "count");
-    x->bytes += u64_or_0(e, "bytes");
-    x->timed += u64_or_0(e, "timed");
+    add(&x->count, u64_or_0(e, "count"));
+    add(&x->bytes, u64_or_0(e, "bytes"));
+    add(&x->timed, u64_or_0(e, "timed"));
     /* Reports without timed_bytes: every byte counted as timed when all calls were. */
     if (!get_u64(e, "timed_bytes", &tb))
         tb = u64_or_0(e, "timed") >= u64_or_0(e, "count") ? u64_or_0(e, "bytes") : 0;
-    x->timed_bytes += tb;
-    x->total_ns += total;
+    add(&x->timed_bytes, tb);
+    add(&x->total_ns, total);
 }
 
 /* Adds one entry of a report's "copies" array to m; false when it has no direction. */
@@ -278,11 +345,11 @@ static bool merge_alloc(struct merge *m, size_t p, json_t *e)
         a = push(&m->allocs, &m->nallocs, &m->allocs_cap, sizeof *m->allocs);
         a->kind = xstrdup(kind);
     }
-    a->count += u64_or_0(e, "count");
-    a->bytes += u64_or_0(e, "bytes");
-    a->frees += u64_or_0(e, "frees");
-    a->freed_bytes += u64_or_0(e, "freed_bytes");
-    a->host_ns += u64_or_0(e, "host_ns");
+    add(&a->count, u64_or_0(e, "count"));
+    add(&a->bytes, u64_or_0(e, "bytes"));
+    add(&a->frees, u64_or_0(e, "frees"));
+    add(&a->freed_bytes, u64_or_0(e, "freed_bytes"));
+    add(&a->host_ns, u64_or_0(e, "host_ns"));
     uint64_t peak;
     if (get_u64(e, "peak_bytes", &peak) && peak > a->peak_bytes) {
         a->peak_bytes = peak;
@@ -343,7 +410,7 @@ static bool merge_file(struct merge *m, const char *path)
         pr->label = xrealloc(NULL, n);
         snprintf(pr->label, n, "%lld@%s", (long long)json_integer_value(pid), host);
     } else {
-        pr->label = xstrdup(path);
+        pr->label = utf8_dup(path);
     }
     if (host)
         add_host(m, host);
@@ -355,8 +422,9 @@ static bool merge_file(struct merge *m, const char *path)
     arr = json_object_get(root, "kernels");
     json_array_foreach(arr, i, e)
         ignored += !merge_kernel(m, p, e);
-    for (struct kernel *k = m->kernels; k; k = k->hh.next)
+    for (struct kernel *k = m->open; k; k = k->next_open)
         kernel_flush(k);
+    m->open = NULL;
 
     arr = json_object_get(root, "copies");
     json_array_foreach(arr, i, e)
@@ -373,7 +441,7 @@ static bool merge_file(struct merge *m, const char *path)
     if (json_is_array(arr) && json_array_size(arr) > 0) {
         uint64_t sum = 0;
         json_array_foreach(arr, i, e)
-            sum += u64_or_0(e, "host_ns");
+            add(&sum, u64_or_0(e, "host_ns"));
         if (m->ctx_procs == 0 || sum < m->ctx_min_ns) {
             m->ctx_min_ns = sum;
             m->ctx_min_proc = p;
@@ -383,8 +451,8 @@ static bool merge_file(struct merge *m, const char *path)
             m->ctx_max_proc = p;
         }
         m->ctx_procs++;
-        m->ctx_count += json_array_size(arr);
-        m->ctx_sum_ns += sum;
+        add(&m->ctx_count, json_array_size(arr));
+        add(&m->ctx_sum_ns, sum);
     }
 
     if (ignored)
@@ -399,6 +467,11 @@ static void merge_free(struct merge *m)
     for (size_t i = 0; i < m->nprocs; i++)
         free(m->procs[i].label);
     free(m->procs);
+    struct host *h, *htmp;
+    HASH_ITER(hh, m->host_set, h, htmp) {
+        HASH_DEL(m->host_set, h);
+        free(h);
+    }
     for (size_t i = 0; i < m->nhosts; i++)
         free(m->hosts[i]);
     free(m->hosts);
@@ -460,7 +533,7 @@ static struct wall wall_stats(const struct merge *m)
             w.max = p->wall_ns;
             w.max_proc = i;
         }
-        w.total += p->wall_ns;
+        add(&w.total, p->wall_ns);
         w.n++;
     }
     return w;
@@ -479,6 +552,47 @@ static double imbalance(const struct kernel *k)
 
 
 #define U(x) ((unsigned long long)(x))
+
+/* The escaped form of byte c in the text summary (see text_put) into buf[5]; returns its length. */
+static size_t text_char(unsigned char c, char *buf)
+{
+    switch (c) {
+    case '\\': return (size_t)snprintf(buf, 5, "\\\\");
+    case '\n': return (size_t)snprintf(buf, 5, "\\n");
+    case '\t': return (size_t)snprintf(buf, 5, "\\t");
+    case '\r': return (size_t)snprintf(buf, 5, "\\r");
+    default:
+        if (c < 0x20 || c == 0x7f)
+            return (size_t)snprintf(buf, 5, "\\x%02x", c);
+        buf[0] = (char)c;
+        buf[1] = '\0';
+        return 1;
+    }
+}
+/* The width of s as text_put writes it. */
+static int text_len(const char *s)
+{
+    char buf[5];
+    size_t n = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        n += text_char(*p, buf);
+    return n > INT_MAX ? INT_MAX : (int)n;
+}
+/* Writes s (a name from a report: kernel, host, process label) on one line of the text summary: a
+ * backslash as \\, a newline, tab, carriage return as \n, \t, \r, another control character as \xNN, so
+ * that no name can forge a "== kprof-merge: ... ==" header; then spaces up to width columns. */
+static void text_put(FILE *f, const char *s, int width)
+{
+    char buf[5];
+    int n = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        size_t l = text_char(*p, buf);
+        fwrite(buf, 1, l, f);
+        n += (int)l;
+    }
+    for (; n < width; n++)
+        fputc(' ', f);
+}
 
 /* Writes one copies/memsets row's figures after its label (count, bytes, timed, total, avg, GB/s). */
 static void text_xfer_row(FILE *f, const struct xfer *x, struct kprof_unit u)
@@ -499,15 +613,19 @@ static void write_text(FILE *f, const struct merge *m)
     fprintf(f, "== kprof-merge: report ==\n");
     fprintf(f, "Processes: %zu merged, %zu skipped\n", m->nprocs, m->skipped);
     fprintf(f, "Hosts: %zu", m->nhosts);
-    for (size_t i = 0; i < m->nhosts; i++)
-        fprintf(f, "%s%s", i ? ", " : " (", m->hosts[i]);
+    for (size_t i = 0; i < m->nhosts; i++) {
+        fputs(i ? ", " : " (", f);
+        text_put(f, m->hosts[i], 0);
+    }
     fprintf(f, "%s\n", m->nhosts ? ")" : "");
     struct wall w = wall_stats(m);
     if (w.n) {
         struct kprof_unit u = kprof_unit_for(w.total);
-        fprintf(f, "Wall time (%s): total %.3f, min %.3f (%s), max %.3f (%s), mean %.3f\n", u.name,
-                (double)w.total / u.ns, (double)w.min / u.ns, m->procs[w.min_proc].label, (double)w.max / u.ns,
-                m->procs[w.max_proc].label, (double)w.total / (double)w.n / u.ns);
+        fprintf(f, "Wall time (%s): total %.3f, min %.3f (", u.name, (double)w.total / u.ns, (double)w.min / u.ns);
+        text_put(f, m->procs[w.min_proc].label, 0);
+        fprintf(f, "), max %.3f (", (double)w.max / u.ns);
+        text_put(f, m->procs[w.max_proc].label, 0);
+        fprintf(f, "), mean %.3f\n", (double)w.total / (double)w.n / u.ns);
     } else {
         fprintf(f, "Wall time: not reported\n");
     }
@@ -518,9 +636,11 @@ static void write_text(FILE *f, const struct merge *m)
     } else {
         fprintf(f, "%10s %10s %14s %14s %14s  %s\n", "Processes", "Contexts", "Min (ms)", "Mean (ms)", "Max (ms)",
                 "Max on");
-        fprintf(f, "%10llu %10llu %14.3f %14.3f %14.3f  %s\n", U(m->ctx_procs), U(m->ctx_count),
+        fprintf(f, "%10llu %10llu %14.3f %14.3f %14.3f  ", U(m->ctx_procs), U(m->ctx_count),
                 (double)m->ctx_min_ns / 1e6, (double)m->ctx_sum_ns / (double)m->ctx_procs / 1e6,
-                (double)m->ctx_max_ns / 1e6, m->procs[m->ctx_max_proc].label);
+                (double)m->ctx_max_ns / 1e6);
+        text_put(f, m->procs[m->ctx_max_proc].label, 0);
+        fputc('\n', f);
     }
 
     fprintf(f, "== kprof-merge: kernels ==\n");
@@ -532,8 +652,8 @@ static void write_text(FILE *f, const struct merge *m)
         struct kprof_unit u = kprof_unit_for(ks[0]->total_ns);
         int lw = (int)strlen("Max on");
         for (size_t i = 0; i < nk; i++)
-            if ((int)strlen(m->procs[ks[i]->pmax_proc].label) > lw)
-                lw = (int)strlen(m->procs[ks[i]->pmax_proc].label);
+            if (text_len(m->procs[ks[i]->pmax_proc].label) > lw)
+                lw = text_len(m->procs[ks[i]->pmax_proc].label);
         char h[5][32];
         snprintf(h[0], sizeof h[0], "Total (%s)", u.name);
         snprintf(h[1], sizeof h[1], "Avg/call (%s)", u.name);
@@ -549,9 +669,13 @@ static void write_text(FILE *f, const struct merge *m)
                 snprintf(avg, sizeof avg, "%.3f", (double)k->measured_ns / (double)k->timed / u.ns);
             if (imbalance(k) >= 0)
                 snprintf(imb, sizeof imb, "%.2f", imbalance(k));
-            fprintf(f, "%5llu %10llu %14.3f %14s %14.3f %14.3f %15.3f %10s  %-*s  %s\n", U(k->nproc), U(k->calls),
+            fprintf(f, "%5llu %10llu %14.3f %14s %14.3f %14.3f %15.3f %10s  ", U(k->nproc), U(k->calls),
                     (double)k->total_ns / u.ns, avg, (double)k->pmin_ns / u.ns, (double)k->pmax_ns / u.ns,
-                    (double)k->total_ns / (double)k->nproc / u.ns, imb, lw, m->procs[k->pmax_proc].label, k->name);
+                    (double)k->total_ns / (double)k->nproc / u.ns, imb);
+            text_put(f, m->procs[k->pmax_proc].label, lw);
+            fputs("  ", f);
+            text_put(f, k->name, 0);
+            fputc('\n', f);
         }
         fprintf(f, "Per-process figures are over the processes that ran the kernel; "
                    "Imbalance = Max/proc / Mean/proc.\n");
@@ -561,7 +685,7 @@ static void write_text(FILE *f, const struct merge *m)
     fprintf(f, "== kprof-merge: copies ==\n");
     uint64_t max = 0, any = 0;
     for (size_t i = 0; i < m->ncopies; i++) {
-        any += m->copies[i].count;
+        add(&any, m->copies[i].count);
         if (m->copies[i].total_ns > max)
             max = m->copies[i].total_ns;
     }
@@ -575,7 +699,8 @@ static void write_text(FILE *f, const struct merge *m)
         fprintf(f, "%-9s %10s %14s %10s %14s %12s %10s\n", "Direction", "Count", "Bytes", "Timed", h[0], h[1], "GB/s");
         for (size_t i = 0; i < m->ncopies; i++)
             if (m->copies[i].count) {
-                fprintf(f, "%-9s ", m->copies[i].key);
+                text_put(f, m->copies[i].key, 9);
+                fputc(' ', f);
                 text_xfer_row(f, &m->copies[i], u);
             }
     }
@@ -597,11 +722,12 @@ static void write_text(FILE *f, const struct merge *m)
     int lw = (int)strlen("Peak on");
     for (size_t i = 0; i < m->nallocs; i++) {
         const struct alloc *a = &m->allocs[i];
-        any += a->count + a->frees;
+        add(&any, a->count);
+        add(&any, a->frees);
         if (a->host_ns > max)
             max = a->host_ns;
-        if ((a->count || a->frees) && a->has_peak && (int)strlen(m->procs[a->peak_proc].label) > lw)
-            lw = (int)strlen(m->procs[a->peak_proc].label);
+        if ((a->count || a->frees) && a->has_peak && text_len(m->procs[a->peak_proc].label) > lw)
+            lw = text_len(m->procs[a->peak_proc].label);
     }
     if (!any) {
         fprintf(f, "  (no allocations)\n");
@@ -615,13 +741,16 @@ static void write_text(FILE *f, const struct merge *m)
             const struct alloc *a = &m->allocs[i];
             if (!a->count && !a->frees)
                 continue;
-            fprintf(f, "%-7s %10llu ", a->kind, U(a->count));
+            text_put(f, a->kind, 7);
+            fprintf(f, " %10llu ", U(a->count));
             kprof_print_bytes(f, 14, a->bytes);
             fprintf(f, " %10llu ", U(a->frees));
             kprof_print_bytes(f, 14, a->freed_bytes);
             fprintf(f, " %16.3f ", (double)a->host_ns / u.ns);
             kprof_print_bytes(f, 14, a->peak_bytes);
-            fprintf(f, "  %s\n", a->has_peak ? m->procs[a->peak_proc].label : "-");
+            fputs("  ", f);
+            text_put(f, a->has_peak ? m->procs[a->peak_proc].label : "-", 0);
+            fputc('\n', f);
         }
     }
     fprintf(f, "== kprof-merge: end ==\n");
@@ -695,7 +824,7 @@ static bool write_json(FILE *f, const struct merge *m)
     struct kernel **ks = sorted_kernels(m, &nk);
     uint64_t ktotal = 0;
     for (size_t i = 0; i < nk; i++)
-        ktotal += ks[i]->total_ns;
+        add(&ktotal, ks[i]->total_ns);
     put(r, "kernel_total_ns", jint(ktotal));
     put(r, "kernels", a = json_array());
     for (size_t i = 0; i < nk; i++) {
