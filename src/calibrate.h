@@ -19,8 +19,9 @@ enum kprof_pred {
     KPROF_PRED_DTOD,    /* also HtoH and peer copies */
     KPROF_PRED_MEMSET,
     KPROF_PRED_HOSTFN,  /* a host function (cuLaunchHostFunc, cuStreamAddCallback): the GPU waits for the host */
-    KPROF_PRED_OTHER,   /* nothing libkprof timed: the stream's first timed call, or after an event wait */
-    KPROF_PRED_COUNT
+    KPROF_PRED_OTHER,   /* an operation libkprof does not time (an event wait, a stream memory operation...) */
+    KPROF_PRED_COUNT,
+    KPROF_PRED_UNKNOWN = KPROF_PRED_COUNT /* the stream's first timed call: nothing to take off */
 };
 extern const char *const kprof_pred_names[KPROF_PRED_COUNT];
 
@@ -65,7 +66,9 @@ void kprof_calibrate(struct kprof_calibration *c, CUstream own);
 /* The hand-off (ns) to take off a kernel's pair: 0 unless c is DONE. */
 static inline double kprof_calibration_handoff(const struct kprof_calibration *c, int shared, enum kprof_pred pred)
 {
-    return c->state == KPROF_CALIB_DONE ? c->handoff_ns[shared ? KPROF_START_SHARED : KPROF_START_OWN][pred] : 0.0;
+    return c->state == KPROF_CALIB_DONE && pred < KPROF_PRED_COUNT
+               ? c->handoff_ns[shared ? KPROF_START_SHARED : KPROF_START_OWN][pred]
+               : 0.0;
 }
 
 /* A one-line description of state for the report ("done", "off (KPROF_CALIBRATE=0)"...). */

@@ -453,7 +453,7 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
     pthread_mutex_lock(&ev.lock);
     struct queue *q = queue_for(t, p);
     t->tested = 0;
-    t->pred = q ? q->last_pred : KPROF_PRED_OTHER;
+    t->pred = q ? q->last_pred : KPROF_PRED_UNKNOWN;
     if (q && may_share)
         lent = lend_last_stop(q, p, legacy, t, &bl);
     if (q) {
@@ -565,7 +565,7 @@ static struct queue *queue_for(const struct kprof_timing *t, struct pool *p)
     if (!q)
         return NULL;
     q->key = key;
-    q->last_pred = KPROF_PRED_OTHER; /* whatever the app put there before libkprof timed anything */
+    q->last_pred = KPROF_PRED_UNKNOWN; /* whatever the app put there before libkprof timed anything */
     HASH_ADD(hh, ev.queues, key, sizeof key, q);
     struct queue *found;
     HASH_FIND(hh, ev.queues, &key, sizeof key, found);

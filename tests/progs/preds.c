@@ -1,0 +1,152 @@
+/* preds.c: driver-API launches behind every kind of predecessor libkprof tells apart (a kernel, HtoD, DtoH,
+ * DtoD, a memset, an event wait, a host function), each kernel named for its predecessor, so that a test
+ * can check that the hand-off the fake GPU adds (FAKEGPU_HANDOFF_NS) is taken off exactly.  Other modes,
+ * one per argument: "lazy" (first launches of kernels not loaded yet: FAKEGPU_LAZY_LOAD_NS), "short" and
+ * "long" (20 back-to-back launches of a kernel whose length libkprof already knows), "cond" (a graph
+ * with a kernel node and a WHILE conditional node whose body holds another kernel, launched 4 times). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cuda.h>
+
+#define CK(call)                                                                                   \
+    do {                                                                                           \
+        CUresult r_ = (call);                                                                      \
+        if (r_ != CUDA_SUCCESS) {                                                                  \
+            fprintf(stderr, "%s:%d: %s: error %d\n", __FILE__, __LINE__, #call, (int)r_);          \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+static CUmodule mod;
+
+static CUfunction fn(const char *name)
+{
+    CUfunction f;
+    CK(cuModuleGetFunction(&f, mod, name));
+    return f;
+}
+
+static void launch(CUfunction f, CUstream s)
+{
+    CK(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, s, NULL, NULL));
+}
+
+static void nothing(void *data)
+{
+    (void)data;
+}
+
+static int preds(CUstream s, CUstream other)
+{
+    CUdeviceptr d, d2;
+    void *h;
+    CUevent e;
+    CK(cuMemAlloc(&d, 4096));
+    CK(cuMemAlloc(&d2, 4096));
+    CK(cuMemAllocHost(&h, 4096));
+    CK(cuEventCreate(&e, CU_EVENT_DISABLE_TIMING));
+    CUfunction lead = fn("lead"), k = fn("after_kernel"), htod = fn("after_htod"), dtoh = fn("after_dtoh"),
+               dtod = fn("after_dtod"), ms = fn("after_memset"), wait = fn("after_wait"), hf = fn("after_hostfn");
+    for (int i = 0; i < 5; i++) {
+        launch(lead, s);
+        launch(k, s);
+        CK(cuMemcpyHtoDAsync(d, h, 4096, s));
+        launch(htod, s);
+        CK(cuMemcpyDtoHAsync(h, d, 4096, s));
+        launch(dtoh, s);
+        CK(cuMemcpyDtoDAsync(d2, d, 4096, s));
+        launch(dtod, s);
+        CK(cuMemsetD8Async(d, 0, 4096, s));
+        launch(ms, s);
+        launch(lead, other);
+        CK(cuEventRecord(e, other));
+        CK(cuStreamWaitEvent(s, e, 0));
+        launch(wait, s);
+        CK(cuLaunchHostFunc(s, nothing, NULL));
+        launch(hf, s);
+    }
+    CK(cuCtxSynchronize());
+    return 0;
+}
+
+static int lazy(CUstream s)
+{
+    /* Three kernels, each launched three times: their first launches load them. */
+    const char *names[] = { "lazy_a", "lazy_b", "lazy_c" };
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; i < 3; i++)
+            launch(fn(names[k]), s);
+    CK(cuCtxSynchronize());
+    return 0;
+}
+
+static int back_to_back(CUstream s, const char *name)
+{
+    CUfunction f = fn(name);
+    launch(f, s);
+    CK(cuCtxSynchronize());
+    usleep(300000); /* libkprof's harvester reads that launch: the kernel's length is known from here on */
+    for (int i = 0; i < 20; i++)
+        launch(f, s);
+    CK(cuCtxSynchronize());
+    return 0;
+}
+
+static int cond(CUstream s)
+{
+    CUgraph g, body;
+    CUgraphNode kn, cn;
+    CUgraphConditionalHandle handle;
+    CUcontext ctx;
+    CK(cuCtxGetCurrent(&ctx));
+    CK(cuGraphCreate(&g, 0));
+    CUDA_KERNEL_NODE_PARAMS kp;
+    memset(&kp, 0, sizeof kp);
+    kp.func = fn("node_plain");
+    kp.gridDimX = kp.gridDimY = kp.gridDimZ = 1;
+    kp.blockDimX = 32;
+    kp.blockDimY = kp.blockDimZ = 1;
+    CK(cuGraphAddKernelNode(&kn, g, NULL, 0, &kp));
+    CK(cuGraphConditionalHandleCreate(&handle, g, ctx, 1, CU_GRAPH_COND_ASSIGN_DEFAULT));
+    CUgraphNodeParams cp;
+    memset(&cp, 0, sizeof cp);
+    cp.type = CU_GRAPH_NODE_TYPE_CONDITIONAL;
+    cp.conditional.handle = handle;
+    cp.conditional.type = CU_GRAPH_COND_TYPE_WHILE;
+    cp.conditional.size = 1;
+    cp.conditional.ctx = ctx;
+    CK(cuGraphAddNode(&cn, g, &kn, NULL, 1, &cp));
+    body = cp.conditional.phGraph_out[0]; /* the driver's array of the node's body graphs */
+    kp.func = fn("node_in_body");
+    CUgraphNode bn;
+    CK(cuGraphAddKernelNode(&bn, body, NULL, 0, &kp));
+    CUgraphExec exec;
+    CK(cuGraphInstantiate(&exec, g, 0));
+    for (int i = 0; i < 4; i++)
+        CK(cuGraphLaunch(exec, s));
+    CK(cuCtxSynchronize());
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    CUdevice dev;
+    CUcontext ctx;
+    CUstream s, other;
+    CK(cuInit(0));
+    CK(cuDeviceGet(&dev, 0));
+    CK(cuDevicePrimaryCtxRetain(&ctx, dev));
+    CK(cuCtxSetCurrent(ctx));
+    CK(cuModuleLoadData(&mod, "fake module"));
+    CK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
+    CK(cuStreamCreate(&other, CU_STREAM_NON_BLOCKING));
+    const char *mode = argc > 1 ? argv[1] : "preds";
+    int rc = !strcmp(mode, "lazy") ? lazy(s)
+             : !strcmp(mode, "short") || !strcmp(mode, "long") ? back_to_back(s, mode)
+             : !strcmp(mode, "cond") ? cond(s)
+                                     : preds(s, other);
+    printf("preds %s: ok\n", mode);
+    return rc;
+}
