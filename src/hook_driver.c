@@ -762,6 +762,30 @@ KPROF_EXPORT CUresult cuGraphAddNode_v2(CUgraphNode *ph, CUgraph graph, const CU
     ADD_NODE(ph, p, real_(ph, graph, deps, edges, n, p));
 }
 
+/* Unloading code: its kernel handles may be given to kernels loaded later.  Not behind the guard (cudart
+ * unloads its modules from inside its own calls and at exit). */
+#define CODE_UNLOAD(call)                                                                          \
+    do {                                                                                           \
+        CUresult r_ = (call);                                                                      \
+        if (r_ == CUDA_SUCCESS && !kprof_config.disabled) {                                        \
+            kprof_names_code_unloaded();                                                           \
+            kprof_preload_code_unloaded();                                                         \
+        }                                                                                          \
+        return r_;                                                                                 \
+    } while (0)
+
+KPROF_EXPORT CUresult cuModuleUnload(CUmodule mod)
+{
+    DREAL(cuModuleUnload);
+    CODE_UNLOAD(real_(mod));
+}
+
+KPROF_EXPORT CUresult cuLibraryUnload(CUlibrary lib)
+{
+    DREAL(cuLibraryUnload);
+    CODE_UNLOAD(real_(lib));
+}
+
 KPROF_EXPORT CUresult cuGraphExecDestroy(CUgraphExec exec)
 {
     DREAL(cuGraphExecDestroy);

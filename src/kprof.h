@@ -292,7 +292,9 @@ void kprof_finish(void);
 struct kprof_loaded_key {
     const void *handle;
     CUcontext ctx;
+    unsigned epoch;     /* kprof_preload_epoch when made ready (a module unload makes it stale) */
 };
+extern unsigned kprof_preload_epoch;
 #define KPROF_TLS_READY 16
 extern __thread struct kprof_loaded_key kprof_tls_ready[KPROF_TLS_READY] __attribute__((tls_model("initial-exec")));
 static inline unsigned kprof_preload_slot(const void *handle)
@@ -310,7 +312,8 @@ void kprof_preload_slow(const void *handle, CUcontext ctx, int runtime);
 static inline void kprof_preload(const void *handle, CUcontext ctx, int runtime)
 {
     const struct kprof_loaded_key *k = &kprof_tls_ready[kprof_preload_slot(handle)];
-    if (KPROF_LIKELY(k->handle == handle && k->ctx == ctx) || !handle || !ctx)
+    if (KPROF_LIKELY(k->handle == handle && k->ctx == ctx &&
+                     k->epoch == __atomic_load_n(&kprof_preload_epoch, __ATOMIC_RELAXED)) || !handle || !ctx)
         return;
     kprof_preload_slow(handle, ctx, runtime);
 }
@@ -615,6 +618,12 @@ struct kprof_kernel **kprof_graph_rows(size_t *n);
 /* Number of stream captures in progress in the process: while there is one, libkprof makes none of the
  * calls a global-mode capture forbids (event queries) from the app's threads. */
 extern int kprof_captures_active;
+
+/* A module or library was unloaded (cuModuleUnload, cuLibraryUnload): its kernel handles may be reused for
+ * other kernels, so the launch keys are forgotten (the kernels' aggregates stay) and named again at their
+ * next launch; likewise what was loaded ahead of first launches.  Thread-safe. */
+void kprof_names_code_unloaded(void);
+void kprof_preload_code_unloaded(void);
 
 /* Name registry fed by __cudaRegisterFunction and __cudaGetKernel.  Thread-safe; strings are copied. */
 void kprof_names_register(const void *host_stub, const char *mangled);

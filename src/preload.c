@@ -20,6 +20,7 @@ static struct {
 } pl = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 __thread struct kprof_loaded_key kprof_tls_ready[KPROF_TLS_READY] __attribute__((tls_model("initial-exec")));
+unsigned kprof_preload_epoch;
 
 void kprof_preload_note_kernel(const void *handle)
 {
@@ -61,11 +62,11 @@ static void load(const void *handle, int is_kernel, int runtime)
 
 void kprof_preload_slow(const void *handle, CUcontext ctx, int runtime)
 {
-    struct kprof_loaded_key key = { handle, ctx };
+    struct kprof_loaded_key key = { handle, ctx, __atomic_load_n(&kprof_preload_epoch, __ATOMIC_RELAXED) };
     struct loaded *e;
     struct kernel_handle *k;
     pthread_mutex_lock(&pl.lock);
-    HASH_FIND(hh, pl.loaded, &key, sizeof key, e);
+    HASH_FIND(hh, pl.loaded, &key, 2 * sizeof(void *), e);
     HASH_FIND_PTR(pl.kernels, &handle, k);
     pthread_mutex_unlock(&pl.lock);
     if (!e) {
@@ -74,15 +75,27 @@ void kprof_preload_slow(const void *handle, CUcontext ctx, int runtime)
             e->key = key;
             struct loaded *old;
             pthread_mutex_lock(&pl.lock);
-            HASH_FIND(hh, pl.loaded, &key, sizeof key, old);
+            HASH_FIND(hh, pl.loaded, &key, 2 * sizeof(void *), old);
             if (!old)
-                HASH_ADD(hh, pl.loaded, key, sizeof key, e);
+                HASH_ADD(hh, pl.loaded, key, 2 * sizeof(void *), e);
             pthread_mutex_unlock(&pl.lock);
             if (old)
                 free(e);
         }
     }
     kprof_tls_ready[kprof_preload_slot(handle)] = key;
+}
+
+void kprof_preload_code_unloaded(void)
+{
+    pthread_mutex_lock(&pl.lock);
+    struct loaded *e, *tmp;
+    HASH_ITER(hh, pl.loaded, e, tmp) {
+        HASH_DEL(pl.loaded, e);
+        free(e);
+    }
+    __atomic_add_fetch(&kprof_preload_epoch, 1, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&pl.lock);
 }
 
 /* In a forked child the parent's contexts are gone: nothing it loaded is loaded here.  Another thread may

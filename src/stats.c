@@ -197,9 +197,25 @@ struct kprof_kernel *kprof_kernel_shaped(struct kprof_kernel *k, const unsigned 
     return c ? c : k;
 }
 
+/* Bumped when a module or library is unloaded: a kernel handle (a CUfunction or CUkernel address) may then
+ * come back for another kernel, so every launch key is looked up and named again. */
+static unsigned names_epoch;
+
+void kprof_names_code_unloaded(void)
+{
+    pthread_rwlock_wrlock(&names.lock);
+    struct ptr_entry *e, *tmp;
+    HASH_ITER(hh, names.launch_keys, e, tmp) {
+        HASH_DEL(names.launch_keys, e);
+        free(e);
+    }
+    __atomic_add_fetch(&names_epoch, 1, __ATOMIC_RELAXED);
+    pthread_rwlock_unlock(&names.lock);
+}
+
 /* A small per-thread cache in front of the launch-key map: launch loops hit it every time. */
 #define TLS_CACHE 16
-static __thread struct { const void *key; struct kprof_kernel *k; } tls_cache[TLS_CACHE]
+static __thread struct { const void *key; struct kprof_kernel *k; unsigned epoch; } tls_cache[TLS_CACHE]
     __attribute__((tls_model("initial-exec")));
 
 /* The driver's name for a function or kernel handle, copied; NULL if it has none. */
@@ -218,7 +234,8 @@ static char *name_from_driver(CUfunction f)
 static struct kprof_kernel *kernel_lookup(const void *key, int driver)
 {
     unsigned slot = (unsigned)(((uintptr_t)key >> 4) ^ ((uintptr_t)key >> 12)) % TLS_CACHE;
-    if (KPROF_LIKELY(tls_cache[slot].key == key && key))
+    unsigned epoch = __atomic_load_n(&names_epoch, __ATOMIC_RELAXED);
+    if (KPROF_LIKELY(tls_cache[slot].key == key && key && tls_cache[slot].epoch == epoch))
         return tls_cache[slot].k;
 
     pthread_rwlock_rdlock(&names.lock);
@@ -251,6 +268,7 @@ static struct kprof_kernel *kernel_lookup(const void *key, int driver)
     }
     tls_cache[slot].key = key;
     tls_cache[slot].k = k;
+    tls_cache[slot].epoch = epoch;
     return k;
 }
 

@@ -42,6 +42,8 @@ static struct {
     size_t mem_bytes;          /* FAKEGPU_MEM_BYTES */
     const char *truth_path;    /* FAKEGPU_TRUTH */
     int reuse_ctx_handle;      /* FAKEGPU_REUSE_CTX_HANDLE */
+    int reuse_func_handle;     /* FAKEGPU_REUSE_FUNC_HANDLE=1: a function of an unloaded module or library
+                                  gives its handle to the next function made (as a real allocator may) */
     uint64_t event_ns;         /* FAKEGPU_EVENT_NS: GPU time an event record takes on its stream */
     unsigned long query_delay_us; /* FAKEGPU_FIRST_QUERY_DELAY_US: the first cuEventQuery off the main
                                      thread (a profiler's harvester, say) sleeps this long */
@@ -168,6 +170,7 @@ static void load_config(void)
     cfg.mem_bytes = (size_t)env_num("FAKEGPU_MEM_BYTES", 1ULL << 30, 1ULL << 48);
     cfg.truth_path = getenv("FAKEGPU_TRUTH");
     cfg.reuse_ctx_handle = env_num("FAKEGPU_REUSE_CTX_HANDLE", 0, 1) != 0;
+    cfg.reuse_func_handle = env_num("FAKEGPU_REUSE_FUNC_HANDLE", 0, 1) != 0;
     cfg.query_delay_us = (unsigned long)env_num("FAKEGPU_FIRST_QUERY_DELAY_US", 0, 10000000);
     cfg.event_ns = env_num("FAKEGPU_EVENT_NS", 0, 1000000000ULL);
     parse_kernel_ns();
@@ -1756,6 +1759,8 @@ static CUresult code_load(struct CUlib_st **out)
     RETURN(CUDA_SUCCESS);
 }
 
+static struct CUfunc_st *spare_func;
+
 static CUresult code_unload(struct CUlib_st *h)
 {
     struct CUlib_st *l;
@@ -1769,7 +1774,10 @@ static CUresult code_unload(struct CUlib_st *h)
         unreg(f);
         free(f->name);
         free(f->loaded);
-        free(f);
+        if (cfg.reuse_func_handle && !spare_func)
+            spare_func = f; /* FAKEGPU_REUSE_FUNC_HANDLE: the next function made gets this handle */
+        else
+            free(f);
     }
     unreg(l);
     free(l);
@@ -1792,7 +1800,13 @@ static CUresult code_get(struct CUfunc_st **out, struct CUlib_st *h, const char 
             *out = f;
             RETURN(CUDA_SUCCESS);
         }
-    f = calloc(1, sizeof *f);
+    if (spare_func) { /* FAKEGPU_REUSE_FUNC_HANDLE */
+        f = spare_func;
+        spare_func = NULL;
+        memset(f, 0, sizeof *f);
+    } else {
+        f = calloc(1, sizeof *f);
+    }
     if (!f || !(f->name = strdup(name)) || reg(f, K_FUNC)) {
         if (f)
             free(f->name);

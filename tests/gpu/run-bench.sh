@@ -11,7 +11,7 @@ set -u
 out=${1:-${OUT:-/tmp/kprof-bench}}
 mkdir -p "$out"
 top=$(cd "$(dirname "$0")/../.." && pwd)
-lib=$top/src/.libs/libkprof.so
+lib=${KPROF_LIB:-$top/src/.libs/libkprof.so}
 cupti=$top/tests/gpu/libkprof-cupti.so
 B=$top/kernels/kbench
 REPS=${REPS:-3}

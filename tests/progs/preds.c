@@ -3,7 +3,8 @@
  * can check that the hand-off the fake GPU adds (FAKEGPU_HANDOFF_NS) is taken off exactly.  Other modes,
  * one per argument: "lazy" (first launches of kernels not loaded yet: FAKEGPU_LAZY_LOAD_NS), "short" and
  * "long" (20 back-to-back launches of a kernel whose length libkprof already knows), "cond" (a graph
- * with a kernel node and a WHILE conditional node whose body holds another kernel, launched 4 times). */
+ * with a kernel node and a WHILE conditional node whose body holds another kernel, launched 4 times),
+ * "reload" (a module unloaded and another loaded, whose kernel may get the first one's handle). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +131,23 @@ static int cond(CUstream s)
     return 0;
 }
 
+static int reload(CUstream s)
+{
+    CUfunction a = fn("reloaded_a");
+    launch(a, s);
+    launch(a, s);
+    CK(cuCtxSynchronize());
+    CK(cuModuleUnload(mod));
+    CK(cuModuleLoadData(&mod, "another fake module"));
+    CUfunction b = fn("reloaded_b");
+    for (int i = 0; i < 3; i++)
+        launch(b, s);
+    CK(cuCtxSynchronize());
+    if (a == b)
+        printf("preds reload: handle reused\n");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     CUdevice dev;
@@ -146,6 +164,7 @@ int main(int argc, char **argv)
     int rc = !strcmp(mode, "lazy") ? lazy(s)
              : !strcmp(mode, "short") || !strcmp(mode, "long") ? back_to_back(s, mode)
              : !strcmp(mode, "cond") ? cond(s)
+             : !strcmp(mode, "reload") ? reload(s)
                                      : preds(s, other);
     printf("preds %s: ok\n", mode);
     return rc;
