@@ -360,6 +360,9 @@ __attribute__((constructor)) static void kprof_init(void)
         kprof_info("disabled by KPROF_DISABLE=1");
     /* A fallback for programs whose contexts libkprof never sees created. */
     atexit(kprof_atexit);
+    /* quick_exit() runs only at_quick_exit handlers (no atexit handlers, no destructors), and tears no
+     * CUDA context down: the pairs can still be read there. */
+    at_quick_exit(kprof_atexit);
     pthread_atfork(fork_prepare, fork_parent, fork_child);
     if (kprof_config.signals && !kprof_config.disabled)
         signals_install();
