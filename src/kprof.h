@@ -71,7 +71,9 @@ void kprof_config_load(void);
  * Returns a malloc'd string the caller frees, or NULL when out of memory. */
 char *kprof_expand_path(const char *pattern);
 
-/* 1 when a kernel of this demangled name is to be profiled (KPROF_INCLUDE / KPROF_EXCLUDE). */
+/* 1 when a kernel of this demangled name is to be profiled (KPROF_INCLUDE / KPROF_EXCLUDE, which never
+ * hold back-references: the match is polynomial, but may still take a while on a long name, so call it
+ * without libkprof's locks held).  Thread-safe. */
 int kprof_name_selected(const char *demangled);
 
 /* ==================================================================================== log.c ===== */
@@ -609,7 +611,10 @@ enum kprof_host_mem kprof_host_mem_of(const void *p);
 enum kprof_host_mem kprof_copy_host_mem(enum kprof_dir dir, const void *dst, const void *src);
 
 /* Demangles a kernel name with the C++ runtime's __cxa_demangle (looked up at run time); returns a
- * malloc'd string the caller frees (a copy of `mangled` when it is not a C++ name). */
+ * malloc'd string the caller frees (a copy of `mangled` when it is not a C++ name, cannot be demangled or
+ * is over 64 KiB), or NULL when out of memory.  Names over 32 bytes are demangled on a short-lived
+ * libkprof thread with a 16 MiB stack (the caller waits), so a thread with a small stack never overflows
+ * it.  Thread-safe; call it without libkprof's locks held. */
 char *kprof_demangle(const char *mangled);
 
 /* ================================================================================== report*.c ===== */

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <time.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -123,29 +124,32 @@ static char *name_from_runtime(const void *key)
     return strdup(n);
 }
 
-/* Finds or creates the kernel entry for a mangled name; call with names.lock held for writing. */
-static struct kprof_kernel *kernel_by_name(char *mangled_owned)
+/* Finds or creates the kernel entry for a mangled name; call with names.lock held for writing.  Takes
+ * ownership of the three strings' worth: `mangled_owned` and `demangled_owned` (NULL when demangling
+ * failed), and uses `selected` (kprof_name_selected), both worked out before the lock was taken. */
+static struct kprof_kernel *kernel_by_name(char *mangled_owned, char *demangled_owned, int selected)
 {
     struct kprof_kernel *k;
     HASH_FIND_STR(names.kernels, mangled_owned, k);
     if (k) {
         free(mangled_owned);
+        free(demangled_owned);
         return k;
     }
     k = calloc(1, sizeof *k);
     if (!k) {
         free(mangled_owned);
+        free(demangled_owned);
         return NULL;
     }
     k->mangled = mangled_owned;
     k->min_ns = UINT64_MAX;
-    char *demangled = kprof_demangle(k->mangled);
-    k->selected = kprof_name_selected(demangled ? demangled : k->mangled);
-    if (kprof_config.names == KPROF_NAMES_MANGLED || !demangled) {
-        free(demangled);
+    k->selected = selected;
+    if (kprof_config.names == KPROF_NAMES_MANGLED || !demangled_owned) {
+        free(demangled_owned);
         k->name = strdup(k->mangled);
     } else {
-        k->name = demangled;
+        k->name = demangled_owned;
     }
     if (!k->name) {
         free(k->mangled);
@@ -237,14 +241,19 @@ static struct kprof_kernel *kernel_lookup(const void *key, int driver)
         }
         if (!mangled)
             return NULL;
+        /* Demangling and the KPROF_INCLUDE/KPROF_EXCLUDE match can take a while on long names: done
+         * before the lock is taken, so that other threads' launches never wait for them. */
+        char *demangled = kprof_demangle(mangled);
+        int selected = kprof_name_selected(demangled ? demangled : mangled);
         pthread_rwlock_wrlock(&names.lock);
         k = ptr_map_get(names.launch_keys, key);
         if (!k) {
-            k = kernel_by_name(mangled);
+            k = kernel_by_name(mangled, demangled, selected);
             if (k)
                 ptr_map_set(&names.launch_keys, key, k);
         } else {
             free(mangled);
+            free(demangled);
         }
         pthread_rwlock_unlock(&names.lock);
     }
@@ -724,14 +733,12 @@ void kprof_snapshot_free(struct kprof_snapshot *s)
 
 typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
 
-static demangle_fn find_demangler(void)
+static demangle_fn demangler;
+static pthread_once_t demangler_once = PTHREAD_ONCE_INIT;
+
+static void find_demangler(void)
 {
-    static demangle_fn fn;
-    static int looked;
-    if (looked)
-        return fn;
-    looked = 1;
-    fn = (demangle_fn)kprof_real_dlsym(RTLD_DEFAULT, "__cxa_demangle");
+    demangle_fn fn = (demangle_fn)kprof_real_dlsym(RTLD_DEFAULT, "__cxa_demangle");
     if (!fn) {
         /* A C program has no C++ runtime loaded; borrow it without adding it to the global scope. */
         void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
@@ -740,18 +747,67 @@ static demangle_fn find_demangler(void)
     }
     if (!fn)
         kprof_info("no C++ runtime found: kernel names stay mangled");
-    return fn;
+    demangler = fn;
+}
+
+/* __cxa_demangle recurses about 700 bytes of stack per nesting level and keeps arrays of about 56 bytes
+ * per character of the name on the stack: a long name can overflow a small thread stack (64 KiB).  Names
+ * up to DEMANGLE_INLINE bytes (at most a few nesting levels) are demangled on the caller's stack; longer
+ * ones on a thread of libkprof's own with a DEMANGLE_STACK stack, which the caller waits for; names over
+ * DEMANGLE_MAX bytes stay mangled. */
+#define DEMANGLE_INLINE 32
+#define DEMANGLE_MAX (64 * 1024)
+#define DEMANGLE_STACK ((size_t)16 << 20)
+
+struct demangle_job {
+    const char *mangled;
+    char *out;
+    int status;
+};
+
+static void *demangle_run(void *arg)
+{
+    struct demangle_job *j = arg;
+    j->out = demangler(j->mangled, NULL, NULL, &j->status);
+    return NULL;
+}
+
+/* Runs the job on a new thread with a large stack, all signals blocked there; 0 if none could start. */
+static int demangle_on_large_stack(struct demangle_job *j)
+{
+    pthread_attr_t attr;
+    pthread_t t;
+    sigset_t all, mask;
+    if (pthread_attr_init(&attr) != 0)
+        return 0;
+    int ok = pthread_attr_setstacksize(&attr, DEMANGLE_STACK) == 0;
+    if (ok) {
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &mask);
+        ok = pthread_create(&t, &attr, demangle_run, j) == 0;
+        pthread_sigmask(SIG_SETMASK, &mask, NULL);
+    }
+    pthread_attr_destroy(&attr);
+    if (ok)
+        pthread_join(t, NULL);
+    return ok;
 }
 
 char *kprof_demangle(const char *mangled)
 {
-    if (strncmp(mangled, "_Z", 2) == 0) {
-        demangle_fn fn = find_demangler();
-        int status = -1;
-        char *d = fn ? fn(mangled, NULL, NULL, &status) : NULL;
-        if (d && status == 0)
-            return d;
-        free(d);
+    size_t len = strlen(mangled);
+    if (strncmp(mangled, "_Z", 2) == 0 && len <= DEMANGLE_MAX) {
+        pthread_once(&demangler_once, find_demangler);
+        struct demangle_job j = { mangled, NULL, -1 };
+        if (demangler) {
+            if (len <= DEMANGLE_INLINE)
+                demangle_run(&j);
+            else if (!demangle_on_large_stack(&j))
+                kprof_debug("cannot start a thread to demangle %s; the name stays mangled", mangled);
+        }
+        if (j.out && j.status == 0)
+            return j.out;
+        free(j.out);
     }
     return strdup(mangled);
 }
