@@ -123,10 +123,12 @@ static int context_note(CUcontext ctx)
 
 /* The first cuInit's host time, until the first context created takes it into its row. */
 static uint64_t driver_init_ns;
+int kprof_driver_inited;
 
 void kprof_driver_initialized(uint64_t host_ns)
 {
     static int once;
+    __atomic_store_n(&kprof_driver_inited, 1, __ATOMIC_RELAXED);
     if (__atomic_exchange_n(&once, 1, __ATOMIC_ACQ_REL))
         return;
     __atomic_store_n(&driver_init_ns, host_ns, __ATOMIC_RELAXED);
@@ -148,7 +150,10 @@ void kprof_context_forget(CUcontext ctx)
 
 void kprof_context_created(CUcontext ctx, CUdevice device, int api, uint64_t host_ns)
 {
-    if (!ctx || !context_note(ctx))
+    if (!ctx)
+        return;
+    __atomic_store_n(&kprof_driver_inited, 1, __ATOMIC_RELAXED);
+    if (!context_note(ctx))
         return;
     tls_ctx_init_ns += host_ns;
     host_ns += __atomic_exchange_n(&driver_init_ns, 0, __ATOMIC_RELAXED);
@@ -181,7 +186,8 @@ int kprof_call_begin(struct kprof_call *c, int api)
     tls_api = api;
     c->ctx_init_ns = tls_ctx_init_ns;
     c->ctx_before = NULL;
-    if (kprof_drv.cuCtxGetCurrent(&c->ctx_before) != CUDA_SUCCESS)
+    if (KPROF_UNLIKELY(!kprof_driver_is_initialized()) ||
+        kprof_drv.cuCtxGetCurrent(&c->ctx_before) != CUDA_SUCCESS)
         c->ctx_before = NULL; /* the driver is not initialised yet: no context */
     c->t0_ns = kprof_now_ns();
     return 1;
@@ -193,7 +199,8 @@ uint64_t kprof_call_end(struct kprof_call *c, int ok)
     uint64_t created = tls_ctx_init_ns - c->ctx_init_ns; /* measured by the context-creation hooks */
     dt = dt > created ? dt - created : 0;
     /* Only look again when the call may have changed the thread's context. */
-    if (c->ctx_before == NULL || c->ctx_before != tls_ctx || c->api == KPROF_API_cudaSetDevice) {
+    if ((c->ctx_before == NULL || c->ctx_before != tls_ctx || c->api == KPROF_API_cudaSetDevice) &&
+        kprof_driver_is_initialized()) {
         CUcontext after = NULL;
         if (kprof_drv.cuCtxGetCurrent(&after) == CUDA_SUCCESS && after) {
             if (after != tls_ctx && context_note(after) && after != c->ctx_before) {
@@ -339,6 +346,7 @@ static void fork_child(void)
     }
     pthread_mutex_init(&contexts.lock, NULL);
     contexts.n = 0;
+    __atomic_store_n(&kprof_driver_inited, 0, __ATOMIC_RELAXED);
     tls_ctx = NULL;
     tls_ctx_init_ns = 0;
     __atomic_store_n(&kprof_cuda_used, 0, __ATOMIC_RELAXED);

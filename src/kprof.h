@@ -194,6 +194,16 @@ uint64_t kprof_call_end(struct kprof_call *c, int ok);
  * out of the enclosing call's own host time.  Thread-safe. */
 void kprof_context_created(CUcontext ctx, CUdevice device, int api, uint64_t host_ns);
 
+/* 1 once the driver is initialised (a cuInit succeeded, or a context was seen created): before that the
+ * driver answers cuCtxGetCurrent with CUDA_ERROR_NOT_INITIALIZED, a failed call in the app's process that
+ * libkprof must not make (its context queries are skipped: no context yet).  0 again in a forked child,
+ * whose driver starts uninitialised.  Read with kprof_driver_is_initialized(). */
+extern int kprof_driver_inited;
+static inline int kprof_driver_is_initialized(void)
+{
+    return __atomic_load_n(&kprof_driver_inited, __ATOMIC_RELAXED);
+}
+
 /* Forgets a destroyed context, so that one created later (even at the same address) is seen as new. */
 void kprof_context_forget(CUcontext ctx);
 
@@ -605,6 +615,11 @@ struct kprof_snapshot {
 int kprof_snapshot_take(struct kprof_snapshot *s);
 void kprof_snapshot_free(struct kprof_snapshot *s);
 
+/* The CUmemorytype of the memory at p (CU_POINTER_ATTRIBUTE_MEMORY_TYPE), or 0 for memory the driver does
+ * not know (pageable host memory) or a NULL p.  Asked with cuPointerGetAttributes, which, unlike
+ * cuPointerGetAttribute, succeeds on unknown memory: the query is never an error in the app's process.
+ * Thread-safe; the driver must be loaded (kprof_driver_ready). */
+unsigned int kprof_memory_type(CUdeviceptr p);
 /* A host pointer's memory kind, from the driver: pinned if the driver knows it, else pageable. */
 enum kprof_host_mem kprof_host_mem_of(const void *p);
 /* The host memory kind of a copy in direction dir (its host side; NONE for DtoD). */
