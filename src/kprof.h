@@ -455,6 +455,9 @@ struct kprof_kernel *kprof_kernel_for(const void *key);
 /* The same for a kernel launched through the driver API: named by cuFuncGetName/cuKernelGetName (the
  * name copied at once: a module can be unloaded later). */
 struct kprof_kernel *kprof_kernel_for_function(CUfunction f);
+/* The same for a CUkernel handle known to be one (a graph kernel node's `kern`): named by cuKernelGetName
+ * first, so that no cuFuncGetName is asked about it and fails. */
+struct kprof_kernel *kprof_kernel_for_kernel(CUkernel k);
 
 /* KPROF_SAMPLE=N: 1 when this launch of k is to be timed (the first, then every Nth).  Lock-free. */
 static inline int kprof_sample_this(struct kprof_kernel *k)

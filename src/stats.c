@@ -205,20 +205,35 @@ struct kprof_kernel *kprof_kernel_shaped(struct kprof_kernel *k, const unsigned 
 static __thread struct { const void *key; struct kprof_kernel *k; } tls_cache[TLS_CACHE]
     __attribute__((tls_model("initial-exec")));
 
-/* The driver's name for a function or kernel handle, copied; NULL if it has none. */
-static char *name_from_driver(CUfunction f)
+/* How a launch key names its kernel. */
+enum key_kind { KEY_RUNTIME, KEY_FUNCTION, KEY_KERNEL };
+
+/* The driver's name for a function or kernel handle, copied; NULL if it has none.  The query that fits
+ * the handle's kind is asked first (cuFuncGetName for a CUfunction, cuKernelGetName for a CUkernel), so
+ * a handle of the kind it was given as never gets a failed call; a CUkernel passed as a CUfunction (which
+ * cuLaunchKernel accepts) still gets its name from the second query. */
+static char *driver_func_name(CUfunction f)
 {
     const char *n = NULL;
-    if (kprof_drv.cuFuncGetName && kprof_drv.cuFuncGetName(&n, f) == CUDA_SUCCESS && n)
-        return strdup(n);
-    n = NULL;
-    if (kprof_drv.cuKernelGetName && kprof_drv.cuKernelGetName(&n, (CUkernel)f) == CUDA_SUCCESS && n)
-        return strdup(n);
-    return NULL;
+    return kprof_drv.cuFuncGetName && kprof_drv.cuFuncGetName(&n, f) == CUDA_SUCCESS && n ? strdup(n) : NULL;
+}
+
+static char *driver_kernel_name(CUkernel k)
+{
+    const char *n = NULL;
+    return kprof_drv.cuKernelGetName && kprof_drv.cuKernelGetName(&n, k) == CUDA_SUCCESS && n ? strdup(n) : NULL;
+}
+
+static char *name_from_driver(CUfunction f, int is_kernel)
+{
+    char *n = is_kernel ? driver_kernel_name((CUkernel)f) : driver_func_name(f);
+    if (!n)
+        n = is_kernel ? driver_func_name(f) : driver_kernel_name((CUkernel)f);
+    return n;
 }
 
 /* Shared by both lookups: the TLS cache, then the launch-key map, then `namer` for a new key. */
-static struct kprof_kernel *kernel_lookup(const void *key, int driver)
+static struct kprof_kernel *kernel_lookup(const void *key, enum key_kind kind)
 {
     unsigned slot = (unsigned)(((uintptr_t)key >> 4) ^ ((uintptr_t)key >> 12)) % TLS_CACHE;
     if (KPROF_LIKELY(tls_cache[slot].key == key && key))
@@ -233,7 +248,7 @@ static struct kprof_kernel *kernel_lookup(const void *key, int driver)
 
     if (!k) {
         if (!mangled)
-            mangled = driver ? name_from_driver((CUfunction)key) : name_from_runtime(key);
+            mangled = kind == KEY_RUNTIME ? name_from_runtime(key) : name_from_driver((CUfunction)key, kind == KEY_KERNEL);
         if (!mangled) {
             char buf[64];
             snprintf(buf, sizeof buf, "<unknown kernel %p>", key);
@@ -264,12 +279,17 @@ static struct kprof_kernel *kernel_lookup(const void *key, int driver)
 
 struct kprof_kernel *kprof_kernel_for(const void *key)
 {
-    return kernel_lookup(key, 0);
+    return kernel_lookup(key, KEY_RUNTIME);
 }
 
 struct kprof_kernel *kprof_kernel_for_function(CUfunction f)
 {
-    return kernel_lookup(f, 1);
+    return kernel_lookup(f, KEY_FUNCTION);
+}
+
+struct kprof_kernel *kprof_kernel_for_kernel(CUkernel k)
+{
+    return kernel_lookup(k, KEY_KERNEL);
 }
 
 /* ---- GPU times ------------------------------------------------------------------------------- */
