@@ -113,12 +113,56 @@ static int64_t env_invocation(const char *var)
     return sec * 1000000000 + ns;
 }
 
-/* KPROF_<var> as an extended regular expression; 1 when set and valid. */
+/* 1 when the extended regular expression re holds a back-reference (\1 to \9, a GNU extension) outside
+ * a bracket expression: matching one can take time exponential in the name's length. */
+static int has_backreference(const char *re)
+{
+    for (const char *p = re; *p; p++) {
+        if (*p == '\\') {
+            if (p[1] >= '1' && p[1] <= '9')
+                return 1;
+            if (p[1])
+                p++;
+        } else if (*p == '[') {
+            /* Skip the bracket expression: a ']' first (after an optional '^') is literal, and
+             * [:class:], [=x=], [.x.] hold ']' of their own. */
+            const char *q = p + 1;
+            if (*q == '^')
+                q++;
+            if (*q == ']')
+                q++;
+            while (*q && *q != ']') {
+                if (*q == '[' && (q[1] == ':' || q[1] == '=' || q[1] == '.')) {
+                    const char *end = strchr(q + 2, q[1]);
+                    while (end && end[1] != ']')
+                        end = strchr(end + 1, q[1]);
+                    if (!end)
+                        break;
+                    q = end + 2;
+                } else {
+                    q++;
+                }
+            }
+            if (!*q)
+                return 0; /* unterminated: regcomp rejects it */
+            p = q;
+        }
+    }
+    return 0;
+}
+
+/* KPROF_<var> as an extended regular expression; 1 when set and valid.  Back-references are refused (with
+ * a warning, and no filter) because matching them can take exponential time at a kernel's first launch. */
 static int env_regex(const char *var, regex_t *re)
 {
     const char *v = getenv(var);
     if (!v)
         return 0;
+    if (has_backreference(v)) {
+        kprof_warn("ignoring %s='%s' (back-references such as \\1 are not supported: matching them can take "
+                   "exponential time); using no filter", var, v);
+        return 0;
+    }
     int rc = regcomp(re, v, REG_EXTENDED | REG_NOSUB);
     if (rc != 0) {
         char msg[128];

@@ -39,6 +39,86 @@ struct timespec kprof_deadline_ms(long ms)
     return t;
 }
 
+/* ---- the real runtime functions, and libcudart unloaded ---------------------------------------- */
+
+/* glibc's dlclose (libkprof exports a dlclose of its own, below); found once. */
+static int (*real_dlclose)(void *);
+static pthread_once_t real_dlclose_once = PTHREAD_ONCE_INIT;
+
+static void real_dlclose_find(void)
+{
+    real_dlclose = (int (*)(void *))kprof_real_dlsym(RTLD_NEXT, "dlclose");
+}
+
+/* dlclose for libkprof's own handles: straight to glibc's. */
+static int own_dlclose(void *h)
+{
+    pthread_once(&real_dlclose_once, real_dlclose_find);
+    return real_dlclose ? real_dlclose(h) : -1;
+}
+
+/* The libraries the kprof_rt functions came from: each one's load address (dladdr's dli_fbase) and one
+ * of its functions, to ask dladdr after a dlclose whether it is still loaded there.  Under rt_libs.lock;
+ * n is also read without it (atomically) by dlclose, which does nothing while it is 0. */
+#define RT_LIBS 8
+static struct {
+    pthread_mutex_t lock;
+    int n;
+    struct { void *base; void *fn; } lib[RT_LIBS];
+} rt_libs = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+/* Notes the library that defines fn (a function kprof_rt is about to hold); call with rt_libs.lock. */
+static void rt_lib_note(void *fn)
+{
+    Dl_info info;
+    if (!dladdr(fn, &info) || !info.dli_fbase)
+        return;
+    for (int i = 0; i < rt_libs.n; i++)
+        if (rt_libs.lib[i].base == info.dli_fbase)
+            return;
+    if (rt_libs.n < RT_LIBS) {
+        rt_libs.lib[rt_libs.n].base = info.dli_fbase;
+        rt_libs.lib[rt_libs.n].fn = fn;
+        __atomic_store_n(&rt_libs.n, rt_libs.n + 1, __ATOMIC_RELEASE);
+    }
+}
+
+/* After a dlclose: if a library that kprof_rt's functions came from is no longer loaded at its address,
+ * forget every kprof_rt function, so that each is looked up again at its next call (in the libcudart
+ * loaded by then, wherever it is).  Never called on the hot path. */
+static void rt_check_unloaded(void)
+{
+    pthread_mutex_lock(&rt_libs.lock);
+    int gone = 0;
+    for (int i = 0; i < rt_libs.n && !gone; i++) {
+        Dl_info info;
+        gone = !dladdr(rt_libs.lib[i].fn, &info) || info.dli_fbase != rt_libs.lib[i].base;
+    }
+    if (gone) {
+#define KPROF_RT(name, proto, cls) __atomic_store_n(&kprof_rt.name, NULL, __ATOMIC_RELEASE);
+#define KPROF_RTUSE(name) __atomic_store_n(&kprof_rt.name, NULL, __ATOMIC_RELEASE);
+#include "api.def"
+        __atomic_store_n(&rt_libs.n, 0, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&rt_libs.lock);
+    if (gone)
+        kprof_info("the CUDA runtime was unloaded; its functions will be looked up again");
+}
+
+KPROF_EXPORT int dlclose(void *handle)
+{
+    pthread_once(&real_dlclose_once, real_dlclose_find);
+    if (!real_dlclose)
+        return -1; /* cannot happen with glibc */
+    int r = real_dlclose(handle);
+    if (r == 0 && __atomic_load_n(&rt_libs.n, __ATOMIC_ACQUIRE) > 0) {
+        int saved = errno;
+        rt_check_unloaded();
+        errno = saved;
+    }
+    return r;
+}
+
 /* dl_iterate_phdr callback: looks `name` up in each loaded libcudart (one loaded with RTLD_LOCAL, by a
  * plugin or a Python extension, is invisible to RTLD_NEXT but still calls libkprof's wrappers). */
 struct find_arg { const char *name; void *fn; };
@@ -54,7 +134,7 @@ static int find_in_cudart(struct dl_phdr_info *info, size_t size, void *data)
     if (!h)
         return 0;
     a->fn = kprof_real_dlsym(h, a->name);
-    dlclose(h); /* NOLOAD took a reference; the library stays loaded by whoever loaded it */
+    own_dlclose(h); /* NOLOAD took a reference; the library stays loaded by whoever loaded it */
     return a->fn != NULL;
 }
 
@@ -71,7 +151,10 @@ void *kprof_rt_resolve(void **slot, const char *name)
                    "cudaErrorSharedObjectSymbolNotFound", name);
         return NULL;
     }
+    pthread_mutex_lock(&rt_libs.lock);
+    rt_lib_note(fn);
     __atomic_store_n(slot, fn, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&rt_libs.lock);
     return fn;
 }
 
@@ -124,10 +207,12 @@ static int context_note(CUcontext ctx)
 
 /* The first cuInit's host time, until the first context created takes it into its row. */
 static uint64_t driver_init_ns;
+int kprof_driver_inited;
 
 void kprof_driver_initialized(uint64_t host_ns)
 {
     static int once;
+    __atomic_store_n(&kprof_driver_inited, 1, __ATOMIC_RELAXED);
     if (__atomic_exchange_n(&once, 1, __ATOMIC_ACQ_REL))
         return;
     __atomic_store_n(&driver_init_ns, host_ns, __ATOMIC_RELAXED);
@@ -154,7 +239,10 @@ void kprof_context_forget(CUcontext ctx)
 
 void kprof_context_created(CUcontext ctx, CUdevice device, int api, uint64_t host_ns)
 {
-    if (!ctx || !context_note(ctx))
+    if (!ctx)
+        return;
+    __atomic_store_n(&kprof_driver_inited, 1, __ATOMIC_RELAXED);
+    if (!context_note(ctx))
         return;
     tls_ctx_init_ns += host_ns;
     host_ns += __atomic_exchange_n(&driver_init_ns, 0, __ATOMIC_RELAXED);
@@ -187,7 +275,8 @@ int kprof_call_begin(struct kprof_call *c, int api)
     tls_api = api;
     c->ctx_init_ns = tls_ctx_init_ns;
     c->ctx_before = NULL;
-    if (kprof_drv.cuCtxGetCurrent(&c->ctx_before) != CUDA_SUCCESS)
+    if (KPROF_UNLIKELY(!kprof_driver_is_initialized()) ||
+        kprof_drv.cuCtxGetCurrent(&c->ctx_before) != CUDA_SUCCESS)
         c->ctx_before = NULL; /* the driver is not initialised yet: no context */
     c->t0_ns = kprof_now_ns();
     return 1;
@@ -199,7 +288,8 @@ uint64_t kprof_call_end(struct kprof_call *c, int ok)
     uint64_t created = tls_ctx_init_ns - c->ctx_init_ns; /* measured by the context-creation hooks */
     dt = dt > created ? dt - created : 0;
     /* Only look again when the call may have changed the thread's context. */
-    if (c->ctx_before == NULL || c->ctx_before != tls_ctx || c->api == KPROF_API_cudaSetDevice) {
+    if ((c->ctx_before == NULL || c->ctx_before != tls_ctx || c->api == KPROF_API_cudaSetDevice) &&
+        kprof_driver_is_initialized()) {
         CUcontext after = NULL;
         if (kprof_drv.cuCtxGetCurrent(&after) == CUDA_SUCCESS && after) {
             if (after != tls_ctx && context_note(after) && after != c->ctx_before) {
@@ -345,6 +435,7 @@ static void fork_child(void)
     }
     pthread_mutex_init(&contexts.lock, NULL);
     contexts.n = 0;
+    __atomic_store_n(&kprof_driver_inited, 0, __ATOMIC_RELAXED);
     tls_ctx = NULL;
     tls_ctx_init_ns = 0;
     __atomic_store_n(&kprof_cuda_used, 0, __ATOMIC_RELAXED);
@@ -367,6 +458,9 @@ __attribute__((constructor)) static void kprof_init(void)
         kprof_info("disabled by KPROF_DISABLE=1");
     /* A fallback for programs whose contexts libkprof never sees created. */
     atexit(kprof_atexit);
+    /* quick_exit() runs only at_quick_exit handlers (no atexit handlers, no destructors), and tears no
+     * CUDA context down: the pairs can still be read there. */
+    at_quick_exit(kprof_atexit);
     pthread_atfork(fork_prepare, fork_parent, fork_child);
     if (kprof_config.signals && !kprof_config.disabled)
         signals_install();

@@ -62,14 +62,21 @@ const void *kprof_driver_wrapper_for(const void *real)
     return NULL;
 }
 
+unsigned int kprof_memory_type(CUdeviceptr p)
+{
+    /* cuPointerGetAttributes answers 0 with success for memory CUDA does not know (pageable host memory),
+     * where cuPointerGetAttribute fails: libkprof's query never shows up as an error. */
+    unsigned int type = 0;
+    CUpointer_attribute attr = CU_POINTER_ATTRIBUTE_MEMORY_TYPE;
+    void *data = &type;
+    if (!p || kprof_drv.cuPointerGetAttributes(1, &attr, &data, p) != CUDA_SUCCESS)
+        return 0;
+    return type;
+}
+
 enum kprof_host_mem kprof_host_mem_of(const void *p)
 {
-    unsigned int type = 0;
-    if (p && kprof_drv.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)(uintptr_t)p)
-                 == CUDA_SUCCESS &&
-        type == CU_MEMORYTYPE_HOST)
-        return KPROF_HOST_PINNED;
-    return KPROF_HOST_PAGEABLE;
+    return kprof_memory_type((CUdeviceptr)(uintptr_t)p) == CU_MEMORYTYPE_HOST ? KPROF_HOST_PINNED : KPROF_HOST_PAGEABLE;
 }
 
 enum kprof_host_mem kprof_copy_host_mem(enum kprof_dir dir, const void *dst, const void *src)

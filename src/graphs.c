@@ -119,7 +119,7 @@ static void walk(CUgraph graph, struct kprof_graph *g, int depth, int cond)
         if (type != CU_GRAPH_NODE_TYPE_KERNEL || !kprof_drv.cuGraphKernelNodeGetParams_v2 ||
             kprof_drv.cuGraphKernelNodeGetParams_v2(nodes[i], &p) != CUDA_SUCCESS)
             continue;
-        struct kprof_kernel *k = kprof_kernel_for_function(p.func ? p.func : (CUfunction)p.kern);
+        struct kprof_kernel *k = p.func ? kprof_kernel_for_function(p.func) : kprof_kernel_for_kernel(p.kern);
         unsigned shape[6] = { p.gridDimX, p.gridDimY, p.gridDimZ, p.blockDimX, p.blockDimY, p.blockDimZ };
         k = k ? kprof_kernel_select(k, (dim3){ shape[0], shape[1], shape[2] }, (dim3){ shape[3], shape[4], shape[5] })
               : NULL;

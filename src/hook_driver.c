@@ -256,12 +256,10 @@ KPROF_EXPORT CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int 
 
 /* ---- copies and memsets ---------------------------------------------------------------------- */
 
-/* 1 if ptr is device (or managed) memory; a failed query means ordinary host memory. */
+/* 1 if ptr is device (or managed) memory; memory the driver does not know is ordinary host memory. */
 static int is_device(CUdeviceptr ptr)
 {
-    unsigned int type = 0;
-    if (kprof_drv.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, ptr) != CUDA_SUCCESS)
-        return 0;
+    unsigned int type = kprof_memory_type(ptr);
     return type == CU_MEMORYTYPE_DEVICE || type == CU_MEMORYTYPE_ARRAY || type == CU_MEMORYTYPE_UNIFIED;
 }
 

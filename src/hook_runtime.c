@@ -160,13 +160,10 @@ KPROF_EXPORT cudaError_t cudaProfilerStop(void)
 
 /* ---- copies ---------------------------------------------------------------------------------- */
 
-/* 1 if ptr is device (or managed) memory, from the driver: a failed query means ordinary host memory. */
+/* 1 if ptr is device (or managed) memory, from the driver: memory it does not know is ordinary host memory. */
 static int is_device_ptr(const void *ptr)
 {
-    unsigned int type = 0;
-    if (kprof_drv.cuPointerGetAttribute(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)(uintptr_t)ptr)
-        != CUDA_SUCCESS)
-        return 0;
+    unsigned int type = kprof_memory_type((CUdeviceptr)(uintptr_t)ptr);
     return type == CU_MEMORYTYPE_DEVICE || type == CU_MEMORYTYPE_ARRAY || type == CU_MEMORYTYPE_UNIFIED;
 }
 
@@ -307,7 +304,7 @@ KPROF_EXPORT cudaError_t cudaDeviceReset(void)
 {
     REAL_OR_FAIL(cudaDeviceReset);
     CUcontext ctx = NULL;
-    if (kprof_is_finished() || kprof_config.disabled || !kprof_driver_ready() ||
+    if (kprof_is_finished() || kprof_config.disabled || !kprof_driver_ready() || !kprof_driver_is_initialized() ||
         kprof_drv.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx)
         return real_();
     kprof_events_context_ending(ctx, -1, kprof_config.exit_timeout_ms);

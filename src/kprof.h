@@ -79,7 +79,9 @@ void kprof_config_load(void);
  * Returns a malloc'd string the caller frees, or NULL when out of memory. */
 char *kprof_expand_path(const char *pattern);
 
-/* 1 when a kernel of this demangled name is to be profiled (KPROF_INCLUDE / KPROF_EXCLUDE). */
+/* 1 when a kernel of this demangled name is to be profiled (KPROF_INCLUDE / KPROF_EXCLUDE, which never
+ * hold back-references: the match is polynomial, but may still take a while on a long name, so call it
+ * without libkprof's locks held).  Thread-safe. */
 int kprof_name_selected(const char *demangled);
 
 /* ==================================================================================== log.c ===== */
@@ -213,6 +215,16 @@ uint64_t kprof_call_end(struct kprof_call *c, int ok);
  * `device`, attributed to the runtime call in progress on this thread (if any) or to `api`, and is left
  * out of the enclosing call's own host time.  Thread-safe. */
 void kprof_context_created(CUcontext ctx, CUdevice device, int api, uint64_t host_ns);
+
+/* 1 once the driver is initialised (a cuInit succeeded, or a context was seen created): before that the
+ * driver answers cuCtxGetCurrent with CUDA_ERROR_NOT_INITIALIZED, a failed call in the app's process that
+ * libkprof must not make (its context queries are skipped: no context yet).  0 again in a forked child,
+ * whose driver starts uninitialised.  Read with kprof_driver_is_initialized(). */
+extern int kprof_driver_inited;
+static inline int kprof_driver_is_initialized(void)
+{
+    return __atomic_load_n(&kprof_driver_inited, __ATOMIC_RELAXED);
+}
 
 /* Forgets a destroyed context, so that one created later (even at the same address) is seen as new. */
 void kprof_context_forget(CUcontext ctx);
@@ -540,6 +552,9 @@ struct kprof_kernel *kprof_kernel_for(const void *key);
 /* The same for a kernel launched through the driver API: named by cuFuncGetName/cuKernelGetName (the
  * name copied at once: a module can be unloaded later). */
 struct kprof_kernel *kprof_kernel_for_function(CUfunction f);
+/* The same for a CUkernel handle known to be one (a graph kernel node's `kern`): named by cuKernelGetName
+ * first, so that no cuFuncGetName is asked about it and fails. */
+struct kprof_kernel *kprof_kernel_for_kernel(CUkernel k);
 
 /* KPROF_SAMPLE=N: 1 when this launch of k is to be timed (the first, then every Nth).  Lock-free. */
 static inline int kprof_sample_this(struct kprof_kernel *k)
@@ -720,13 +735,21 @@ struct kprof_snapshot {
 int kprof_snapshot_take(struct kprof_snapshot *s);
 void kprof_snapshot_free(struct kprof_snapshot *s);
 
+/* The CUmemorytype of the memory at p (CU_POINTER_ATTRIBUTE_MEMORY_TYPE), or 0 for memory the driver does
+ * not know (pageable host memory) or a NULL p.  Asked with cuPointerGetAttributes, which, unlike
+ * cuPointerGetAttribute, succeeds on unknown memory: the query is never an error in the app's process.
+ * Thread-safe; the driver must be loaded (kprof_driver_ready). */
+unsigned int kprof_memory_type(CUdeviceptr p);
 /* A host pointer's memory kind, from the driver: pinned if the driver knows it, else pageable. */
 enum kprof_host_mem kprof_host_mem_of(const void *p);
 /* The host memory kind of a copy in direction dir (its host side; NONE for DtoD). */
 enum kprof_host_mem kprof_copy_host_mem(enum kprof_dir dir, const void *dst, const void *src);
 
 /* Demangles a kernel name with the C++ runtime's __cxa_demangle (looked up at run time); returns a
- * malloc'd string the caller frees (a copy of `mangled` when it is not a C++ name). */
+ * malloc'd string the caller frees (a copy of `mangled` when it is not a C++ name, cannot be demangled or
+ * is over 64 KiB), or NULL when out of memory.  Names over 32 bytes are demangled on a short-lived
+ * libkprof thread with a 16 MiB stack (the caller waits), so a thread with a small stack never overflows
+ * it.  Thread-safe; call it without libkprof's locks held. */
 char *kprof_demangle(const char *mangled);
 
 /* ================================================================================== report*.c ===== */

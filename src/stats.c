@@ -4,6 +4,7 @@
 #include <math.h>
 #include <time.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -124,29 +125,32 @@ static char *name_from_runtime(const void *key)
     return strdup(n);
 }
 
-/* Finds or creates the kernel entry for a mangled name; call with names.lock held for writing. */
-static struct kprof_kernel *kernel_by_name(char *mangled_owned)
+/* Finds or creates the kernel entry for a mangled name; call with names.lock held for writing.  Takes
+ * ownership of the three strings' worth: `mangled_owned` and `demangled_owned` (NULL when demangling
+ * failed), and uses `selected` (kprof_name_selected), both worked out before the lock was taken. */
+static struct kprof_kernel *kernel_by_name(char *mangled_owned, char *demangled_owned, int selected)
 {
     struct kprof_kernel *k;
     HASH_FIND_STR(names.kernels, mangled_owned, k);
     if (k) {
         free(mangled_owned);
+        free(demangled_owned);
         return k;
     }
     k = calloc(1, sizeof *k);
     if (!k) {
         free(mangled_owned);
+        free(demangled_owned);
         return NULL;
     }
     k->mangled = mangled_owned;
     k->min_ns = UINT64_MAX;
-    char *demangled = kprof_demangle(k->mangled);
-    k->selected = kprof_name_selected(demangled ? demangled : k->mangled);
-    if (kprof_config.names == KPROF_NAMES_MANGLED || !demangled) {
-        free(demangled);
+    k->selected = selected;
+    if (kprof_config.names == KPROF_NAMES_MANGLED || !demangled_owned) {
+        free(demangled_owned);
         k->name = strdup(k->mangled);
     } else {
-        k->name = demangled;
+        k->name = demangled_owned;
     }
     if (!k->name) {
         free(k->mangled);
@@ -218,20 +222,35 @@ void kprof_names_code_unloaded(void)
 static __thread struct { const void *key; struct kprof_kernel *k; unsigned epoch; } tls_cache[TLS_CACHE]
     __attribute__((tls_model("initial-exec")));
 
-/* The driver's name for a function or kernel handle, copied; NULL if it has none. */
-static char *name_from_driver(CUfunction f)
+/* How a launch key names its kernel. */
+enum key_kind { KEY_RUNTIME, KEY_FUNCTION, KEY_KERNEL };
+
+/* The driver's name for a function or kernel handle, copied; NULL if it has none.  The query that fits
+ * the handle's kind is asked first (cuFuncGetName for a CUfunction, cuKernelGetName for a CUkernel), so
+ * a handle of the kind it was given as never gets a failed call; a CUkernel passed as a CUfunction (which
+ * cuLaunchKernel accepts) still gets its name from the second query. */
+static char *driver_func_name(CUfunction f)
 {
     const char *n = NULL;
-    if (kprof_drv.cuFuncGetName && kprof_drv.cuFuncGetName(&n, f) == CUDA_SUCCESS && n)
-        return strdup(n);
-    n = NULL;
-    if (kprof_drv.cuKernelGetName && kprof_drv.cuKernelGetName(&n, (CUkernel)f) == CUDA_SUCCESS && n)
-        return strdup(n);
-    return NULL;
+    return kprof_drv.cuFuncGetName && kprof_drv.cuFuncGetName(&n, f) == CUDA_SUCCESS && n ? strdup(n) : NULL;
+}
+
+static char *driver_kernel_name(CUkernel k)
+{
+    const char *n = NULL;
+    return kprof_drv.cuKernelGetName && kprof_drv.cuKernelGetName(&n, k) == CUDA_SUCCESS && n ? strdup(n) : NULL;
+}
+
+static char *name_from_driver(CUfunction f, int is_kernel)
+{
+    char *n = is_kernel ? driver_kernel_name((CUkernel)f) : driver_func_name(f);
+    if (!n)
+        n = is_kernel ? driver_func_name(f) : driver_kernel_name((CUkernel)f);
+    return n;
 }
 
 /* Shared by both lookups: the TLS cache, then the launch-key map, then `namer` for a new key. */
-static struct kprof_kernel *kernel_lookup(const void *key, int driver)
+static struct kprof_kernel *kernel_lookup(const void *key, enum key_kind kind)
 {
     unsigned slot = (unsigned)(((uintptr_t)key >> 4) ^ ((uintptr_t)key >> 12)) % TLS_CACHE;
     unsigned epoch = __atomic_load_n(&names_epoch, __ATOMIC_RELAXED);
@@ -247,7 +266,7 @@ static struct kprof_kernel *kernel_lookup(const void *key, int driver)
 
     if (!k) {
         if (!mangled)
-            mangled = driver ? name_from_driver((CUfunction)key) : name_from_runtime(key);
+            mangled = kind == KEY_RUNTIME ? name_from_runtime(key) : name_from_driver((CUfunction)key, kind == KEY_KERNEL);
         if (!mangled) {
             char buf[64];
             snprintf(buf, sizeof buf, "<unknown kernel %p>", key);
@@ -255,14 +274,19 @@ static struct kprof_kernel *kernel_lookup(const void *key, int driver)
         }
         if (!mangled)
             return NULL;
+        /* Demangling and the KPROF_INCLUDE/KPROF_EXCLUDE match can take a while on long names: done
+         * before the lock is taken, so that other threads' launches never wait for them. */
+        char *demangled = kprof_demangle(mangled);
+        int selected = kprof_name_selected(demangled ? demangled : mangled);
         pthread_rwlock_wrlock(&names.lock);
         k = ptr_map_get(names.launch_keys, key);
         if (!k) {
-            k = kernel_by_name(mangled);
+            k = kernel_by_name(mangled, demangled, selected);
             if (k)
                 ptr_map_set(&names.launch_keys, key, k);
         } else {
             free(mangled);
+            free(demangled);
         }
         pthread_rwlock_unlock(&names.lock);
     }
@@ -274,12 +298,17 @@ static struct kprof_kernel *kernel_lookup(const void *key, int driver)
 
 struct kprof_kernel *kprof_kernel_for(const void *key)
 {
-    return kernel_lookup(key, 0);
+    return kernel_lookup(key, KEY_RUNTIME);
 }
 
 struct kprof_kernel *kprof_kernel_for_function(CUfunction f)
 {
-    return kernel_lookup(f, 1);
+    return kernel_lookup(f, KEY_FUNCTION);
+}
+
+struct kprof_kernel *kprof_kernel_for_kernel(CUkernel k)
+{
+    return kernel_lookup(k, KEY_KERNEL);
 }
 
 /* ---- GPU times ------------------------------------------------------------------------------- */
@@ -744,14 +773,12 @@ void kprof_snapshot_free(struct kprof_snapshot *s)
 
 typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
 
-static demangle_fn find_demangler(void)
+static demangle_fn demangler;
+static pthread_once_t demangler_once = PTHREAD_ONCE_INIT;
+
+static void find_demangler(void)
 {
-    static demangle_fn fn;
-    static int looked;
-    if (looked)
-        return fn;
-    looked = 1;
-    fn = (demangle_fn)kprof_real_dlsym(RTLD_DEFAULT, "__cxa_demangle");
+    demangle_fn fn = (demangle_fn)kprof_real_dlsym(RTLD_DEFAULT, "__cxa_demangle");
     if (!fn) {
         /* A C program has no C++ runtime loaded; borrow it without adding it to the global scope. */
         void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
@@ -760,18 +787,67 @@ static demangle_fn find_demangler(void)
     }
     if (!fn)
         kprof_info("no C++ runtime found: kernel names stay mangled");
-    return fn;
+    demangler = fn;
+}
+
+/* __cxa_demangle recurses about 700 bytes of stack per nesting level and keeps arrays of about 56 bytes
+ * per character of the name on the stack: a long name can overflow a small thread stack (64 KiB).  Names
+ * up to DEMANGLE_INLINE bytes (at most a few nesting levels) are demangled on the caller's stack; longer
+ * ones on a thread of libkprof's own with a DEMANGLE_STACK stack, which the caller waits for; names over
+ * DEMANGLE_MAX bytes stay mangled. */
+#define DEMANGLE_INLINE 32
+#define DEMANGLE_MAX (64 * 1024)
+#define DEMANGLE_STACK ((size_t)16 << 20)
+
+struct demangle_job {
+    const char *mangled;
+    char *out;
+    int status;
+};
+
+static void *demangle_run(void *arg)
+{
+    struct demangle_job *j = arg;
+    j->out = demangler(j->mangled, NULL, NULL, &j->status);
+    return NULL;
+}
+
+/* Runs the job on a new thread with a large stack, all signals blocked there; 0 if none could start. */
+static int demangle_on_large_stack(struct demangle_job *j)
+{
+    pthread_attr_t attr;
+    pthread_t t;
+    sigset_t all, mask;
+    if (pthread_attr_init(&attr) != 0)
+        return 0;
+    int ok = pthread_attr_setstacksize(&attr, DEMANGLE_STACK) == 0;
+    if (ok) {
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &mask);
+        ok = pthread_create(&t, &attr, demangle_run, j) == 0;
+        pthread_sigmask(SIG_SETMASK, &mask, NULL);
+    }
+    pthread_attr_destroy(&attr);
+    if (ok)
+        pthread_join(t, NULL);
+    return ok;
 }
 
 char *kprof_demangle(const char *mangled)
 {
-    if (strncmp(mangled, "_Z", 2) == 0) {
-        demangle_fn fn = find_demangler();
-        int status = -1;
-        char *d = fn ? fn(mangled, NULL, NULL, &status) : NULL;
-        if (d && status == 0)
-            return d;
-        free(d);
+    size_t len = strlen(mangled);
+    if (strncmp(mangled, "_Z", 2) == 0 && len <= DEMANGLE_MAX) {
+        pthread_once(&demangler_once, find_demangler);
+        struct demangle_job j = { mangled, NULL, -1 };
+        if (demangler) {
+            if (len <= DEMANGLE_INLINE)
+                demangle_run(&j);
+            else if (!demangle_on_large_stack(&j))
+                kprof_debug("cannot start a thread to demangle %s; the name stays mangled", mangled);
+        }
+        if (j.out && j.status == 0)
+            return j.out;
+        free(j.out);
     }
     return strdup(mangled);
 }

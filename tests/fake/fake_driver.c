@@ -379,8 +379,29 @@ static void unlock(void)
     pthread_mutex_unlock(&g.lock);
 }
 
+/* FAKEGPU_ERRORS_FILE: every error a public function returns through RETURN (CUDA_ERROR_NOT_READY, an
+ * answer rather than an error, aside), tallied by function and code, and written at exit as lines
+ * "error FUNCTION CODE COUNT", so that a test can tell the errors a profiler's own calls got from the
+ * program's.  Called with g.lock held. */
+#define MAX_ERROR_KINDS 64
+static struct error_tally { const char *fn; CUresult rc; unsigned long n; } errors[MAX_ERROR_KINDS];
+static int nerrors;
+
+static void count_error(const char *fn, CUresult rc)
+{
+    if (rc == CUDA_SUCCESS || rc == CUDA_ERROR_NOT_READY)
+        return;
+    for (int i = 0; i < nerrors; i++)
+        if (errors[i].rc == rc && strcmp(errors[i].fn, fn) == 0) {
+            errors[i].n++;
+            return;
+        }
+    if (nerrors < MAX_ERROR_KINDS)
+        errors[nerrors++] = (struct error_tally){ fn, rc, 1 };
+}
+
 /* Every public function takes the lock once, calls static helpers, and unlocks through this. */
-#define RETURN(rc) do { CUresult rc_ = (rc); unlock(); return rc_; } while (0)
+#define RETURN(rc) do { CUresult rc_ = (rc); count_error(__func__, rc_); unlock(); return rc_; } while (0)
 
 static int reg(const void *obj, enum kind kind)
 {
@@ -3660,8 +3681,29 @@ static void fork_child(void)
     unlock();
 }
 
+static pid_t loaded_pid;
+
+/* The process that loaded the driver writes FAKEGPU_ERRORS_FILE (a forked child's calls are its own). */
+static void write_errors(void)
+{
+    const char *path = getenv("FAKEGPU_ERRORS_FILE");
+    FILE *f;
+
+    if (!path || !*path || getpid() != loaded_pid)
+        return;
+    f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "fakegpu: cannot open FAKEGPU_ERRORS_FILE=%s: %s\n", path, strerror(errno));
+        return;
+    }
+    for (int i = 0; i < nerrors; i++)
+        fprintf(f, "error %s %d %lu\n", errors[i].fn, (int)errors[i].rc, errors[i].n);
+    fclose(f);
+}
+
 __attribute__((constructor)) static void fake_driver_init(void)
 {
+    loaded_pid = getpid();
     pthread_atfork(fork_prepare, fork_parent, fork_child);
 }
 
@@ -3670,5 +3712,6 @@ __attribute__((destructor)) static void fake_driver_fini(void)
     pthread_once(&config_once, load_config);
     pthread_mutex_lock(&g.lock);
     write_truth();
+    write_errors();
     pthread_mutex_unlock(&g.lock);
 }
