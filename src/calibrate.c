@@ -4,13 +4,7 @@
 #include <string.h>
 #include "kprof.h"
 
-const char *const kprof_pred_names[KPROF_PRED_COUNT] = { "idle", "kernel", "HtoD", "DtoH", "DtoD", "memset", "hostfn",
-                                                          "other" };
-
-static void CUDA_CB nothing(void *data)
-{
-    (void)data;
-}
+const char *const kprof_pred_names[KPROF_PRED_COUNT] = { "idle", "kernel", "HtoD", "DtoH", "DtoD", "memset", "other" };
 
 /* kprof_calibrate(ns, out): spins until %globaltimer has advanced by ns, then (out not NULL) writes the
  * timer's value at its start and at its end to out[0] and out[1].  One block of 32 threads: every thread
@@ -74,7 +68,6 @@ static CUresult put_pred(struct bench *b, enum kprof_pred p)
     case KPROF_PRED_DTOH: return kprof_drv.cuMemcpyDtoHAsync_v2(b->h, b->d, COPY_BYTES, b->s);
     case KPROF_PRED_DTOD: return kprof_drv.cuMemcpyDtoDAsync_v2(b->d2, b->d, COPY_BYTES, b->s);
     case KPROF_PRED_MEMSET: return kprof_drv.cuMemsetD8Async(b->d, 0, COPY_BYTES, b->s);
-    case KPROF_PRED_HOSTFN: return kprof_drv.cuLaunchHostFunc(b->s, nothing, NULL);
     case KPROF_PRED_OTHER: /* a wait for another stream's pending kernel */
         r = spin(b, b->other, 2 * PRED_SPIN_NS, 0);
         if (r == CUDA_SUCCESS)
@@ -154,7 +147,6 @@ static int functions_present(void)
            kprof_drv.cuMemAlloc_v2 && kprof_drv.cuMemAllocHost_v2 && kprof_drv.cuMemcpyHtoDAsync_v2 &&
            kprof_drv.cuMemcpyDtoHAsync_v2 && kprof_drv.cuMemcpyDtoDAsync_v2 && kprof_drv.cuMemsetD8Async &&
            kprof_drv.cuStreamWaitEvent && kprof_drv.cuStreamSynchronize &&
-           kprof_drv.cuLaunchHostFunc &&
            kprof_drv.cuStreamDestroy_v2;
 }
 

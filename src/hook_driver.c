@@ -772,6 +772,27 @@ KPROF_EXPORT CUresult cuGraphAddNode_v2(CUgraphNode *ph, CUgraph graph, const CU
         return r_;                                                                                 \
     } while (0)
 
+/* A CUkernel may be launched where a CUfunction is expected, but cuFuncIsLoaded refuses one: handles made
+ * here are noted as CUkernels, so that loading them before their first launch asks the driver nothing it
+ * would refuse. */
+KPROF_EXPORT CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary lib, const char *name)
+{
+    DREAL(cuLibraryGetKernel);
+    CUresult r = real_(pKernel, lib, name);
+    if (r == CUDA_SUCCESS && pKernel && !kprof_config.disabled)
+        kprof_preload_note_kernel(*pKernel);
+    return r;
+}
+
+KPROF_EXPORT CUresult cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int n, CUlibrary lib)
+{
+    DREAL(cuLibraryEnumerateKernels);
+    CUresult r = real_(kernels, n, lib);
+    for (unsigned int i = 0; r == CUDA_SUCCESS && kernels && i < n && !kprof_config.disabled; i++)
+        kprof_preload_note_kernel(kernels[i]);
+    return r;
+}
+
 KPROF_EXPORT CUresult cuModuleUnload(CUmodule mod)
 {
     DREAL(cuModuleUnload);
@@ -947,10 +968,11 @@ KPROF_EXPORT CUresult cuEventSynchronize(CUevent e)
 STREAM_OPS_ON(cuEventRecord, (CUevent e, CUstream s), (e, s), KPROF_NO_STREAM, 0)
 STREAM_OPS_ON(cuEventRecordWithFlags, (CUevent e, CUstream s, unsigned int flags), (e, s, flags), KPROF_NO_STREAM, 0)
 STREAM_OPS(cuStreamWaitEvent, (CUstream s, CUevent e, unsigned int flags), (s, e, flags))
-STREAM_OPS_ON(cuLaunchHostFunc, (CUstream s, CUhostFn fn, void *data), (s, fn, data), s, KPROF_PRED_HOSTFN)
+/* A host function leaves the next kernel's hand-off to the GPU work before it (see enum kprof_pred). */
+STREAM_OPS_ON(cuLaunchHostFunc, (CUstream s, CUhostFn fn, void *data), (s, fn, data), KPROF_NO_STREAM, 0)
 STREAM_OPS_ON(cuStreamAddCallback,
               (CUstream s, CUstreamCallback cb, void *data, unsigned int flags),
-              (s, cb, data, flags), s, KPROF_PRED_HOSTFN)
+              (s, cb, data, flags), KPROF_NO_STREAM, 0)
 STREAM_OPS(cuStreamWaitValue32_v2,
            (CUstream s, CUdeviceptr addr, cuuint32_t value, unsigned int flags),
            (s, addr, value, flags))

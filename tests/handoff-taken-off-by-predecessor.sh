@@ -1,14 +1,14 @@
 #!/bin/sh
 # An event pair holds, besides its kernel, the GPU's hand-off from whatever came before the kernel on its
 # stream.  libkprof measures it per context at start-up (its own kprof_calibrate kernel behind a kernel,
-# each copy direction, a memset, a host function and an event wait) and takes the matching one off each
-# kernel's pair.  The fake GPU adds a different hand-off per predecessor (FAKEGPU_HANDOFF_NS): every kernel
+# each copy direction, a memset and an event wait) and takes the matching one off each kernel's pair; a
+# host function between changes nothing (after_hostfn follows "event wait, host function").  The fake GPU adds a different hand-off per predecessor (FAKEGPU_HANDOFF_NS): every kernel
 # comes out at its own length exactly; with KPROF_CALIBRATE=0 each keeps its hand-off; with another
 # kernel-counting tool attached (CUDA_INJECTION64_PATH) the calibration is skipped and says so.
 . "${top_srcdir:-..}/tests/lib.sh"
 need_jq
 export FAKEGPU_KERNEL_NS="lead=50000,after_kernel=1000,after_htod=2000,after_dtoh=3000,after_dtod=4000,after_memset=5000,after_wait=6000,after_hostfn=7000"
-export FAKEGPU_HANDOFF_NS="kernel=700,htod=1900,dtoh=1300,dtod=800,memset=1100,wait=900,hostfn=1500"
+export FAKEGPU_HANDOFF_NS="kernel=700,htod=1900,dtoh=1300,dtod=800,memset=1100,wait=900"
 FAKEGPU_TRUTH="$WORK/truth" KPROF_FORMAT=json KPROF_OUTPUT="$WORK/r.json" run_kprof "$PROGS/preds" >/dev/null ||
     fail "preds failed"
 truth_matches "$WORK/r.json" "$WORK/truth"
@@ -18,8 +18,8 @@ for k in lead:50000 after_kernel:1000 after_htod:2000 after_dtoh:3000 after_dtod
         "${k#*:}-${k#*:}" "${k%%:*}: its own length, every launch"
 done
 expect_eq "$(jq -c '.calibration[0] | [.state, .handoff_ns.kernel, .handoff_ns.HtoD, .handoff_ns.DtoH, .handoff_ns.DtoD,
-                 .handoff_ns.memset, .handoff_ns.hostfn, .handoff_ns.other, .handoff_shared_ns.kernel]' "$WORK/r.json")" \
-    '["done",700,1900,1300,800,1100,1500,900,700]' "the calibration found the fake's hand-offs"
+                 .handoff_ns.memset, .handoff_ns.other, .handoff_shared_ns.kernel]' "$WORK/r.json")" \
+    '["done",700,1900,1300,800,1100,900,700]' "the calibration found the fake's hand-offs"
 # Without the correction each kernel keeps its predecessor's hand-off (the test above fails without it).
 KPROF_CALIBRATE=0 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/off.json" run_kprof "$PROGS/preds" >/dev/null
 expect_eq "$(kernel_field "$WORK/off.json" after_htod max_ns)" 3900 "KPROF_CALIBRATE=0: after_htod keeps 1.9 us of hand-off"
@@ -32,7 +32,7 @@ expect_grep '^Hand-off calibration, device 0: skipped \(another tool that counts
 expect_no_grep 'kprof_calibrate' "$WORK/truth2" "no calibration kernel ran"
 # Text and CSV carry the figures too.
 KPROF_OUTPUT="$WORK/r.txt" run_kprof "$PROGS/preds" >/dev/null
-expect_grep '^Hand-off calibration, device 0 \([0-9.]+ ms\): .* kernel 0\.70 HtoD 1\.90 DtoH 1\.30 DtoD 0\.80 memset 1\.10 hostfn 1\.50 other 0\.90;' \
+expect_grep '^Hand-off calibration, device 0 \([0-9.]+ ms\): .* kernel 0\.70 HtoD 1\.90 DtoH 1\.30 DtoD 0\.80 memset 1\.10 other 0\.90;' \
     "$WORK/r.txt" "text: the hand-offs in us"
 KPROF_FORMAT=csv KPROF_OUTPUT="$WORK/c" run_kprof "$PROGS/preds" >/dev/null
 expect_grep '^0,done,[0-9]+,16,own,HtoD,1900$' "$WORK/c.calibration.csv" "csv: calibration.csv"

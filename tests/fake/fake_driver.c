@@ -47,7 +47,7 @@ static struct {
     uint64_t event_ns;         /* FAKEGPU_EVENT_NS: GPU time an event record takes on its stream */
     unsigned long query_delay_us; /* FAKEGPU_FIRST_QUERY_DELAY_US: the first cuEventQuery off the main
                                      thread (a profiler's harvester, say) sleeps this long */
-    /* FAKEGPU_HANDOFF_NS="kernel=N,htod=N,dtoh=N,dtod=N,memset=N,wait=N,hostfn=N" (ns, each 0 unless given): a kernel
+    /* FAKEGPU_HANDOFF_NS="kernel=N,htod=N,dtoh=N,dtod=N,memset=N,wait=N" (ns, each 0 unless given): a kernel
      * launched on a busy stream starts this long after the stream's usual start time, by the kind of the
      * last work on that stream (a graph launch counts as kernel; HtoH and peer copies as dtod;
      * cuStreamWaitEvent as wait; event records do not count). A stream is busy until the host has seen that
@@ -55,7 +55,7 @@ static struct {
      * answering CUDA_SUCCESS for an event recorded after it, or a cuStreamQuery answering CUDA_SUCCESS);
      * with no work yet it is idle. Copies, memsets, graph launches and kernels inside graphs are never
      * delayed themselves. Indexed by enum work_kind. */
-    uint64_t handoff_ns[8];
+    uint64_t handoff_ns[7];
     uint64_t calib_c0_ns;  /* FAKEGPU_CALIB_C0_NS (default 600): a kprof_calibrate kernel's out[1] is
                               start + its ns - this (what %globaltimer would see inside a real kernel) */
     uint64_t lazy_load_ns; /* FAKEGPU_LAZY_LOAD_NS: the first launch of a function in a context (not
@@ -67,7 +67,7 @@ static struct {
 } cfg;
 
 /* The kind of the last work put on a stream, for FAKEGPU_HANDOFF_NS. */
-enum work_kind { W_NONE, W_KERNEL, W_HTOD, W_DTOH, W_DTOD, W_MEMSET, W_WAIT, W_HOSTFN };
+enum work_kind { W_NONE, W_KERNEL, W_HTOD, W_DTOH, W_DTOD, W_MEMSET, W_WAIT };
 
 static unsigned long long env_num(const char *name, unsigned long long def, unsigned long long max)
 {
@@ -132,7 +132,7 @@ static void parse_kernel_ns(void)
 /* FAKEGPU_HANDOFF_NS="kernel=2000,memset=4800": unknown kinds and bad numbers are warned about and ignored. */
 static void parse_handoff_ns(void)
 {
-    static const char *names[] = { NULL, "kernel", "htod", "dtoh", "dtod", "memset", "wait", "hostfn" };
+    static const char *names[] = { NULL, "kernel", "htod", "dtoh", "dtod", "memset", "wait" };
     const char *s = getenv("FAKEGPU_HANDOFF_NS");
     char *copy, *tok, *save = NULL;
 
@@ -145,14 +145,14 @@ static void parse_handoff_ns(void)
 
         if (eq)
             *eq = '\0';
-        for (k = W_KERNEL; k <= W_HOSTFN; k++)
+        for (k = W_KERNEL; k <= W_WAIT; k++)
             if (strcmp(tok, names[k]) == 0)
                 break;
         errno = 0;
         ns = eq ? strtoull(eq + 1, &end, 10) : 0;
-        if (!eq || k > W_HOSTFN || errno || *end || eq[1] == '\0' || eq[1] == '-') {
+        if (!eq || k > W_WAIT || errno || *end || eq[1] == '\0' || eq[1] == '-') {
             fprintf(stderr, "fakegpu: FAKEGPU_HANDOFF_NS entry '%s' is not kind=ns "
-                    "(kernel, htod, dtoh, dtod, memset, wait, hostfn); ignored\n", tok);
+                    "(kernel, htod, dtoh, dtod, memset, wait); ignored\n", tok);
             continue;
         }
         cfg.handoff_ns[k] = ns;
@@ -1667,7 +1667,7 @@ CUresult cuStreamWaitEvent_ptsz(CUstream hStream, CUevent hEvent, unsigned int F
 }
 
 /* A host function: the clock is virtual, so it runs at once, outside the fake's lock (it may call CUDA);
- * for FAKEGPU_HANDOFF_NS it is work of its own kind (hostfn). */
+ * for FAKEGPU_HANDOFF_NS it changes nothing (the next kernel's hand-off is the work's before it). */
 static CUresult launch_host_func(CUstream hStream, CUhostFn fn, void *data, int ptds)
 {
     struct CUstream_st *s;
@@ -1680,7 +1680,6 @@ static CUresult launch_host_func(CUstream hStream, CUhostFn fn, void *data, int 
         RETURN(CUDA_ERROR_INVALID_VALUE);
     if (s->cap_status != CU_STREAM_CAPTURE_STATUS_NONE)
         RETURN(CUDA_ERROR_NOT_SUPPORTED);
-    work_put(s, W_HOSTFN);
     unlock();
     fn(data);
     return CUDA_SUCCESS;
