@@ -1,12 +1,19 @@
 #!/bin/sh
 # libkprof.so exports only the CUDA entry points it interposes and dlsym (-fvisibility=hidden), and every
-# runtime and driver function of src/api.def is among them.
+# runtime and driver function of src/api.def is among them.  dlsym is exported under glibc's two version
+# nodes (dlsym@@GLIBC_2.34, dlsym@GLIBC_2.2.5), the CUDA names unversioned.  One data symbol more,
+# kprof_instance_marker (read-only), marks a copy of libkprof for a second copy and for libkprof's dlsym.
 . "${top_srcdir:-..}/tests/lib.sh"
-nm -D --defined-only "$KPROF_LIB" | awk '$2 ~ /^[TtWDB]$/ {print $3}' | sort >"$WORK/exports"
-expect_no_grep '^(kprof|_kprof)' "$WORK/exports" "no internal symbol exported"
-bad=$(grep -Ev '^(__cuda|cuda|cu[A-Z]|dlsym$)' "$WORK/exports" | grep -Ev '^(_init|_fini|__bss_start|_edata|_end)$' || true)
-expect_eq "$bad" "" "nothing but CUDA names and dlsym"
+nm -D --defined-only "$KPROF_LIB" | awk '$2 ~ /^[TtWDBRr]$/ {print $3}' | sort >"$WORK/exports"
+expect_no_grep '^(kprof|_kprof)' "$(grep -v '^kprof_instance_marker$' "$WORK/exports" >"$WORK/others"; echo "$WORK/others")" \
+    "no internal symbol exported"
+expect_eq "$(grep -c '^kprof_instance_marker$' "$WORK/exports")" 1 "the instance marker exported"
+bad=$(grep -Ev '^(__cuda|cuda|cu[A-Z]|dlsym@@GLIBC_2\.34$|dlsym@GLIBC_2\.2\.5$|kprof_instance_marker$)' "$WORK/exports" |
+    grep -Ev '^(_init|_fini|__bss_start|_edata|_end)$' || true)
+expect_eq "$bad" "" "nothing but CUDA names, dlsym and the instance marker"
+expect_eq "$(grep -c '^dlsym@' "$WORK/exports")" 2 "dlsym under both versions"
+expect_no_grep '^(__cuda|cuda|cu[A-Z]).*@' "$WORK/exports" "no CUDA name versioned"
 sed -n 's/^KPROF_RT(\([A-Za-z0-9_]*\),.*/\1/p; s/^KPROF_DH(\([A-Za-z0-9_]*\),.*/\1/p' "$top_srcdir/src/api.def" | sort >"$WORK/table"
 missing=$(comm -23 "$WORK/table" "$WORK/exports")
 expect_eq "$missing" "" "every api.def entry exported"
-expect_eq "$(wc -l <"$WORK/table" | tr -d ' ')" "$(grep -c -v '^dlsym$' "$WORK/exports")" "and nothing else"
+expect_eq "$(wc -l <"$WORK/table" | tr -d ' ')" "$(grep -c -Ev '^(dlsym@|kprof_instance_marker$)' "$WORK/exports")" "and nothing else"
