@@ -45,7 +45,7 @@ static int word_is(const char *v, const char *word)
  * `dflt` (with a warning if set but bad). */
 static int env_choice(const char *var, const char *const *choices, const char *expected, int dflt)
 {
-    const char *v = getenv(var);
+    const char *v = secure_getenv(var);
     if (!v)
         return dflt;
     for (int i = 0; choices[i]; i++)
@@ -59,7 +59,7 @@ static int env_choice(const char *var, const char *const *choices, const char *e
  * warning if set but bad). */
 static long env_long(const char *var, long lo, long hi, const char *expected, long dflt)
 {
-    const char *v = getenv(var);
+    const char *v = secure_getenv(var);
     if (!v)
         return dflt;
     char *end;
@@ -79,7 +79,7 @@ static long env_long(const char *var, long lo, long hi, const char *expected, lo
 /* KPROF_<var> as a path pattern; NULL when unset or empty (with a warning). */
 static const char *env_path(const char *var, const char *dflt_name)
 {
-    const char *v = getenv(var);
+    const char *v = secure_getenv(var);
     if (v && *v == '\0') {
         bad_value(var, v, "a file path", dflt_name);
         return NULL;
@@ -90,7 +90,7 @@ static const char *env_path(const char *var, const char *dflt_name)
 /* KPROF_<var> as an extended regular expression; 1 when set and valid. */
 static int env_regex(const char *var, regex_t *re)
 {
-    const char *v = getenv(var);
+    const char *v = secure_getenv(var);
     if (!v)
         return 0;
     int rc = regcomp(re, v, REG_EXTENDED | REG_NOSUB);
@@ -155,8 +155,8 @@ void kprof_config_load(void)
                 formats[c->format], c->output ? c->output : "(stderr)", c->trace ? c->trace : "(none)",
                 c->trace_limit, logs[c->log], c->disabled, starts[c->start_paused], c->signals, c->exit_timeout_ms,
                 c->max_events, groups[c->group], names[c->names], c->top, c->sample, c->one_event,
-                c->has_include ? getenv("KPROF_INCLUDE") : "(none)",
-                c->has_exclude ? getenv("KPROF_EXCLUDE") : "(none)");
+                c->has_include ? secure_getenv("KPROF_INCLUDE") : "(none)",
+                c->has_exclude ? secure_getenv("KPROF_EXCLUDE") : "(none)");
 }
 
 int kprof_name_selected(const char *demangled)
@@ -225,7 +225,7 @@ char *kprof_expand_path(const char *pattern)
                 n = sizeof var - 1;
             memcpy(var, p + 3, n);
             var[n] = '\0';
-            const char *v = getenv(var);
+            const char *v = secure_getenv(var);
             if (v)
                 ok = append(&b, &len, &cap, v, strlen(v));
             p = close;

@@ -4,6 +4,7 @@
 #include <link.h>
 #include <errno.h>
 #include <pthread.h>
+#include <sys/auxv.h>
 #include <semaphore.h>
 #include <signal.h>
 #include <string.h>
@@ -402,7 +403,9 @@ static int another_copy_first(void)
 __attribute__((constructor)) static void kprof_init(void)
 {
     kprof_start_ns = kprof_now_ns();
-    if (another_copy_first()) {
+    /* Secure execution (setuid/setgid programs, file capabilities; /etc/ld.so.preload applies there
+     * too): no KPROF_* variable is read, no file written, no message; every call passes through. */
+    if (getauxval(AT_SECURE) || another_copy_first()) {
         kprof_config.disabled = 1;
         return;
     }
