@@ -47,14 +47,14 @@ void *kprof_real_dlsym(void *handle, const char *name)
 {
     if (KPROF_UNLIKELY(!__atomic_load_n(&kprof_dlsym_next, __ATOMIC_ACQUIRE)))
         find_next_dlsym();
-    return real_dlsym(handle, name);
+    return __atomic_load_n(&real_dlsym, __ATOMIC_RELAXED)(handle, name);
 }
 
 void *kprof_next_dlsym(void *handle, const char *name)
 {
     if (KPROF_UNLIKELY(!__atomic_load_n(&kprof_dlsym_next, __ATOMIC_ACQUIRE)))
         find_next_dlsym();
-    return kprof_dlsym_next(handle, name);
+    return __atomic_load_n(&kprof_dlsym_next, __ATOMIC_RELAXED)(handle, name);
 }
 
 /* ---- dlsym(RTLD_DEFAULT, "cuInit") in a program without CUDA ------------------------------------ */
@@ -97,10 +97,8 @@ static void *default_lookup(const char *name)
     if (!p || !kprof_is_libkprof(p))
         return NULL; /* someone else's definition (or none): glibc answers as without libkprof */
     p = kprof_real_dlsym(RTLD_NEXT, name);
-    if (p && kprof_is_libkprof(p)) { /* a second copy of libkprof: no more a CUDA library than this one */
-        dlerror();
+    if (p && kprof_is_libkprof(p)) /* a second copy of libkprof: no more a CUDA library than this one */
         p = kprof_real_dlsym(RTLD_NEXT, " kprof: no such symbol"); /* NULL, with dlerror set */
-    }
     return p ? p : KPROF_DLSYM_NOT_FOUND;
 }
 
@@ -121,8 +119,8 @@ KPROF_NO_SANITIZE void *kprof_dlsym_hook(void *handle, const char *name)
         return NULL;
     if (handle == RTLD_DEFAULT)
         return default_lookup(name);
-    /* Only cu* names looked up in a specific library: RTLD_DEFAULT already finds libkprof's exported
-     * wrappers, and RTLD_NEXT must stay relative to its caller. */
+    /* Wrappers only for cu* names looked up in a specific library: RTLD_DEFAULT finds libkprof's exported
+     * wrappers once CUDA is loaded, and RTLD_NEXT must stay relative to its caller. */
     /* Also inside a runtime wrapper: cudart looks its driver up during its first call, and its driver
      * calls must reach the wrappers (which pass through while a runtime wrapper is counting). */
     if (n != name || handle == RTLD_NEXT || kprof_config.disabled)
@@ -135,7 +133,7 @@ KPROF_NO_SANITIZE void *kprof_dlsym_hook(void *handle, const char *name)
     kprof_tls_depth++;
     /* The next dlsym's answer: libcuda's own function, or another interposer's wrapper of it (libkprof's
      * wrapper then calls that one, and both tools see the call). */
-    void *real = kprof_dlsym_next(handle, name);
+    void *real = __atomic_load_n(&kprof_dlsym_next, __ATOMIC_RELAXED)(handle, name);
     const void *w = kprof_driver_wrapper_for(real); /* only the function the chain hands out is wrapped */
     kprof_tls_depth--;
     return (void *)w;
