@@ -19,10 +19,12 @@
  * (kprof_init), and libkprof's dlsym tells any copy's exports apart with it (kprof_is_libkprof). */
 /* In a section of its own: AddressSanitizer leaves it alone (two copies' exported markers would be an
  * ODR violation to it, and it would export an __odr_asan symbol besides). */
-__attribute__((section(".rodata.kprof_marker"))) static const char instance_marker[] = "libkprof " PACKAGE_VERSION;
+__attribute__((section(".rodata.kprof_marker"))) static const char instance_marker[] =
+    "libkprof " PACKAGE_VERSION;
 /* The exported name; this copy's own marker is instance_marker (a reference to the exported name would
  * bind to the first copy's). */
-extern const char kprof_instance_marker[sizeof instance_marker] __attribute__((alias("instance_marker"), visibility("default")));
+extern const char kprof_instance_marker[sizeof instance_marker]
+    __attribute__((alias("instance_marker"), visibility("default")));
 
 struct kprof_runtime kprof_rt;
 __thread int kprof_tls_depth __attribute__((tls_model("initial-exec")));

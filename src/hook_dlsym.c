@@ -68,7 +68,10 @@ static int is_cuda_library(struct dl_phdr_info *info, size_t size, void *data)
     (void)size;
     const char *base = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
     base = base ? base + 1 : info->dlpi_name;
-    int kind = !base ? 0 : strncmp(base, "libcuda.so", 10) == 0 ? 1 : strncmp(base, "libcudart.so", 12) == 0 ? 2 : 0;
+    int kind = !base                                  ? 0
+               : strncmp(base, "libcuda.so", 10) == 0   ? 1
+               : strncmp(base, "libcudart.so", 12) == 0 ? 2
+                                                        : 0;
     return kind == *(int *)data;
 }
 
@@ -84,9 +87,10 @@ static int cuda_loaded(int kind)
 }
 
 /* dlsym(RTLD_DEFAULT, name) for a CUDA-looking name: while no CUDA library that defines such names is
- * loaded, libkprof's own exported function (or another copy's) must not answer it, or a program's "is CUDA here?" check would see CUDA.  Returns
- * NULL to pass the lookup on unchanged, else the answer: what a library after libkprof defines, or
- * KPROF_DLSYM_NOT_FOUND (dlerror set by that failed lookup).  Not on any launch path. */
+ * loaded, libkprof's own exported function (or another copy's) must not answer it, or a program's "is CUDA
+ * here?" check would see CUDA.  Returns NULL to pass the lookup on unchanged, else the answer: what a
+ * library after libkprof defines, or KPROF_DLSYM_NOT_FOUND (dlerror set by that failed lookup).  Not on
+ * any launch path. */
 static void *default_lookup(const char *name)
 {
     /* A runtime name (cuda*, __cuda*) needs a runtime loaded, a driver name (cu*) the driver. */

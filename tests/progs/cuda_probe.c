@@ -18,14 +18,16 @@ static void probe(const char *stage)
         dlerror();
         void *p = dlsym(RTLD_DEFAULT, names[i]);
         const char *err = p ? NULL : dlerror();
-        printf("%s: %s %s%s\n", stage, names[i], p ? "found" : "missing", p ? "" : err ? " (dlerror set)" : " (no dlerror)");
+        printf("%s: %s %s%s\n", stage, names[i], p ? "found" : "missing",
+               p ? "" : err ? " (dlerror set)" : " (no dlerror)");
     }
 }
 
 int main(int argc, char **argv)
 {
-    const char *weak = !cuInit ? "weak cuInit: unbound" : cuInit(0) != 0 ? "weak cuInit: bound, returns an error"
-                                                                         : "weak cuInit: bound, returns success";
+    const char *weak = !cuInit           ? "weak cuInit: unbound"
+                       : cuInit(0) != 0 ? "weak cuInit: bound, returns an error"
+                                        : "weak cuInit: bound, returns success";
     probe("nothing loaded");
     if (argc > 1 && !dlopen(argv[1], RTLD_NOW | RTLD_GLOBAL)) {
         fprintf(stderr, "cuda_probe: %s\n", dlerror());
