@@ -47,7 +47,7 @@ static int word_is(const char *v, const char *word)
  * `dflt` (with a warning if set but bad). */
 static int env_choice(const char *var, const char *const *choices, const char *expected, int dflt)
 {
-    const char *v = getenv(var);
+    const char *v = secure_getenv(var);
     if (!v)
         return dflt;
     for (int i = 0; choices[i]; i++)
@@ -61,7 +61,7 @@ static int env_choice(const char *var, const char *const *choices, const char *e
  * warning if set but bad). */
 static long env_long(const char *var, long lo, long hi, const char *expected, long dflt)
 {
-    const char *v = getenv(var);
+    const char *v = secure_getenv(var);
     if (!v)
         return dflt;
     char *end;
@@ -81,7 +81,7 @@ static long env_long(const char *var, long lo, long hi, const char *expected, lo
 /* KPROF_<var> as a path pattern; NULL when unset or empty (with a warning). */
 static const char *env_path(const char *var, const char *dflt_name)
 {
-    const char *v = getenv(var);
+    const char *v = secure_getenv(var);
     if (v && *v == '\0') {
         bad_value(var, v, "a file path", dflt_name);
         return NULL;
@@ -93,7 +93,7 @@ static const char *env_path(const char *var, const char *dflt_name)
  * since the epoch; 0 when unset or bad (with a warning). */
 static int64_t env_invocation(const char *var)
 {
-    const char *v = getenv(var);
+    const char *v = secure_getenv(var);
     if (!v)
         return 0;
     const char *p = v;
@@ -155,7 +155,7 @@ static int has_backreference(const char *re)
  * a warning, and no filter) because matching them can take exponential time at a kernel's first launch. */
 static int env_regex(const char *var, regex_t *re)
 {
-    const char *v = getenv(var);
+    const char *v = secure_getenv(var);
     if (!v)
         return 0;
     if (has_backreference(v)) {
@@ -206,7 +206,7 @@ void kprof_config_load(void)
     c->calibrate = !env_choice("KPROF_CALIBRATE", bools_on, "1 or 0", 0);
     /* Another tool that counts kernels (Nsight Systems and Compute, compute-sanitizer and CUPTI tracers load
      * through CUDA_INJECTION64_PATH): libkprof's calibration kernels would show in its counts. */
-    const char *inj = getenv("CUDA_INJECTION64_PATH");
+    const char *inj = secure_getenv("CUDA_INJECTION64_PATH");
     if (inj && *inj)
         c->tool_attached = inj;
     c->has_include = env_regex("KPROF_INCLUDE", &c->include);
@@ -232,9 +232,9 @@ void kprof_config_load(void)
                 formats[c->format], c->output ? c->output : "(stderr)", c->trace ? c->trace : "(none)",
                 c->trace_limit, logs[c->log], c->disabled, starts[c->start_paused], c->signals, c->exit_timeout_ms,
                 c->max_events, groups[c->group], names[c->names], c->top, c->sample, c->one_event, c->calibrate,
-                c->has_include ? getenv("KPROF_INCLUDE") : "(none)",
-                c->has_exclude ? getenv("KPROF_EXCLUDE") : "(none)",
-                c->invocation_ns ? getenv("KPROF_INVOCATION") : "(none)");
+                c->has_include ? secure_getenv("KPROF_INCLUDE") : "(none)",
+                c->has_exclude ? secure_getenv("KPROF_EXCLUDE") : "(none)",
+                c->invocation_ns ? secure_getenv("KPROF_INVOCATION") : "(none)");
 }
 
 int kprof_name_selected(const char *demangled)
@@ -299,7 +299,7 @@ char *kprof_expand_path(const char *pattern)
             }
             /* The whole name, however long: a name cut short could name another variable. */
             char *var = strndup(p + 3, (size_t)(close - (p + 3)));
-            const char *v = var ? getenv(var) : NULL;
+            const char *v = var ? secure_getenv(var) : NULL;
             ok = var != NULL;
             if (v)
                 ok = append(&b, &len, &cap, v, strlen(v));

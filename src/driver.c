@@ -26,9 +26,11 @@ static void driver_load(void)
         kprof_info("cannot load the CUDA driver (%s); passing every call through", dlerror());
         return;
     }
-    /* An explicit handle finds libcuda's own definitions, never libkprof's exported wrappers. */
+    /* An explicit handle finds libcuda's own definitions, never libkprof's exported wrappers.  The
+     * functions behind the wrappers are what the next dlsym hands out: another dlsym interposer preloaded
+     * after libkprof may answer with its own wrapper, which libkprof's then calls. */
     for (int i = 0; i < KPROF_DH_COUNT; i++)
-        kprof_dh_real[i] = kprof_real_dlsym(h, kprof_dh_names[i]);
+        kprof_dh_real[i] = kprof_next_dlsym(h, kprof_dh_names[i]);
 #define KPROF_DRVOPT(name) kprof_drv.name = (__typeof__(kprof_drv.name))kprof_real_dlsym(h, #name);
 #define KPROF_DRV(name)                                                                   \
     kprof_drv.name = (__typeof__(kprof_drv.name))kprof_real_dlsym(h, #name);              \

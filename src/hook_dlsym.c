@@ -1,6 +1,8 @@
 /* hook_dlsym.c: the C half of libkprof's dlsym (the trampoline is dlsym_trampoline.S): hands out driver
- * wrappers for the driver functions libkprof wraps, and finds glibc's dlsym for everything else. */
+ * wrappers for the driver functions libkprof wraps, hides libkprof's own CUDA exports from
+ * dlsym(RTLD_DEFAULT) while no CUDA library is loaded, and finds the next dlsym for everything else. */
 #include <dlfcn.h>
+#include <link.h>
 #include <string.h>
 #include "kprof.h"
 
@@ -8,15 +10,36 @@
  * the code that runs on every dlsym call must not be instrumented. */
 #define KPROF_NO_SANITIZE __attribute__((no_sanitize("address", "thread", "undefined")))
 
-/* glibc's dlsym; the trampoline jumps through it.  Hidden, so the trampoline reaches it PC-relative. */
-__attribute__((visibility("hidden"))) void *(*kprof_dlsym_next)(void *, const char *);
+/* What kprof_dlsym_hook() returns for "answer NULL" (it has set dlerror); the trampoline returns NULL. */
+#define KPROF_DLSYM_NOT_FOUND ((void *)1)
+
+typedef void *(*dlsym_fn)(void *, const char *);
+
+/* The next dlsym in the chain of definitions after libkprof, whatever version it is exported under:
+ * glibc's, or another preloaded library's dlsym (a second interposer, which then sees every lookup that
+ * libkprof passes on).  The trampoline jumps through it.  Hidden, so the trampoline reaches it
+ * PC-relative.  Set once (idempotently) by find_next_dlsym(). */
+__attribute__((visibility("hidden"))) dlsym_fn kprof_dlsym_next;
+
+/* A dlsym exported under glibc's version nodes after libkprof: glibc's own, or the trampoline of another
+ * copy of libkprof (which jumps to glibc's).  libkprof's own lookups go through it, so that RTLD_NEXT
+ * passed to it resolves relative to libkprof even when kprof_dlsym_next is a C wrapper of someone else's
+ * (whose own call to glibc would make RTLD_NEXT relative to itself).  Published before kprof_dlsym_next. */
+static dlsym_fn real_dlsym;
 
 KPROF_NO_SANITIZE static void find_next_dlsym(void)
 {
-    /* dlvsym is not interposed, and RTLD_NEXT from here skips libkprof's own dlsym. */
-    void *(*next)(void *, const char *) = (void *(*)(void *, const char *))dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
+    /* dlvsym is not interposed, and RTLD_NEXT from here skips libkprof's own dlsym.  dlvsym only finds
+     * a definition exported under the version asked for: it passes over an unversioned dlsym of another
+     * preload, which the unversioned lookup below finds. */
+    dlsym_fn real = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
+    if (!real)
+        real = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+    /* Called from here, RTLD_NEXT is relative to libkprof: the first dlsym after it, of any version. */
+    dlsym_fn next = real ? (dlsym_fn)real(RTLD_NEXT, "dlsym") : NULL;
     if (!next)
-        next = (void *(*)(void *, const char *))dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
+        next = real;
+    __atomic_store_n(&real_dlsym, real, __ATOMIC_RELAXED);
     __atomic_store_n(&kprof_dlsym_next, next, __ATOMIC_RELEASE);
 }
 
@@ -24,22 +47,87 @@ void *kprof_real_dlsym(void *handle, const char *name)
 {
     if (KPROF_UNLIKELY(!__atomic_load_n(&kprof_dlsym_next, __ATOMIC_ACQUIRE)))
         find_next_dlsym();
-    return kprof_dlsym_next(handle, name);
+    return __atomic_load_n(&real_dlsym, __ATOMIC_RELAXED)(handle, name);
 }
 
-/* Called by the trampoline with dlsym's arguments.  Returns a wrapper to hand out instead, or NULL to let
- * glibc's dlsym answer (always having made sure kprof_dlsym_next is set).  Never sets dlerror. */
+void *kprof_next_dlsym(void *handle, const char *name)
+{
+    if (KPROF_UNLIKELY(!__atomic_load_n(&kprof_dlsym_next, __ATOMIC_ACQUIRE)))
+        find_next_dlsym();
+    return __atomic_load_n(&kprof_dlsym_next, __ATOMIC_RELAXED)(handle, name);
+}
+
+/* ---- dlsym(RTLD_DEFAULT, "cuInit") in a program without CUDA ------------------------------------ */
+
+/* Bit 1: a CUDA driver library (libcuda.so*) has been seen loaded; bit 2: a CUDA runtime (libcudart.so*).
+ * Sticky: a program that loaded one is a CUDA program. */
+static int cuda_seen;
+
+static int is_cuda_library(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    const char *base = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
+    base = base ? base + 1 : info->dlpi_name;
+    int kind = !base                                  ? 0
+               : strncmp(base, "libcuda.so", 10) == 0   ? 1
+               : strncmp(base, "libcudart.so", 12) == 0 ? 2
+                                                        : 0;
+    return kind == *(int *)data;
+}
+
+/* 1 when a library of `kind` (1: driver, 2: runtime) is loaded, in any namespace or scope. */
+static int cuda_loaded(int kind)
+{
+    if (__atomic_load_n(&cuda_seen, __ATOMIC_RELAXED) & kind)
+        return 1;
+    if (!dl_iterate_phdr(is_cuda_library, &kind))
+        return 0;
+    __atomic_fetch_or(&cuda_seen, kind, __ATOMIC_RELAXED);
+    return 1;
+}
+
+/* dlsym(RTLD_DEFAULT, name) for a CUDA-looking name: while no CUDA library that defines such names is
+ * loaded, libkprof's own exported function (or another copy's) must not answer it, or a program's "is CUDA
+ * here?" check would see CUDA.  Returns NULL to pass the lookup on unchanged, else the answer: what a
+ * library after libkprof defines, or KPROF_DLSYM_NOT_FOUND (dlerror set by that failed lookup).  Not on
+ * any launch path. */
+static void *default_lookup(const char *name)
+{
+    /* A runtime name (cuda*, __cuda*) needs a runtime loaded, a driver name (cu*) the driver. */
+    const char *n = name[0] == '_' ? name + 2 : name;
+    if (cuda_loaded(n[2] == 'd' && n[3] == 'a' ? 2 : 1))
+        return NULL;
+    void *p = kprof_real_dlsym(RTLD_DEFAULT, name);
+    if (!p || !kprof_is_libkprof(p))
+        return NULL; /* someone else's definition (or none): glibc answers as without libkprof */
+    p = kprof_real_dlsym(RTLD_NEXT, name);
+    if (p && kprof_is_libkprof(p)) /* a second copy of libkprof: no more a CUDA library than this one */
+        p = kprof_real_dlsym(RTLD_NEXT, " kprof: no such symbol"); /* NULL, with dlerror set */
+    return p ? p : KPROF_DLSYM_NOT_FOUND;
+}
+
+/* Called by the trampoline with dlsym's arguments.  Returns a wrapper (or other answer) to hand out
+ * instead, KPROF_DLSYM_NOT_FOUND to answer NULL, or NULL to let the next dlsym answer (always having made
+ * sure kprof_dlsym_next is set).  Sets dlerror only when it answers NULL. */
 __attribute__((visibility("hidden"))) void *kprof_dlsym_hook(void *handle, const char *name);
 KPROF_NO_SANITIZE void *kprof_dlsym_hook(void *handle, const char *name)
 {
     if (KPROF_UNLIKELY(!__atomic_load_n(&kprof_dlsym_next, __ATOMIC_ACQUIRE)))
         find_next_dlsym();
-    /* Only cu* names looked up in a specific library: RTLD_DEFAULT already finds libkprof's exported
-     * wrappers, and RTLD_NEXT must stay relative to its caller. */
+    /* cu* and __cu* names only; plain character tests: the sanitizers' own early lookups must not reach
+     * their (not yet set up) string interceptors. */
+    if (!name)
+        return NULL;
+    const char *n = name[0] == '_' && name[1] == '_' ? name + 2 : name;
+    if (n[0] != 'c' || n[1] != 'u')
+        return NULL;
+    if (handle == RTLD_DEFAULT)
+        return default_lookup(name);
+    /* Wrappers only for cu* names looked up in a specific library: RTLD_DEFAULT finds libkprof's exported
+     * wrappers once CUDA is loaded, and RTLD_NEXT must stay relative to its caller. */
     /* Also inside a runtime wrapper: cudart looks its driver up during its first call, and its driver
      * calls must reach the wrappers (which pass through while a runtime wrapper is counting). */
-    if (!name || name[0] != 'c' || name[1] != 'u' || handle == RTLD_DEFAULT || handle == RTLD_NEXT ||
-        kprof_config.disabled)
+    if (n != name || handle == RTLD_NEXT || kprof_config.disabled)
         return NULL;
     int known = 0;
     for (int i = 0; i < KPROF_DH_COUNT && !known; i++)
@@ -47,8 +135,10 @@ KPROF_NO_SANITIZE void *kprof_dlsym_hook(void *handle, const char *name)
     if (!known)
         return NULL;
     kprof_tls_depth++;
-    void *real = kprof_dlsym_next(handle, name);
-    const void *w = kprof_driver_wrapper_for(real); /* only libcuda's own function gets the wrapper */
+    /* The next dlsym's answer: libcuda's own function, or another interposer's wrapper of it (libkprof's
+     * wrapper then calls that one, and both tools see the call). */
+    void *real = __atomic_load_n(&kprof_dlsym_next, __ATOMIC_RELAXED)(handle, name);
+    const void *w = kprof_driver_wrapper_for(real); /* only the function the chain hands out is wrapped */
     kprof_tls_depth--;
     return (void *)w;
 }

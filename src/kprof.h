@@ -147,6 +147,11 @@ const void *kprof_driver_wrapper_for(const void *real);
  * here resolves relative to libkprof. */
 void *kprof_real_dlsym(void *handle, const char *name);
 
+/* The next dlsym after libkprof's in the chain of preloaded definitions (glibc's, or another interposer's
+ * that then sees the lookup), for the functions behind libkprof's driver wrappers: what the rest of the
+ * chain would have handed the program.  Thread-safe; sets dlerror like dlsym. */
+void *kprof_next_dlsym(void *handle, const char *name);
+
 /* ==================================================================================== core.c ===== */
 
 /* The real runtime functions: KPROF_RT and KPROF_RTUSE entries of api.def, found lazily with
@@ -167,6 +172,10 @@ void *kprof_rt_resolve(void **slot, const char *name);
     (__atomic_load_n(&kprof_rt.name, __ATOMIC_ACQUIRE)                                             \
          ? kprof_rt.name                                                                           \
          : (__typeof__(kprof_rt.name))kprof_rt_resolve((void **)&kprof_rt.name, #name))
+
+/* 1 when p lies in a copy of libkprof (this one or another file's): the object holding p exports
+ * kprof_instance_marker.  Takes the dynamic linker's lock; not for the launch path.  Thread-safe. */
+int kprof_is_libkprof(const void *p);
 
 /* Host monotonic clock in ns. */
 uint64_t kprof_now_ns(void);
