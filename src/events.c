@@ -331,9 +331,21 @@ struct backlog {
     double expect_ns[BACKLOG];
 };
 
+/* The host time a launch takes on this thread (ns, a moving average over its timed launches). */
+static __thread double tls_launch_ns __attribute__((tls_model("initial-exec")));
+
+/* The GPU work that must still be ahead of a launch when it begins for its kernel to reach a stream that
+ * is still busy: twice the host's launch time (a launch now and then takes longer), plus 1 us. */
+static double backlog_needed_ns(void)
+{
+    return 2.0 * (tls_launch_ns > 0.0 ? tls_launch_ns : 5000.0) + 1000.0;
+}
+
 /* The stop event of q's last pair, lent to the launch t begins on q's stream if that launch may start
  * there (its pair no longer gives it back; the launch's does), or NULL; *bl gets the backlog behind it.
- * A stream found idle at the last launches is not asked (q->skip).  ev.lock held. */
+ * A stream found idle at the last launches is not asked (q->skip), nor one whose last pairs could not
+ * outlast the launch even if none had started (short kernels: two events, and no query spent).
+ * ev.lock held. */
 static CUevent lend_last_stop(struct queue *q, struct pool *p, int legacy, struct kprof_timing *t, struct backlog *bl)
 {
     if (q->skip > 0) {
@@ -358,11 +370,15 @@ static CUevent lend_last_stop(struct queue *q, struct pool *p, int legacy, struc
                 ? -1.0 /* a kernel not timed yet: its length is unknown */
                 : mean + kprof_calibration_handoff(&p->calib, pr->shared, KPROF_PRED_KERNEL);
     }
+    double most = 0.0;
+    for (int i = 0; i < bl->n && most >= 0.0; i++)
+        most = bl->expect_ns[i] < 0.0 ? -1.0 : most + bl->expect_ns[i];
+    if (most >= 0.0 && most < backlog_needed_ns()) {
+        last->own_stop = 1; /* not lent after all */
+        return NULL;
+    }
     return last->stop;
 }
-
-/* The host time a launch takes on this thread (ns, a moving average over its timed launches). */
-static __thread double tls_launch_ns __attribute__((tls_model("initial-exec")));
 
 /* 1 when the stream will still be busy when this launch's kernel reaches the GPU, so that the previous
  * stop is a true start: the launch takes about tls_launch_ns of host time, during which the GPU must not
@@ -371,7 +387,7 @@ static __thread double tls_launch_ns __attribute__((tls_model("initial-exec")));
  * adds up what is left of those that have not (a kernel not yet timed counts as long enough). */
 static int backlog_outlasts_launch(const struct backlog *bl)
 {
-    double need = 2.0 * (tls_launch_ns > 0.0 ? tls_launch_ns : 5000.0) + 1000.0, ahead = 0.0;
+    double need = backlog_needed_ns(), ahead = 0.0;
     for (int i = 0; i < bl->n; i++) {
         if (kprof_drv.cuEventQuery(bl->start[i]) != CUDA_ERROR_NOT_READY)
             return 0; /* that pair has started: what is left of it is unknown, assume it is short */

@@ -9,6 +9,9 @@
 need_jq
 export FAKEGPU_KERNEL_NS="lead=50000,after_kernel=1000,after_htod=2000,after_dtoh=3000,after_dtod=4000,after_memset=5000,after_wait=6000,after_hostfn=7000"
 export FAKEGPU_HANDOFF_NS="kernel=700,htod=1900,dtoh=1300,dtod=800,memset=1100,wait=900"
+# Every event stays pending until the program synchronises: every stream stays busy (the fake's hand-off
+# applies), as libkprof sees it too (no launch is found idle), whenever its harvester asks.
+export FAKEGPU_EVENT_PENDING_QUERIES=1000
 FAKEGPU_TRUTH="$WORK/truth" KPROF_FORMAT=json KPROF_OUTPUT="$WORK/r.json" run_kprof "$PROGS/preds" >/dev/null ||
     fail "preds failed"
 truth_matches "$WORK/r.json" "$WORK/truth"
