@@ -36,6 +36,7 @@ static const char calibrate_ptx[] =
 
 #define WARMUP 2
 #define REPS 16                 /* timed launches per situation */
+#define COPY_REPS 48            /* behind a copy: its hand-off spreads by a few us, so more launches for its mean */
 #define SPIN_NS 3000ull         /* the timed kernel: short, as the kernels most hurt by a hand-off are */
 #define PRED_SPIN_NS 40000ull   /* a kernel first, so that the stream is still busy when the timed launch returns */
 #define COPY_BYTES (1u << 20)   /* copy and memset predecessors */
@@ -100,10 +101,10 @@ static double trimmed_mean(double *v, int n)
  * fell in the situation (*out_ns then 0), -1 on a driver failure or an unreadable in-kernel clock. */
 static int measure(struct bench *b, enum kprof_pred p, int shared, double *out_ns)
 {
-    double v[REPS];
-    int n = 0;
+    double v[COPY_REPS];
+    int n = 0, reps = p == KPROF_PRED_HTOD || p == KPROF_PRED_DTOH ? COPY_REPS : REPS;
     unsigned long long *stamp = (unsigned long long *)((char *)b->h + COPY_BYTES);
-    for (int i = 0; n < REPS && i < WARMUP + 4 * REPS; i++) {
+    for (int i = 0; n < reps && i < WARMUP + 4 * reps; i++) {
         if (kprof_drv.cuStreamSynchronize(b->s) != CUDA_SUCCESS || put_pred(b, p) != CUDA_SUCCESS)
             return -1;
         CUevent start = b->e1;
@@ -133,10 +134,12 @@ static int measure(struct bench *b, enum kprof_pred p, int shared, double *out_n
             v[n++] = pair - (double)lag - span - KPROF_CALIB_C0_NS;
     }
     *out_ns = 0.0;
-    if (n < REPS / 2)
+    if (n < reps / 2)
         return 0;
     double m = trimmed_mean(v, n);
-    *out_ns = m > 0.0 ? m : 0.0; /* a correction never adds time */
+    /* A hand-off never adds time; the idle case's may: there it corrects the idle-stream correction,
+     * which takes off the launch's whole host time, some of it after the kernel reached the GPU. */
+    *out_ns = m > 0.0 || p == KPROF_PRED_IDLE ? m : 0.0;
     return 1;
 }
 

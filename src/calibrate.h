@@ -40,14 +40,15 @@ enum kprof_calib_state {
 };
 
 /* One context's calibration.  handoff_ns[start][pred] is the mean time (ns) an event pair adds to a kernel
- * behind `pred`, beyond the kernel's own duration as CUPTI reports it; 0 when not calibrated.  Written once
+ * behind `pred`, beyond the kernel's own duration as CUPTI reports it; 0 when not calibrated.  Never
+ * negative but for IDLE, where it is what the idle-stream correction left (it may take off too much).  Written once
  * before the context's first pair is queued, read-only afterwards. */
 struct kprof_calibration {
     enum kprof_calib_state state;
     int device;
     uint64_t cost_ns;                  /* host time the calibration took, module load included */
     double handoff_ns[KPROF_START_COUNT][KPROF_PRED_COUNT];
-    unsigned samples;                  /* timed launches per situation */
+    unsigned samples;                  /* timed launches per situation (more behind copies) */
 };
 
 /* The time CUPTI counts in a kernel beyond what %globaltimer reads inside a one-block kernel (its block's

@@ -816,11 +816,11 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
     uint64_t ns = ms <= 0.0f ? 0 : (uint64_t)((double)ms * 1e6 + 0.5);
     /* A kernel's pair less the host latency it held on an idle stream, and less the hand-off measured for
      * what came before it on its stream (calibrate.h); copies keep their pairs as they are. */
-    uint64_t off = pr->idle_lag_ns;
+    double off = (double)pr->idle_lag_ns;
     if (pr->kind != KPROF_TARGET_COPY)
-        off += (uint64_t)(kprof_calibration_handoff(&pr->pool->calib, pr->shared,
-                                                    pr->idle_lag_ns ? KPROF_PRED_IDLE : (enum kprof_pred)pr->pred) + 0.5);
-    s.dur_ns = ns > off ? ns - off : 0;
+        off += kprof_calibration_handoff(&pr->pool->calib, pr->shared,
+                                         pr->idle_lag_ns ? KPROF_PRED_IDLE : (enum kprof_pred)pr->pred);
+    s.dur_ns = (double)ns > off ? (uint64_t)((double)ns - (off > 0.0 ? off : 0.0) + 0.5) : 0;
     s.kind = pr->kind;
     s.target = pr->target;
     s.bytes = pr->bytes;
