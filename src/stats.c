@@ -429,28 +429,32 @@ static void busy_add(struct device_acc *d, uint64_t start, uint64_t end)
 {
     if (end <= start)
         return;
-    /* Merge with every open interval it touches; insert in order. */
-    int i = 0;
-    while (i < d->nopen && d->open[i].end < start)
-        i++;
-    int j = i;
-    while (j < d->nopen && d->open[j].start <= end) {
-        if (d->open[j].start < start)
-            start = d->open[j].start;
-        if (d->open[j].end > end)
-            end = d->open[j].end;
-        j++;
+    /* Samples arrive nearly in time order, so the place is found from the newest end: j is one past the
+     * last interval starting at or before `end`, [i, j) the ones it touches, merged with it. */
+    int j = d->nopen;
+    while (j > 0 && d->open[j - 1].start > end)
+        j--;
+    int i = j;
+    while (i > 0 && d->open[i - 1].end >= start)
+        i--;
+    if (i < j) {
+        if (d->open[i].start < start)
+            start = d->open[i].start;
+        if (d->open[j - 1].end > end)
+            end = d->open[j - 1].end;
     }
-    if (j == i && d->nopen == BUSY_OPEN) { /* full: close the oldest to make room */
+    if (j == i && d->nopen == BUSY_OPEN) { /* full: close the oldest quarter at once (one move, not one each) */
         if (i == 0) { /* older than everything kept: count it closed */
             d->busy_closed += end - start;
             return;
         }
-        d->busy_closed += d->open[0].end - d->open[0].start;
-        memmove(&d->open[0], &d->open[1], (size_t)(d->nopen - 1) * sizeof d->open[0]);
-        d->nopen--;
-        i--;
-        j--;
+        int k = i < BUSY_OPEN / 4 ? i : BUSY_OPEN / 4;
+        for (int c = 0; c < k; c++)
+            d->busy_closed += d->open[c].end - d->open[c].start;
+        memmove(&d->open[0], &d->open[k], (size_t)(d->nopen - k) * sizeof d->open[0]);
+        d->nopen -= k;
+        i -= k;
+        j -= k;
     }
     memmove(&d->open[i + 1], &d->open[j], (size_t)(d->nopen - j) * sizeof d->open[0]);
     d->nopen -= j - i - 1;

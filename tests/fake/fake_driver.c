@@ -2615,10 +2615,10 @@ CUresult cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D *pCopy, CUstream h) { retur
 
 static void memset_run(struct CUstream_st *s, uintptr_t d, unsigned value, size_t elem, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
-        if (elem == 1)
-            ((uint8_t *)d)[i] = (uint8_t)value;
-        else if (elem == 2)
+    if (elem == 1)
+        memset((void *)d, (int)(uint8_t)value, n); /* libkprof's calibration sets 1 MiB at a time */
+    for (size_t i = 0; elem != 1 && i < n; i++) {
+        if (elem == 2)
             ((uint16_t *)d)[i] = (uint16_t)value;
         else
             ((uint32_t *)d)[i] = value;
