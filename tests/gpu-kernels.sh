@@ -1,7 +1,9 @@
 #!/bin/sh
 # On a machine with a GPU: the kernels/ samples under libkprof on the real driver.  Every kernel counted
-# with exact calls, reduce_blocks' average within 5% or 5 us of the program's own cudaEvent measurement,
-# and a context-init row between 50 ms and 2 s.  Skips without a GPU.  (tests/gpu/run-gpu-tests.sh adds
+# with exact calls, reduce_blocks' average no more than 1 us above the program's own cudaEvent measurement
+# and no more than 8 us below it (the program's own pairs, on an idle stream, hold the launch latency and
+# the event hand-off, about 6 us on an H200, which libkprof takes off), and a context-init row between
+# 50 ms and 2 s.  Skips without a GPU.  (tests/gpu/run-gpu-tests.sh adds
 # the comparison against a CUPTI trace.)  JSON is read with python3, which GPU machines have.
 . "${top_srcdir:-..}/tests/lib.sh"
 [ -e /dev/nvidia0 ] || [ -e /dev/nvidiactl ] || skip "no GPU"
@@ -27,8 +29,8 @@ own = float(re.search(r"reduce_blocks: 20 launches, average ([0-9.]+) us", out).
 # The program times its 20 launches after a warm-up; libkprof's avg_ns leaves out the first launch
 # (the warm-up), so both averages cover the same 20 launches.
 avg = blocks["avg_ns"] / 1000.0
-d = abs(avg - own)
-check(d <= 5.0 or d <= 0.05 * own, "reduce_blocks average %.3f us vs the program's own %.3f us (diff %.3f us)" % (avg, own, d))
+d = avg - own
+check(-8.0 <= d <= 1.0, "reduce_blocks average %.3f us vs the program's own %.3f us (diff %+.3f us)" % (avg, own, d))
 ctx = r["context_init"][0]["host_ns"] if r["context_init"] else 0
 check(50e6 <= ctx <= 2e9, "context init %.1f ms (want 50 ms..2 s)" % (ctx / 1e6))
 sys.exit(0 if ok else 1)
