@@ -420,6 +420,7 @@ static void fork_prepare(void)
     fork_consistent = kprof_events_fork_prepare();
     fork_consistent &= kprof_stats_fork_prepare();
     fork_consistent &= kprof_graphs_fork_prepare();
+    fork_consistent &= kprof_preload_fork_prepare();
     struct timespec t = kprof_deadline_ms(1000); /* never held across a call: only a preempted holder waits */
     fork_ctx_held = pthread_mutex_timedlock(&contexts.lock, &t) == 0;
     fork_consistent &= fork_ctx_held;
@@ -429,6 +430,7 @@ static void fork_parent(void)
 {
     if (fork_ctx_held)
         pthread_mutex_unlock(&contexts.lock);
+    kprof_preload_fork_parent();
     kprof_graphs_fork_parent();
     kprof_stats_fork_parent();
     kprof_events_fork_parent();

@@ -340,6 +340,8 @@ static inline void kprof_preload(const void *handle, CUcontext ctx, int runtime)
 }
 /* Notes a handle known to be a CUkernel (from cuLibraryGetKernel or __cudaGetKernel).  Thread-safe. */
 void kprof_preload_note_kernel(const void *handle);
+int kprof_preload_fork_prepare(void);
+void kprof_preload_fork_parent(void);
 void kprof_preload_fork_child(void);
 
 /* ================================================================================== events.c ===== */

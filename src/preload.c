@@ -2,6 +2,7 @@
  * lazy module loading (CUDA_MODULE_LOADING=LAZY, the default since CUDA 12.2) happens outside the pair. */
 #include <pthread.h>
 #include <stdlib.h>
+#include <time.h>
 #include "kprof.h"
 
 struct loaded {
@@ -98,13 +99,33 @@ void kprof_preload_code_unloaded(void)
     pthread_mutex_unlock(&pl.lock);
 }
 
-/* In a forked child the parent's contexts are gone: nothing it loaded is loaded here.  Another thread may
- * have been changing the tables when fork() copied them, so they are dropped (leaked), not walked. */
+/* fork(): the tables are whole when the lock is had (it is held only around table updates, never across a
+ * driver call); waited for at most 200 ms, as the other modules' locks are. */
+static int fork_held;
+
+int kprof_preload_fork_prepare(void)
+{
+    struct timespec t = kprof_deadline_ms(200);
+    fork_held = pthread_mutex_timedlock(&pl.lock, &t) == 0;
+    return fork_held;
+}
+
+void kprof_preload_fork_parent(void)
+{
+    if (fork_held)
+        pthread_mutex_unlock(&pl.lock);
+}
+
+/* In a forked child the parent's contexts are gone: nothing it loaded is loaded here.  The CUkernel
+ * handles noted stay (a handle's kind does not change). */
 void kprof_preload_fork_child(void)
 {
     pthread_mutex_init(&pl.lock, NULL);
-    pl.loaded = NULL;
-    pl.kernels = NULL;
+    struct loaded *e, *tmp;
+    HASH_ITER(hh, pl.loaded, e, tmp) {
+        HASH_DEL(pl.loaded, e);
+        free(e);
+    }
     for (int i = 0; i < KPROF_TLS_READY; i++)
         kprof_tls_ready[i].handle = NULL;
 }

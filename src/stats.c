@@ -334,8 +334,10 @@ int kprof_kernel_count(struct kprof_kernel *k, dim3 grid, dim3 block)
 void kprof_kernel_add_time(struct kprof_kernel *k, uint64_t ns, int first)
 {
     pthread_mutex_lock(&stats_lock);
-    k->timed++;
-    k->total_ns += ns;
+    /* Atomic: kprof_kernel_mean_ns reads these without the lock (launching threads deciding on one-event
+     * timing). */
+    __atomic_store_n(&k->timed, k->timed + 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&k->total_ns, k->total_ns + ns, __ATOMIC_RELAXED);
     if (first) {
         k->first_timed = 1;
         k->first_ns = ns;
