@@ -449,6 +449,10 @@ static void fork_child(void)
             signal_helper_start(); /* so that a signal's handler does not wait for a helper in vain */
         return;
     }
+    /* Every lock was taken by this thread, the child's only one: give them back (as in the parent) before
+     * the modules start afresh, rather than initialising locked locks (which ThreadSanitizer, rightly,
+     * takes for still locked). */
+    fork_parent();
     pthread_mutex_init(&contexts.lock, NULL);
     contexts.n = 0;
     __atomic_store_n(&kprof_driver_inited, 0, __ATOMIC_RELAXED);
