@@ -211,6 +211,12 @@ static struct pool *pool_find(CUcontext ctx)
 
 /* The pool of ctx (current on this thread), created if needed: its stream and first reference are made
  * without ev.lock held.  Returns NULL when out of memory. */
+/* Pools are made one at a time: threads that all begin at once would otherwise each calibrate a pool of
+ * their own at the same time, and time their kernels behind each other's (seen on an H200: 8 threads,
+ * hand-offs read 2 to 20 times too long).  Held across driver calls, unlike ev.lock, so it is waited for
+ * a bounded time only, and made afresh in a forked child. */
+static pthread_mutex_t pool_making = PTHREAD_MUTEX_INITIALIZER;
+
 static struct pool *pool_for(CUcontext ctx)
 {
     pthread_mutex_lock(&ev.lock);
@@ -218,20 +224,27 @@ static struct pool *pool_for(CUcontext ctx)
     pthread_mutex_unlock(&ev.lock);
     if (p)
         return p;
-    struct pool *n = calloc(1, sizeof *n);
-    if (!n)
-        return NULL;
-    n->ctx = ctx;
-    n->device = -1;
-    pool_start_timeline(n);
+    struct timespec until = kprof_deadline_ms(10000);
+    int making = pthread_mutex_timedlock(&pool_making, &until) == 0;
     pthread_mutex_lock(&ev.lock);
-    p = pool_find(ctx);
-    if (!p) {
-        n->next = ev.pools;
-        ev.pools = p = n;
-        n = NULL;
-    }
+    p = pool_find(ctx); /* another thread may have made it meanwhile */
     pthread_mutex_unlock(&ev.lock);
+    struct pool *n = p ? NULL : calloc(1, sizeof *n);
+    if (n) {
+        n->ctx = ctx;
+        n->device = -1;
+        pool_start_timeline(n);
+        pthread_mutex_lock(&ev.lock);
+        p = pool_find(ctx);
+        if (!p) {
+            n->next = ev.pools;
+            ev.pools = p = n;
+            n = NULL;
+        }
+        pthread_mutex_unlock(&ev.lock);
+    }
+    if (making)
+        pthread_mutex_unlock(&pool_making);
     free(n); /* another thread made it first; its stream and reference are left to the context */
     return p;
 }
@@ -1116,6 +1129,7 @@ void kprof_events_fork_parent(void)
 void kprof_events_fork_child(void)
 {
     pthread_mutex_init(&ev.lock, NULL);
+    pthread_mutex_init(&pool_making, NULL); /* a thread of the parent may have been making a pool */
     pthread_cond_init(&ev.wake, NULL);
     ev.harvesting = ev.forking = 0;
     for (struct pool *p = ev.pools; p; p = p->next)
