@@ -209,14 +209,14 @@ static struct pool *pool_find(CUcontext ctx)
     return NULL;
 }
 
-/* The pool of ctx (current on this thread), created if needed: its stream and first reference are made
- * without ev.lock held.  Returns NULL when out of memory. */
 /* Pools are made one at a time: threads that all begin at once would otherwise each calibrate a pool of
  * their own at the same time, and time their kernels behind each other's (seen on an H200: 8 threads,
  * hand-offs read 2 to 20 times too long).  Held across driver calls, unlike ev.lock, so it is waited for
  * a bounded time only, and made afresh in a forked child. */
 static pthread_mutex_t pool_making = PTHREAD_MUTEX_INITIALIZER;
 
+/* The pool of ctx (current on this thread), created if needed: its stream, first reference and
+ * calibration are made without ev.lock held.  Returns NULL when out of memory. */
 static struct pool *pool_for(CUcontext ctx)
 {
     pthread_mutex_lock(&ev.lock);
