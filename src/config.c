@@ -1,4 +1,5 @@
-/* config.c: the only code that reads the environment; fills struct kprof_config from KPROF_* variables. */
+/* config.c: the only code that reads the environment; fills struct kprof_config from the KPROF_* variables of
+ * config.def. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdlib.h>
@@ -17,13 +18,29 @@ struct kprof_config kprof_config = {
     .calibrate = 1,
 };
 
-/* Every variable libkprof understands, for the unknown-name check. */
-static const char *const known_vars[] = {
-    "KPROF_FORMAT", "KPROF_OUTPUT", "KPROF_TRACE", "KPROF_TRACE_LIMIT", "KPROF_LOG", "KPROF_DISABLE",
-    "KPROF_START", "KPROF_EXIT_TIMEOUT", "KPROF_MAX_EVENTS", "KPROF_GROUP", "KPROF_NAMES", "KPROF_TOP",
-    "KPROF_INCLUDE", "KPROF_EXCLUDE", "KPROF_SIGNALS", "KPROF_SAMPLE", "KPROF_ONE_EVENT", "KPROF_CALIBRATE",
-    "KPROF_INVOCATION",
+/* The variables of config.def, by index; parsing calls name them so. */
+enum config_var {
+#define KPROF_VAR(name, kind, dflt, doc) VAR_##name,
+#include "config.def"
+#undef KPROF_VAR
+    VAR_COUNT
 };
+
+/* Every variable libkprof understands (for the unknown-name check and the debug print), with its default
+ * as the debug print shows it. */
+static const struct {
+    const char *name, *dflt;
+} vars[VAR_COUNT] = {
+#define KPROF_VAR(name, kind, dflt, doc) [VAR_##name] = { #name, dflt },
+#include "config.def"
+#undef KPROF_VAR
+};
+
+/* Each variable's effective value as text, as its parser left it, for the KPROF_LOG=debug print; NULL
+ * (shown as "(default)") for a path, regex or time stamp unset or refused.  Written once, by
+ * kprof_config_load. */
+static const char *effective[VAR_COUNT];
+static char effective_number[VAR_COUNT][24]; /* the text of NUMBER variables */
 
 static void bad_value(const char *var, const char *value, const char *expected, const char *dflt)
 {
@@ -43,57 +60,70 @@ static int word_is(const char *v, const char *word)
     return *v == '\0';
 }
 
-/* KPROF_<var> as one of `choices` (NULL-terminated, white space around the value ignored); the index, or
- * `dflt` (with a warning if set but bad). */
-static int env_choice(const char *var, const char *const *choices, const char *expected, int dflt)
+/* Variable `id` as one of `choices` (NULL-terminated, white space around the value ignored); the index,
+ * or `dflt` (with a warning if set but bad). */
+static int env_choice(enum config_var id, const char *const *choices, const char *expected, int dflt)
 {
+    const char *var = vars[id].name;
     const char *v = secure_getenv(var);
-    if (!v)
-        return dflt;
-    for (int i = 0; choices[i]; i++)
-        if (word_is(v, choices[i]))
-            return i;
-    bad_value(var, v, expected, choices[dflt]);
-    return dflt;
+    int r = dflt;
+    if (v) {
+        for (r = 0; choices[r] && !word_is(v, choices[r]); r++)
+            ;
+        if (!choices[r]) {
+            bad_value(var, v, expected, choices[dflt]);
+            r = dflt;
+        }
+    }
+    effective[id] = choices[r];
+    return r;
 }
 
-/* KPROF_<var> as a whole decimal number in [lo, hi] (white space around it ignored), or `dflt` (with a
+/* Variable `id` as a whole decimal number in [lo, hi] (white space around it ignored), or `dflt` (with a
  * warning if set but bad). */
-static long env_long(const char *var, long lo, long hi, const char *expected, long dflt)
+static long env_long(enum config_var id, long lo, long hi, const char *expected, long dflt)
 {
+    const char *var = vars[id].name;
     const char *v = secure_getenv(var);
-    if (!v)
-        return dflt;
-    char *end;
-    errno = 0;
-    long n = strtol(v, &end, 10);
-    while (end != v && isspace((unsigned char)*end))
-        end++;
-    if (errno || end == v || *end != '\0' || n < lo || n > hi) {
-        char d[32];
-        snprintf(d, sizeof d, "%ld", dflt);
-        bad_value(var, v, expected, d);
-        return dflt;
+    long n = dflt;
+    if (v) {
+        char *end;
+        errno = 0;
+        n = strtol(v, &end, 10);
+        while (end != v && isspace((unsigned char)*end))
+            end++;
+        if (errno || end == v || *end != '\0' || n < lo || n > hi) {
+            char d[32];
+            snprintf(d, sizeof d, "%ld", dflt);
+            bad_value(var, v, expected, d);
+            n = dflt;
+        }
     }
+    snprintf(effective_number[id], sizeof effective_number[id], "%ld", n);
+    effective[id] = effective_number[id];
     return n;
 }
 
-/* KPROF_<var> as a path pattern; NULL when unset or empty (with a warning). */
-static const char *env_path(const char *var, const char *dflt_name)
+/* Variable `id` as a path pattern; NULL when unset or empty (with a warning). */
+static const char *env_path(enum config_var id, const char *dflt_name)
 {
+    const char *var = vars[id].name;
     const char *v = secure_getenv(var);
     if (v && *v == '\0') {
         bad_value(var, v, "a file path", dflt_name);
-        return NULL;
+        v = NULL;
     }
+    effective[id] = v;
     return v;
 }
 
 /* KPROF_INVOCATION, "<seconds>.<nanoseconds>" (the launcher's start by the file system's clock), in ns
  * since the epoch; 0 when unset or bad (with a warning). */
-static int64_t env_invocation(const char *var)
+static int64_t env_invocation(enum config_var id)
 {
+    const char *var = vars[id].name;
     const char *v = secure_getenv(var);
+    effective[id] = NULL;
     if (!v)
         return 0;
     const char *p = v;
@@ -110,6 +140,7 @@ static int64_t env_invocation(const char *var)
         bad_value(var, v, "<seconds>.<nanoseconds>, as kprof(1) sets it", "none");
         return 0;
     }
+    effective[id] = v;
     return sec * 1000000000 + ns;
 }
 
@@ -151,11 +182,14 @@ static int has_backreference(const char *re)
     return 0;
 }
 
-/* KPROF_<var> as an extended regular expression; 1 when set and valid.  Back-references are refused (with
- * a warning, and no filter) because matching them can take exponential time at a kernel's first launch. */
-static int env_regex(const char *var, regex_t *re)
+/* Variable `id` as an extended regular expression; 1 when set and valid.  Back-references are refused
+ * (with a warning, and no filter) because matching them can take exponential time at a kernel's first
+ * launch. */
+static int env_regex(enum config_var id, regex_t *re)
 {
+    const char *var = vars[id].name;
     const char *v = secure_getenv(var);
+    effective[id] = NULL;
     if (!v)
         return 0;
     if (has_backreference(v)) {
@@ -170,6 +204,7 @@ static int env_regex(const char *var, regex_t *re)
         kprof_warn("ignoring %s='%s' (not an extended regular expression: %s); using no filter", var, v, msg);
         return 0;
     }
+    effective[id] = v;
     return 1;
 }
 
@@ -185,56 +220,60 @@ void kprof_config_load(void)
     struct kprof_config *c = &kprof_config;
 
     /* KPROF_LOG first, so the rest can be logged at the chosen level. */
-    c->log = (enum kprof_log_level)env_choice("KPROF_LOG", logs, "warn, info or debug", 0);
-    c->format = (enum kprof_format)env_choice("KPROF_FORMAT", formats, "text, csv or json", 0);
-    c->output = env_path("KPROF_OUTPUT", c->format == KPROF_FORMAT_CSV ? "kprof.%p" : "stderr");
-    c->trace = env_path("KPROF_TRACE", "no trace");
-    c->trace_limit = env_long("KPROF_TRACE_LIMIT", 0, 1L << 30, "a number of events from 0 to 1073741824",
+    c->log = (enum kprof_log_level)env_choice(VAR_KPROF_LOG, logs, "warn, info or debug", 0);
+    c->format = (enum kprof_format)env_choice(VAR_KPROF_FORMAT, formats, "text, csv or json", 0);
+    c->output = env_path(VAR_KPROF_OUTPUT, c->format == KPROF_FORMAT_CSV ? "kprof.%p" : "stderr");
+    c->trace = env_path(VAR_KPROF_TRACE, "no trace");
+    c->trace_limit = env_long(VAR_KPROF_TRACE_LIMIT, 0, 1L << 30, "a number of events from 0 to 1073741824",
                               c->trace_limit);
-    c->disabled = env_choice("KPROF_DISABLE", bools, "0 or 1", 0);
-    c->start_paused = env_choice("KPROF_START", starts, "running or paused", 0);
-    c->signals = env_choice("KPROF_SIGNALS", bools, "0 or 1", 0);
-    c->exit_timeout_ms = env_long("KPROF_EXIT_TIMEOUT", 0, 3600000, "milliseconds from 0 to 3600000",
+    c->disabled = env_choice(VAR_KPROF_DISABLE, bools, "0 or 1", 0);
+    c->start_paused = env_choice(VAR_KPROF_START, starts, "running or paused", 0);
+    c->signals = env_choice(VAR_KPROF_SIGNALS, bools, "0 or 1", 0);
+    c->exit_timeout_ms = env_long(VAR_KPROF_EXIT_TIMEOUT, 0, 3600000, "milliseconds from 0 to 3600000",
                                   c->exit_timeout_ms);
-    c->max_events = env_long("KPROF_MAX_EVENTS", 2, 1L << 24, "a number of events from 2 to 16777216",
+    c->max_events = env_long(VAR_KPROF_MAX_EVENTS, 2, 1L << 24, "a number of events from 2 to 16777216",
                              c->max_events);
-    c->group = (enum kprof_group)env_choice("KPROF_GROUP", groups, "name or shape", 0);
-    c->names = (enum kprof_names)env_choice("KPROF_NAMES", names, "demangled or mangled", 0);
-    c->top = env_long("KPROF_TOP", 0, 1L << 30, "a number of kernels (0 for all)", 0);
-    c->sample = env_long("KPROF_SAMPLE", 1, 1L << 30, "a period from 1 (every launch) to 1073741824", 1);
-    c->one_event = !env_choice("KPROF_ONE_EVENT", bools_on, "1 or 0", 0);
-    c->calibrate = !env_choice("KPROF_CALIBRATE", bools_on, "1 or 0", 0);
+    c->group = (enum kprof_group)env_choice(VAR_KPROF_GROUP, groups, "name or shape", 0);
+    c->names = (enum kprof_names)env_choice(VAR_KPROF_NAMES, names, "demangled or mangled", 0);
+    c->top = env_long(VAR_KPROF_TOP, 0, 1L << 30, "a number of kernels (0 for all)", 0);
+    c->sample = env_long(VAR_KPROF_SAMPLE, 1, 1L << 30, "a period from 1 (every launch) to 1073741824", 1);
+    c->one_event = !env_choice(VAR_KPROF_ONE_EVENT, bools_on, "1 or 0", 0);
+    c->calibrate = !env_choice(VAR_KPROF_CALIBRATE, bools_on, "1 or 0", 0);
     /* Another tool that counts kernels (Nsight Systems and Compute, compute-sanitizer and CUPTI tracers load
      * through CUDA_INJECTION64_PATH): libkprof's calibration kernels would show in its counts. */
     const char *inj = secure_getenv("CUDA_INJECTION64_PATH");
     if (inj && *inj)
         c->tool_attached = inj;
-    c->has_include = env_regex("KPROF_INCLUDE", &c->include);
-    c->has_exclude = env_regex("KPROF_EXCLUDE", &c->exclude);
-    c->invocation_ns = env_invocation("KPROF_INVOCATION");
+    c->has_include = env_regex(VAR_KPROF_INCLUDE, &c->include);
+    c->has_exclude = env_regex(VAR_KPROF_EXCLUDE, &c->exclude);
+    c->invocation_ns = env_invocation(VAR_KPROF_INVOCATION);
 
     for (char **e = environ; e && *e; e++) {
         if (strncmp(*e, "KPROF_", 6) != 0)
             continue;
         size_t len = strcspn(*e, "=");
         int known = 0;
-        for (size_t i = 0; i < sizeof known_vars / sizeof known_vars[0]; i++)
-            if (strlen(known_vars[i]) == len && strncmp(*e, known_vars[i], len) == 0)
+        for (int i = 0; i < VAR_COUNT; i++)
+            if (strlen(vars[i].name) == len && strncmp(*e, vars[i].name, len) == 0)
                 known = 1;
         if (!known)
             kprof_warn("ignoring unknown variable %.*s", (int)len, *e);
     }
 
-    kprof_debug("configuration: KPROF_FORMAT=%s KPROF_OUTPUT=%s KPROF_TRACE=%s KPROF_TRACE_LIMIT=%ld "
-                "KPROF_LOG=%s KPROF_DISABLE=%d KPROF_START=%s KPROF_SIGNALS=%d KPROF_EXIT_TIMEOUT=%ld KPROF_MAX_EVENTS=%ld "
-                "KPROF_GROUP=%s KPROF_NAMES=%s KPROF_TOP=%ld KPROF_SAMPLE=%ld KPROF_ONE_EVENT=%d KPROF_CALIBRATE=%d "
-                "KPROF_INCLUDE=%s KPROF_EXCLUDE=%s KPROF_INVOCATION=%s",
-                formats[c->format], c->output ? c->output : "(stderr)", c->trace ? c->trace : "(none)",
-                c->trace_limit, logs[c->log], c->disabled, starts[c->start_paused], c->signals, c->exit_timeout_ms,
-                c->max_events, groups[c->group], names[c->names], c->top, c->sample, c->one_event, c->calibrate,
-                c->has_include ? secure_getenv("KPROF_INCLUDE") : "(none)",
-                c->has_exclude ? secure_getenv("KPROF_EXCLUDE") : "(none)",
-                c->invocation_ns ? secure_getenv("KPROF_INVOCATION") : "(none)");
+    /* The effective configuration, "configuration: KPROF_FORMAT=text KPROF_OUTPUT=(stderr) ...". */
+    if (c->log >= KPROF_LOG_DEBUG) {
+        char *line = NULL;
+        size_t size = 0;
+        FILE *f = open_memstream(&line, &size);
+        if (f) {
+            for (int i = 0; i < VAR_COUNT; i++)
+                fprintf(f, effective[i] ? " %s=%s" : " %s=(%s)", vars[i].name,
+                        effective[i] ? effective[i] : vars[i].dflt);
+            if (fclose(f) == 0)
+                kprof_debug("configuration:%s", line);
+            free(line);
+        }
+    }
 }
 
 int kprof_name_selected(const char *demangled)
