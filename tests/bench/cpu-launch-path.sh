@@ -6,6 +6,10 @@ B=$(cd "${1:-$(dirname "$0")/../..}" && pwd); N=${2:-200000}; RUNS=5
 for f in "$B/kernels/kbench" "$B/src/.libs/libkprof.so" "$B/tests/fake/lib"; do
     [ -e "$f" ] || { echo "SKIP: $f missing (make, then make check for the fake CUDA stack)"; exit 77; }
 done
+# A sanitizer build's fake stack needs its runtime preloaded, and its timings mean nothing.
+if readelf -d "$B/tests/fake/lib/libcudart.so.13" 2>/dev/null | grep -q 'lib[at]san'; then
+    echo "SKIP: $B is a sanitizer build"; exit 77
+fi
 D=$(mktemp -d); trap 'rm -rf "$D"' EXIT
 run() { # run MODE [VAR=VALUE ...]: appends one run's region_us to $D/MODE
     m=$1; shift
