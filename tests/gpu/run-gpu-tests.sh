@@ -45,6 +45,14 @@ compare torch python3 "$top/tests/gpu/torch_workload.py" --steps 20
 compare triton python3 "$top/tests/gpu/triton_add.py" --launches 10
 
 if [ -z "$ONLY" ]; then
+note "cuGetProcAddress_v2 hands out the addresses dlsym finds (libkprof's driver hooks rely on it)"
+if [ -x "$top/tests/gpu/procaddr_identity" ]; then
+    "$top/tests/gpu/procaddr_identity" >"$logs/procaddr_identity.txt" 2>&1 || fail "procaddr_identity exited $?"
+    grep DIFFERENT "$logs/procaddr_identity.txt"; tail -n 1 "$logs/procaddr_identity.txt"
+else
+    echo "tests/gpu/procaddr_identity not built (make builds it)"
+fi
+
 note "static-cudart builds report the same kernels and counts as their shared builds"
 for p in reduce vector_add stream_overlap context_init; do
     python3 - "$logs/$p.json" "$logs/$p-static.json" <<'PY' || fail "$p-static differs from $p"
