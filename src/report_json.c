@@ -3,39 +3,13 @@
 #include <stdlib.h>
 #include "config.h"
 #include "kprof.h"
-
-/* The length of the valid UTF-8 sequence at p (1 to 4), or 0 when it is not one: a stray continuation byte,
- * a lead byte C0, C1 or F5-FF, an overlong form, a surrogate (U+D800-DFFF), a code point above U+10FFFF or a
- * sequence cut short (RFC 3629, section 4).  p is NUL-terminated, so a short sequence stops at the NUL. */
-static int utf8_len(const unsigned char *p)
-{
-    int n = p[0] < 0x80 ? 1 : p[0] < 0xc2 ? 0 : p[0] < 0xe0 ? 2 : p[0] < 0xf0 ? 3 : p[0] < 0xf5 ? 4 : 0;
-    if (n < 2)
-        return n;
-    /* The second byte's range depends on the lead: that is where overlong forms, surrogates and code
-     * points above U+10FFFF show. */
-    unsigned char lo = 0x80, hi = 0xbf;
-    if (p[0] == 0xe0)
-        lo = 0xa0;
-    else if (p[0] == 0xed)
-        hi = 0x9f;
-    else if (p[0] == 0xf0)
-        lo = 0x90;
-    else if (p[0] == 0xf4)
-        hi = 0x8f;
-    if (p[1] < lo || p[1] > hi)
-        return 0;
-    for (int i = 2; i < n; i++)
-        if ((p[i] & 0xc0) != 0x80)
-            return 0;
-    return n;
-}
+#include "utf8.h"
 
 void kprof_json_string(FILE *f, const char *s)
 {
     fputc('"', f);
     for (const unsigned char *p = (const unsigned char *)s; *p;) {
-        int n = utf8_len(p);
+        int n = kprof_utf8_len(p);
         if (n == 0) { /* not UTF-8 (a kernel name is just bytes): JSON must be, so mark it replaced */
             fputs("\\ufffd", f);
             p++;

@@ -23,6 +23,7 @@ static void out_of_memory(void)
 }
 #define uthash_fatal(msg) out_of_memory()
 #include <uthash.h>
+#include "utf8.h"
 
 /* ------------------------------------------------------------------------------------------ utilities */
 
@@ -53,22 +54,6 @@ static char *xstrdup(const char *s)
     return d;
 }
 
-/* The length of the valid UTF-8 sequence at p (1 to 4), or 0 when it is not one (RFC 3629: no overlong
- * form, surrogate, code point above U+10FFFF or cut-short sequence); p is NUL-terminated. */
-static int utf8_len(const unsigned char *p)
-{
-    int n = p[0] < 0x80 ? 1 : p[0] < 0xc2 ? 0 : p[0] < 0xe0 ? 2 : p[0] < 0xf0 ? 3 : p[0] < 0xf5 ? 4 : 0;
-    if (n < 2)
-        return n;
-    unsigned char lo = p[0] == 0xe0 ? 0xa0 : p[0] == 0xf0 ? 0x90 : 0x80;
-    unsigned char hi = p[0] == 0xed ? 0x9f : p[0] == 0xf4 ? 0x8f : 0xbf;
-    if (p[1] < lo || p[1] > hi)
-        return 0;
-    for (int i = 2; i < n; i++)
-        if ((p[i] & 0xc0) != 0x80)
-            return 0;
-    return n;
-}
 /* A copy of s (owned by the caller) in which each byte that is not part of valid UTF-8 is replaced by
  * U+FFFD: jansson takes only valid UTF-8 strings, and a file name (a process label) is just bytes. */
 static char *utf8_dup(const char *s)
@@ -78,7 +63,7 @@ static char *utf8_dup(const char *s)
         out_of_memory();
     char *d = xrealloc(NULL, 3 * n + 1), *o = d;
     for (const unsigned char *p = (const unsigned char *)s; *p;) {
-        int l = utf8_len(p);
+        int l = kprof_utf8_len(p);
         if (l) {
             memcpy(o, p, (size_t)l);
             o += l;
