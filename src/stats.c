@@ -685,8 +685,6 @@ static int by_captured_desc(const void *a, const void *b)
     return strcmp(x->mangled, y->mangled);
 }
 
-extern int kprof_cuda_used;
-
 int kprof_snapshot_take(struct kprof_snapshot *s)
 {
     memset(s, 0, sizeof *s);
