@@ -143,8 +143,8 @@ void kprof_names_bind(const void *kernel_handle, const void *host_stub);
 /* Counts one successful launch of k with its shape; returns 1 if it was the kernel's first.  Thread-safe,
  * lock-free. */
 int kprof_kernel_count(struct kprof_kernel *k, dim3 grid, dim3 block);
-/* Adds one GPU duration to a kernel (`first`: of its first launch) or copy aggregate.  Thread-safe
- * (statistics lock). */
+/* Adds one GPU duration (ns) to a kernel aggregate (`first`: of its first launch; kprof_copy_add_time in
+ * stats.h does the same for a copy).  Thread-safe (statistics lock). */
 void kprof_kernel_add_time(struct kprof_kernel *k, uint64_t ns, int first);
 
 /* Demangles a kernel name with the C++ runtime's __cxa_demangle (looked up at run time); returns a

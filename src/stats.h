@@ -1,4 +1,4 @@
-/* stats.h: the API table, copies, memsets and allocations, and what the harvester hands the statistics (stats.c). */
+/* stats.h: what stats.c counts besides kernels: the API table, copies, memsets, allocations, samples. */
 #ifndef KPROF_STATS_H
 #define KPROF_STATS_H
 
@@ -30,6 +30,7 @@ struct kprof_copy {
 enum kprof_host_mem { KPROF_HOST_NONE, KPROF_HOST_PINNED, KPROF_HOST_PAGEABLE, KPROF_HOST_COUNT };
 extern const char *const kprof_host_mem_names[KPROF_HOST_COUNT];
 
+/* Adds one GPU duration (ns) of a copy of `bytes` to a copy aggregate.  Thread-safe (statistics lock). */
 void kprof_copy_add_time(struct kprof_copy *c, uint64_t ns, uint64_t bytes);
 
 /* The aggregate of copies in one direction; counts one copy of `bytes`. */
@@ -65,6 +66,8 @@ void kprof_ctx_init_record(int device, int api, uint64_t host_ns);
 void kprof_copy_describe(const struct kprof_copy *c, enum kprof_dir *dir, enum kprof_host_mem *host);
 /* 1 if c is the memset aggregate. */
 int kprof_copy_is_memset(const struct kprof_copy *c);
+
+/* ---- driver.c: the memory a copy's pointers name ---- */
 
 /* The CUmemorytype of the memory at p (CU_POINTER_ATTRIBUTE_MEMORY_TYPE), or 0 for memory the driver does
  * not know (pageable host memory) or a NULL p.  Asked with cuPointerGetAttributes, which, unlike
