@@ -2,7 +2,13 @@
  * of predecessor, by timing libkprof's own kernel (kprof_calibrate, PTX) on its private stream. */
 #include <stdlib.h>
 #include <string.h>
-#include "kprof.h"
+#include "cuda_api.h"
+#include "calibrate.h"
+#include "log.h"
+#include "kprof_config.h"
+#include "driver.h"
+#include "call.h"
+#include "graphs.h"
 
 const char *const kprof_pred_names[KPROF_PRED_COUNT] = { "idle", "kernel", "HtoD", "DtoH", "DtoD", "memset", "other" };
 

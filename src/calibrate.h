@@ -4,7 +4,7 @@
 #define KPROF_CALIBRATE_H
 
 #include <stdint.h>
-#include <cuda.h>
+#include "cuda_api.h"
 
 /* What libkprof last put on a kernel's stream before it (its predecessor), which decides the hand-off
  * the kernel's event pair holds: the GPU time between the event after the predecessor and the kernel's

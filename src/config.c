@@ -2,10 +2,12 @@
  * config.def. */
 #include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "kprof.h"
+#include "log.h"
+#include "kprof_config.h"
 
 extern char **environ;
 

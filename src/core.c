@@ -12,7 +12,16 @@
 #include <stdlib.h>
 #include <time.h>
 #include "config.h"
-#include "kprof.h"
+#include "cuda_api.h"
+#include "log.h"
+#include "kprof_config.h"
+#include "driver.h"
+#include "call.h"
+#include "fork.h"
+#include "timing.h"
+#include "stats.h"
+#include "snapshot.h"
+#include "report.h"
 
 /* The one export that is not a CUDA entry point or dlsym: the mark of a copy of libkprof in the process.
  * A second copy (another file) finds the first one's with dlsym(RTLD_DEFAULT) and stays out of the way

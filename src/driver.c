@@ -2,7 +2,11 @@
  * driver wrappers, straight from libcuda.so.1, and maps a driver function's address to its wrapper. */
 #include <dlfcn.h>
 #include <pthread.h>
-#include "kprof.h"
+#include "cuda_api.h"
+#include "log.h"
+#include "kprof_config.h"
+#include "driver.h"
+#include "stats.h"
 
 struct kprof_driver kprof_drv;
 

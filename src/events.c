@@ -3,12 +3,24 @@
  * that place every pair on one timeline, and the exit drain. */
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "kprof.h"
+#include "cuda_api.h"
+#include "kprof_hash.h"
+#include "calibrate.h"
+#include "log.h"
+#include "kprof_config.h"
+#include "driver.h"
+#include "call.h"
+#include "fork.h"
+#include "timing.h"
+#include "kernels.h"
+#include "stats.h"
+#include "graphs.h"
 
 /* Reference events: each pair's start is read against a reference event recorded on libkprof's own
  * stream, whose time on the process timeline is known.  cuEventElapsedTime gives float milliseconds, so
@@ -326,7 +338,7 @@ static void unlend(struct queue *q, struct pool *p, CUevent e, uint64_t seq)
 }
 
 /* 1 when nothing can have come between the pair `last` and a launch on a stream (legacy: the legacy
- * default stream) that begins now; see kprof_timing_begin in kprof.h. */
+ * default stream) that begins now; see kprof_timing_begin in timing.h. */
 static int chain_intact(const struct pair *last, int legacy)
 {
     return last->epoch[EPOCH_BREAK] == __atomic_load_n(&epochs[EPOCH_BREAK], __ATOMIC_RELAXED) &&
@@ -674,7 +686,7 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
         uint64_t now = kprof_now_ns();
         if (!t->shared && !__atomic_load_n(&kprof_captures_active, __ATOMIC_RELAXED) &&
             kprof_drv.cuEventQuery(t->start) == CUDA_SUCCESS)
-            lag = kprof_now_ns() - t->start_host_ns; /* the stream was idle: see kprof.h */
+            lag = kprof_now_ns() - t->start_host_ns; /* the stream was idle: see timing.h */
         double took = (double)(now - t->start_host_ns);
         tls_launch_ns = tls_launch_ns > 0.0 ? tls_launch_ns + (took - tls_launch_ns) / 8.0 : took;
     }

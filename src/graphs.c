@@ -1,10 +1,18 @@
 /* graphs.c: CUDA graphs: each instantiated graph's kernel nodes, walked once, so that every replay can be
  * timed as one row and its kernels counted as launches. */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "kprof.h"
+#include "cuda_api.h"
+#include "kprof_hash.h"
+#include "histogram.h"
+#include "driver.h"
+#include "call.h"
+#include "fork.h"
+#include "kernels.h"
+#include "graphs.h"
 
 struct exec_entry {
     CUgraphExec exec;

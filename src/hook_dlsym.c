@@ -4,7 +4,10 @@
 #include <dlfcn.h>
 #include <link.h>
 #include <string.h>
-#include "kprof.h"
+#include "cuda_api.h"
+#include "kprof_config.h"
+#include "driver.h"
+#include "call.h"
 
 /* The sanitizer runtimes look their interceptors up with dlsym before they have set themselves up, so
  * the code that runs on every dlsym call must not be instrumented. */

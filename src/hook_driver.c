@@ -2,7 +2,17 @@
  * exported for programs linked with -lcuda).  Like the runtime wrappers they only record; a driver call
  * made inside a runtime wrapper (cudart calling the driver) passes straight through, so each call is
  * counted and timed once. */
-#include "kprof.h"
+#include "cuda_api.h"
+#include "calibrate.h"
+#include "kprof_config.h"
+#include "driver.h"
+#include "call.h"
+#include "preload.h"
+#include "timing.h"
+#include "kernels.h"
+#include "stats.h"
+#include "graphs.h"
+#include "wrap.h"
 
 /* The driver's function behind a wrapper; a driver that lacks it cannot have handed it out. */
 #define DREAL(name)                                                                                \

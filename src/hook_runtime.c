@@ -1,7 +1,15 @@
 /* hook_runtime.c: the CUDA runtime API wrappers.  Each one only records: it passes the call through,
  * returns exactly what the real call returned, and hands counts, names and event pairs to the layers
  * below. */
-#include "kprof.h"
+#include "cuda_api.h"
+#include "kprof_config.h"
+#include "driver.h"
+#include "call.h"
+#include "preload.h"
+#include "timing.h"
+#include "kernels.h"
+#include "stats.h"
+#include "wrap.h"
 
 /* A wrapper whose real function cannot be found fails the way a missing symbol would. */
 #define REAL_OR_FAIL(name)                                                                         \

@@ -2,12 +2,14 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "kprof.h"
+#include "log.h"
+#include "kprof_config.h"
 
 /* The longest line written, newline included. */
 #define LINE_MAX_BYTES 1024

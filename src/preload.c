@@ -3,7 +3,12 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <time.h>
-#include "kprof.h"
+#include "cuda_api.h"
+#include "kprof_hash.h"
+#include "driver.h"
+#include "call.h"
+#include "fork.h"
+#include "preload.h"
 
 struct loaded {
     struct kprof_loaded_key key;

@@ -8,7 +8,11 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "kprof.h"
+#include "log.h"
+#include "kprof_config.h"
+#include "call.h"
+#include "snapshot.h"
+#include "report.h"
 
 static const char refused_owner[] = "owned by another user in a folder others can write";
 static const char refused_hardlink[] = "a file with another hard link, in a folder others can write";

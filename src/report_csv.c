@@ -6,7 +6,12 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "kprof.h"
+#include "calibrate.h"
+#include "kprof_config.h"
+#include "kernels.h"
+#include "stats.h"
+#include "snapshot.h"
+#include "report.h"
 
 #define U(x) ((unsigned long long)(x))
 

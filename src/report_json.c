@@ -2,7 +2,12 @@
  * is documented in man/libkprof.7). */
 #include <stdlib.h>
 #include "config.h"
-#include "kprof.h"
+#include "calibrate.h"
+#include "kprof_config.h"
+#include "kernels.h"
+#include "stats.h"
+#include "snapshot.h"
+#include "report.h"
 #include "utf8.h"
 
 void kprof_json_string(FILE *f, const char *s)

@@ -2,7 +2,13 @@
  * that scripts can find. */
 #include <stdlib.h>
 #include <string.h>
-#include "kprof.h"
+#include "cuda_api.h"
+#include "calibrate.h"
+#include "kprof_config.h"
+#include "kernels.h"
+#include "stats.h"
+#include "snapshot.h"
+#include "report.h"
 #include "units.h"
 
 

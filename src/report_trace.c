@@ -1,6 +1,12 @@
 /* report_trace.c: the Chrome trace-event JSON of every timed launch, copy and memset (KPROF_TRACE), which
  * Perfetto and chrome://tracing open: one process per device, one thread per stream. */
-#include "kprof.h"
+#include "log.h"
+#include "kprof_config.h"
+#include "timing.h"
+#include "kernels.h"
+#include "stats.h"
+#include "snapshot.h"
+#include "report.h"
 
 
 

@@ -5,10 +5,23 @@
 #include <time.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "kprof.h"
+#include "cuda_api.h"
+#include "kprof_hash.h"
+#include "histogram.h"
+#include "log.h"
+#include "kprof_config.h"
+#include "driver.h"
+#include "call.h"
+#include "fork.h"
+#include "timing.h"
+#include "kernels.h"
+#include "stats.h"
+#include "graphs.h"
+#include "snapshot.h"
 
 #define ATOMIC_ADD(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
 
@@ -671,8 +684,6 @@ static int by_captured_desc(const void *a, const void *b)
         return x->captured > y->captured ? -1 : 1;
     return strcmp(x->mangled, y->mangled);
 }
-
-extern int kprof_cuda_used;
 
 int kprof_snapshot_take(struct kprof_snapshot *s)
 {

@@ -1,0 +1,115 @@
+/* call.h: the core (core.c): real runtime functions, clocks, the per-thread guard, counted calls, contexts
+ * and the exit sequence. */
+#ifndef KPROF_CALL_H
+#define KPROF_CALL_H
+
+#include <stdint.h>
+#include <time.h>
+#include "cuda_api.h"
+
+/* The real runtime functions: KPROF_RT and KPROF_RTUSE entries of api.def, found lazily with
+ * dlsym(RTLD_NEXT) because a program may load libcudart after libkprof (Python does). */
+struct kprof_runtime {
+#define KPROF_RT(name, proto, cls) __typeof__(proto) *name;
+#define KPROF_RTUSE(name) __typeof__(name) *name;
+#include "api.def"
+};
+extern struct kprof_runtime kprof_rt;
+
+/* Looks `name` up with dlsym(RTLD_NEXT) and stores it in *slot; returns it, or NULL (after one warning)
+ * when no later library defines it.  Thread-safe and idempotent. */
+void *kprof_rt_resolve(void **slot, const char *name);
+
+/* The real function behind a wrapper: one predictable branch once resolved. */
+#define KPROF_REAL(name)                                                                           \
+    (__atomic_load_n(&kprof_rt.name, __ATOMIC_ACQUIRE)                                             \
+         ? kprof_rt.name                                                                           \
+         : (__typeof__(kprof_rt.name))kprof_rt_resolve((void **)&kprof_rt.name, #name))
+
+/* 1 when p lies in a copy of libkprof (this one or another file's): the object holding p exports
+ * kprof_instance_marker.  Takes the dynamic linker's lock; not for the launch path.  Thread-safe. */
+int kprof_is_libkprof(const void *p);
+
+/* Host monotonic clock in ns. */
+uint64_t kprof_now_ns(void);
+/* The CLOCK_REALTIME time `ms` milliseconds from now, for pthread_*_timedlock and sem_timedwait. */
+struct timespec kprof_deadline_ms(long ms);
+
+/* Host clock when libkprof started: the origin of the process timeline. */
+extern uint64_t kprof_start_ns;
+
+/* Per-thread re-entrancy depth: > 0 while the thread is inside a libkprof wrapper or in libkprof's own
+ * work, so nested CUDA calls are passed through and never counted twice. */
+extern __thread int kprof_tls_depth __attribute__((tls_model("initial-exec")));
+
+/* 1 once the report has been written (or libkprof disabled itself): wrappers then pass through.  Read it
+ * with kprof_is_finished() (an atomic load: threads may still be launching while another exits). */
+extern int kprof_finished;
+static inline int kprof_is_finished(void)
+{
+    return __atomic_load_n(&kprof_finished, __ATOMIC_RELAXED);
+}
+
+/* Range control: while paused (KPROF_START=paused until cudaProfilerStart, or after cudaProfilerStop)
+ * wrappers pass calls through uncounted.  Thread-safe. */
+void kprof_set_paused(int paused);
+
+/* The state a wrapper keeps across the real call. */
+struct kprof_call {
+    int api;              /* index into the API table (enum kprof_api) */
+    CUcontext ctx_before; /* the thread's current context before the call (NULL: none) */
+    uint64_t t0_ns;       /* host clock at entry */
+    uint64_t ctx_init_ns; /* this thread's context-creation time so far, to leave out of this call's */
+};
+
+/* Starts a counted call: returns 0 if the call must pass straight through (libkprof disabled, finished,
+ * or re-entered on this thread), else fills *c and raises the guard.  Must be paired with
+ * kprof_call_end() when it returns 1. */
+int kprof_call_begin(struct kprof_call *c, int api);
+
+/* Ends a counted call: drops the guard, adds the host time to the API table, and, when the call created a
+ * CUDA context, moves its host time to the `context init` row instead.  Returns the host time in ns.
+ * `ok` is 1 when the real call succeeded. */
+uint64_t kprof_call_end(struct kprof_call *c, int ok);
+
+/* Called by the context-creation hooks (cuDevicePrimaryCtxRetain, cuCtxCreate) with the host time of
+ * the call that returned ctx: if libkprof had not seen ctx, that time goes to the `context init` row of
+ * `device`, attributed to the runtime call in progress on this thread (if any) or to `api`, and is left
+ * out of the enclosing call's own host time.  Thread-safe. */
+void kprof_context_created(CUcontext ctx, CUdevice device, int api, uint64_t host_ns);
+
+/* 1 once the driver is initialised (a cuInit succeeded, or a context was seen created): before that the
+ * driver answers cuCtxGetCurrent with CUDA_ERROR_NOT_INITIALIZED, a failed call in the app's process that
+ * libkprof must not make (its context queries are skipped: no context yet).  0 again in a forked child,
+ * whose driver starts uninitialised.  Read with kprof_driver_is_initialized(). */
+extern int kprof_driver_inited;
+static inline int kprof_driver_is_initialized(void)
+{
+    return __atomic_load_n(&kprof_driver_inited, __ATOMIC_RELAXED);
+}
+
+/* Forgets a destroyed context, so that one created later (even at the same address) is seen as new. */
+void kprof_context_forget(CUcontext ctx);
+
+/* Leaves ns of libkprof's own work (the hand-off calibration) out of the host time of the counted call in
+ * progress on this thread, as context creation is.  Thread-local. */
+void kprof_host_time_exclude(uint64_t ns);
+
+/* Called by the cuInit hook with its host time: the first successful driver initialisation is part of
+ * creating the first context, so it joins that context's `context init` row and, like it, is left out of
+ * the enclosing call's own host time.  Thread-safe. */
+void kprof_driver_initialized(uint64_t host_ns);
+
+/* 1 in a child made by fork() after libkprof started: its report names get ".<pid>" unless their
+ * pattern has %p, so that they never overwrite the parent's. */
+extern int kprof_forked_child;
+
+/* 1 once libkprof has seen a CUDA context created (the program used CUDA): a report is written only then
+ * (or when kernels were counted); 0 again in a forked child.  Read and written atomically. */
+extern int kprof_cuda_used;
+
+/* Runs the exit sequence once: drains pending events (bounded by KPROF_EXIT_TIMEOUT), writes the report,
+ * and turns the wrappers into pass-through.  Safe to call from several places; only the first runs. */
+void kprof_finish(void);
+
+#endif

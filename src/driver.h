@@ -1,0 +1,51 @@
+/* driver.h: the CUDA driver as libkprof loads and wraps it (driver.c), and its own dlsym (hook_dlsym.c). */
+#ifndef KPROF_DRIVER_H
+#define KPROF_DRIVER_H
+
+#include "cuda_api.h"
+
+/* The driver functions libkprof calls itself (KPROF_DRV in api.def), from libcuda.so.1. */
+struct kprof_driver {
+#define KPROF_DRV(name) __typeof__(name) *name;
+#define KPROF_DRVOPT(name) __typeof__(name) *name; /* NULL when the driver lacks it */
+#include "api.def"
+};
+extern struct kprof_driver kprof_drv;
+
+/* The driver functions libkprof wraps (KPROF_DH in api.def): index, exported name, the driver's own
+ * function (from libcuda.so.1, NULL if it lacks it) and libkprof's wrapper. */
+enum kprof_dh_index {
+#define KPROF_DH(name, cls) KPROF_DHI_##name,
+#include "api.def"
+    KPROF_DH_COUNT
+};
+extern const char *const kprof_dh_names[KPROF_DH_COUNT];
+extern void *kprof_dh_real[KPROF_DH_COUNT];
+extern const void *const kprof_dh_wrapper[KPROF_DH_COUNT];
+
+/* The driver's function behind a driver wrapper (loading the driver first if needed). */
+#define KPROF_REAL_DRV(name) ((__typeof__(name) *)kprof_dh_real_get(KPROF_DHI_##name))
+void *kprof_dh_real_get(int index);
+
+/* Loads libcuda.so.1, every KPROF_DRV function and the real functions behind the KPROF_DH wrappers,
+ * once (pthread_once); thread-safe.  Returns 1 when the driver is usable; 0 (after one warning) when it
+ * is missing, and libkprof then only passes calls through. */
+int kprof_driver_ready(void);
+
+/* Given a driver function's address (as cuGetProcAddress or dlsym found it), returns libkprof's wrapper
+ * for it, or NULL when libkprof does not wrap that function.  Matching by address, not by name and
+ * version, means a function version libkprof does not know is never replaced by the wrong wrapper. */
+const void *kprof_driver_wrapper_for(const void *real);
+
+/* ---- hook_dlsym.c ---- */
+
+/* glibc's own dlsym, for libkprof's internal lookups (its exported dlsym is the hook).  RTLD_NEXT passed
+ * here resolves relative to libkprof. */
+void *kprof_real_dlsym(void *handle, const char *name);
+
+/* The next dlsym after libkprof's in the chain of preloaded definitions (glibc's, or another interposer's
+ * that then sees the lookup), for the functions behind libkprof's driver wrappers: what the rest of the
+ * chain would have handed the program.  Thread-safe; sets dlerror like dlsym. */
+void *kprof_next_dlsym(void *handle, const char *name);
+
+#endif

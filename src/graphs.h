@@ -1,0 +1,37 @@
+/* graphs.h: CUDA graphs and stream capture (graphs.c). */
+#ifndef KPROF_GRAPHS_H
+#define KPROF_GRAPHS_H
+
+#include <stddef.h>
+#include "cuda_api.h"
+#include "kernels.h"
+
+/* What libkprof knows of an instantiated graph: its row in the graphs table and its kernel nodes (child
+ * graphs included), walked once at instantiation. */
+struct kprof_graph {
+    struct kprof_kernel *row;       /* the graphs-table aggregate (is_graph = 1) */
+    size_t nkernels;
+    struct kprof_kernel **kernels;  /* one per kernel node, owned */
+    unsigned (*shapes)[6];          /* each node's grid and block, owned */
+    size_t ncond;                   /* kernel nodes inside conditional bodies (their launches are unknown) */
+};
+/* A conditional node (CUDA 12.4+) was added with these body graphs (cuGraphAddNode's phGraph_out): CUDA
+ * has no getter for them, so instantiation finds them here (or, for a clone, through
+ * cuGraphNodeFindInClone).  Thread-safe; the array is copied. */
+void kprof_graph_conditional_added(CUgraphNode node, const CUgraph *bodies, unsigned n);
+/* Walks `graph`'s nodes and records the exec made from it.  Thread-safe. */
+void kprof_graph_instantiated(CUgraphExec exec, CUgraph graph);
+/* The record of exec, or NULL if libkprof did not see it instantiated.  Thread-safe; valid until
+ * kprof_graph_destroyed(exec). */
+struct kprof_graph *kprof_graph_for(CUgraphExec exec);
+void kprof_graph_destroyed(CUgraphExec exec);
+/* Counts one replay: the graph row and every kernel node it holds (so kernel counts match what ran). */
+void kprof_graph_launched(struct kprof_graph *g);
+/* The graphs table for the report: every row ever created (the array is owned by the caller). */
+struct kprof_kernel **kprof_graph_rows(size_t *n);
+
+/* Number of stream captures in progress in the process: while there is one, libkprof makes none of the
+ * calls a global-mode capture forbids (event queries) from the app's threads. */
+extern int kprof_captures_active;
+
+#endif

@@ -1,0 +1,157 @@
+/* kernels.h: per-kernel aggregates, their names and launch counts (stats.c). */
+#ifndef KPROF_KERNELS_H
+#define KPROF_KERNELS_H
+
+#include <stdint.h>
+#include "cuda_api.h"
+#include "kprof_hash.h"
+#include "histogram.h"
+#include "kprof_config.h"
+#include "timing.h"
+
+/* Per-kernel aggregate, one per mangled name; lives until the process exits.  calls is counted on the
+ * launching thread; the time fields are updated by the harvester under the statistics lock. */
+struct kprof_kernel {
+    char *mangled;             /* owned */
+    char *name;                /* demangled (or as KPROF_NAMES says), owned */
+    int selected;              /* 0 when KPROF_INCLUDE/KPROF_EXCLUDE leave it out: passed through */
+    uint64_t calls;            /* successful launches (atomic) */
+    uint64_t timed;            /* launches with a completed event pair, the first included */
+    uint64_t total_ns;         /* GPU time of every timed launch */
+    int first_timed;           /* 1 when the first launch was timed; its time is first_ns */
+    uint64_t first_ns;
+    uint64_t steady_ns, min_ns, max_ns; /* over the timed launches after the first */
+    double mean_ns, m2;        /* Welford running mean and sum of squares, launches after the first */
+    struct kprof_hist hist;    /* durations of the launches after the first, for percentiles */
+    unsigned grid[3], block[3];/* launch shape: the group's (KPROF_GROUP=shape) or the last one seen */
+    struct kprof_kernel *shapes; /* KPROF_GROUP=shape: one entry per launch shape (uthash by shape) */
+    struct kprof_kernel *parent;
+    unsigned shape_key[6];
+    uint64_t captured;         /* launches made while their stream was capturing into a graph (atomic) */
+    uint64_t graph_calls;      /* of calls, those run as kernel nodes of graph launches (atomic): timed with
+                                * their graph, not here */
+    int in_conditional;        /* a kernel node of a conditional graph body: launches there are unknown */
+    uint64_t seq;              /* KPROF_SAMPLE: launches offered for timing so far (atomic) */
+    int is_graph;              /* a graphs-table row: a graph exec, its launches timed as one pair */
+    UT_hash_handle hh;         /* by mangled name, or by shape among a parent's shapes */
+};
+
+/* KPROF_GROUP=shape: the entry of kernel k for one launch shape, created on first use.  Thread-safe. */
+struct kprof_kernel *kprof_kernel_shaped(struct kprof_kernel *k, const unsigned grid[3], const unsigned block[3]);
+
+/* A kernel's average, minimum and maximum GPU time in ns, over its timed launches after the first, or
+ * over the first alone when it is the only one timed.  Returns 0 when no launch was timed. */
+static inline int kprof_kernel_steady(const struct kprof_kernel *k, double *avg, uint64_t *min, uint64_t *max)
+{
+    uint64_t n = k->timed - (uint64_t)k->first_timed;
+    if (n > 0) {
+        *avg = (double)k->steady_ns / (double)n;
+        *min = k->min_ns;
+        *max = k->max_ns;
+        return 1;
+    }
+    if (k->first_timed) {
+        *avg = (double)k->first_ns;
+        *min = *max = k->first_ns;
+        return 1;
+    }
+    return 0;
+}
+
+/* A kernel's mean GPU time so far (ns), from its timed launches; 0 when none was timed.  Lock-free (a racy
+ * read of counters the harvester updates: an estimate for decisions, never reported). */
+static inline double kprof_kernel_mean_ns(const struct kprof_kernel *k)
+{
+    uint64_t n = __atomic_load_n(&k->timed, __ATOMIC_RELAXED);
+    uint64_t total = __atomic_load_n(&k->total_ns, __ATOMIC_RELAXED);
+    return n ? (double)total / (double)n : 0.0;
+}
+
+/* Spread of a kernel's launches after the first: percentile q (0-100) from its histogram (relative
+ * error at most KPROF_HIST_REL_ERROR) and the sample standard deviation, in ns; the first launch alone
+ * when it is the only one timed. */
+uint64_t kprof_kernel_percentile(const struct kprof_kernel *k, double q);
+double kprof_kernel_stddev(const struct kprof_kernel *k);
+
+/* Finds or creates the aggregate for a kernel launched through `key` (a cudaKernel_t or a host stub).
+ * The name comes from registration, then the driver, then cudaFuncGetName.  Thread-safe; the returned
+ * pointer stays valid for the life of the process. */
+struct kprof_kernel *kprof_kernel_for(const void *key);
+
+/* The same for a kernel launched through the driver API: named by cuFuncGetName/cuKernelGetName (the
+ * name copied at once: a module can be unloaded later). */
+struct kprof_kernel *kprof_kernel_for_function(CUfunction f);
+/* The same for a CUkernel handle known to be one (a graph kernel node's `kern`): named by cuKernelGetName
+ * first, so that no cuFuncGetName is asked about it and fails. */
+struct kprof_kernel *kprof_kernel_for_kernel(CUkernel k);
+
+/* KPROF_SAMPLE=N: 1 when this launch of k is to be timed (the first, then every Nth).  Lock-free. */
+static inline int kprof_sample_this(struct kprof_kernel *k)
+{
+    if (KPROF_LIKELY(kprof_config.sample <= 1) || !k)
+        return 1;
+    return __atomic_fetch_add(&k->seq, 1, __ATOMIC_RELAXED) % (uint64_t)kprof_config.sample == 0;
+}
+
+/* What a launch of k asks kprof_timing_begin for: KPROF_TIME_LAUNCH, or KPROF_TIME_NONE when KPROF_SAMPLE
+ * skips it. */
+static inline enum kprof_time_want kprof_launch_want(struct kprof_kernel *k)
+{
+    return kprof_sample_this(k) ? KPROF_TIME_LAUNCH : KPROF_TIME_NONE;
+}
+
+/* A kernel's launches outside graphs: the ones that can be timed one by one. */
+static inline uint64_t kprof_kernel_direct(const struct kprof_kernel *k)
+{
+    return k->calls > k->graph_calls ? k->calls - k->graph_calls : 0;
+}
+
+/* A kernel's total GPU time in ns over its launches outside graphs (a graph's kernels are timed with their
+ * graph, in the graphs table): measured when every such launch was timed, else (KPROF_SAMPLE) estimated
+ * from the timed ones: measured total x direct launches / timed. */
+static inline uint64_t kprof_kernel_total(const struct kprof_kernel *k)
+{
+    uint64_t direct = kprof_kernel_direct(k);
+    if (k->timed == 0 || k->timed >= direct)
+        return k->total_ns;
+    return (uint64_t)((double)k->total_ns * (double)direct / (double)k->timed + 0.5);
+}
+
+/* The entry a launch of k with this shape counts in: k itself, or its shape's entry under
+ * KPROF_GROUP=shape.  NULL stays NULL. */
+static inline struct kprof_kernel *kprof_kernel_select(struct kprof_kernel *k, dim3 grid, dim3 block)
+{
+    if (!k || kprof_config.group != KPROF_GROUP_SHAPE)
+        return k;
+    unsigned g[3] = { grid.x, grid.y, grid.z }, b[3] = { block.x, block.y, block.z };
+    return kprof_kernel_shaped(k, g, b);
+}
+
+/* Counts one launch made while its stream was capturing (it runs only when the graph is launched).
+ * Thread-safe, lock-free. */
+void kprof_kernel_captured(struct kprof_kernel *k);
+
+/* A module or library was unloaded (cuModuleUnload, cuLibraryUnload): its kernel handles may be reused for
+ * other kernels, so the launch keys are forgotten (the kernels' aggregates stay) and named again at their
+ * next launch.  Thread-safe. */
+void kprof_names_code_unloaded(void);
+
+/* Name registry fed by __cudaRegisterFunction and __cudaGetKernel.  Thread-safe; strings are copied. */
+void kprof_names_register(const void *host_stub, const char *mangled);
+void kprof_names_bind(const void *kernel_handle, const void *host_stub);
+
+/* Counts one successful launch of k with its shape; returns 1 if it was the kernel's first.  Thread-safe,
+ * lock-free. */
+int kprof_kernel_count(struct kprof_kernel *k, dim3 grid, dim3 block);
+/* Adds one GPU duration (ns) to a kernel aggregate (`first`: of its first launch; kprof_copy_add_time in
+ * stats.h does the same for a copy).  Thread-safe (statistics lock). */
+void kprof_kernel_add_time(struct kprof_kernel *k, uint64_t ns, int first);
+
+/* Demangles a kernel name with the C++ runtime's __cxa_demangle (looked up at run time); returns a
+ * malloc'd string the caller frees (a copy of `mangled` when it is not a C++ name, cannot be demangled or
+ * is over 64 KiB), or NULL when out of memory.  Names over 32 bytes are demangled on a short-lived
+ * libkprof thread with a 16 MiB stack (the caller waits), so a thread with a small stack never overflows
+ * it.  Thread-safe; call it without libkprof's locks held. */
+char *kprof_demangle(const char *mangled);
+
+#endif

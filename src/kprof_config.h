@@ -1,0 +1,57 @@
+/* kprof_config.h: the effective configuration (KPROF_* variables), read once by config.c. */
+#ifndef KPROF_CONFIG_H
+#define KPROF_CONFIG_H
+
+#include <stdint.h>
+#include <regex.h>
+#include "log.h"
+
+enum kprof_format { KPROF_FORMAT_TEXT, KPROF_FORMAT_CSV, KPROF_FORMAT_JSON };
+enum kprof_group { KPROF_GROUP_NAME, KPROF_GROUP_SHAPE };
+enum kprof_names { KPROF_NAMES_DEMANGLED, KPROF_NAMES_MANGLED };
+
+/* The effective configuration: defaults, then KPROF_* environment variables (config.c is the only code
+ * that reads the environment).  Filled once by kprof_config_load() before any hook runs; read-only after.
+ * man/libkprof.7 (ENVIRONMENT) documents each variable. */
+struct kprof_config {
+    enum kprof_format format;   /* KPROF_FORMAT: text (default), csv or json */
+    const char *output;         /* KPROF_OUTPUT: report path pattern; NULL means stderr (csv: kprof.%p) */
+    const char *trace;          /* KPROF_TRACE: Chrome trace path pattern; NULL means no trace */
+    long trace_limit;           /* KPROF_TRACE_LIMIT: most trace events kept */
+    enum kprof_log_level log;   /* KPROF_LOG: warn (default), info, debug */
+    int disabled;               /* KPROF_DISABLE=1: every wrapper passes straight through */
+    int start_paused;           /* KPROF_START=paused: nothing profiled until cudaProfilerStart */
+    int signals;                /* KPROF_SIGNALS=1: write the report on SIGINT/SIGTERM too */
+    long exit_timeout_ms;       /* KPROF_EXIT_TIMEOUT: longest wait for pending events at exit, ms */
+    long max_events;            /* KPROF_MAX_EVENTS: events per context (two per timed call) */
+    enum kprof_group group;     /* KPROF_GROUP: one row per kernel name, or per name and launch shape */
+    enum kprof_names names;     /* KPROF_NAMES: show demangled (default) or mangled names */
+    long top;                   /* KPROF_TOP: kernels shown in the text table; 0 = all */
+    long sample;                /* KPROF_SAMPLE: time 1 launch in N per kernel (the first always); 1 = all */
+    int one_event;              /* KPROF_ONE_EVENT: a launch on a busy stream starts at the previous stop */
+    int calibrate;              /* KPROF_CALIBRATE: measure and take off each context's event hand-off */
+    const char *tool_attached;  /* another tool that counts kernels (CUDA_INJECTION64_PATH...), or NULL */
+    int64_t invocation_ns;      /* KPROF_INVOCATION: start of the kprof(1) invocation, ns since the epoch by
+                                   the file system's clock; 0 = none.  Reports are never written over a
+                                   file modified since (another process of the invocation wrote it) */
+    int has_include, has_exclude;
+    regex_t include, exclude;   /* KPROF_INCLUDE / KPROF_EXCLUDE: extended regexes on demangled names */
+};
+extern struct kprof_config kprof_config;
+
+/* Reads the KPROF_* variables into kprof_config, warning once (on stderr) about unknown names and bad
+ * values, each of which falls back to its default.  Not thread-safe: called once from the constructor. */
+void kprof_config_load(void);
+
+/* Expands a KPROF_OUTPUT/KPROF_TRACE pattern: %p the pid, %h the host name, %q{VAR} the value of the
+ * environment variable VAR (empty if unset; its name of any length), %% a percent sign; any other %
+ * sequence is kept as it is.
+ * Returns a malloc'd string the caller frees, or NULL when out of memory. */
+char *kprof_expand_path(const char *pattern);
+
+/* 1 when a kernel of this demangled name is to be profiled (KPROF_INCLUDE / KPROF_EXCLUDE, which never
+ * hold back-references: the match is polynomial, but may still take a while on a long name, so call it
+ * without libkprof's locks held).  Thread-safe. */
+int kprof_name_selected(const char *demangled);
+
+#endif

@@ -1,0 +1,30 @@
+/* log.h: libkprof's one-line messages on stderr, and SIGPIPE held off while it writes. */
+#ifndef KPROF_LOG_H
+#define KPROF_LOG_H
+
+#include <signal.h>
+
+/* Message levels, KPROF_LOG's values. */
+enum kprof_log_level { KPROF_LOG_WARN, KPROF_LOG_INFO, KPROF_LOG_DEBUG };
+
+/* Writes "libkprof: <message>\n" to stderr when `level` is enabled by KPROF_LOG, in one write(): control
+ * characters in the message are escaped (\n, \r, \t, \xHH), so it stays one line, and a message longer
+ * than a line (1024 bytes) is cut in its middle ("..."), so its end, the reason, stays.  Never raises
+ * SIGPIPE; keeps errno.  Thread-safe; not async-signal-safe (it may call malloc). */
+void kprof_log(enum kprof_log_level level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define kprof_warn(...) kprof_log(KPROF_LOG_WARN, __VA_ARGS__)
+#define kprof_info(...) kprof_log(KPROF_LOG_INFO, __VA_ARGS__)
+#define kprof_debug(...) kprof_log(KPROF_LOG_DEBUG, __VA_ARGS__)
+
+/* SIGPIPE held off the calling thread while libkprof writes to a pipe whose reader may be gone: block
+ * saves the mask and whether SIGPIPE was pending; restore consumes a SIGPIPE that became pending since
+ * (libkprof's own: sigtimedwait with a zero timeout), then restores the mask.  Per thread; keeps errno. */
+struct kprof_sigpipe {
+    sigset_t mask;   /* the thread's signal mask before */
+    int blocked;     /* 0 when the mask could not be changed (restore does nothing) */
+    int was_pending; /* SIGPIPE was pending before: not libkprof's, left alone */
+};
+void kprof_sigpipe_block(struct kprof_sigpipe *sp);
+void kprof_sigpipe_restore(struct kprof_sigpipe *sp);
+
+#endif

@@ -1,0 +1,43 @@
+/* preload.h: loading a kernel's module before its first launch is timed (preload.c). */
+#ifndef KPROF_PRELOAD_H
+#define KPROF_PRELOAD_H
+
+#include <stdint.h>
+#include "cuda_api.h"
+
+/* A kernel handle (CUfunction, CUkernel, or a runtime launch key) and the context it was made ready in. */
+struct kprof_loaded_key {
+    const void *handle;
+    CUcontext ctx;
+    unsigned epoch;     /* kprof_preload_epoch when made ready (a module unload makes it stale) */
+};
+extern unsigned kprof_preload_epoch;
+#define KPROF_TLS_READY 16
+extern __thread struct kprof_loaded_key kprof_tls_ready[KPROF_TLS_READY] __attribute__((tls_model("initial-exec")));
+static inline unsigned kprof_preload_slot(const void *handle)
+{
+    return (unsigned)(((uintptr_t)handle >> 4) ^ ((uintptr_t)handle >> 12)) % KPROF_TLS_READY;
+}
+
+/* The first launch of a kernel in a context loads its module there (lazy loading): host work that would
+ * sit between the launch's start event and the kernel.  kprof_preload does that loading before the start
+ * event is recorded (cuFuncIsLoaded / cuFuncLoad, after cuKernelGetFunction for a CUkernel), once per
+ * handle and context; later launches find the pair in a per-thread cache (two compares).  `runtime`: the
+ * handle is a runtime launch key (a cudaKernel_t, or a host function pointer, which is left alone).
+ * Needs the CUDA 12.4 driver functions; without them it does nothing.  Thread-safe. */
+void kprof_preload_slow(const void *handle, CUcontext ctx, int runtime);
+static inline void kprof_preload(const void *handle, CUcontext ctx, int runtime)
+{
+    const struct kprof_loaded_key *k = &kprof_tls_ready[kprof_preload_slot(handle)];
+    if (KPROF_LIKELY(k->handle == handle && k->ctx == ctx &&
+                     k->epoch == __atomic_load_n(&kprof_preload_epoch, __ATOMIC_RELAXED)) || !handle || !ctx)
+        return;
+    kprof_preload_slow(handle, ctx, runtime);
+}
+/* Notes a handle known to be a CUkernel (from cuLibraryGetKernel or __cudaGetKernel).  Thread-safe. */
+void kprof_preload_note_kernel(const void *handle);
+/* A module or library was unloaded: what was loaded ahead of first launches is forgotten (see
+ * kprof_names_code_unloaded).  Thread-safe. */
+void kprof_preload_code_unloaded(void);
+
+#endif

@@ -1,0 +1,82 @@
+/* stats.h: what stats.c counts besides kernels: the API table, copies, memsets, allocations, samples. */
+#ifndef KPROF_STATS_H
+#define KPROF_STATS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "cuda_api.h"
+#include "timing.h"
+
+/* The API table's index for each interposed runtime and driver function. */
+enum kprof_api {
+#define KPROF_RT(name, proto, cls) KPROF_API_##name,
+#define KPROF_DH(name, cls) KPROF_API_##name,
+#include "api.def"
+    KPROF_API_COUNT
+};
+extern const char *const kprof_api_names[KPROF_API_COUNT];
+extern const char kprof_api_counted[KPROF_API_COUNT]; /* 0 for NAME, PROC and CTX entries */
+
+enum kprof_dir { KPROF_HTOH, KPROF_HTOD, KPROF_DTOH, KPROF_DTOD, KPROF_DIR_COUNT };
+extern const char *const kprof_dir_names[KPROF_DIR_COUNT];
+
+/* Per-direction copy aggregate. */
+struct kprof_copy {
+    uint64_t count, bytes;     /* successful copies (atomic) */
+    uint64_t timed, timed_bytes, total_ns, min_ns, max_ns;
+};
+
+/* Host memory of a copy's host side: page-locked (pinned) or ordinary (pageable); NONE for DtoD. */
+enum kprof_host_mem { KPROF_HOST_NONE, KPROF_HOST_PINNED, KPROF_HOST_PAGEABLE, KPROF_HOST_COUNT };
+extern const char *const kprof_host_mem_names[KPROF_HOST_COUNT];
+
+/* Adds one GPU duration (ns) of a copy of `bytes` to a copy aggregate.  Thread-safe (statistics lock). */
+void kprof_copy_add_time(struct kprof_copy *c, uint64_t ns, uint64_t bytes);
+
+/* The aggregate of copies in one direction; counts one copy of `bytes`. */
+struct kprof_copy *kprof_copy_count(enum kprof_dir dir, enum kprof_host_mem host, size_t bytes);
+/* The aggregate of memsets (same shape as a copy's); counts one of `bytes`. */
+struct kprof_copy *kprof_memset_count(size_t bytes);
+
+/* Allocation kinds, each with its own row. */
+enum kprof_mem { KPROF_MEM_DEVICE, KPROF_MEM_PINNED, KPROF_MEM_MANAGED, KPROF_MEM_COUNT };
+extern const char *const kprof_mem_names[KPROF_MEM_COUNT];
+
+/* Allocations: counts one of `bytes` at ptr, or a free of ptr (its size looked up from the allocation).
+ * host_ns is the call's host time.  Thread-safe. */
+void kprof_alloc_record(enum kprof_mem kind, void *ptr, size_t bytes, uint64_t host_ns);
+void kprof_free_record(enum kprof_mem kind, void *ptr, uint64_t host_ns);
+/* A free of device or managed memory (cuMemFree frees either). */
+void kprof_free_record_device(void *ptr, uint64_t host_ns);
+
+/* Aggregates one completed sample (kernel time and its histogram, copy time, the device's busy time,
+ * the trace).  Called by the harvester; thread-safe (statistics lock). */
+void kprof_sample_record(const struct kprof_sample *s);
+
+/* Names stream number `index` (on `device`) for the trace; the string is copied.  Thread-safe. */
+void kprof_stream_named(unsigned index, int device, const char *name);
+
+/* Host-side API table. */
+void kprof_api_record(int api, uint64_t host_ns, int ok);
+
+/* Context creation, attributed to the API call that caused it. */
+void kprof_ctx_init_record(int device, int api, uint64_t host_ns);
+
+/* The direction and host memory of a copy aggregate (an element of the copies table). */
+void kprof_copy_describe(const struct kprof_copy *c, enum kprof_dir *dir, enum kprof_host_mem *host);
+/* 1 if c is the memset aggregate. */
+int kprof_copy_is_memset(const struct kprof_copy *c);
+
+/* ---- driver.c: the memory a copy's pointers name ---- */
+
+/* The CUmemorytype of the memory at p (CU_POINTER_ATTRIBUTE_MEMORY_TYPE), or 0 for memory the driver does
+ * not know (pageable host memory) or a NULL p.  Asked with cuPointerGetAttributes, which, unlike
+ * cuPointerGetAttribute, succeeds on unknown memory: the query is never an error in the app's process.
+ * Thread-safe; the driver must be loaded (kprof_driver_ready). */
+unsigned int kprof_memory_type(CUdeviceptr p);
+/* A host pointer's memory kind, from the driver: pinned if the driver knows it, else pageable. */
+enum kprof_host_mem kprof_host_mem_of(const void *p);
+/* The host memory kind of a copy in direction dir (its host side; NONE for DtoD). */
+enum kprof_host_mem kprof_copy_host_mem(enum kprof_dir dir, const void *dst, const void *src);
+
+#endif

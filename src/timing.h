@@ -1,0 +1,132 @@
+/* timing.h: timing calls on the GPU with event pairs: pools, pending pairs, harvesting (events.c). */
+#ifndef KPROF_TIMING_H
+#define KPROF_TIMING_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "cuda_api.h"
+#include "calibrate.h"
+
+struct kprof_kernel;
+
+/* What a completed event pair's duration is added to. */
+enum kprof_target_kind {
+    KPROF_TARGET_KERNEL,       /* a kernel launch */
+    KPROF_TARGET_KERNEL_FIRST, /* a kernel's first launch (lazy module loading makes it slow) */
+    KPROF_TARGET_COPY,
+};
+
+/* A timed call in flight: filled by kprof_timing_begin(), completed by kprof_timing_end(). */
+struct kprof_timing {
+    CUcontext ctx;
+    CUstream stream;      /* as passed to cuEventRecord (CU_STREAM_PER_THREAD for _ptsz callers' 0) */
+    CUevent start, stop;
+    void *pool;           /* the context's event pool, or NULL when the call is not timed */
+    void *queue;          /* the stream's queue of pairs in flight */
+    uint64_t start_host_ns; /* host clock when the start event had been recorded */
+    uint64_t start_before_ns; /* host clock just before it was recorded */
+    int captured;         /* 1 when the stream is capturing into a graph: the call runs nothing now */
+    int shared;           /* 1: `start` is the previous call's stop event (one-event timing) */
+    int tested;           /* whether the stream was found busy (1) or idle (2) before the call; 0: not asked */
+    int broke;            /* 1: the call will run untimed, and kprof_chain_break() was called for it */
+    int no_context;       /* 1: the thread had no current context (the call will create or set one) */
+    uint64_t lent_seq;    /* then: that call's place in the queue */
+    unsigned char pred;   /* enum kprof_pred: what libkprof last put on the stream before this call */
+    unsigned long epoch[3]; /* stream-order counters when the call began (see kprof_chain_break) */
+};
+
+/* What kprof_timing_begin is asked for: nothing (KPROF_SAMPLE skips the call), a start and a stop event
+ * of the call's own (copies, memsets), or, for kernel and graph launches, either that or, when the
+ * stream is still busy with the previous timed call, only a stop event (one-event timing). */
+enum kprof_time_want { KPROF_TIME_NONE, KPROF_TIME_PAIR, KPROF_TIME_LAUNCH };
+
+/* Records a start event on `stream` in the current context, from that context's pool.  per_thread is 1
+ * for _ptsz/_ptds callers, for whom stream 0 is the per-thread default stream.  Leaves t->pool NULL (the
+ * call stays untimed) when `want` is KPROF_TIME_NONE (the capture check still runs), there is no current
+ * context, the stream is capturing, or the pool is empty.
+ *
+ * One-event timing (want KPROF_TIME_LAUNCH, KPROF_ONE_EVENT=1, every launch timed): recording a timing
+ * event costs the host about 1.5 us, the bulk of what libkprof adds to a launch.  When the stream's last
+ * operation is a timed call whose stop event has not yet completed (cuEventQuery says not ready, 0.26
+ * us), this launch cannot start before that stop, and starts right after it: that event serves as this
+ * launch's start, and only a stop event is recorded.  Not while any operation libkprof did not time (see
+ * kprof_chain_break) or, across the implicit synchronisation of the legacy default stream with blocking
+ * streams, a timed call on a stream that can delay this one has been issued since; not while a stream
+ * capture is in progress.  The shared event goes back to the pool once both pairs are read.
+ * Called with the guard raised.  Never changes the app's CUDA error state. */
+void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thread, enum kprof_time_want want);
+
+/* A runtime launch made while its thread had no current context (the program's first CUDA call, or a new
+ * thread's): cudart creates or sets the context inside the call, then launches through the driver, and
+ * that nested driver launch, which the guard would pass through, is timed on the runtime launch's behalf
+ * (once).  Set by the runtime launch wrappers around the real call; read by the driver's. */
+struct kprof_delegate {
+    struct kprof_kernel *k;     /* the kernel's aggregate (never NULL) */
+    enum kprof_time_want want;  /* what the runtime wrapper would have asked kprof_timing_begin for */
+    int used;                   /* 1 once a driver launch took it */
+};
+extern __thread struct kprof_delegate *kprof_tls_delegate __attribute__((tls_model("initial-exec")));
+
+/* Called for every operation put on a stream that is not timed with events (the app's event records,
+ * waits on events, host functions, stream memory operations and the other STREAMOP wrappers of api.def,
+ * a launch left untimed by KPROF_INCLUDE/EXCLUDE, a pause, a failure to time, a thread's first call),
+ * and when a stream is destroyed or a thread that used its per-thread stream exits (their handle or id
+ * can come back): no launch issued after it is timed from the stop event of a call issued before it.
+ * Lock-free (one relaxed atomic increment); safe from any thread. */
+void kprof_chain_break(void);
+
+/* An operation libkprof does not time (a wait, a host function...) was put on `stream` (per_thread: a
+ * _ptsz/_ptds caller, for whom stream 0 is the per-thread default stream) in the current context: the
+ * next kernel there has it (pred: enum kprof_pred), not libkprof's last timed call, as its predecessor.
+ * Thread-safe. */
+void kprof_stream_other(CUstream stream, int per_thread, int pred);
+/* A stream argument that names no stream to mark (kprof_stream_other is not called). */
+#define KPROF_NO_STREAM ((CUstream)(intptr_t)-1)
+
+/* Records the stop event and queues the pair for harvesting; the duration goes to `target` (a struct
+ * kprof_kernel * or struct kprof_copy * as `kind` says; `bytes` is a copy's size).  If `ok` is 0 (the
+ * call failed) the events go back to the pool instead.  Returns 1 if the pair was queued.
+ *
+ * Idle-stream correction (kernel launches): on an idle stream the GPU stamps the start event at once,
+ * while the kernel reaches the GPU only when the host has submitted it, so the pair also holds that host
+ * time (the launch latency, about 5 us on an H200).  If the start event has already completed when the
+ * launch returns, the stream was idle: the host time from the start event's record to the launch's
+ * return is remembered and taken off the pair's duration when it is read.  Copies are not corrected:
+ * a copy call may wait for its own work (pageable memory), and then its host time is the work. */
+int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind, void *target,
+                     uint64_t bytes, const unsigned *grid, const unsigned *block);
+
+/* One completed, timed call, as the harvester read it (times in ns). */
+struct kprof_sample {
+    enum kprof_target_kind kind;
+    void *target;            /* struct kprof_kernel * or struct kprof_copy * */
+    uint64_t dur_ns;         /* GPU duration, idle-stream latency taken off */
+    int has_time;            /* 1 when start_ns is known */
+    uint64_t start_ns;       /* on the process timeline: the GPU clock, in ns since libkprof started */
+    int device;
+    unsigned stream_index;   /* the stream's number in the process (see kprof_stream_named) */
+    uint64_t bytes;          /* copies and memsets */
+    unsigned grid[3], block[3];
+};
+
+/* Before a context is destroyed (cudaDeviceReset, cuCtxDestroy, the last primary-context release):
+ * reads that context's pending pairs (ctx NULL: those of every context on `device`), waiting up to
+ * timeout_ms.  Thread-safe. */
+void kprof_events_context_ending(CUcontext ctx, int device, long timeout_ms);
+/* After it was destroyed: drops its event pool (its events died with it), so a context created later,
+ * even at the same address, gets a fresh one.  Thread-safe. */
+void kprof_events_context_gone(CUcontext ctx, int device);
+
+/* Harvests every completed pair, waiting up to timeout_ms for the rest; stops the harvesting thread.
+ * Returns the number of pairs still incomplete.  Thread-safe. */
+long kprof_events_drain(long timeout_ms);
+
+/* Counters for the report: pairs dropped because their events failed, calls untimed for lack of events,
+ * events created, launches timed with one event (their start shared with the previous call's stop). */
+struct kprof_event_counters { long incomplete, failed, pool_exhausted, created, one_event; };
+void kprof_events_counters(struct kprof_event_counters *out);
+/* Copies the calibration of each context timed so far (at most max, oldest first) to out; returns how
+ * many.  Thread-safe. */
+size_t kprof_events_calibrations(struct kprof_calibration *out, size_t max);
+
+#endif
