@@ -10,11 +10,15 @@
 #include "call.h"
 #include "graphs.h"
 
-const char *const kprof_pred_names[KPROF_PRED_COUNT] = { "idle", "kernel", "HtoD", "DtoH", "DtoD", "memset", "other" };
+const char *const kprof_pred_names[KPROF_PRED_COUNT] = { "idle", "kernel", "HtoD", "DtoH", "DtoD", "memset", "other",
+                                                          "held", "held_kernel" };
 
 /* kprof_calibrate(ns, out): spins until %globaltimer has advanced by ns, then (out not NULL) writes the
  * timer's value at its start and at its end to out[0] and out[1].  One block of 32 threads: every thread
- * spins, thread order does not matter (they all store the same kind of value; the span is what is read). */
+ * spins, thread order does not matter (they all store the same kind of value; the span is what is read).
+ * kprof_hold(word, seq, timeout): one thread reads the 32-bit word (pinned host memory) until it has reached
+ * seq (compared as a signed difference, so the count may wrap) or timeout ns have passed (struct
+ * kprof_hold). */
 static const char calibrate_ptx[] =
     ".version 7.0\n"
     ".target sm_50\n"
@@ -38,6 +42,28 @@ static const char calibrate_ptx[] =
     "  st.global.u64 [%o+8], %t;\n"
     "DONE:\n"
     "  ret;\n"
+    "}\n"
+    ".visible .entry kprof_hold(.param .u64 kprof_word, .param .u32 kprof_seq, .param .u64 kprof_timeout)\n"
+    "{\n"
+    "  .reg .pred %p;\n"
+    "  .reg .b32 %v, %s, %d;\n"
+    "  .reg .b64 %w, %t0, %t, %e, %n;\n"
+    "  ld.param.u64 %w, [kprof_word];\n"
+    "  ld.param.u32 %s, [kprof_seq];\n"
+    "  ld.param.u64 %n, [kprof_timeout];\n"
+    "  cvta.to.global.u64 %w, %w;\n"
+    "  mov.u64 %t0, %globaltimer;\n"
+    "WAIT:\n"
+    "  ld.volatile.global.u32 %v, [%w];\n"
+    "  sub.s32 %d, %v, %s;\n"
+    "  setp.ge.s32 %p, %d, 0;\n"
+    "  @%p bra OUT;\n"
+    "  mov.u64 %t, %globaltimer;\n"
+    "  sub.u64 %e, %t, %t0;\n"
+    "  setp.lt.u64 %p, %e, %n;\n"
+    "  @%p bra WAIT;\n"
+    "OUT:\n"
+    "  ret;\n"
     "}\n";
 
 #define WARMUP 2
@@ -49,6 +75,8 @@ static const char calibrate_ptx[] =
 
 struct bench {
     CUfunction fn;
+    struct kprof_hold *hold;    /* the context's holds (ok 0: HELD and HELD_KERNEL are not measured) */
+    uint32_t seq;               /* the last hold number used on slot 0, calibration's own */
     CUstream s, other;
     CUdeviceptr d, d2, out;
     void *h;                    /* COPY_BYTES of pinned memory, then the 16 bytes read back from out */
@@ -111,24 +139,37 @@ static int measure(struct bench *b, enum kprof_pred p, int shared, double *out_n
     int n = 0, reps = p == KPROF_PRED_HTOD || p == KPROF_PRED_DTOH ? COPY_REPS : REPS;
     unsigned long long *stamp = (unsigned long long *)((char *)b->h + COPY_BYTES);
     for (int i = 0; n < reps && i < WARMUP + 4 * reps; i++) {
-        if (kprof_drv.cuStreamSynchronize(b->s) != CUDA_SUCCESS || put_pred(b, p) != CUDA_SUCCESS)
+        int held = p == KPROF_PRED_HELD || p == KPROF_PRED_HELD_KERNEL, used = 0;
+        if (kprof_drv.cuStreamSynchronize(b->s) != CUDA_SUCCESS ||
+            put_pred(b, p == KPROF_PRED_HELD ? KPROF_PRED_IDLE : p == KPROF_PRED_HELD_KERNEL ? KPROF_PRED_HTOD : p) != CUDA_SUCCESS)
+            return -1;
+        /* Held by a wait: on a drained stream whose last work was a kernel (behind a copy, even one long
+         * finished, the next kernel waits for the copy engine's hand-off, a few us, which a wait does not
+         * absorb: there libkprof holds with its kernel). */
+        if (p == KPROF_PRED_HELD &&
+            (spin(b, b->s, 0, 0) != CUDA_SUCCESS || kprof_drv.cuStreamSynchronize(b->s) != CUDA_SUCCESS))
+            return -1;
+        if (held && !kprof_hold_place(b->hold, b->s, 0, ++b->seq, p == KPROF_PRED_HELD_KERNEL, &used))
             return -1;
         CUevent start = b->e1;
-        if (p != KPROF_PRED_IDLE && kprof_drv.cuEventRecord(b->ep, b->s) != CUDA_SUCCESS)
-            return -1;
-        if (shared && p != KPROF_PRED_IDLE)
+        if (p != KPROF_PRED_IDLE && !held && kprof_drv.cuEventRecord(b->ep, b->s) != CUDA_SUCCESS)
+            goto fail;
+        if (shared && p != KPROF_PRED_IDLE && !held)
             start = b->ep;
         else if (kprof_drv.cuEventRecord(b->e1, b->s) != CUDA_SUCCESS)
-            return -1;
+            goto fail;
         uint64_t t1 = kprof_now_ns(); /* as kprof_timing_begin's start_host_ns */
         if (spin(b, b->s, SPIN_NS, b->out) != CUDA_SUCCESS)
-            return -1;
+            goto fail;
         uint64_t lag = 0; /* as kprof_timing_end's idle-stream correction */
         int idle = kprof_drv.cuEventQuery(start) == CUDA_SUCCESS;
         if (idle)
             lag = kprof_now_ns() - t1;
         float ms = 0.0f;
-        if (kprof_drv.cuEventRecord(b->e2, b->s) != CUDA_SUCCESS || kprof_drv.cuStreamSynchronize(b->s) != CUDA_SUCCESS ||
+        CUresult stop = kprof_drv.cuEventRecord(b->e2, b->s);
+        if (held)
+            kprof_hold_release(b->hold, 0, b->seq);
+        if (stop != CUDA_SUCCESS || kprof_drv.cuStreamSynchronize(b->s) != CUDA_SUCCESS ||
             kprof_drv.cuEventElapsedTime_v2(&ms, start, b->e2) != CUDA_SUCCESS ||
             kprof_drv.cuMemcpyDtoHAsync_v2(stamp, b->out, 2 * sizeof *stamp, b->s) != CUDA_SUCCESS ||
             kprof_drv.cuStreamSynchronize(b->s) != CUDA_SUCCESS)
@@ -138,6 +179,11 @@ static int measure(struct bench *b, enum kprof_pred p, int shared, double *out_n
             return -1; /* the kernel's clock cannot be read: no calibration rather than a wrong one */
         if (i >= WARMUP && idle == (p == KPROF_PRED_IDLE))
             v[n++] = pair - (double)lag - span - KPROF_CALIB_C0_NS;
+        continue;
+    fail: /* a hold placed must be released, or the stream would wait for ever */
+        if (held)
+            kprof_hold_release(b->hold, 0, b->seq);
+        return -1;
     }
     *out_ns = 0.0;
     if (n < reps / 2)
@@ -147,6 +193,59 @@ static int measure(struct bench *b, enum kprof_pred p, int shared, double *out_n
      * which takes off the launch's whole host time, some of it after the kernel reached the GPU. */
     *out_ns = m > 0.0 || p == KPROF_PRED_IDLE ? m : 0.0;
     return 1;
+}
+
+int kprof_hold_place(const struct kprof_hold *h, CUstream s, unsigned slot, uint32_t seq, int kernel, int *kernel_used)
+{
+    CUdeviceptr word = h->dwords + (CUdeviceptr)slot * sizeof(uint32_t);
+    *kernel_used = 0;
+    if (kernel && h->gate) {
+        unsigned long long w = (unsigned long long)word, timeout = KPROF_HOLD_TIMEOUT_NS;
+        unsigned int n = seq;
+        void *params[] = { &w, &n, &timeout };
+        if (kprof_drv.cuLaunchKernel(h->gate, 1, 1, 1, 1, 1, 1, 0, s, params, NULL) == CUDA_SUCCESS) {
+            *kernel_used = 1;
+            return 1;
+        }
+    }
+    return kprof_drv.cuStreamWaitValue32_v2(s, word, seq, CU_STREAM_WAIT_VALUE_GEQ) == CUDA_SUCCESS;
+}
+
+void kprof_hold_release(const struct kprof_hold *h, unsigned slot, uint32_t seq)
+{
+    uint32_t *w = &h->words[slot];
+    uint32_t cur = __atomic_load_n(w, __ATOMIC_RELAXED);
+    while ((int32_t)(cur - seq) < 0 &&
+           !__atomic_compare_exchange_n(w, &cur, seq, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
+        ;
+}
+
+/* Makes c's holds (struct kprof_hold): KPROF_HOLD_SLOTS words of pinned memory, the kprof_hold kernel of
+ * mod, and one hold placed and released on `own` to see that the driver takes it.  Leaves h->ok 0 when
+ * any of it fails (kernels are then timed without holds). */
+static void hold_make(struct kprof_hold *h, CUmodule mod, CUstream own)
+{
+    memset(h, 0, sizeof *h);
+    void *words = NULL;
+    if (!kprof_config.hold || !kprof_drv.cuStreamWaitValue32_v2 || !kprof_drv.cuMemHostGetDevicePointer_v2 ||
+        kprof_drv.cuMemAllocHost_v2(&words, KPROF_HOLD_SLOTS * sizeof(uint32_t)) != CUDA_SUCCESS)
+        return;
+    memset(words, 0, KPROF_HOLD_SLOTS * sizeof(uint32_t));
+    h->words = words;
+    if (kprof_drv.cuMemHostGetDevicePointer_v2(&h->dwords, words, 0) != CUDA_SUCCESS)
+        return;
+    if (kprof_drv.cuModuleGetFunction(&h->gate, mod, "kprof_hold") != CUDA_SUCCESS)
+        h->gate = NULL;
+    int used;
+    for (int kernel = 0; kernel < 2; kernel++) {
+        if (!kprof_hold_place(h, own, 0, (uint32_t)kernel + 1, kernel, &used))
+            return;
+        kprof_hold_release(h, 0, (uint32_t)kernel + 1);
+        if (kprof_drv.cuStreamSynchronize(own) != CUDA_SUCCESS)
+            return;
+    }
+    h->words[0] = 0;
+    h->ok = 1;
 }
 
 /* The driver functions calibration needs beyond the ones libkprof always has. */
@@ -212,16 +311,26 @@ void kprof_calibrate(struct kprof_calibration *c, CUstream own)
              kprof_drv.cuEventCreate(&b.e1, CU_EVENT_DEFAULT) == CUDA_SUCCESS &&
              kprof_drv.cuEventCreate(&b.e2, CU_EVENT_DEFAULT) == CUDA_SUCCESS &&
              kprof_drv.cuEventCreate(&b.ew, CU_EVENT_DISABLE_TIMING) == CUDA_SUCCESS;
-    if (ok)
+    if (ok) {
         memset(b.h, 0, COPY_BYTES + 64);
+        hold_make(&c->hold, mod, own);
+        b.hold = &c->hold;
+    }
     for (int shared = 0; ok && shared < KPROF_START_COUNT; shared++)
         for (int p = 0; ok && p < KPROF_PRED_COUNT; p++) {
             if (shared && p == KPROF_PRED_IDLE) /* a shared start is a pending stop: never idle */
                 continue;
+            if ((p == KPROF_PRED_HELD || p == KPROF_PRED_HELD_KERNEL) &&
+                (shared || !c->hold.ok || (p == KPROF_PRED_HELD_KERNEL && !c->hold.gate)))
+                continue; /* a held launch has its own start */
             /* Too few launches in a situation (the stream never found idle when it should be, or found
              * idle behind a predecessor: a host far slower or faster than the GPU) leaves that situation's
              * hand-off at 0, taking nothing off, and is no failure of the rest. */
             int m = measure(&b, (enum kprof_pred)p, shared, &c->handoff_ns[shared][p]);
+            if (m == 0 && p == KPROF_PRED_HELD)
+                c->hold.ok = 0; /* no hand-off known behind a hold: none placed */
+            else if (m == 0 && p == KPROF_PRED_HELD_KERNEL)
+                c->hold.gate = NULL;
             if (m == 0 && p != KPROF_PRED_IDLE)
                 kprof_info("device %d: too few launches to calibrate the hand-off behind %s%s; none taken off there",
                            c->device, kprof_pred_names[p], shared ? " (one event)" : "");
@@ -237,6 +346,7 @@ void kprof_calibrate(struct kprof_calibration *c, CUstream own)
         c->state = KPROF_CALIB_DONE;
     } else {
         memset(c->handoff_ns, 0, sizeof c->handoff_ns);
+        c->hold.ok = 0;
         kprof_warn("cannot calibrate the event hand-off on device %d; kernel times keep it (see KPROF_CALIBRATE)",
                    c->device);
     }

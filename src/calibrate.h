@@ -21,10 +21,41 @@ enum kprof_pred {
     KPROF_PRED_DTOD,    /* also HtoH and peer copies */
     KPROF_PRED_MEMSET,
     KPROF_PRED_OTHER,   /* an operation libkprof does not time (an event wait, a stream memory operation...) */
+    KPROF_PRED_HELD,    /* libkprof held the stream (struct kprof_hold) with a wait on a host word */
+    KPROF_PRED_HELD_KERNEL, /* ... with its own kernel kprof_hold, behind a copy or a host function */
     KPROF_PRED_COUNT,
-    KPROF_PRED_UNKNOWN = KPROF_PRED_COUNT /* the stream's first timed call: nothing to take off */
+    KPROF_PRED_UNKNOWN = KPROF_PRED_COUNT, /* the stream's first timed call: nothing to take off */
+    KPROF_PRED_SHARED_COUNT = KPROF_PRED_HELD /* the predecessors a shared start can have (never held) */
 };
 extern const char *const kprof_pred_names[KPROF_PRED_COUNT];
+
+/* Holding a stream until a launch is queued.  On an idle stream the GPU stamps the start event at once and
+ * the kernel arrives a launch latency later; behind a copy or a host function the kernel starts after a
+ * hand-off that spreads by several us from launch to launch (H200, docs/accuracy.md).  So, before the
+ * start event of such a launch, libkprof puts a hold on the stream: a cuStreamWaitValue32 on a word of
+ * pinned host memory, or, behind a copy or host function, its own one-thread kernel kprof_hold spinning on
+ * that word (which also absorbs the copy engine's hand-off; it gives up after KPROF_HOLD_TIMEOUT_NS).  The
+ * word is written once the start event, the kernel and the stop event are queued, and the GPU then runs
+ * the three back to back, with the constant hand-off calibrated for HELD or HELD_KERNEL.  Made by
+ * kprof_calibrate (ok 0 when it could not be), used by events.c. */
+#define KPROF_HOLD_SLOTS 1024            /* words, one per stream (a stream past them is not held) */
+#define KPROF_HOLD_TIMEOUT_NS 500000ull  /* kprof_hold gives up after this long (a descheduled host) */
+struct kprof_hold {
+    int ok;               /* 1: holds can be placed in this context */
+    CUfunction gate;      /* the kprof_hold kernel; NULL: holds are waits only */
+    uint32_t *words;      /* KPROF_HOLD_SLOTS words of pinned host memory */
+    CUdeviceptr dwords;   /* their address on the device */
+};
+
+/* Puts a hold on s (the context current) that ends once word `slot` reaches `seq` (wrapping compare):
+ * kprof_hold's kernel when kernel is 1 and h has one, else a wait.  Returns 1 with *kernel_used set, or 0
+ * when nothing was put on s.  The caller must release it (kprof_hold_release) on every path: a wait has
+ * no timeout. */
+int kprof_hold_place(const struct kprof_hold *h, CUstream s, unsigned slot, uint32_t seq, int kernel, int *kernel_used);
+
+/* Ends the hold of `slot` numbered seq: the word goes to seq unless it is already past it (an atomic
+ * maximum, so that holds of two threads on one stream never wait for a smaller number).  Lock-free. */
+void kprof_hold_release(const struct kprof_hold *h, unsigned slot, uint32_t seq);
 
 /* How the start of a pair was taken: its own start event, or the previous call's stop (one-event
  * timing).  The hand-off differs slightly between the two. */
@@ -49,6 +80,7 @@ struct kprof_calibration {
     uint64_t cost_ns;                  /* host time the calibration took, module load included */
     double handoff_ns[KPROF_START_COUNT][KPROF_PRED_COUNT];
     unsigned samples;                  /* timed launches per situation (more behind copies) */
+    struct kprof_hold hold;            /* holding this context's streams (KPROF_HOLD) */
 };
 
 /* The time CUPTI counts in a kernel beyond what %globaltimer reads inside a one-block kernel (its block's
@@ -58,7 +90,8 @@ struct kprof_calibration {
 /* Measures c's hand-offs in the current context on `own` (libkprof's private non-blocking stream), with
  * the kernel kprof_calibrate loaded from PTX through cuModuleLoadData: for each predecessor and both kinds
  * of start, a few launches of a 3 us kernel, each taken as (event pair - idle-stream lag - in-kernel span
- * - KPROF_CALIB_C0_NS), and the trimmed mean kept.  Runs synchronously on the calling thread (the guard
+ * - KPROF_CALIB_C0_NS), and the trimmed mean kept; HELD and HELD_KERNEL are measured behind holds placed
+ * and released as events.c does (they are made here first: c->hold, 4 KiB of pinned memory).  Runs synchronously on the calling thread (the guard
  * raised), on libkprof's own streams only (never the legacy default stream, which would make the app's
  * blocking streams wait); 2 MiB of device memory, 1 MiB of pinned memory and the module stay with the
  * context (freeing them may synchronise the device).  Sets c->state; never changes the app's CUDA error

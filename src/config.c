@@ -18,6 +18,7 @@ struct kprof_config kprof_config = {
     .max_events = 65536,
     .trace_limit = 1000000,
     .calibrate = 1,
+    .hold = 1,
 };
 
 /* The variables of config.def, by index; parsing calls name them so. */
@@ -241,6 +242,7 @@ void kprof_config_load(void)
     c->sample = env_long(VAR_KPROF_SAMPLE, 1, 1L << 30, "a period from 1 (every launch) to 1073741824", 1);
     c->one_event = !env_choice(VAR_KPROF_ONE_EVENT, bools_on, "1 or 0", 0);
     c->calibrate = !env_choice(VAR_KPROF_CALIBRATE, bools_on, "1 or 0", 0);
+    c->hold = !env_choice(VAR_KPROF_HOLD, bools_on, "1 or 0", 0);
     /* Another tool that counts kernels (Nsight Systems and Compute, compute-sanitizer and CUPTI tracers load
      * through CUDA_INJECTION64_PATH): libkprof's calibration kernels would show in its counts. */
     const char *inj = secure_getenv("CUDA_INJECTION64_PATH");

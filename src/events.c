@@ -50,6 +50,9 @@ struct pool {
     uint64_t pending_before_ns, pending_host_done_ns, last_request_ns;
     int ref_busy;                /* a thread is recording a reference (ev.lock) */
     unsigned nstreams;           /* streams of this context seen so far */
+    unsigned hold_next;          /* hold words handed to streams so far (calib.hold; word 0 is calibration's) */
+    int blocking_seen;           /* a stream that synchronises with the legacy default stream (a blocking
+                                    stream, a per-thread default stream) has been timed (atomic) */
     struct kprof_calibration calib; /* this context's hand-offs, measured before its first pair */
     int dead;                    /* its context was destroyed: never used again */
     struct pool *next;
@@ -94,6 +97,10 @@ struct queue {
     uint64_t last_stop_seq;  /* that pair's number + 1; 0: none */
     unsigned derived;        /* starts placed that way in a row (re-anchored on a reference every 256) */
     unsigned char last_pred; /* enum kprof_pred: what libkprof last put on this stream (ev.lock) */
+    unsigned char host_fn;   /* a host function was put on it since libkprof's last timed call (ev.lock) */
+    unsigned hold_slot;      /* its word of the pool's holds; 0: none yet (ev.lock) */
+    uint32_t hold_seq;       /* the last hold's number (ev.lock) */
+    signed char blocking;    /* 1: it synchronises with the legacy default stream; -1: not known yet (atomic) */
     UT_hash_handle hh;
 };
 
@@ -354,6 +361,7 @@ struct backlog {
     int n;
     CUevent start[BACKLOG];
     double expect_ns[BACKLOG];
+    CUevent last_stop;      /* the stop event of the last pair */
 };
 
 /* The host time a launch takes on this thread (ns, a moving average over its timed launches). */
@@ -371,21 +379,12 @@ static double backlog_needed_ns(void)
  * A stream found idle at the last launches is not asked (q->skip), nor one whose last pairs could not
  * outlast the launch even if none had started (short kernels: two events, and no query spent).
  * ev.lock held. */
-static CUevent lend_last_stop(struct queue *q, struct pool *p, int legacy, struct kprof_timing *t, struct backlog *bl)
+/* Fills bl with the last pairs queued on q (q->count > 0) and answers the most GPU time they can still
+ * take: -1 when unknown (a kernel not timed yet).  ev.lock held. */
+static double backlog_collect(const struct queue *q, const struct pool *p, struct backlog *bl)
 {
-    if (q->skip > 0) {
-        q->skip--;
-        return NULL;
-    }
-    if (q->count == 0)
-        return NULL;
-    struct pair *last = &q->ring[(q->head + q->count - 1) % q->cap];
-    if (!last->own_stop || last->pool != p || p->dead || !chain_intact(last, legacy))
-        return NULL;
-    last->own_stop = 0;
-    t->lent_seq = q->pushed - 1;
-    t->start_before_ns = last->start_host_ns; /* a reference older than the lent event */
     bl->n = 0;
+    bl->last_stop = q->ring[(q->head + q->count - 1) % q->cap].stop;
     for (size_t i = 0; i < BACKLOG && i < q->count; i++) {
         const struct pair *pr = &q->ring[(q->head + q->count - 1 - i) % q->cap];
         double mean = pr->kind == KPROF_TARGET_COPY ? 0.0 : kprof_kernel_mean_ns(pr->target);
@@ -398,6 +397,26 @@ static CUevent lend_last_stop(struct queue *q, struct pool *p, int legacy, struc
     double most = 0.0;
     for (int i = 0; i < bl->n && most >= 0.0; i++)
         most = bl->expect_ns[i] < 0.0 ? -1.0 : most + bl->expect_ns[i];
+    return most;
+}
+
+static CUevent lend_last_stop(struct queue *q, struct pool *p, int legacy, struct kprof_timing *t, struct backlog *bl)
+{
+    if (q->skip > 0) {
+        q->skip--;
+        return NULL;
+    }
+    if (q->count == 0)
+        return NULL;
+    struct pair *last = &q->ring[(q->head + q->count - 1) % q->cap];
+    /* Never behind a copy: the hand-off behind one spreads by several us; such a launch is held instead. */
+    if (!last->own_stop || last->pool != p || p->dead || !chain_intact(last, legacy) ||
+        last->kind == KPROF_TARGET_COPY)
+        return NULL;
+    last->own_stop = 0;
+    t->lent_seq = q->pushed - 1;
+    t->start_before_ns = last->start_host_ns; /* a reference older than the lent event */
+    double most = backlog_collect(q, p, bl);
     if (most >= 0.0 && most < backlog_needed_ns()) {
         last->own_stop = 1; /* not lent after all */
         return NULL;
@@ -439,6 +458,7 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
     t->captured = 0;
     t->broke = 0;
     t->no_context = 0;
+    t->held = 0;
     int capturing = __atomic_load_n(&kprof_captures_active, __ATOMIC_RELAXED) > 0;
     if (want == KPROF_TIME_NONE && !capturing)
         return; /* KPROF_SAMPLE skips this launch, and no stream can be capturing: nothing to ask */
@@ -484,7 +504,7 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
     int chains = kprof_config.one_event && kprof_config.sample <= 1;
     if (chains && s == CU_STREAM_PER_THREAD && !watch_thread_exit())
         __atomic_store_n(&exit_unwatched, 1, __ATOMIC_RELAXED);
-    int may_share = chains && want == KPROF_TIME_LAUNCH && !capturing &&
+    int may_share = chains && (want == KPROF_TIME_LAUNCH || want == KPROF_TIME_GRAPH) && !capturing &&
                     (s != CU_STREAM_PER_THREAD || !__atomic_load_n(&exit_unwatched, __ATOMIC_RELAXED));
 
     /* The stream's queue, and its last pair's stop event if this launch may start there (lent to this
@@ -503,6 +523,32 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
         if (!lent && (b || cb))
             a = pool_take(p, &ca);
     }
+    /* A kernel launch that may get a start of its own is held (struct kprof_hold): it takes a number of its
+     * stream's word now, and places the hold only if it does not share a start after all. */
+    int hold = 0, blocking = q ? __atomic_load_n(&q->blocking, __ATOMIC_RELAXED) : 0, ask_busy = 0;
+    struct backlog busy;
+    if (q && want == KPROF_TIME_LAUNCH && p->calib.hold.ok &&
+        (!legacy || !__atomic_load_n(&p->blocking_seen, __ATOMIC_RELAXED))) {
+        if (q->hold_slot == 0 && p->hold_next + 1 < KPROF_HOLD_SLOTS)
+            q->hold_slot = ++p->hold_next;
+        if (q->hold_slot) {
+            /* A wait only where the stream's last work was a kernel or a wait: behind a copy or memset (even
+             * one long finished) or a host function the kernel also waits for another engine's hand-off,
+             * which only a kernel absorbs.  The legacy default stream is held only while no blocking stream
+             * has been timed in the context: theirs would wait for the hold, and their pairs hold it (seen
+             * on an H200: +30 us on a kernel of a thread launching on a blocking stream). */
+            hold = q->host_fn || (q->last_pred != KPROF_PRED_KERNEL && q->last_pred != KPROF_PRED_OTHER) ? 2 : 1;
+            /* A launch that could not share its start (an operation libkprof does not time came between)
+             * on a stream that may stay busy: asked below.  A hold costs the GPU a read of host memory
+             * (1 to 2 us, seen in an app's own event pairs around its kernel) even when it does not wait. */
+            if (hold == 1 && !lent && may_share && q->count > 0 && q->skip == 0) {
+                double most = backlog_collect(q, p, &busy);
+                ask_busy = most < 0.0 || most >= backlog_needed_ns();
+            }
+            t->hold_slot = q->hold_slot;
+            t->hold_seq = ++q->hold_seq;
+        }
+    }
     if (!q || (!b && !cb) || (!lent && !a && !ca)) {
         /* Out of memory, or the pool is exhausted: this call stays untimed (no start was taken). */
         if (b)
@@ -514,10 +560,20 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
         if (q)
             ev.n.pool_exhausted++;
         pthread_mutex_unlock(&ev.lock);
+        if (hold) /* its number was taken: release it, for a later hold's sake */
+            kprof_hold_release(&p->calib.hold, t->hold_slot, t->hold_seq);
         untimed(t);
         return;
     }
     pthread_mutex_unlock(&ev.lock);
+    if (KPROF_UNLIKELY(blocking < 0)) { /* a stream's first timed call: does it wait for the legacy stream? */
+        unsigned flags = 0;
+        blocking = !kprof_drv.cuStreamGetFlags || kprof_drv.cuStreamGetFlags(s, &flags) != CUDA_SUCCESS ||
+                   !(flags & CU_STREAM_NON_BLOCKING);
+        __atomic_store_n(&q->blocking, (signed char)blocking, __ATOMIC_RELAXED);
+        if (blocking)
+            __atomic_store_n(&p->blocking_seen, 1, __ATOMIC_RELAXED);
+    }
     if (cb)
         b = pool_create(p);
     if (ca)
@@ -545,9 +601,21 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
         if (b)
             pool_give(p, b);
         pthread_mutex_unlock(&ev.lock);
+        if (hold)
+            kprof_hold_release(&p->calib.hold, t->hold_slot, t->hold_seq);
         untimed(t);
         return;
     }
+    if (ask_busy && !t->shared && kprof_drv.cuEventQuery(busy.last_stop) == CUDA_ERROR_NOT_READY &&
+        backlog_outlasts_launch(&busy))
+        hold = -hold; /* the stream stays busy: the pair starts behind its last work, no hold needed */
+    if (hold > 0 && !t->shared) {
+        int kernel = 0;
+        if (kprof_hold_place(&p->calib.hold, s, t->hold_slot, t->hold_seq, hold == 2, &kernel))
+            t->held = kernel ? 2 : 1;
+    }
+    if (hold && !t->held) /* shared, busy, or the hold could not be placed */
+        kprof_hold_release(&p->calib.hold, t->hold_slot, t->hold_seq);
     if (!t->shared) {
         uint64_t before = kprof_now_ns();
         if (kprof_drv.cuEventRecord(a, s) != CUDA_SUCCESS) {
@@ -555,6 +623,9 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
             pool_give(p, a);
             pool_give(p, b);
             pthread_mutex_unlock(&ev.lock);
+            if (t->held)
+                kprof_hold_release(&p->calib.hold, t->hold_slot, t->hold_seq);
+            t->held = 0;
             untimed(t);
             return;
         }
@@ -608,6 +679,9 @@ static struct queue *queue_for(const struct kprof_timing *t, struct pool *p)
         return NULL;
     q->key = key;
     q->last_pred = KPROF_PRED_UNKNOWN; /* whatever the app put there before libkprof timed anything */
+    q->blocking = key.stream == CU_STREAM_LEGACY ? 0 : key.stream == CU_STREAM_PER_THREAD ? 1 : -1;
+    if (q->blocking == 1)
+        __atomic_store_n(&p->blocking_seen, 1, __ATOMIC_RELAXED);
     HASH_ADD(hh, ev.queues, key, sizeof key, q);
     struct queue *found;
     HASH_FIND(hh, ev.queues, &key, sizeof key, found);
@@ -651,7 +725,9 @@ void kprof_stream_other(CUstream stream, int per_thread, int pred)
     struct queue *q;
     pthread_mutex_lock(&ev.lock);
     HASH_FIND(hh, ev.queues, &key, sizeof key, q);
-    if (q)
+    if (q && pred == KPROF_STREAM_HOST_FUNCTION)
+        q->host_fn = 1;
+    else if (q)
         q->last_pred = (unsigned char)pred;
     pthread_mutex_unlock(&ev.lock);
 }
@@ -684,13 +760,21 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
     uint64_t lag = 0;
     if (ok && kind != KPROF_TARGET_COPY) {
         uint64_t now = kprof_now_ns();
-        if (!t->shared && !__atomic_load_n(&kprof_captures_active, __ATOMIC_RELAXED) &&
-            kprof_drv.cuEventQuery(t->start) == CUDA_SUCCESS)
+        /* Held by a wait, the start cannot have completed; held by kprof_hold, it has only if that kernel
+         * gave up waiting (a host descheduled for longer than its timeout): then as on an idle stream. */
+        if (!t->shared && t->held != 1 && !__atomic_load_n(&kprof_captures_active, __ATOMIC_RELAXED) &&
+            kprof_drv.cuEventQuery(t->start) == CUDA_SUCCESS) {
             lag = kprof_now_ns() - t->start_host_ns; /* the stream was idle: see timing.h */
+            if (t->held)
+                t->held = 3;
+        }
         double took = (double)(now - t->start_host_ns);
         tls_launch_ns = tls_launch_ns > 0.0 ? tls_launch_ns + (took - tls_launch_ns) / 8.0 : took;
     }
-    if (!ok || kprof_drv.cuEventRecord(t->stop, t->stream) != CUDA_SUCCESS) {
+    int stopped = ok && kprof_drv.cuEventRecord(t->stop, t->stream) == CUDA_SUCCESS;
+    if (t->held) /* the start, the kernel and the stop are queued: let the GPU run them */
+        kprof_hold_release(&p->calib.hold, t->hold_slot, t->hold_seq);
+    if (!stopped) {
         timing_drop(t);
         kprof_chain_break(); /* the call may have run, untimed */
         return 0;
@@ -734,8 +818,11 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
     pr->pool = p;
     pr->own_stop = 1;
     pr->shared = t->shared;
-    pr->pred = t->pred;
+    pr->pred = t->held == 1   ? KPROF_PRED_HELD
+               : t->held == 2 ? KPROF_PRED_HELD_KERNEL
+                              : t->pred; /* 3: kprof_hold gave up, lag is set and the pair is read as idle */
     q->last_pred = pred_of(kind, target);
+    q->host_fn = 0;
     pr->seq = q->pushed;
     pr->start_seq = t->lent_seq;
     q->count++;
@@ -749,6 +836,8 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
     }
     ev.pending++;
     ev.n.one_event += t->shared;
+    ev.n.held += t->held == 1;
+    ev.n.held_kernel += t->held == 2;
     if (!ev.harvester_started && !ev.harvester_stop)
         start_harvester();
     else if (ev.harvester_sleeping)

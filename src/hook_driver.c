@@ -830,7 +830,8 @@ KPROF_EXPORT CUresult cuGraphExecDestroy(CUgraphExec exec)
             return (call);                                                                         \
         struct kprof_graph *g_ = kprof_graph_for(exec);                                            \
         struct kprof_timing t_;                                                                    \
-        kprof_timing_begin(&t_, (stream), (per_thread), kprof_launch_want(g_ ? g_->row : NULL));       \
+        enum kprof_time_want w_ = kprof_launch_want(g_ ? g_->row : NULL);                          \
+        kprof_timing_begin(&t_, (stream), (per_thread), w_ == KPROF_TIME_LAUNCH ? KPROF_TIME_GRAPH : w_); \
         CUresult r_ = (call);                                                                      \
         int ok_ = r_ == CUDA_SUCCESS && g_ != NULL && !t_.captured;                                \
         int first_ = ok_ && g_->row->calls == 0;                                                   \
@@ -978,11 +979,12 @@ KPROF_EXPORT CUresult cuEventSynchronize(CUevent e)
 STREAM_OPS_ON(cuEventRecord, (CUevent e, CUstream s), (e, s), KPROF_NO_STREAM, 0)
 STREAM_OPS_ON(cuEventRecordWithFlags, (CUevent e, CUstream s, unsigned int flags), (e, s, flags), KPROF_NO_STREAM, 0)
 STREAM_OPS(cuStreamWaitEvent, (CUstream s, CUevent e, unsigned int flags), (s, e, flags))
-/* A host function leaves the next kernel's hand-off to the GPU work before it (see enum kprof_pred). */
-STREAM_OPS_ON(cuLaunchHostFunc, (CUstream s, CUhostFn fn, void *data), (s, fn, data), KPROF_NO_STREAM, 0)
+/* A host function leaves the next kernel's hand-off to the GPU work before it (see enum kprof_pred); the
+ * kernel is held by libkprof's kernel (struct kprof_hold). */
+STREAM_OPS_ON(cuLaunchHostFunc, (CUstream s, CUhostFn fn, void *data), (s, fn, data), s, KPROF_STREAM_HOST_FUNCTION)
 STREAM_OPS_ON(cuStreamAddCallback,
               (CUstream s, CUstreamCallback cb, void *data, unsigned int flags),
-              (s, cb, data, flags), KPROF_NO_STREAM, 0)
+              (s, cb, data, flags), s, KPROF_STREAM_HOST_FUNCTION)
 STREAM_OPS(cuStreamWaitValue32_v2,
            (CUstream s, CUdeviceptr addr, cuuint32_t value, unsigned int flags),
            (s, addr, value, flags))

@@ -30,6 +30,7 @@ struct kprof_config {
     long sample;                /* KPROF_SAMPLE: time 1 launch in N per kernel (the first always); 1 = all */
     int one_event;              /* KPROF_ONE_EVENT: a launch on a busy stream starts at the previous stop */
     int calibrate;              /* KPROF_CALIBRATE: measure and take off each context's event hand-off */
+    int hold;                   /* KPROF_HOLD: hold streams until a timed launch is queued (struct kprof_hold) */
     const char *tool_attached;  /* another tool that counts kernels (CUDA_INJECTION64_PATH...), or NULL */
     int64_t invocation_ns;      /* KPROF_INVOCATION: start of the kprof(1) invocation, ns since the epoch by
                                    the file system's clock; 0 = none.  Reports are never written over a

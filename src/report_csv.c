@@ -202,7 +202,7 @@ int kprof_report_csv(const char *base, int chosen, const struct kprof_snapshot *
         for (size_t i = 0; i < s->ncalibs; i++) {
             const struct kprof_calibration *c = &s->calibs[i];
             for (int sh = 0; sh < KPROF_START_COUNT; sh++)
-                for (int p = 0; p < KPROF_PRED_COUNT; p++) {
+                for (int p = 0; p < (sh ? KPROF_PRED_SHARED_COUNT : KPROF_PRED_COUNT); p++) {
                     fprintf(f, "%d,", c->device);
                     csv_string(f, kprof_calib_state_text(c->state));
                     fprintf(f, ",%llu,%u,%s,%s,%.0f\n", U(c->cost_ns), c->samples, sh ? "shared" : "own",

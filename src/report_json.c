@@ -169,10 +169,11 @@ void kprof_report_json(FILE *f, const struct kprof_snapshot *s)
         const struct kprof_calibration *c = &s->calibs[i];
         fprintf(f, "%s\n    {\"device\": %d, \"state\": ", i ? "," : "", c->device);
         kprof_json_string(f, kprof_calib_state_text(c->state));
-        fprintf(f, ", \"cost_ns\": %llu, \"samples\": %u", U(c->cost_ns), c->samples);
+        fprintf(f, ", \"cost_ns\": %llu, \"samples\": %u, \"holds\": %s", U(c->cost_ns), c->samples,
+                c->hold.ok ? "true" : "false");
         for (int sh = 0; sh < KPROF_START_COUNT; sh++) {
             fprintf(f, ", \"%s\": {", sh ? "handoff_shared_ns" : "handoff_ns");
-            for (int p = 0; p < KPROF_PRED_COUNT; p++)
+            for (int p = 0; p < (sh ? KPROF_PRED_SHARED_COUNT : KPROF_PRED_COUNT); p++)
                 fprintf(f, "%s\"%s\": %.0f", p ? ", " : "", kprof_pred_names[p], c->handoff_ns[sh][p]);
             fprintf(f, "}");
         }
@@ -181,6 +182,7 @@ void kprof_report_json(FILE *f, const struct kprof_snapshot *s)
     fprintf(f, "%s],\n", s->ncalibs ? "\n  " : "");
 
     fprintf(f, "  \"events\": {\"created\": %ld, \"incomplete\": %ld, \"failed\": %ld, \"untimed_no_event\": %ld, "
-               "\"one_event\": %ld}\n}\n",
-            s->events.created, s->events.incomplete, s->events.failed, s->events.pool_exhausted, s->events.one_event);
+               "\"one_event\": %ld, \"held\": %ld, \"held_kernel\": %ld}\n}\n",
+            s->events.created, s->events.incomplete, s->events.failed, s->events.pool_exhausted, s->events.one_event,
+            s->events.held, s->events.held_kernel);
 }

@@ -327,8 +327,9 @@ void kprof_report_text(FILE *f, const struct kprof_snapshot *s)
     api(f, s);
     fprintf(f, "== libkprof: events ==\n");
     fprintf(f, "Events created %ld, pairs incomplete at exit %ld, failed %ld, calls untimed for lack of events %ld, "
-               "launches timed with one event (busy stream) %ld\n",
-            s->events.created, s->events.incomplete, s->events.failed, s->events.pool_exhausted, s->events.one_event);
+               "launches timed with one event (busy stream) %ld, held until queued %ld (by libkprof's kernel %ld)\n",
+            s->events.created, s->events.incomplete, s->events.failed, s->events.pool_exhausted, s->events.one_event,
+            s->events.held + s->events.held_kernel, s->events.held_kernel);
     for (size_t i = 0; i < s->ncalibs; i++) {
         const struct kprof_calibration *c = &s->calibs[i];
         if (c->state != KPROF_CALIB_DONE) {
@@ -341,9 +342,9 @@ void kprof_report_text(FILE *f, const struct kprof_snapshot *s)
         for (int p = 0; p < KPROF_PRED_COUNT; p++)
             fprintf(f, " %s %.2f", kprof_pred_names[p], c->handoff_ns[KPROF_START_OWN][p] / 1e3);
         fprintf(f, "; one event:");
-        for (int p = 1; p < KPROF_PRED_COUNT; p++)
+        for (int p = 1; p < KPROF_PRED_SHARED_COUNT; p++)
             fprintf(f, " %s %.2f", kprof_pred_names[p], c->handoff_ns[KPROF_START_SHARED][p] / 1e3);
-        fprintf(f, "\n");
+        fprintf(f, "%s\n", c->hold.ok ? "" : "; streams not held (KPROF_HOLD)");
     }
     fprintf(f, "== libkprof: end ==\n");
 }

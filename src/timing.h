@@ -32,13 +32,18 @@ struct kprof_timing {
     int no_context;       /* 1: the thread had no current context (the call will create or set one) */
     uint64_t lent_seq;    /* then: that call's place in the queue */
     unsigned char pred;   /* enum kprof_pred: what libkprof last put on the stream before this call */
+    unsigned char held;   /* the stream is held until the call is queued (struct kprof_hold): 0 no, 1 by a
+                             wait, 2 by the kprof_hold kernel */
+    unsigned hold_slot;   /* then: the hold's word and number */
+    uint32_t hold_seq;
     unsigned long epoch[3]; /* stream-order counters when the call began (see kprof_chain_break) */
 };
 
 /* What kprof_timing_begin is asked for: nothing (KPROF_SAMPLE skips the call), a start and a stop event
- * of the call's own (copies, memsets), or, for kernel and graph launches, either that or, when the
- * stream is still busy with the previous timed call, only a stop event (one-event timing). */
-enum kprof_time_want { KPROF_TIME_NONE, KPROF_TIME_PAIR, KPROF_TIME_LAUNCH };
+ * of the call's own (copies, memsets), or, for kernel launches (LAUNCH) and graph launches (GRAPH), either
+ * that or, when the stream is still busy with the previous timed call, only a stop event (one-event
+ * timing).  A kernel launch that gets a start of its own is held (struct kprof_hold). */
+enum kprof_time_want { KPROF_TIME_NONE, KPROF_TIME_PAIR, KPROF_TIME_LAUNCH, KPROF_TIME_GRAPH };
 
 /* Records a start event on `stream` in the current context, from that context's pool.  per_thread is 1
  * for _ptsz/_ptds callers, for whom stream 0 is the per-thread default stream.  Leaves t->pool NULL (the
@@ -80,6 +85,10 @@ void kprof_chain_break(void);
  * next kernel there has it (pred: enum kprof_pred), not libkprof's last timed call, as its predecessor.
  * Thread-safe. */
 void kprof_stream_other(CUstream stream, int per_thread, int pred);
+/* The `pred` kprof_stream_other takes for a host function: it leaves the predecessor as it was (the
+ * hand-off behind a host function is that of the GPU work before it) but makes the next kernel's hold, if
+ * any, libkprof's kernel (struct kprof_hold). */
+#define KPROF_STREAM_HOST_FUNCTION 0xff
 /* A stream argument that names no stream to mark (kprof_stream_other is not called). */
 #define KPROF_NO_STREAM ((CUstream)(intptr_t)-1)
 
@@ -122,8 +131,9 @@ void kprof_events_context_gone(CUcontext ctx, int device);
 long kprof_events_drain(long timeout_ms);
 
 /* Counters for the report: pairs dropped because their events failed, calls untimed for lack of events,
- * events created, launches timed with one event (their start shared with the previous call's stop). */
-struct kprof_event_counters { long incomplete, failed, pool_exhausted, created, one_event; };
+ * events created, launches timed with one event (their start shared with the previous call's stop),
+ * launches held (struct kprof_hold) by a wait and by libkprof's kernel. */
+struct kprof_event_counters { long incomplete, failed, pool_exhausted, created, one_event, held, held_kernel; };
 void kprof_events_counters(struct kprof_event_counters *out);
 /* Copies the calibration of each context timed so far (at most max, oldest first) to out; returns how
  * many.  Thread-safe. */

@@ -35,7 +35,7 @@ expect_grep '^Hand-off calibration, device 0: skipped \(another tool that counts
 expect_no_grep 'kprof_calibrate' "$WORK/truth2" "no calibration kernel ran"
 # Text and CSV carry the figures too.
 KPROF_OUTPUT="$WORK/r.txt" run_kprof "$PROGS/preds" >/dev/null
-expect_grep '^Hand-off calibration, device 0 \([0-9.]+ ms\): .* kernel 0\.70 HtoD 1\.90 DtoH 1\.30 DtoD 0\.80 memset 1\.10 other 0\.90;' \
+expect_grep '^Hand-off calibration, device 0 \([0-9.]+ ms\): .* kernel 0\.70 HtoD 1\.90 DtoH 1\.30 DtoD 0\.80 memset 1\.10 other 0\.90 held [0-9.]+ held_kernel 0\.70;' \
     "$WORK/r.txt" "text: the hand-offs in us"
 KPROF_FORMAT=csv KPROF_OUTPUT="$WORK/c" run_kprof "$PROGS/preds" >/dev/null
 expect_grep '^0,done,[0-9]+,16,own,HtoD,1900$' "$WORK/c.calibration.csv" "csv: calibration.csv"

@@ -47,27 +47,38 @@ static struct {
     uint64_t event_ns;         /* FAKEGPU_EVENT_NS: GPU time an event record takes on its stream */
     unsigned long query_delay_us; /* FAKEGPU_FIRST_QUERY_DELAY_US: the first cuEventQuery off the main
                                      thread (a profiler's harvester, say) sleeps this long */
-    /* FAKEGPU_HANDOFF_NS="kernel=N,htod=N,dtoh=N,dtod=N,memset=N,wait=N" (ns, each 0 unless given): a kernel
+    /* FAKEGPU_HANDOFF_NS="kernel=N,htod=N,dtoh=N,dtod=N,memset=N,wait=N,hold=N" (ns, each 0 unless given): a kernel
      * launched on a busy stream starts this long after the stream's usual start time, by the kind of the
      * last work on that stream (a graph launch counts as kernel; HtoH and peer copies as dtod;
-     * cuStreamWaitEvent as wait; event records do not count). A stream is busy until the host has seen that
+     * cuStreamWaitEvent as wait, cuStreamWaitValue32 as hold; event records do not count). A stream is busy until the host has seen that
      * work complete (a synchronize of the stream or its context, cuEventSynchronize or a cuEventQuery
      * answering CUDA_SUCCESS for an event recorded after it, or a cuStreamQuery answering CUDA_SUCCESS);
      * with no work yet it is idle. Copies, memsets, graph launches and kernels inside graphs are never
      * delayed themselves. Indexed by enum work_kind. */
-    uint64_t handoff_ns[7];
+    uint64_t handoff_ns[8];
     uint64_t calib_c0_ns;  /* FAKEGPU_CALIB_C0_NS (default 600): a kprof_calibrate kernel's out[1] is
                               start + its ns - this (what %globaltimer would see inside a real kernel) */
     uint64_t lazy_load_ns; /* FAKEGPU_LAZY_LOAD_NS: the first launch of a function in a context (not
                               loaded there by cuFuncLoad, an earlier launch or the instantiation of a graph
                               holding it) starts this much later on the GPU clock */
+    uint64_t launch_latency_ns; /* FAKEGPU_LAUNCH_LATENCY_NS: a kernel launched on an idle stream (no work
+                              yet, or its work seen complete by the host) starts this much later: the
+                              host's launch latency, which an event recorded before the launch does not
+                              wait for.  Behind a hold (cuStreamWaitValue32, kprof_hold) a stream is busy. */
     unsigned while_iters;  /* FAKEGPU_WHILE_ITERS (default 3): how often a WHILE conditional graph node
                               runs its body, whatever its handle's default value (IF and SWITCH nodes go
                               by the default value) */
 } cfg;
 
 /* The kind of the last work put on a stream, for FAKEGPU_HANDOFF_NS. */
-enum work_kind { W_NONE, W_KERNEL, W_HTOD, W_DTOH, W_DTOD, W_MEMSET, W_WAIT };
+enum work_kind { W_NONE, W_KERNEL, W_HTOD, W_DTOH, W_DTOD, W_MEMSET, W_WAIT, W_HOLD };
+
+/* Holds (see hold_put) */
+static int held_before(uint64_t stream_id, uint64_t seq);
+static void holds_wait(uint64_t stream_id, uint64_t seq);
+struct alloc;
+static struct alloc *alloc_of(uintptr_t p);
+#define ANY_STREAM UINT64_MAX
 
 static unsigned long long env_num(const char *name, unsigned long long def, unsigned long long max)
 {
@@ -132,7 +143,7 @@ static void parse_kernel_ns(void)
 /* FAKEGPU_HANDOFF_NS="kernel=2000,memset=4800": unknown kinds and bad numbers are warned about and ignored. */
 static void parse_handoff_ns(void)
 {
-    static const char *names[] = { NULL, "kernel", "htod", "dtoh", "dtod", "memset", "wait" };
+    static const char *names[] = { NULL, "kernel", "htod", "dtoh", "dtod", "memset", "wait", "hold" };
     const char *s = getenv("FAKEGPU_HANDOFF_NS");
     char *copy, *tok, *save = NULL;
 
@@ -145,12 +156,12 @@ static void parse_handoff_ns(void)
 
         if (eq)
             *eq = '\0';
-        for (k = W_KERNEL; k <= W_WAIT; k++)
+        for (k = W_KERNEL; k <= W_HOLD; k++)
             if (strcmp(tok, names[k]) == 0)
                 break;
         errno = 0;
         ns = eq ? strtoull(eq + 1, &end, 10) : 0;
-        if (!eq || k > W_WAIT || errno || *end || eq[1] == '\0' || eq[1] == '-') {
+        if (!eq || k > W_HOLD || errno || *end || eq[1] == '\0' || eq[1] == '-') {
             fprintf(stderr, "fakegpu: FAKEGPU_HANDOFF_NS entry '%s' is not kind=ns "
                     "(kernel, htod, dtoh, dtod, memset, wait); ignored\n", tok);
             continue;
@@ -177,6 +188,7 @@ static void load_config(void)
     parse_handoff_ns();
     cfg.calib_c0_ns = env_num("FAKEGPU_CALIB_C0_NS", 600, 1000000000ULL);
     cfg.lazy_load_ns = env_num("FAKEGPU_LAZY_LOAD_NS", 0, 1000000000000ULL);
+    cfg.launch_latency_ns = env_num("FAKEGPU_LAUNCH_LATENCY_NS", 0, 1000000000000ULL);
     cfg.while_iters = (unsigned)env_num("FAKEGPU_WHILE_ITERS", 3, 1000000);
 }
 
@@ -759,7 +771,8 @@ static uint64_t handoff(const struct CUstream_st *s);
  * starting; answers its start time. */
 static uint64_t kernel_advance(struct CUstream_st *s, uint64_t delay_ns, uint64_t ns)
 {
-    uint64_t t0 = start_time(s) + handoff(s) + delay_ns;
+    int idle = s->last_work == W_NONE || s->seen_idle;
+    uint64_t t0 = start_time(s) + handoff(s) + delay_ns + (idle ? cfg.launch_latency_ns : 0);
 
     s->t = t0 + ns;
     work_put(s, W_KERNEL);
@@ -1255,6 +1268,7 @@ static CUresult ctx_sync(struct CUctx_st *c)
 {
     if (!c->active)
         return CUDA_ERROR_CONTEXT_IS_DESTROYED;
+    holds_wait(ANY_STREAM, ANY_STREAM);
     complete_events(c, 0);
     return CUDA_SUCCESS;
 }
@@ -1426,6 +1440,7 @@ static CUresult stream_sync(CUstream h, int ptds)
         RETURN(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
     }
     /* A legacy-stream sync also waits for the blocking streams it depends on: complete them all. */
+    holds_wait(s->kind == S_LEGACY ? ANY_STREAM : s->id, ANY_STREAM);
     complete_events(s->ctx, s->kind == S_LEGACY ? 0 : s->id);
     RETURN(CUDA_SUCCESS);
 }
@@ -1445,7 +1460,7 @@ static CUresult stream_query(CUstream h, int ptds)
         invalidate(s);
         RETURN(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
     }
-    if (cfg.hang)
+    if (cfg.hang || held_before(s->id, UINT64_MAX))
         RETURN(CUDA_ERROR_NOT_READY);
     s->seen_idle = 1; /* FAKEGPU_HANDOFF_NS: the host has seen its work done */
     RETURN(CUDA_SUCCESS);
@@ -1470,6 +1485,23 @@ static CUresult stream_get_ctx(CUstream h, CUcontext *pctx, int ptds)
 
 CUresult cuStreamGetCtx(CUstream hStream, CUcontext *pctx) { return stream_get_ctx(hStream, pctx, 0); }
 CUresult cuStreamGetCtx_ptsz(CUstream hStream, CUcontext *pctx) { return stream_get_ctx(hStream, pctx, 1); }
+
+static CUresult stream_get_flags(CUstream h, unsigned int *flags, int ptds)
+{
+    struct CUstream_st *s;
+    CUresult rc;
+
+    lock();
+    if ((rc = get_stream_any(h, ptds, &s)))
+        RETURN(rc);
+    if (!flags)
+        RETURN(CUDA_ERROR_INVALID_VALUE);
+    *flags = s->flags;
+    RETURN(CUDA_SUCCESS);
+}
+
+CUresult cuStreamGetFlags(CUstream hStream, unsigned int *flags) { return stream_get_flags(hStream, flags, 0); }
+CUresult cuStreamGetFlags_ptsz(CUstream hStream, unsigned int *flags) { return stream_get_flags(hStream, flags, 1); }
 
 static CUresult stream_is_capturing(CUstream h, CUstreamCaptureStatus *st, int ptds)
 {
@@ -1695,6 +1727,108 @@ CUresult cuLaunchHostFunc_ptsz(CUstream hStream, CUhostFn fn, void *userData)
     return launch_host_func(hStream, fn, userData, 1);
 }
 
+/* ------------------------------------------------------------------ holds */
+
+/* Holds: a cuStreamWaitValue32 (GEQ) or libkprof's kprof_hold kernel waiting for a word of host memory to
+ * reach a value.  The clock is virtual, so a hold takes no time; but work queued behind one cannot complete
+ * before the word is written: cuEventQuery answers NOT_READY for an event recorded behind it, cuStreamQuery
+ * for its stream, and a synchronize waits (the fake's lock dropped) for the word, up to 5 s, after which
+ * the fake says that a real GPU would hang and aborts. */
+#define MAX_HOLDS 256
+static struct hold {
+    const uint32_t *word;
+    uint32_t value;
+    uint64_t stream_id;
+    uint64_t seq; /* among event records (g.next_seq) */
+} holds[MAX_HOLDS];
+static int nholds;
+
+/* 1 when an unreleased hold placed on stream_id (ANY_STREAM: any) before seq remains; drops the released. */
+static int held_before(uint64_t stream_id, uint64_t seq)
+{
+    int held = 0;
+    for (int i = 0; i < nholds;) {
+        if ((int32_t)(__atomic_load_n(holds[i].word, __ATOMIC_ACQUIRE) - holds[i].value) >= 0) {
+            holds[i] = holds[--nholds];
+            continue;
+        }
+        if ((stream_id == ANY_STREAM || holds[i].stream_id == stream_id) && holds[i].seq < seq)
+            held = 1;
+        i++;
+    }
+    return held;
+}
+
+/* A synchronize: waits for the holds it depends on (lock held on entry and return). */
+static void holds_wait(uint64_t stream_id, uint64_t seq)
+{
+    for (int i = 0; held_before(stream_id, seq); i++) {
+        if (i == 50000) {
+            fprintf(stderr, "fakegpu: a synchronize waits for a hold never released (word %p below %u); "
+                            "a real GPU would hang\n", (const void *)holds[0].word, holds[0].value);
+            abort();
+        }
+        unlock();
+        usleep(100);
+        lock();
+    }
+}
+
+/* Puts a hold on s for the word at addr (host memory of the fake) to reach value; its work counts as kind
+ * (W_HOLD for a wait, W_KERNEL for kprof_hold) for FAKEGPU_HANDOFF_NS.  Lock held. */
+static CUresult hold_put(struct CUstream_st *s, uintptr_t addr, uint32_t value, int kind)
+{
+    struct alloc *a = alloc_of(addr);
+
+    if (!a || a->type != A_HOST || addr % 4 || a->size - (addr - a->base) < 4)
+        return CUDA_ERROR_INVALID_VALUE;
+    work_put(s, kind);
+    const uint32_t *w = (const uint32_t *)addr;
+    if ((int32_t)(__atomic_load_n(w, __ATOMIC_ACQUIRE) - value) >= 0)
+        return CUDA_SUCCESS;
+    held_before(ANY_STREAM, 0); /* drops the released ones */
+    if (nholds == MAX_HOLDS) {
+        fprintf(stderr, "fakegpu: more than %d holds pending\n", MAX_HOLDS);
+        abort();
+    }
+    holds[nholds++] = (struct hold){ w, value, s->id, ++g.next_seq };
+    return CUDA_SUCCESS;
+}
+
+static CUresult wait_value32(CUstream hStream, CUdeviceptr addr, cuuint32_t value, unsigned int flags, int ptds)
+{
+    struct CUstream_st *s;
+    CUresult rc;
+
+    lock();
+    if ((rc = get_stream(hStream, ptds, &s)))
+        RETURN(rc);
+    if (flags != CU_STREAM_WAIT_VALUE_GEQ || s->cap_status != CU_STREAM_CAPTURE_STATUS_NONE)
+        RETURN(CUDA_ERROR_NOT_SUPPORTED);
+    RETURN(hold_put(s, (uintptr_t)addr, value, W_HOLD));
+}
+
+CUresult cuStreamWaitValue32_v2(CUstream hStream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
+{
+    return wait_value32(hStream, addr, value, flags, 0);
+}
+
+CUresult cuStreamWaitValue32_v2_ptsz(CUstream hStream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
+{
+    return wait_value32(hStream, addr, value, flags, 1);
+}
+
+CUresult cuMemHostGetDevicePointer_v2(CUdeviceptr *pdptr, void *p, unsigned int Flags)
+{
+    struct alloc *a;
+
+    lock();
+    if (!pdptr || Flags || !(a = alloc_of((uintptr_t)p)) || a->type != A_HOST)
+        RETURN(CUDA_ERROR_INVALID_VALUE);
+    *pdptr = (CUdeviceptr)(uintptr_t)p; /* unified addressing */
+    RETURN(CUDA_SUCCESS);
+}
+
 CUresult cuEventQuery(CUevent hEvent)
 {
     struct CUevent_st *e;
@@ -1708,7 +1842,7 @@ CUresult cuEventQuery(CUevent hEvent)
         RETURN(rc);
     if (!e->recorded)
         RETURN(CUDA_SUCCESS);
-    if (cfg.hang)
+    if (cfg.hang || held_before(e->stream_id, e->seq))
         RETURN(CUDA_ERROR_NOT_READY);
     if (event_complete(e)) {
         event_seen(e);
@@ -1728,6 +1862,7 @@ CUresult cuEventSynchronize(CUevent hEvent)
     if ((rc = get_event(hEvent, &e)) || (rc = unsafe_call()))
         RETURN(rc);
     if (!cfg.hang && e->recorded) {
+        holds_wait(e->stream_id, e->seq);
         event_done(e);
         event_seen(e);
     }
@@ -2066,6 +2201,12 @@ static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
             n->shmem = shmem;
         }
         RETURN(rc);
+    }
+    if (strcmp(fn->name, "kprof_hold") == 0) { /* libkprof's hold: (word, seq, timeout); no time of its own */
+        if (!params || !params[0] || !params[1])
+            RETURN(CUDA_ERROR_INVALID_VALUE);
+        kernel_advance(s, func_load(fn, c) ? cfg.lazy_load_ns : 0, 0);
+        RETURN(hold_put(s, (uintptr_t)*(unsigned long long *)params[0], *(uint32_t *)params[1], W_KERNEL));
     }
     {
         int calib = strcmp(fn->name, "kprof_calibrate") == 0;
@@ -3487,9 +3628,11 @@ static const struct proc procs[] = {
     P("cuStreamDestroy", 4000, cuStreamDestroy_v2),
     T("cuStreamSynchronize", 2000, cuStreamSynchronize, cuStreamSynchronize_ptsz),
     T("cuStreamWaitEvent", 3020, cuStreamWaitEvent, cuStreamWaitEvent_ptsz),
+    T("cuStreamWaitValue32", 12000, cuStreamWaitValue32_v2, cuStreamWaitValue32_v2_ptsz),
     T("cuLaunchHostFunc", 10000, cuLaunchHostFunc, cuLaunchHostFunc_ptsz),
     T("cuStreamQuery", 2000, cuStreamQuery, cuStreamQuery_ptsz),
     T("cuStreamGetCtx", 9020, cuStreamGetCtx, cuStreamGetCtx_ptsz),
+    T("cuStreamGetFlags", 5050, cuStreamGetFlags, cuStreamGetFlags_ptsz),
     T("cuStreamIsCapturing", 10000, cuStreamIsCapturing, cuStreamIsCapturing_ptsz),
     P("cuThreadExchangeStreamCaptureMode", 10010, cuThreadExchangeStreamCaptureMode),
     T("cuStreamBeginCapture", 10000, cuStreamBeginCapture, cuStreamBeginCapture_ptsz),
@@ -3546,6 +3689,7 @@ static const struct proc procs[] = {
     P("cuMemFree", 3020, cuMemFree_v2),
     P("cuMemAllocHost", 2000, cuMemAllocHost),
     P("cuMemAllocHost", 3020, cuMemAllocHost_v2),
+    P("cuMemHostGetDevicePointer", 3020, cuMemHostGetDevicePointer_v2),
     P("cuMemHostAlloc", 2020, cuMemHostAlloc),
     P("cuMemFreeHost", 2000, cuMemFreeHost),
     P("cuMemAllocManaged", 6000, cuMemAllocManaged),

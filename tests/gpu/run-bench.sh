@@ -6,7 +6,8 @@
 # region the benchmark times itself, and the table shows medians and ratios to plain.  Then accuracy
 # (per-kernel means against CUPTI's, for kprof and pairs) and scale (10 million launches: added resident
 # memory and exit time).  Logs go to OUTDIR.  CASES="launch reduce" runs only the cases whose names start
-# with those words (and accuracy/scale only when named); REPS sets the rounds; MODES a subset of modes.
+# with those words (and accuracy/scale only when named); REPS sets the rounds; MODES a subset of modes,
+# where mode "base" is another build of libkprof (KPROF_BASE_LIB), for A/B rounds.
 set -u
 out=${1:-${OUT:-/tmp/kprof-bench}}
 mkdir -p "$out"
@@ -25,6 +26,7 @@ run() {
     case $mode in
     plain) "$@" ;;
     kprof) KPROF_OUTPUT=/dev/null LD_PRELOAD="$lib" "$@" ;;
+    base) KPROF_OUTPUT=/dev/null LD_PRELOAD="${KPROF_BASE_LIB:?mode base needs KPROF_BASE_LIB}" "$@" ;;
     pairs) KPROF_ONE_EVENT=0 KPROF_OUTPUT=/dev/null LD_PRELOAD="$lib" "$@" ;;
     sample16) KPROF_SAMPLE=16 KPROF_OUTPUT=/dev/null LD_PRELOAD="$lib" "$@" ;;
     sample64) KPROF_SAMPLE=64 KPROF_OUTPUT=/dev/null LD_PRELOAD="$lib" "$@" ;;
@@ -59,11 +61,13 @@ for line in open(path):
         vals.setdefault(m, []).append(float(v))
 base = statistics.median(vals["plain"]) if vals.get("plain") else None
 cells = []
-for m in ("plain", "kprof", "pairs", "sample16", "sample64", "cupti"):
+for m in ("plain", "base", "kprof", "pairs", "sample16", "sample64", "cupti"):
     if vals.get(m) and base:
         med = statistics.median(vals[m])
-        cells.append("%s %.4gx" % (m, med / base))
-    else:
+        # per launch where the figure allows: the launch cases time 200k launches, reduce prints us/launch
+        per = 200000 if "200k" in name else 1 if "us/launch" in name else None
+        cells.append("%s %.4gx" % (m, med / base) + (" (%+.2f us)" % ((med - base) / per) if per else ""))
+    elif m != "base":
         cells.append("%s -" % m)
 print("%-34s base %10.1f   %s" % (name, base or 0, "   ".join(cells[1:])))
 PY

@@ -4,7 +4,12 @@
  * one per argument: "lazy" (first launches of kernels not loaded yet: FAKEGPU_LAZY_LOAD_NS), "short" and
  * "long" (20 back-to-back launches of a kernel whose length libkprof already knows), "cond" (a graph
  * with a kernel node and a WHILE conditional node whose body holds another kernel, launched 4 times),
- * "reload" (a module unloaded and another loaded, whose kernel may get the first one's handle). */
+ * "reload" (a module unloaded and another loaded, whose kernel may get the first one's handle), "idle"
+ * (idle_k launched 10 times on an idle stream, each waited for; then a launch that fails, bad_k with a
+ * grid of 0, and a synchronize, which waits for ever on a real GPU if libkprof left a hold in place),
+ * "legacy" (legacy_k 5 times on the legacy default stream, each waited for; one launch of blocking_k on a
+ * blocking stream; legacy_k 5 times more), "marks" (mark_k launched 10 times back to back, each followed by
+ * an event record of the app's). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -131,6 +136,52 @@ static int cond(CUstream s)
     return 0;
 }
 
+static int idle(CUstream s)
+{
+    CUfunction f = fn("idle_k");
+    for (int i = 0; i < 10; i++) {
+        launch(f, s);
+        CK(cuStreamSynchronize(s));
+    }
+    if (cuLaunchKernel(fn("bad_k"), 0, 1, 1, 32, 1, 1, 0, s, NULL, NULL) == CUDA_SUCCESS)
+        return 1;
+    CK(cuStreamSynchronize(s));
+    launch(f, s);
+    CK(cuStreamSynchronize(s));
+    return 0;
+}
+
+static int legacy(void)
+{
+    CUfunction f = fn("legacy_k");
+    CUstream blocking;
+    CK(cuStreamCreate(&blocking, CU_STREAM_DEFAULT));
+    for (int round = 0; round < 2; round++) {
+        for (int i = 0; i < 5; i++) {
+            launch(f, NULL);
+            CK(cuStreamSynchronize(NULL));
+        }
+        if (round == 0) {
+            launch(fn("blocking_k"), blocking);
+            CK(cuStreamSynchronize(blocking));
+        }
+    }
+    return 0;
+}
+
+static int marks(CUstream s)
+{
+    CUfunction f = fn("mark_k");
+    CUevent e;
+    CK(cuEventCreate(&e, 0));
+    for (int i = 0; i < 10; i++) {
+        launch(f, s);
+        CK(cuEventRecord(e, s));
+    }
+    CK(cuCtxSynchronize());
+    return 0;
+}
+
 static int reload(CUstream s)
 {
     CUfunction a = fn("reloaded_a");
@@ -165,6 +216,9 @@ int main(int argc, char **argv)
              : !strcmp(mode, "short") || !strcmp(mode, "long") ? back_to_back(s, mode)
              : !strcmp(mode, "cond") ? cond(s)
              : !strcmp(mode, "reload") ? reload(s)
+             : !strcmp(mode, "idle") ? idle(s)
+             : !strcmp(mode, "legacy") ? legacy()
+             : !strcmp(mode, "marks") ? marks(s)
                                      : preds(s, other);
     printf("preds %s: ok\n", mode);
     return rc;

@@ -1,0 +1,45 @@
+#!/bin/sh
+# On an idle stream the GPU stamps a start event at once, and the kernel arrives a launch latency later
+# (FAKEGPU_LAUNCH_LATENCY_NS on the fake); libkprof holds the stream (a wait on a word of pinned memory, or
+# its kprof_hold kernel on a stream's first launch) until the start event, the kernel and the stop event
+# are queued, so the pair holds only the hand-off calibrated behind that hold ("hold" and "kernel" in
+# FAKEGPU_HANDOFF_NS): every launch reads its kernel's length exactly.  Without holds (KPROF_HOLD=0) the
+# latency is estimated from the host clock, and no launch comes out exact.  A launch that fails releases
+# its hold (the fake aborts a synchronize that would wait for ever on a real GPU).  The legacy default
+# stream is held only until a blocking stream (which waits for it) has been timed.  A stream that stays busy
+# is not held (a hold costs the GPU a read of host memory), even behind an operation libkprof does not time.
+. "${top_srcdir:-..}/tests/lib.sh"
+need_jq
+export FAKEGPU_LAUNCH_LATENCY_NS=7000 FAKEGPU_HANDOFF_NS="kernel=700,hold=300" FAKEGPU_KERNEL_NS="idle_k=3000"
+FAKEGPU_TRUTH="$WORK/truth" KPROF_FORMAT=json KPROF_OUTPUT="$WORK/r.json" run_kprof "$PROGS/preds" idle >"$WORK/out" ||
+    fail "preds idle failed (a hold left in place?): $(cat "$WORK/out")"
+truth_matches "$WORK/r.json" "$WORK/truth"
+expect_no_grep 'kprof_hold' "$WORK/truth" "libkprof's hold kernel is not counted as the app's"
+expect_eq "$(kernel_field "$WORK/r.json" idle_k calls)" 11 "idle_k: 11 launches"
+expect_eq "$(kernel_field "$WORK/r.json" idle_k min_ns)-$(kernel_field "$WORK/r.json" idle_k max_ns)" 3000-3000 \
+    "idle_k: every launch held reads its own length"
+expect_eq "$(kernel_field "$WORK/r.json" idle_k total_ns)" 33000 "idle_k: total of 11 launches"
+expect_eq "$(jq -c '.calibration[0] | [.holds, .handoff_ns.held, .handoff_ns.held_kernel]' "$WORK/r.json")" \
+    '[true,300,700]' "the calibration measured the hand-off behind each kind of hold"
+# Without holds the launch latency is estimated from the host clock: no launch reads 3 us exactly (the
+# test above fails without them).
+KPROF_HOLD=0 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/off.json" run_kprof "$PROGS/preds" idle >/dev/null ||
+    fail "preds idle failed with KPROF_HOLD=0"
+[ "$(kernel_field "$WORK/off.json" idle_k total_ns)" != 33000 ] || fail "KPROF_HOLD=0: idle_k exact all the same"
+pass "KPROF_HOLD=0: idle_k keeps an estimate of the launch latency"
+expect_eq "$(jqr '.calibration[0].holds' "$WORK/off.json")" false "KPROF_HOLD=0: the report says no holds"
+KPROF_HOLD=0 KPROF_OUTPUT="$WORK/off.txt" run_kprof "$PROGS/preds" idle >/dev/null
+expect_grep 'streams not held \(KPROF_HOLD\)' "$WORK/off.txt" "the text report says so too"
+# The legacy default stream: its first 5 launches held (the first, the stream's first timed launch, by
+# libkprof's kernel); a blocking stream's launch (held: its first, by the kernel); then no more holds there.
+KPROF_FORMAT=json KPROF_OUTPUT="$WORK/legacy.json" run_kprof "$PROGS/preds" legacy >/dev/null || fail "preds legacy failed"
+expect_eq "$(jq -c '[.events.held, .events.held_kernel]' "$WORK/legacy.json")" '[4,2]' \
+    "legacy stream held until a blocking stream is timed"
+expect_eq "$(kernel_field "$WORK/legacy.json" blocking_k min_ns)" 1000 "blocking_k: held, its own length"
+# Busy: every launch behind the app's event record, the stream's work still pending (as libkprof's queries
+# see it): only the stream's first launch is held (by libkprof's kernel: nothing known of what came before).
+FAKEGPU_EVENT_PENDING_QUERIES=1000 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/marks.json" run_kprof "$PROGS/preds" marks \
+    >/dev/null || fail "preds marks failed"
+expect_eq "$(jq -c '[.events.held, .events.held_kernel, .events.one_event]' "$WORK/marks.json")" '[0,1,0]' \
+    "a stream that stays busy is not held"
+expect_eq "$(kernel_field "$WORK/marks.json" mark_k total_ns)" 10000 "mark_k: 10 launches of 1 us"
