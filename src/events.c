@@ -935,6 +935,9 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
         off += kprof_calibration_handoff(&pr->pool->calib, pr->shared,
                                          pr->idle_lag_ns ? KPROF_PRED_IDLE : (enum kprof_pred)pr->pred);
     s.dur_ns = (double)ns > off ? (uint64_t)((double)ns - (off > 0.0 ? off : 0.0) + 0.5) : 0;
+    s.taken_ns = ns - s.dur_ns;
+    s.pred = pr->idle_lag_ns ? KPROF_PRED_IDLE : pr->pred;
+    s.shared = (unsigned char)pr->shared;
     s.kind = pr->kind;
     s.target = pr->target;
     s.bytes = pr->bytes;

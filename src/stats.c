@@ -533,6 +533,9 @@ static void trace_add(const struct kprof_sample *s)
     e->device = s->device;
     e->stream_index = s->stream_index;
     e->kind = (unsigned char)s->kind;
+    e->pred = s->pred;
+    e->shared = s->shared;
+    e->taken_ns = s->taken_ns > UINT32_MAX ? UINT32_MAX : (uint32_t)s->taken_ns;
 }
 
 void kprof_sample_record(const struct kprof_sample *s)

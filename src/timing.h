@@ -116,6 +116,9 @@ struct kprof_sample {
     unsigned stream_index;   /* the stream's number in the process (see kprof_stream_named) */
     uint64_t bytes;          /* copies and memsets */
     unsigned grid[3], block[3];
+    uint64_t taken_ns;       /* kernels: what was taken off the pair (idle-stream latency and hand-off) */
+    unsigned char pred;      /* kernels: enum kprof_pred whose hand-off was taken off (UNKNOWN: none) */
+    unsigned char shared;    /* kernels: 1 when the start was the previous call's stop */
 };
 
 /* Before a context is destroyed (cudaDeviceReset, cuCtxDestroy, the last primary-context release):

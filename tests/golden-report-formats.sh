@@ -30,12 +30,14 @@ jq -S 'del(.pid, .host, .command, .wall_ns, .version) | .context_init[].host_ns 
        | .calibration[].cost_ns = 0' \
     "$WORK/report.json" >"$WORK/report.json.norm"
 # Trace: times relative to the first event, in time order (pairs are read in no set order across
-# streams), stream names without their addresses.
+# streams), stream names without their addresses; what was taken off a kernel's pair, and after what,
+# dropped (whether a launch shared its start depends on when the harvester asked).
 jq -S '.traceEvents as $e | ([$e[] | select(.ph == "X") | .ts] | min) as $t0
        | {otherData: (.otherData | del(.pid)),
           traceEvents: ([$e[] | select(.ph == "M") | if .name == "thread_name"
                                  then .args.name |= sub(" \\(0x[0-9a-f]+\\)"; "") else . end]
-                        + ([$e[] | select(.ph == "X") | .ts = ((.ts - $t0) * 1000 | round / 1000)]
+                        + ([$e[] | select(.ph == "X") | .ts = ((.ts - $t0) * 1000 | round / 1000)
+                            | del(.args.after, .args.taken_off_ns)]
                            | sort_by(.ts, .tid, .name)))}' \
     "$WORK/trace.json" >"$WORK/trace.json.norm"
 # CSV: the GPU tables as they are; host times and wall time dropped.

@@ -11,7 +11,8 @@
 . "${top_srcdir:-..}/tests/lib.sh"
 need_jq
 export FAKEGPU_LAUNCH_LATENCY_NS=7000 FAKEGPU_HANDOFF_NS="kernel=700,hold=300" FAKEGPU_KERNEL_NS="idle_k=3000"
-FAKEGPU_TRUTH="$WORK/truth" KPROF_FORMAT=json KPROF_OUTPUT="$WORK/r.json" run_kprof "$PROGS/preds" idle >"$WORK/out" ||
+FAKEGPU_TRUTH="$WORK/truth" KPROF_FORMAT=json KPROF_OUTPUT="$WORK/r.json" KPROF_TRACE="$WORK/t.json" \
+    run_kprof "$PROGS/preds" idle >"$WORK/out" ||
     fail "preds idle failed (a hold left in place?): $(cat "$WORK/out")"
 truth_matches "$WORK/r.json" "$WORK/truth"
 expect_no_grep 'kprof_hold' "$WORK/truth" "libkprof's hold kernel is not counted as the app's"
@@ -21,6 +22,8 @@ expect_eq "$(kernel_field "$WORK/r.json" idle_k min_ns)-$(kernel_field "$WORK/r.
 expect_eq "$(kernel_field "$WORK/r.json" idle_k total_ns)" 33000 "idle_k: total of 11 launches"
 expect_eq "$(jq -c '.calibration[0] | [.holds, .handoff_ns.held, .handoff_ns.held_kernel]' "$WORK/r.json")" \
     '[true,300,700]' "the calibration measured the hand-off behind each kind of hold"
+expect_eq "$(jq -c '[.traceEvents[] | select(.name == "idle_k") | [.args.after, .args.taken_off_ns]] | unique' "$WORK/t.json")" \
+    '[["held",300],["held_kernel",700]]' "the trace says which hold each launch had and what was taken off"
 # Without holds the launch latency is estimated from the host clock: no launch reads 3 us exactly (the
 # test above fails without them).
 KPROF_HOLD=0 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/off.json" run_kprof "$PROGS/preds" idle >/dev/null ||
