@@ -38,8 +38,9 @@ extern const char *const kprof_pred_names[KPROF_PRED_COUNT];
  * word is written once the start event, the kernel and the stop event are queued, and the GPU then runs
  * the three back to back, with the constant hand-off calibrated for HELD or HELD_KERNEL.  Made by
  * kprof_calibrate (ok 0 when it could not be), used by events.c. */
-#define KPROF_HOLD_SLOTS 1024            /* words, one per stream (a stream past them is not held) */
-#define KPROF_HOLD_TIMEOUT_NS 500000ull  /* kprof_hold gives up after this long (a descheduled host) */
+#define KPROF_HOLD_SLOTS 1024            /* words, used in turn by the holds of a context */
+#define KPROF_HOLD_TIMEOUT_NS 20000000ull /* kprof_hold gives up after 20 ms (a descheduled host; a first
+                                             launch that loads a large module can take ms) */
 struct kprof_hold {
     int ok;               /* 1: holds can be placed in this context */
     CUfunction gate;      /* the kprof_hold kernel; NULL: holds are waits only */

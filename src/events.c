@@ -50,7 +50,10 @@ struct pool {
     uint64_t pending_before_ns, pending_host_done_ns, last_request_ns;
     int ref_busy;                /* a thread is recording a reference (ev.lock) */
     unsigned nstreams;           /* streams of this context seen so far */
-    unsigned hold_next;          /* hold words handed to streams so far (calib.hold; word 0 is calibration's) */
+    uint64_t holds;              /* holds numbered so far (ev.lock): hold n waits on word 1 + n % (SLOTS - 1)
+                                    (word 0 is calibration's) for the number 1 + n / (SLOTS - 1), so that
+                                    each hold has a word and number of its own, also when threads launch
+                                    on one stream at once (a release never ends another thread's hold) */
     int blocking_seen;           /* a stream that synchronises with the legacy default stream (a blocking
                                     stream, a per-thread default stream) has been timed (atomic) */
     struct kprof_calibration calib; /* this context's hand-offs, measured before its first pair */
@@ -98,8 +101,6 @@ struct queue {
     unsigned derived;        /* starts placed that way in a row (re-anchored on a reference every 256) */
     unsigned char last_pred; /* enum kprof_pred: what libkprof last put on this stream (ev.lock) */
     unsigned char host_fn;   /* a host function was put on it since libkprof's last timed call (ev.lock) */
-    unsigned hold_slot;      /* its word of the pool's holds; 0: none yet (ev.lock) */
-    uint32_t hold_seq;       /* the last hold's number (ev.lock) */
     signed char blocking;    /* 1: it synchronises with the legacy default stream; -1: not known yet (atomic) */
     UT_hash_handle hh;
 };
@@ -523,31 +524,28 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
         if (!lent && (b || cb))
             a = pool_take(p, &ca);
     }
-    /* A kernel launch that may get a start of its own is held (struct kprof_hold): it takes a number of its
-     * stream's word now, and places the hold only if it does not share a start after all. */
+    /* A kernel launch that may get a start of its own is held (struct kprof_hold): it takes a word and a
+     * number now, and places the hold only if it does not share a start after all. */
     int hold = 0, blocking = q ? __atomic_load_n(&q->blocking, __ATOMIC_RELAXED) : 0, ask_busy = 0;
     struct backlog busy;
     if (q && want == KPROF_TIME_LAUNCH && p->calib.hold.ok &&
         (!legacy || !__atomic_load_n(&p->blocking_seen, __ATOMIC_RELAXED))) {
-        if (q->hold_slot == 0 && p->hold_next + 1 < KPROF_HOLD_SLOTS)
-            q->hold_slot = ++p->hold_next;
-        if (q->hold_slot) {
-            /* A wait only where the stream's last work was a kernel or a wait: behind a copy or memset (even
-             * one long finished) or a host function the kernel also waits for another engine's hand-off,
-             * which only a kernel absorbs.  The legacy default stream is held only while no blocking stream
-             * has been timed in the context: theirs would wait for the hold, and their pairs hold it (seen
-             * on an H200: +30 us on a kernel of a thread launching on a blocking stream). */
-            hold = q->host_fn || (q->last_pred != KPROF_PRED_KERNEL && q->last_pred != KPROF_PRED_OTHER) ? 2 : 1;
-            /* A launch that could not share its start (an operation libkprof does not time came between)
-             * on a stream that may stay busy: asked below.  A hold costs the GPU a read of host memory
-             * (1 to 2 us, seen in an app's own event pairs around its kernel) even when it does not wait. */
-            if (hold == 1 && !lent && may_share && q->count > 0 && q->skip == 0) {
-                double most = backlog_collect(q, p, &busy);
-                ask_busy = most < 0.0 || most >= backlog_needed_ns();
-            }
-            t->hold_slot = q->hold_slot;
-            t->hold_seq = ++q->hold_seq;
+        /* A wait only where the stream's last work was a kernel or a wait: behind a copy or memset (even
+         * one long finished) or a host function the kernel also waits for another engine's hand-off,
+         * which only a kernel absorbs.  The legacy default stream is held only while no blocking stream
+         * has been timed in the context: theirs would wait for the hold, and their pairs hold it (seen
+         * on an H200: +30 us on a kernel of a thread launching on a blocking stream). */
+        hold = q->host_fn || (q->last_pred != KPROF_PRED_KERNEL && q->last_pred != KPROF_PRED_OTHER) ? 2 : 1;
+        /* A launch that could not share its start (an operation libkprof does not time came between)
+         * on a stream that may stay busy: asked below.  A hold costs the GPU a read of host memory
+         * (1 to 2 us, seen in an app's own event pairs around its kernel) even when it does not wait. */
+        if (hold == 1 && !lent && may_share && q->count > 0 && q->skip == 0) {
+            double most = backlog_collect(q, p, &busy);
+            ask_busy = most < 0.0 || most >= backlog_needed_ns();
         }
+        uint64_t n = p->holds++;
+        t->hold_slot = 1 + (unsigned)(n % (KPROF_HOLD_SLOTS - 1));
+        t->hold_seq = (uint32_t)(1 + n / (KPROF_HOLD_SLOTS - 1));
     }
     if (!q || (!b && !cb) || (!lent && !a && !ca)) {
         /* Out of memory, or the pool is exhausted: this call stays untimed (no start was taken). */
