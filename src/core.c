@@ -424,12 +424,33 @@ static void signals_install(void)
 
 static int fork_consistent, fork_ctx_held;
 
+/* The modules' fork handlers (fork.h), by order. */
+static struct kprof_fork_module *fork_modules;
+
+void kprof_fork_register(struct kprof_fork_module *m)
+{
+    struct kprof_fork_module **at = &fork_modules;
+    while (*at && (*at)->order <= m->order)
+        at = &(*at)->next;
+    m->next = *at;
+    *at = m;
+}
+
+/* Runs the modules' parent handlers from `from` back to the first (recursion: the list is singly linked
+ * and short). */
+static void fork_parents_from(struct kprof_fork_module *m)
+{
+    if (!m)
+        return;
+    fork_parents_from(m->next);
+    m->parent();
+}
+
 static void fork_prepare(void)
 {
-    fork_consistent = kprof_events_fork_prepare();
-    fork_consistent &= kprof_stats_fork_prepare();
-    fork_consistent &= kprof_graphs_fork_prepare();
-    fork_consistent &= kprof_preload_fork_prepare();
+    fork_consistent = 1;
+    for (struct kprof_fork_module *m = fork_modules; m; m = m->next)
+        fork_consistent &= m->prepare();
     struct timespec t = kprof_deadline_ms(1000); /* never held across a call: only a preempted holder waits */
     fork_ctx_held = pthread_mutex_timedlock(&contexts.lock, &t) == 0;
     fork_consistent &= fork_ctx_held;
@@ -439,10 +460,7 @@ static void fork_parent(void)
 {
     if (fork_ctx_held)
         pthread_mutex_unlock(&contexts.lock);
-    kprof_preload_fork_parent();
-    kprof_graphs_fork_parent();
-    kprof_stats_fork_parent();
-    kprof_events_fork_parent();
+    fork_parents_from(fork_modules);
 }
 
 static void fork_child(void)
@@ -469,10 +487,8 @@ static void fork_child(void)
     tls_ctx_init_ns = 0;
     __atomic_store_n(&kprof_cuda_used, 0, __ATOMIC_RELAXED);
     kprof_forked_child = 1;
-    kprof_events_fork_child();
-    kprof_preload_fork_child();
-    kprof_stats_fork_child();
-    kprof_graphs_fork_child();
+    for (struct kprof_fork_module *m = fork_modules; m; m = m->next)
+        m->child();
     kprof_start_ns = kprof_now_ns();
     if (signals_installed && !signal_helper_start())
         kprof_warn("cannot start the signal helper thread in the child; SIGINT/SIGTERM write no report there");

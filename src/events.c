@@ -1211,7 +1211,7 @@ void kprof_events_counters(struct kprof_event_counters *out)
  * changes under a lock is whole when the lock is had.  `forking` keeps new passes from starting. */
 static int fork_locked;
 
-int kprof_events_fork_prepare(void)
+static int fork_prepare(void)
 {
     __atomic_store_n(&ev.forking, 1, __ATOMIC_RELEASE);
     struct timespec until = kprof_deadline_ms(200);
@@ -1219,7 +1219,7 @@ int kprof_events_fork_prepare(void)
     return fork_locked;
 }
 
-void kprof_events_fork_parent(void)
+static void fork_parent(void)
 {
     if (fork_locked)
         pthread_mutex_unlock(&ev.lock);
@@ -1228,7 +1228,7 @@ void kprof_events_fork_parent(void)
 
 /* In the child: no harvesting thread, and none of the parent's CUDA objects may be touched, so every pool
  * is abandoned (its events leak) and every pending pair dropped. */
-void kprof_events_fork_child(void)
+static void fork_child(void)
 {
     pthread_mutex_init(&ev.lock, NULL);
     pthread_mutex_init(&pool_making, NULL); /* a thread of the parent may have been making a pool */
@@ -1247,3 +1247,5 @@ void kprof_events_fork_child(void)
     memset(&ev.n, 0, sizeof ev.n);
     tls_pool = NULL;
 }
+
+KPROF_FORK_MODULE(events, 10, fork_prepare, fork_parent, fork_child)

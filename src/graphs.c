@@ -260,21 +260,21 @@ struct kprof_kernel **kprof_graph_rows(size_t *n)
 
 static int fork_held;
 
-int kprof_graphs_fork_prepare(void)
+static int fork_prepare(void)
 {
     struct timespec t = kprof_deadline_ms(1000); /* rows are only ever held briefly */
     fork_held = pthread_rwlock_timedwrlock(&graphs.lock, &t) == 0;
     return fork_held;
 }
 
-void kprof_graphs_fork_parent(void)
+static void fork_parent(void)
 {
     if (fork_held)
         pthread_rwlock_unlock(&graphs.lock);
 }
 
 /* In the child the parent's graph execs cannot be launched; their rows start from zero. */
-void kprof_graphs_fork_child(void)
+static void fork_child(void)
 {
     pthread_rwlock_init(&graphs.lock, NULL);
     for (size_t i = 0; i < graphs.nrows; i++) {
@@ -287,3 +287,5 @@ void kprof_graphs_fork_child(void)
     }
     __atomic_store_n(&kprof_captures_active, 0, __ATOMIC_RELAXED);
 }
+
+KPROF_FORK_MODULE(graphs, 30, fork_prepare, fork_parent, fork_child)

@@ -108,14 +108,14 @@ void kprof_preload_code_unloaded(void)
  * driver call); waited for at most 200 ms, as the other modules' locks are. */
 static int fork_held;
 
-int kprof_preload_fork_prepare(void)
+static int fork_prepare(void)
 {
     struct timespec t = kprof_deadline_ms(200);
     fork_held = pthread_mutex_timedlock(&pl.lock, &t) == 0;
     return fork_held;
 }
 
-void kprof_preload_fork_parent(void)
+static void fork_parent(void)
 {
     if (fork_held)
         pthread_mutex_unlock(&pl.lock);
@@ -123,7 +123,7 @@ void kprof_preload_fork_parent(void)
 
 /* In a forked child the parent's contexts are gone: nothing it loaded is loaded here.  The CUkernel
  * handles noted stay (a handle's kind does not change). */
-void kprof_preload_fork_child(void)
+static void fork_child(void)
 {
     pthread_mutex_init(&pl.lock, NULL);
     struct loaded *e, *tmp;
@@ -134,3 +134,5 @@ void kprof_preload_fork_child(void)
     for (int i = 0; i < KPROF_TLS_READY; i++)
         kprof_tls_ready[i].handle = NULL;
 }
+
+KPROF_FORK_MODULE(preload, 40, fork_prepare, fork_parent, fork_child)

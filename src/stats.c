@@ -877,7 +877,7 @@ char *kprof_demangle(const char *mangled)
 /* Which locks fork_prepare got (each waited for at most 200 ms, never for ever). */
 static int fork_held[3];
 
-int kprof_stats_fork_prepare(void)
+static int fork_prepare(void)
 {
     struct timespec t = kprof_deadline_ms(200);
     fork_held[0] = pthread_rwlock_timedwrlock(&names.lock, &t) == 0;
@@ -886,7 +886,7 @@ int kprof_stats_fork_prepare(void)
     return fork_held[0] && fork_held[1] && fork_held[2];
 }
 
-void kprof_stats_fork_parent(void)
+static void fork_parent(void)
 {
     if (fork_held[2])
         pthread_mutex_unlock(&allocs.lock);
@@ -908,7 +908,7 @@ static void kernel_reset(struct kprof_kernel *k)
 }
 
 /* In the child: a fresh start, so its report holds only what the child itself does. */
-void kprof_stats_fork_child(void)
+static void fork_child(void)
 {
     pthread_rwlock_init(&names.lock, NULL);
     pthread_mutex_init(&stats_lock, NULL);
@@ -937,3 +937,5 @@ void kprof_stats_fork_child(void)
     memset(allocs.s, 0, sizeof allocs.s);
     memset(tls_cache, 0, sizeof tls_cache);
 }
+
+KPROF_FORK_MODULE(stats, 20, fork_prepare, fork_parent, fork_child)
