@@ -7,6 +7,7 @@
 #include "log.h"
 #include "kprof_config.h"
 #include "driver.h"
+#include "clock.h"
 #include "call.h"
 #include "graphs.h"
 

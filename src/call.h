@@ -30,14 +30,6 @@ void *kprof_rt_resolve(void **slot, const char *name);
  * kprof_instance_marker.  Takes the dynamic linker's lock; not for the launch path.  Thread-safe. */
 int kprof_is_libkprof(const void *p);
 
-/* Host monotonic clock in ns. */
-uint64_t kprof_now_ns(void);
-/* The CLOCK_REALTIME time `ms` milliseconds from now, for pthread_*_timedlock and sem_timedwait. */
-struct timespec kprof_deadline_ms(long ms);
-
-/* Host clock when libkprof started: the origin of the process timeline. */
-extern uint64_t kprof_start_ns;
-
 /* Per-thread re-entrancy depth: > 0 while the thread is inside a libkprof wrapper or in libkprof's own
  * work, so nested CUDA calls are passed through and never counted twice. */
 extern __thread int kprof_tls_depth __attribute__((tls_model("initial-exec")));

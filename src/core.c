@@ -16,6 +16,7 @@
 #include "log.h"
 #include "kprof_config.h"
 #include "driver.h"
+#include "clock.h"
 #include "call.h"
 #include "fork.h"
 #include "timing.h"
@@ -39,28 +40,7 @@ struct kprof_runtime kprof_rt;
 __thread int kprof_tls_depth __attribute__((tls_model("initial-exec")));
 __thread struct kprof_delegate *kprof_tls_delegate __attribute__((tls_model("initial-exec")));
 int kprof_finished;
-uint64_t kprof_start_ns;
 int kprof_cuda_used;
-
-uint64_t kprof_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-struct timespec kprof_deadline_ms(long ms)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_REALTIME, &t);
-    t.tv_sec += ms / 1000;
-    t.tv_nsec += (ms % 1000) * 1000000;
-    if (t.tv_nsec >= 1000000000) {
-        t.tv_sec++;
-        t.tv_nsec -= 1000000000;
-    }
-    return t;
-}
 
 /* ---- the real runtime functions, and libcudart unloaded ---------------------------------------- */
 

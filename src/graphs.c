@@ -9,6 +9,7 @@
 #include "kprof_hash.h"
 #include "histogram.h"
 #include "driver.h"
+#include "clock.h"
 #include "call.h"
 #include "fork.h"
 #include "kernels.h"

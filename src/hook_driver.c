@@ -6,6 +6,7 @@
 #include "calibrate.h"
 #include "kprof_config.h"
 #include "driver.h"
+#include "clock.h"
 #include "call.h"
 #include "preload.h"
 #include "timing.h"

@@ -6,6 +6,7 @@
 #include "cuda_api.h"
 #include "kprof_hash.h"
 #include "driver.h"
+#include "clock.h"
 #include "call.h"
 #include "fork.h"
 #include "preload.h"

@@ -15,6 +15,7 @@
 #include "log.h"
 #include "kprof_config.h"
 #include "driver.h"
+#include "clock.h"
 #include "call.h"
 #include "fork.h"
 #include "timing.h"
