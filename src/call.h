@@ -1,5 +1,5 @@
-/* call.h: the core (core.c): real runtime functions, clocks, the per-thread guard, counted calls, contexts
- * and the exit sequence. */
+/* call.h: the real runtime functions (resolve.c), the per-thread guard, counted calls and contexts
+ * (call.c), and the state the exit sequence (lifecycle.c) shares with them. */
 #ifndef KPROF_CALL_H
 #define KPROF_CALL_H
 
@@ -45,6 +45,11 @@ static inline int kprof_is_finished(void)
 /* Range control: while paused (KPROF_START=paused until cudaProfilerStart, or after cudaProfilerStop)
  * wrappers pass calls through uncounted.  Thread-safe. */
 void kprof_set_paused(int paused);
+
+/* Called once by the constructor (lifecycle.c) before any call is counted: on_exit is the handler
+ * registered again with atexit() after a context is created (so that the report comes before cudart's
+ * teardown); start_paused as KPROF_START=paused. */
+void kprof_call_start(void (*on_exit)(void), int start_paused);
 
 /* The state a wrapper keeps across the real call. */
 struct kprof_call {

@@ -1,4 +1,4 @@
-/* fork.h: modules register their pthread_atfork handlers with the core (core.c runs them). */
+/* fork.h: modules register their pthread_atfork handlers (lifecycle.c runs them). */
 #ifndef KPROF_FORK_H
 #define KPROF_FORK_H
 

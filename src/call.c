@@ -1,0 +1,207 @@
+/* call.c: the per-thread guard around every wrapped call, call begin and end (host time, the api table),
+ * and the contexts libkprof has seen (which call created one). */
+#include <pthread.h>
+#include <stdlib.h>
+#include "cuda_api.h"
+#include "log.h"
+#include "kprof_config.h"
+#include "driver.h"
+#include "clock.h"
+#include "call.h"
+#include "fork.h"
+#include "timing.h"
+#include "stats.h"
+
+__thread int kprof_tls_depth __attribute__((tls_model("initial-exec")));
+__thread struct kprof_delegate *kprof_tls_delegate __attribute__((tls_model("initial-exec")));
+int kprof_finished;
+int kprof_cuda_used;
+
+/* Contexts libkprof has seen, so that the call which creates one can be told apart from a call that
+ * merely makes an existing one current on a new thread. */
+static struct {
+    pthread_mutex_t lock;
+    CUcontext seen[256];
+    int n, full;
+} contexts = { .lock = PTHREAD_MUTEX_INITIALIZER };
+static __thread CUcontext tls_ctx __attribute__((tls_model("initial-exec")));
+/* The outermost counted call in progress on this thread, and the context-creation time measured inside
+ * calls on this thread by the driver hooks. */
+static __thread int tls_api __attribute__((tls_model("initial-exec"))) = -1;
+static __thread uint64_t tls_ctx_init_ns __attribute__((tls_model("initial-exec")));
+/* After a context is created, the next few counted calls register the exit handler again: a static
+ * cudart creates its context from inside its first API call and may register its own teardown with
+ * atexit() only after that, and handlers run last-registered-first. */
+static int reregister_left;
+
+/* The exit handler (kprof_call_start), registered again with atexit() as said above. */
+static void (*exit_handler)(void);
+
+/* Notes ctx; returns 1 if libkprof had not seen it before. */
+static int context_note(CUcontext ctx)
+{
+    int is_new = 1;
+    pthread_mutex_lock(&contexts.lock);
+    for (int i = 0; i < contexts.n; i++)
+        if (contexts.seen[i] == ctx)
+            is_new = 0;
+    if (is_new && contexts.n < (int)(sizeof contexts.seen / sizeof contexts.seen[0]))
+        contexts.seen[contexts.n++] = ctx;
+    else if (is_new && !contexts.full) {
+        contexts.full = 1;
+        kprof_warn("more than %d CUDA contexts: later ones are not told apart in the context init rows",
+                   contexts.n);
+    }
+    pthread_mutex_unlock(&contexts.lock);
+    if (is_new) {
+        __atomic_store_n(&kprof_cuda_used, 1, __ATOMIC_RELAXED);
+        /* cudart registers its teardown with atexit() during its first call, which created this
+         * context; handlers run last-registered-first, so registering again puts the report first. */
+        if (exit_handler)
+            atexit(exit_handler);
+        __atomic_store_n(&reregister_left, 8, __ATOMIC_RELAXED);
+    }
+    return is_new;
+}
+
+/* The first cuInit's host time, until the first context created takes it into its row. */
+static uint64_t driver_init_ns;
+int kprof_driver_inited;
+
+void kprof_driver_initialized(uint64_t host_ns)
+{
+    static int once;
+    __atomic_store_n(&kprof_driver_inited, 1, __ATOMIC_RELAXED);
+    if (__atomic_exchange_n(&once, 1, __ATOMIC_ACQ_REL))
+        return;
+    __atomic_store_n(&driver_init_ns, host_ns, __ATOMIC_RELAXED);
+    tls_ctx_init_ns += host_ns;
+}
+
+void kprof_host_time_exclude(uint64_t ns)
+{
+    tls_ctx_init_ns += ns;
+}
+
+void kprof_context_forget(CUcontext ctx)
+{
+    pthread_mutex_lock(&contexts.lock);
+    for (int i = 0; i < contexts.n; i++)
+        if (contexts.seen[i] == ctx) {
+            contexts.seen[i] = contexts.seen[--contexts.n];
+            break;
+        }
+    pthread_mutex_unlock(&contexts.lock);
+    if (tls_ctx == ctx)
+        tls_ctx = NULL;
+}
+
+void kprof_context_created(CUcontext ctx, CUdevice device, int api, uint64_t host_ns)
+{
+    if (!ctx)
+        return;
+    __atomic_store_n(&kprof_driver_inited, 1, __ATOMIC_RELAXED);
+    if (!context_note(ctx))
+        return;
+    tls_ctx_init_ns += host_ns;
+    host_ns += __atomic_exchange_n(&driver_init_ns, 0, __ATOMIC_RELAXED);
+    kprof_ctx_init_record((int)device, tls_api >= 0 ? tls_api : api, host_ns);
+}
+
+static int paused;
+
+void kprof_set_paused(int p)
+{
+    if (__atomic_exchange_n(&paused, p, __ATOMIC_RELAXED) != p)
+        kprof_info("profiling %s", p ? "paused (cudaProfilerStop)" : "running (cudaProfilerStart)");
+}
+
+int kprof_call_begin(struct kprof_call *c, int api)
+{
+    if (KPROF_UNLIKELY(kprof_is_finished() || kprof_config.disabled || kprof_tls_depth > 0))
+        return 0;
+    if (KPROF_UNLIKELY(__atomic_load_n(&paused, __ATOMIC_RELAXED))) {
+        kprof_chain_break(); /* the call's work, if any, is not timed */
+        return 0;
+    }
+    if (KPROF_UNLIKELY(!kprof_driver_ready()))
+        return 0;
+    kprof_tls_depth++;
+    if (KPROF_UNLIKELY(__atomic_load_n(&reregister_left, __ATOMIC_RELAXED) > 0) &&
+        __atomic_sub_fetch(&reregister_left, 1, __ATOMIC_RELAXED) >= 0 && exit_handler)
+        atexit(exit_handler);
+    c->api = api;
+    tls_api = api;
+    c->ctx_init_ns = tls_ctx_init_ns;
+    c->ctx_before = NULL;
+    if (KPROF_UNLIKELY(!kprof_driver_is_initialized()) ||
+        kprof_drv.cuCtxGetCurrent(&c->ctx_before) != CUDA_SUCCESS)
+        c->ctx_before = NULL; /* the driver is not initialised yet: no context */
+    c->t0_ns = kprof_now_ns();
+    return 1;
+}
+
+uint64_t kprof_call_end(struct kprof_call *c, int ok)
+{
+    uint64_t dt = kprof_now_ns() - c->t0_ns;
+    uint64_t created = tls_ctx_init_ns - c->ctx_init_ns; /* measured by the context-creation hooks */
+    dt = dt > created ? dt - created : 0;
+    /* Only look again when the call may have changed the thread's context. */
+    if ((c->ctx_before == NULL || c->ctx_before != tls_ctx || c->api == KPROF_API_cudaSetDevice) &&
+        kprof_driver_is_initialized()) {
+        CUcontext after = NULL;
+        if (kprof_drv.cuCtxGetCurrent(&after) == CUDA_SUCCESS && after) {
+            if (after != tls_ctx && context_note(after) && after != c->ctx_before) {
+                CUdevice dev = -1;
+                if (kprof_drv.cuCtxGetDevice(&dev) != CUDA_SUCCESS)
+                    dev = -1;
+                kprof_ctx_init_record((int)dev, c->api, dt);
+                dt = 0; /* the call's own statistics leave context creation out */
+            }
+            tls_ctx = after;
+        }
+    }
+    if (kprof_api_counted[c->api])
+        kprof_api_record(c->api, dt, ok);
+    tls_api = -1;
+    kprof_tls_depth--;
+    return dt;
+}
+
+
+void kprof_call_start(void (*on_exit)(void), int start_paused)
+{
+    exit_handler = on_exit;
+    __atomic_store_n(&paused, start_paused, __ATOMIC_RELAXED);
+}
+
+/* ---- fork ------------------------------------------------------------------------------------ */
+
+/* contexts.lock is never held across a call: only a preempted holder makes fork wait. */
+static int fork_held;
+
+static int fork_prepare(void)
+{
+    struct timespec t = kprof_deadline_ms(1000);
+    fork_held = pthread_mutex_timedlock(&contexts.lock, &t) == 0;
+    return fork_held;
+}
+
+static void fork_parent(void)
+{
+    if (fork_held)
+        pthread_mutex_unlock(&contexts.lock);
+}
+
+/* In the child: no context of the parent's can be used; the driver must be initialised afresh. */
+static void fork_child(void)
+{
+    pthread_mutex_init(&contexts.lock, NULL);
+    contexts.n = 0;
+    __atomic_store_n(&kprof_driver_inited, 0, __ATOMIC_RELAXED);
+    tls_ctx = NULL;
+    tls_ctx_init_ns = 0;
+    __atomic_store_n(&kprof_cuda_used, 0, __ATOMIC_RELAXED);
+}
+
+KPROF_FORK_MODULE(call, 50, fork_prepare, fork_parent, fork_child)

@@ -1,0 +1,284 @@
+/* lifecycle.c: start-up, fork, KPROF_SIGNALS, and the exit sequence that drains the events and writes the
+ * report before cudart tears its contexts down. */
+#include <dlfcn.h>
+#include <link.h>
+#include <errno.h>
+#include <pthread.h>
+#include <sys/auxv.h>
+#include <semaphore.h>
+#include <signal.h>
+#include <string.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#include "config.h"
+#include "cuda_api.h"
+#include "log.h"
+#include "kprof_config.h"
+#include "driver.h"
+#include "clock.h"
+#include "call.h"
+#include "fork.h"
+#include "timing.h"
+#include "stats.h"
+#include "snapshot.h"
+#include "report.h"
+
+/* The one export that is not a CUDA entry point or dlsym: the mark of a copy of libkprof in the process.
+ * A second copy (another file) finds the first one's with dlsym(RTLD_DEFAULT) and stays out of the way
+ * (kprof_init), and libkprof's dlsym tells any copy's exports apart with it (kprof_is_libkprof). */
+/* In a section of its own: AddressSanitizer leaves it alone (two copies' exported markers would be an
+ * ODR violation to it, and it would export an __odr_asan symbol besides). */
+__attribute__((section(".rodata.kprof_marker"))) static const char instance_marker[] =
+    "libkprof " PACKAGE_VERSION;
+/* The exported name; this copy's own marker is instance_marker (a reference to the exported name would
+ * bind to the first copy's). */
+extern const char kprof_instance_marker[sizeof instance_marker]
+    __attribute__((alias("instance_marker"), visibility("default")));
+
+
+static void kprof_atexit(void);
+
+int kprof_forked_child;
+
+/* ---- KPROF_SIGNALS=1: the report on SIGINT/SIGTERM ------------------------------------------- */
+
+/* The handler only wakes a helper thread, which writes the report (CUDA calls inside a signal handler
+ * can deadlock), waits for it (bounded), then hands the signal to the program's own handler, or to the
+ * default action. */
+static sem_t sig_go, sig_done;
+static struct sigaction sig_old[2];
+
+/* 1 while the report is written because of a signal: the interrupted thread may hold a stdio lock, so
+ * the app's streams are not flushed then. */
+static int finishing_on_signal;
+
+static void *signal_helper(void *arg)
+{
+    (void)arg;
+    while (sem_wait(&sig_go) != 0 && errno == EINTR)
+        ;
+    finishing_on_signal = 1;
+    kprof_finish();
+    sem_post(&sig_done);
+    return NULL;
+}
+
+static void on_signal(int sig, siginfo_t *info, void *uc)
+{
+    static volatile sig_atomic_t once;
+    int saved = errno;
+    if (!once) {
+        once = 1;
+        sem_post(&sig_go);
+        struct timespec until = kprof_deadline_ms(kprof_config.exit_timeout_ms + 5000);
+        while (sem_timedwait(&sig_done, &until) != 0 && errno == EINTR)
+            ;
+    }
+    struct sigaction *old = &sig_old[sig == SIGTERM];
+    errno = saved;
+    if (old->sa_flags & SA_SIGINFO) {
+        old->sa_sigaction(sig, info, uc);
+    } else if (old->sa_handler != SIG_IGN && old->sa_handler != SIG_DFL) {
+        old->sa_handler(sig);
+    } else if (old->sa_handler == SIG_DFL) {
+        sigaction(sig, old, NULL); /* the default action: end the process, as without libkprof */
+        raise(sig);
+    }
+}
+
+static int signals_installed;
+
+/* Starts the helper thread (again in a forked child, where threads do not survive); 0 on failure. */
+static int signal_helper_start(void)
+{
+    pthread_t t;
+    sigset_t all, mask;
+    if (sem_init(&sig_go, 0, 0) != 0 || sem_init(&sig_done, 0, 0) != 0)
+        return 0;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &mask);
+    int ok = pthread_create(&t, NULL, signal_helper, NULL) == 0;
+    pthread_sigmask(SIG_SETMASK, &mask, NULL);
+    if (ok)
+        pthread_detach(t);
+    return ok;
+}
+
+static void signals_install(void)
+{
+    if (!signal_helper_start()) {
+        kprof_warn("cannot start the signal helper thread; KPROF_SIGNALS ignored");
+        return;
+    }
+    signals_installed = 1;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_signal;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    static const int sigs[2] = { SIGINT, SIGTERM };
+    for (int i = 0; i < 2; i++) {
+        /* A signal the program ignores stays ignored: libkprof must not make it do anything. */
+        if (sigaction(sigs[i], NULL, &sig_old[i]) == 0 && !(sig_old[i].sa_flags & SA_SIGINFO) &&
+            sig_old[i].sa_handler == SIG_IGN)
+            continue;
+        sigaction(sigs[i], &sa, &sig_old[i]);
+    }
+}
+
+static int fork_consistent;
+
+/* The modules' fork handlers (fork.h), by order. */
+static struct kprof_fork_module *fork_modules;
+
+void kprof_fork_register(struct kprof_fork_module *m)
+{
+    struct kprof_fork_module **at = &fork_modules;
+    while (*at && (*at)->order <= m->order)
+        at = &(*at)->next;
+    m->next = *at;
+    *at = m;
+}
+
+/* Runs the modules' parent handlers from `from` back to the first (recursion: the list is singly linked
+ * and short). */
+static void fork_parents_from(struct kprof_fork_module *m)
+{
+    if (!m)
+        return;
+    fork_parents_from(m->next);
+    m->parent();
+}
+
+static void fork_prepare(void)
+{
+    fork_consistent = 1;
+    for (struct kprof_fork_module *m = fork_modules; m; m = m->next)
+        fork_consistent &= m->prepare();
+}
+
+static void fork_parent(void)
+{
+    fork_parents_from(fork_modules);
+}
+
+static void fork_child(void)
+{
+    if (!fork_consistent) {
+        /* Some thread held one of libkprof's locks, and that thread is not in the child: the child
+         * leaves libkprof's state alone for good (no report, every call passed through), after giving
+         * back the locks this thread took, so that nothing it still runs waits on them. */
+        __atomic_store_n(&kprof_finished, 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&kprof_cuda_used, 0, __ATOMIC_RELAXED);
+        fork_parent();
+        if (signals_installed)
+            signal_helper_start(); /* so that a signal's handler does not wait for a helper in vain */
+        return;
+    }
+    /* Every lock was taken by this thread, the child's only one: give them back (as in the parent) before
+     * the modules start afresh, rather than initialising locked locks (which ThreadSanitizer, rightly,
+     * takes for still locked). */
+    fork_parent();
+    kprof_forked_child = 1;
+    for (struct kprof_fork_module *m = fork_modules; m; m = m->next)
+        m->child();
+    kprof_start_ns = kprof_now_ns();
+    if (signals_installed && !signal_helper_start())
+        kprof_warn("cannot start the signal helper thread in the child; SIGINT/SIGTERM write no report there");
+}
+
+int kprof_is_libkprof(const void *p)
+{
+    static void *self_base;
+    Dl_info info;
+    void *self = __atomic_load_n(&self_base, __ATOMIC_RELAXED);
+    if (!self && dladdr(instance_marker, &info))
+        __atomic_store_n(&self_base, self = info.dli_fbase, __ATOMIC_RELAXED);
+    if (!p || !dladdr(p, &info))
+        return 0;
+    if (info.dli_fbase == self)
+        return 1;
+    /* Another object: does it export the marker?  (Not the main program, whose scope is global.) */
+    if (!info.dli_fname || !info.dli_fname[0])
+        return 0;
+    void *base = info.dli_fbase;
+    void *h = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+    if (!h)
+        return 0;
+    const char *m = kprof_real_dlsym(h, "kprof_instance_marker");
+    int copy = m && dladdr(m, &info) && info.dli_fbase == base;
+    dlclose(h); /* NOLOAD took a reference; the object stays loaded by whoever loaded it */
+    return copy;
+}
+
+/* 1 (after one warning) when another copy of libkprof comes before this one in the lookup order: the
+ * program calls that copy's functions, which then reach this one's, and both would report. */
+static int another_copy_first(void)
+{
+    const char *m = kprof_real_dlsym(RTLD_DEFAULT, "kprof_instance_marker");
+    if (!m || m == instance_marker)
+        return 0;
+    Dl_info other, self;
+    kprof_warn("another copy of libkprof is loaded first (%s); this one (%s) stays disabled and passes "
+               "every call through",
+               dladdr(m, &other) && other.dli_fname ? other.dli_fname : "?",
+               dladdr(instance_marker, &self) && self.dli_fname ? self.dli_fname : "?");
+    return 1;
+}
+
+__attribute__((constructor)) static void kprof_init(void)
+{
+    kprof_start_ns = kprof_now_ns();
+    /* Secure execution (setuid/setgid programs, file capabilities; /etc/ld.so.preload applies there
+     * too): no KPROF_* variable is read, no file written, no message; every call passes through. */
+    if (getauxval(AT_SECURE) || another_copy_first()) {
+        kprof_config.disabled = 1;
+        return;
+    }
+    kprof_config_load();
+    kprof_call_start(kprof_atexit, kprof_config.start_paused);
+    if (kprof_config.disabled)
+        kprof_info("disabled by KPROF_DISABLE=1");
+    /* A fallback for programs whose contexts libkprof never sees created. */
+    atexit(kprof_atexit);
+    /* quick_exit() runs only at_quick_exit handlers (no atexit handlers, no destructors), and tears no
+     * CUDA context down: the pairs can still be read there. */
+    at_quick_exit(kprof_atexit);
+    pthread_atfork(fork_prepare, fork_parent, fork_child);
+    if (kprof_config.signals && !kprof_config.disabled)
+        signals_install();
+}
+
+void kprof_finish(void)
+{
+    static int once;
+    if (__atomic_exchange_n(&once, 1, __ATOMIC_ACQ_REL))
+        return;
+    kprof_tls_depth++;
+    __atomic_store_n(&kprof_finished, 1, __ATOMIC_RELAXED); /* no new pairs from here on */
+    if (!kprof_config.disabled && __atomic_load_n(&kprof_cuda_used, __ATOMIC_RELAXED)) {
+        kprof_events_drain(kprof_config.exit_timeout_ms);
+        struct kprof_snapshot s;
+        if (kprof_snapshot_take(&s)) {
+            if (!finishing_on_signal)
+                fflush(NULL); /* the app's own output first */
+            kprof_report_write(&s);
+        }
+        kprof_snapshot_free(&s);
+    }
+    kprof_tls_depth--;
+}
+
+static void kprof_atexit(void)
+{
+    kprof_finish();
+}
+
+/* Last resort (dlclose, or exit paths that skip atexit handlers registered late): events may be gone by
+ * now, in which case they count as incomplete. */
+__attribute__((destructor)) static void kprof_fini(void)
+{
+    kprof_finish();
+}
+
