@@ -26,9 +26,16 @@ void *kprof_rt_resolve(void **slot, const char *name);
          ? kprof_rt.name                                                                           \
          : (__typeof__(kprof_rt.name))kprof_rt_resolve((void **)&kprof_rt.name, #name))
 
+/* ---- instance.c ---- */
+
 /* 1 when p lies in a copy of libkprof (this one or another file's): the object holding p exports
  * kprof_instance_marker.  Takes the dynamic linker's lock; not for the launch path.  Thread-safe. */
 int kprof_is_libkprof(const void *p);
+
+/* 1 (after one warning) when another copy of libkprof comes before this one in the lookup order (the
+ * program calls that copy's functions, which reach this one's): this copy then stays disabled.  For the
+ * constructor. */
+int kprof_another_copy_first(void);
 
 /* Per-thread re-entrancy depth: > 0 while the thread is inside a libkprof wrapper or in libkprof's own
  * work, so nested CUDA calls are passed through and never counted twice. */

@@ -1,7 +1,5 @@
 /* lifecycle.c: start-up, fork, KPROF_SIGNALS, and the exit sequence that drains the events and writes the
  * report before cudart tears its contexts down. */
-#include <dlfcn.h>
-#include <link.h>
 #include <errno.h>
 #include <pthread.h>
 #include <sys/auxv.h>
@@ -11,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
-#include "config.h"
 #include "cuda_api.h"
 #include "log.h"
 #include "kprof_config.h"
@@ -23,19 +20,6 @@
 #include "stats.h"
 #include "snapshot.h"
 #include "report.h"
-
-/* The one export that is not a CUDA entry point or dlsym: the mark of a copy of libkprof in the process.
- * A second copy (another file) finds the first one's with dlsym(RTLD_DEFAULT) and stays out of the way
- * (kprof_init), and libkprof's dlsym tells any copy's exports apart with it (kprof_is_libkprof). */
-/* In a section of its own: AddressSanitizer leaves it alone (two copies' exported markers would be an
- * ODR violation to it, and it would export an __odr_asan symbol besides). */
-__attribute__((section(".rodata.kprof_marker"))) static const char instance_marker[] =
-    "libkprof " PACKAGE_VERSION;
-/* The exported name; this copy's own marker is instance_marker (a reference to the exported name would
- * bind to the first copy's). */
-extern const char kprof_instance_marker[sizeof instance_marker]
-    __attribute__((alias("instance_marker"), visibility("default")));
-
 
 static void kprof_atexit(void);
 
@@ -188,51 +172,13 @@ static void fork_child(void)
         kprof_warn("cannot start the signal helper thread in the child; SIGINT/SIGTERM write no report there");
 }
 
-int kprof_is_libkprof(const void *p)
-{
-    static void *self_base;
-    Dl_info info;
-    void *self = __atomic_load_n(&self_base, __ATOMIC_RELAXED);
-    if (!self && dladdr(instance_marker, &info))
-        __atomic_store_n(&self_base, self = info.dli_fbase, __ATOMIC_RELAXED);
-    if (!p || !dladdr(p, &info))
-        return 0;
-    if (info.dli_fbase == self)
-        return 1;
-    /* Another object: does it export the marker?  (Not the main program, whose scope is global.) */
-    if (!info.dli_fname || !info.dli_fname[0])
-        return 0;
-    void *base = info.dli_fbase;
-    void *h = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
-    if (!h)
-        return 0;
-    const char *m = kprof_real_dlsym(h, "kprof_instance_marker");
-    int copy = m && dladdr(m, &info) && info.dli_fbase == base;
-    dlclose(h); /* NOLOAD took a reference; the object stays loaded by whoever loaded it */
-    return copy;
-}
-
-/* 1 (after one warning) when another copy of libkprof comes before this one in the lookup order: the
- * program calls that copy's functions, which then reach this one's, and both would report. */
-static int another_copy_first(void)
-{
-    const char *m = kprof_real_dlsym(RTLD_DEFAULT, "kprof_instance_marker");
-    if (!m || m == instance_marker)
-        return 0;
-    Dl_info other, self;
-    kprof_warn("another copy of libkprof is loaded first (%s); this one (%s) stays disabled and passes "
-               "every call through",
-               dladdr(m, &other) && other.dli_fname ? other.dli_fname : "?",
-               dladdr(instance_marker, &self) && self.dli_fname ? self.dli_fname : "?");
-    return 1;
-}
 
 __attribute__((constructor)) static void kprof_init(void)
 {
     kprof_start_ns = kprof_now_ns();
     /* Secure execution (setuid/setgid programs, file capabilities; /etc/ld.so.preload applies there
      * too): no KPROF_* variable is read, no file written, no message; every call passes through. */
-    if (getauxval(AT_SECURE) || another_copy_first()) {
+    if (getauxval(AT_SECURE) || kprof_another_copy_first()) {
         kprof_config.disabled = 1;
         return;
     }
