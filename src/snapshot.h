@@ -56,8 +56,18 @@ struct kprof_snapshot {
     char command[256];
     char host[64];
 };
-/* Fills *s; release with kprof_snapshot_free().  Returns 0 when CUDA was never used (no report then). */
+/* Fills *s from every module (snapshot.c); release with kprof_snapshot_free().  Returns 0 when CUDA was never
+ * used (no report then).  After the drain; thread-safe. */
 int kprof_snapshot_take(struct kprof_snapshot *s);
 void kprof_snapshot_free(struct kprof_snapshot *s);
+
+/* The statistics' part of *s (stats.c), s zeroed first by the caller: kernels (sorted), copies, memsets,
+ * allocations, devices, the api table, context creations, captured kernels and the trace.  Returns 1 when
+ * CUDA was used or a kernel was counted. */
+int kprof_stats_snapshot(struct kprof_snapshot *s);
+
+/* qsort comparator of struct kprof_kernel * by total time (graph replays included), then calls, then
+ * mangled name: the report's order. */
+int kprof_kernel_by_total_desc(const void *a, const void *b);
 
 #endif

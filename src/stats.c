@@ -21,7 +21,6 @@
 #include "timing.h"
 #include "kernels.h"
 #include "stats.h"
-#include "graphs.h"
 #include "snapshot.h"
 
 #define ATOMIC_ADD(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
@@ -670,7 +669,7 @@ void kprof_ctx_init_record(int device, int api, uint64_t host_ns)
 
 /* ---- snapshot -------------------------------------------------------------------------------- */
 
-static int by_total_desc(const void *a, const void *b)
+int kprof_kernel_by_total_desc(const void *a, const void *b)
 {
     const struct kprof_kernel *x = *(struct kprof_kernel *const *)a, *y = *(struct kprof_kernel *const *)b;
     uint64_t tx = kprof_kernel_total(x), ty = kprof_kernel_total(y);
@@ -689,9 +688,8 @@ static int by_captured_desc(const void *a, const void *b)
     return strcmp(x->mangled, y->mangled);
 }
 
-int kprof_snapshot_take(struct kprof_snapshot *s)
+int kprof_stats_snapshot(struct kprof_snapshot *s)
 {
-    memset(s, 0, sizeof *s);
     pthread_rwlock_rdlock(&names.lock);
     pthread_mutex_lock(&stats_lock);
     s->kernels = calloc(names.nkernels ? names.nkernels : 1, sizeof *s->kernels);
@@ -748,16 +746,9 @@ int kprof_snapshot_take(struct kprof_snapshot *s)
     pthread_mutex_unlock(&stats_lock);
     pthread_rwlock_unlock(&names.lock);
     if (s->kernels)
-        qsort(s->kernels, s->nkernels, sizeof *s->kernels, by_total_desc);
+        qsort(s->kernels, s->nkernels, sizeof *s->kernels, kprof_kernel_by_total_desc);
     if (s->captured)
         qsort(s->captured, s->ncaptured, sizeof *s->captured, by_captured_desc);
-    size_t ng = 0;
-    s->graphs = kprof_graph_rows(&ng);
-    for (size_t i = 0; s->graphs && i < ng; i++)
-        if (s->graphs[i]->calls > 0)
-            s->graphs[s->ngraphs++] = s->graphs[i];
-    if (s->graphs)
-        qsort(s->graphs, s->ngraphs, sizeof *s->graphs, by_total_desc);
 
     pthread_mutex_lock(&allocs.lock);
     memcpy(s->alloc, allocs.s, sizeof allocs.s);
@@ -768,26 +759,7 @@ int kprof_snapshot_take(struct kprof_snapshot *s)
         s->api[i].total_ns = __atomic_load_n(&api_stats[i].total_ns, __ATOMIC_RELAXED);
         s->api[i].max_ns = __atomic_load_n(&api_stats[i].max_ns, __ATOMIC_RELAXED);
     }
-    kprof_events_counters(&s->events);
-    s->ncalibs = kprof_events_calibrations(s->calibs, sizeof s->calibs / sizeof s->calibs[0]);
-    s->wall_ns = kprof_now_ns() - kprof_start_ns;
-    s->pid = (long)getpid();
-    extern char *program_invocation_name;
-    snprintf(s->command, sizeof s->command, "%s", program_invocation_name ? program_invocation_name : "?");
-    if (gethostname(s->host, sizeof s->host) != 0)
-        strcpy(s->host, "?");
-    s->host[sizeof s->host - 1] = '\0';
     return __atomic_load_n(&kprof_cuda_used, __ATOMIC_RELAXED) || s->nkernels > 0;
-}
-
-void kprof_snapshot_free(struct kprof_snapshot *s)
-{
-    free(s->kernels);
-    free(s->graphs);
-    free(s->captured);
-    free(s->devices);
-    free(s->ctx_inits);
-    memset(s, 0, sizeof *s);
 }
 
 /* ---- demangling ------------------------------------------------------------------------------ */
