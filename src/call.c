@@ -9,11 +9,9 @@
 #include "clock.h"
 #include "call.h"
 #include "fork.h"
-#include "timing.h"
 #include "stats.h"
 
 __thread int kprof_tls_depth __attribute__((tls_model("initial-exec")));
-__thread struct kprof_delegate *kprof_tls_delegate __attribute__((tls_model("initial-exec")));
 int kprof_finished;
 int kprof_cuda_used;
 
@@ -109,6 +107,13 @@ void kprof_context_created(CUcontext ctx, CUdevice device, int api, uint64_t hos
 }
 
 static int paused;
+/* Told of every call passed through while paused (kprof_call_on_untimed). */
+static void (*untimed_hook)(void);
+
+void kprof_call_on_untimed(void (*fn)(void))
+{
+    __atomic_store_n(&untimed_hook, fn, __ATOMIC_RELAXED);
+}
 
 void kprof_set_paused(int p)
 {
@@ -121,7 +126,9 @@ int kprof_call_begin(struct kprof_call *c, int api)
     if (KPROF_UNLIKELY(kprof_is_finished() || kprof_config.disabled || kprof_tls_depth > 0))
         return 0;
     if (KPROF_UNLIKELY(__atomic_load_n(&paused, __ATOMIC_RELAXED))) {
-        kprof_chain_break(); /* the call's work, if any, is not timed */
+        void (*untimed)(void) = __atomic_load_n(&untimed_hook, __ATOMIC_RELAXED);
+        if (untimed)
+            untimed(); /* the call's work, if any, is not timed */
         return 0;
     }
     if (KPROF_UNLIKELY(!kprof_driver_ready()))

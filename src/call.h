@@ -58,6 +58,10 @@ void kprof_set_paused(int paused);
  * teardown); start_paused as KPROF_START=paused. */
 void kprof_call_start(void (*on_exit)(void), int start_paused);
 
+/* fn is called for every call that kprof_call_begin passes through because profiling is paused (its work
+ * runs untimed: the timing layer registers kprof_chain_break, from a constructor).  Thread-safe. */
+void kprof_call_on_untimed(void (*fn)(void));
+
 /* The state a wrapper keeps across the real call. */
 struct kprof_call {
     int api;              /* index into the API table (enum kprof_api) */

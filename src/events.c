@@ -135,9 +135,17 @@ enum { EPOCH_BREAK, EPOCH_LEGACY, EPOCH_OTHER };
 #define HARVEST_BATCH 64
 static unsigned long epochs[3];
 
+__thread struct kprof_delegate *kprof_tls_delegate __attribute__((tls_model("initial-exec")));
+
 void kprof_chain_break(void)
 {
     __atomic_add_fetch(&epochs[EPOCH_BREAK], 1, __ATOMIC_RELAXED);
+}
+
+/* A call passed through while paused runs untimed work. */
+__attribute__((constructor(101))) static void chain_break_on_untimed_calls(void)
+{
+    kprof_call_on_untimed(kprof_chain_break);
 }
 
 /* A thread's per-thread default stream has a queue keyed by its thread id, which the kernel gives to a
