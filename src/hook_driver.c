@@ -895,6 +895,27 @@ KPROF_EXPORT CUresult cuCtxDestroy_v2(CUcontext ctx)
     CTX_END(ctx, -1, real_(ctx), 1);
 }
 
+/* The first versions, still exported by the driver (a program built against old headers, or asking
+ * cuGetProcAddress for an old version, calls them): a context they end must be seen as well, or libkprof
+ * would go on using its dead events and its hold words, pinned memory freed with it. */
+KPROF_EXPORT CUresult cuDevicePrimaryCtxReset(CUdevice dev)
+{
+    DREAL(cuDevicePrimaryCtxReset);
+    CTX_END(NULL, (int)dev, real_(dev), 1);
+}
+
+KPROF_EXPORT CUresult cuDevicePrimaryCtxRelease(CUdevice dev)
+{
+    DREAL(cuDevicePrimaryCtxRelease);
+    CTX_END(NULL, (int)dev, real_(dev), primary_gone(dev));
+}
+
+KPROF_EXPORT CUresult cuCtxDestroy(CUcontext ctx)
+{
+    DREAL(cuCtxDestroy);
+    CTX_END(ctx, -1, real_(ctx), 1);
+}
+
 /* ---- range control -------------------------------------------------------------------------- */
 
 KPROF_EXPORT CUresult cuProfilerStart(void)
