@@ -167,6 +167,7 @@ KPROF_EXPORT CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCrea
         struct kprof_timing t_;                                                                    \
         kprof_timing_begin(&t_, (stream), (per_thread), (d)->want);                                \
         CUresult r_ = (call);                                                                      \
+        kprof_preload_launched(r_ == CUDA_SUCCESS);                                                \
         int ok_ = r_ == CUDA_SUCCESS && !t_.captured;                                              \
         int first_ = __atomic_load_n(&(d)->k->calls, __ATOMIC_RELAXED) == 0;                       \
         unsigned g_[3] = { (gx), (gy), (gz) }, b_[3] = { (bx), (by), (bz) };                       \
@@ -189,6 +190,7 @@ KPROF_EXPORT CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCrea
         if (KPROF_UNLIKELY(k_ && !k_->selected)) { /* KPROF_INCLUDE/KPROF_EXCLUDE */               \
             kprof_chain_break();                                                                   \
             CUresult r_ = (call);                                                                  \
+            kprof_preload_launched(r_ == CUDA_SUCCESS);                                            \
             kprof_chain_break();                                                                   \
             kprof_call_end(&c_, r_ == CUDA_SUCCESS);                                               \
             return r_;                                                                             \
@@ -196,6 +198,7 @@ KPROF_EXPORT CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCrea
         struct kprof_timing t_;                                                                    \
         kprof_timing_begin(&t_, (stream), (per_thread), kprof_launch_want(k_));                        \
         CUresult r_ = (call);                                                                      \
+        kprof_preload_launched(r_ == CUDA_SUCCESS);                                                \
         int ok_ = r_ == CUDA_SUCCESS && k_ != NULL;                                                \
         if (ok_ && t_.captured) { /* runs when its graph is launched */                             \
             kprof_kernel_captured(k_);                                                             \
