@@ -17,6 +17,7 @@
 #include "driver.h"
 #include "clock.h"
 #include "call.h"
+#include "preload.h"
 #include "fork.h"
 #include "timing.h"
 #include "kernels.h"
@@ -537,9 +538,11 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
      * number now, and places the hold only if it does not share a start after all. */
     int hold = 0, blocking = q ? __atomic_load_n(&q->blocking, __ATOMIC_RELAXED) : 0, ask_busy = 0;
     struct backlog busy;
-    if (q && want == KPROF_TIME_LAUNCH && p->calib.hold.ok &&
+    if (q && want == KPROF_TIME_LAUNCH && p->calib.hold.ok && !kprof_tls_may_load.handle &&
         (!legacy || !__atomic_load_n(&p->blocking_seen, __ATOMIC_RELAXED))) {
-        /* A wait only where the stream's last work was a kernel or a wait: behind a copy or memset (even
+        /* Not when the launch may load its kernel (kprof_tls_may_load): the loading may wait for the
+         * context's work, the hold included.
+         * A wait only where the stream's last work was a kernel or a wait: behind a copy or memset (even
          * one long finished) or a host function the kernel also waits for another engine's hand-off,
          * which only a kernel absorbs.  The legacy default stream is held only while no blocking stream
          * has been timed in the context: theirs would wait for the hold, and their pairs hold it (seen

@@ -168,6 +168,7 @@ KPROF_EXPORT CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCrea
         struct kprof_timing t_;                                                                    \
         kprof_timing_begin(&t_, (stream), (per_thread), (d)->want);                                \
         CUresult r_ = (call);                                                                      \
+        kprof_preload_launched(r_ == CUDA_SUCCESS);                                                \
         int ok_ = r_ == CUDA_SUCCESS && !t_.captured;                                              \
         int first_ = __atomic_load_n(&(d)->k->calls, __ATOMIC_RELAXED) == 0;                       \
         unsigned g_[3] = { (gx), (gy), (gz) }, b_[3] = { (bx), (by), (bz) };                       \
@@ -190,6 +191,7 @@ KPROF_EXPORT CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCrea
         if (KPROF_UNLIKELY(k_ && !k_->selected)) { /* KPROF_INCLUDE/KPROF_EXCLUDE */               \
             kprof_chain_break();                                                                   \
             CUresult r_ = (call);                                                                  \
+            kprof_preload_launched(r_ == CUDA_SUCCESS);                                            \
             kprof_chain_break();                                                                   \
             kprof_call_end(&c_, r_ == CUDA_SUCCESS);                                               \
             return r_;                                                                             \
@@ -197,6 +199,7 @@ KPROF_EXPORT CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCrea
         struct kprof_timing t_;                                                                    \
         kprof_timing_begin(&t_, (stream), (per_thread), kprof_launch_want(k_));                        \
         CUresult r_ = (call);                                                                      \
+        kprof_preload_launched(r_ == CUDA_SUCCESS);                                                \
         int ok_ = r_ == CUDA_SUCCESS && k_ != NULL;                                                \
         if (ok_ && t_.captured) { /* runs when its graph is launched */                             \
             kprof_kernel_captured(k_);                                                             \
@@ -893,6 +896,27 @@ KPROF_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 KPROF_EXPORT CUresult cuCtxDestroy_v2(CUcontext ctx)
 {
     DREAL(cuCtxDestroy_v2);
+    CTX_END(ctx, -1, real_(ctx), 1);
+}
+
+/* The first versions, still exported by the driver (a program built against old headers, or asking
+ * cuGetProcAddress for an old version, calls them): a context they end must be seen as well, or libkprof
+ * would go on using its dead events and its hold words, pinned memory freed with it. */
+KPROF_EXPORT CUresult cuDevicePrimaryCtxReset(CUdevice dev)
+{
+    DREAL(cuDevicePrimaryCtxReset);
+    CTX_END(NULL, (int)dev, real_(dev), 1);
+}
+
+KPROF_EXPORT CUresult cuDevicePrimaryCtxRelease(CUdevice dev)
+{
+    DREAL(cuDevicePrimaryCtxRelease);
+    CTX_END(NULL, (int)dev, real_(dev), primary_gone(dev));
+}
+
+KPROF_EXPORT CUresult cuCtxDestroy(CUcontext ctx)
+{
+    DREAL(cuCtxDestroy);
     CTX_END(ctx, -1, real_(ctx), 1);
 }
 

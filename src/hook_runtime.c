@@ -71,6 +71,7 @@ KPROF_EXPORT cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *hostF
             kprof_tls_delegate = &d_;                                                              \
         cudaError_t r_ = (call);                                                                   \
         kprof_tls_delegate = NULL;                                                                 \
+        kprof_preload_launched(r_ == cudaSuccess);                                                 \
         int ok_ = r_ == cudaSuccess && k_ != NULL;                                                 \
         if (ok_ && t_.captured) { /* runs when its graph is launched */                             \
             kprof_kernel_captured(k_);                                                             \

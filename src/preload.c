@@ -13,6 +13,7 @@
 
 struct loaded {
     struct kprof_loaded_key key;
+    int unsure;         /* libkprof could not load it, and no launch of it has succeeded yet */
     UT_hash_handle hh;
 };
 struct kernel_handle {
@@ -27,6 +28,7 @@ static struct {
 } pl = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 __thread struct kprof_loaded_key kprof_tls_ready[KPROF_TLS_READY] __attribute__((tls_model("initial-exec")));
+__thread struct kprof_loaded_key kprof_tls_may_load __attribute__((tls_model("initial-exec")));
 unsigned kprof_preload_epoch;
 
 void kprof_preload_note_kernel(const void *handle)
@@ -45,17 +47,17 @@ void kprof_preload_note_kernel(const void *handle)
 
 /* Loads the function behind handle in the current context if it is not loaded yet.  A CUkernel is first
  * turned into its function for the current context (cuKernelGetFunction); a handle of unknown kind is
- * tried as a CUfunction, then as a CUkernel. */
-static void load(const void *handle, int is_kernel, int runtime)
+ * tried as a CUfunction, then as a CUkernel.  Returns 1 when the function is known to be loaded. */
+static int load(const void *handle, int is_kernel, int runtime)
 {
     if (!kprof_drv.cuFuncIsLoaded || !kprof_drv.cuFuncLoad)
-        return;
+        return 0;
     if (runtime && !is_kernel)
-        return; /* a host function pointer (cudaLaunchKernel's `func`): no driver handle to load */
+        return 0; /* a host function pointer (cudaLaunchKernel's `func`): no driver handle to load */
     CUfunction f = (CUfunction)handle;
     if (is_kernel &&
         (!kprof_drv.cuKernelGetFunction || kprof_drv.cuKernelGetFunction(&f, (CUkernel)handle) != CUDA_SUCCESS))
-        return;
+        return 0;
     CUfunctionLoadingState state = CU_FUNCTION_LOADING_STATE_LOADED;
     CUresult r = kprof_drv.cuFuncIsLoaded(&state, f);
     if (r == CUDA_ERROR_INVALID_HANDLE && !is_kernel && kprof_drv.cuKernelGetFunction &&
@@ -64,7 +66,8 @@ static void load(const void *handle, int is_kernel, int runtime)
         r = kprof_drv.cuFuncIsLoaded(&state, f);
     }
     if (r == CUDA_SUCCESS && state != CU_FUNCTION_LOADING_STATE_LOADED)
-        kprof_drv.cuFuncLoad(f);
+        r = kprof_drv.cuFuncLoad(f);
+    return r == CUDA_SUCCESS;
 }
 
 void kprof_preload_slow(const void *handle, CUcontext ctx, int runtime)
@@ -75,22 +78,43 @@ void kprof_preload_slow(const void *handle, CUcontext ctx, int runtime)
     pthread_mutex_lock(&pl.lock);
     HASH_FIND(hh, pl.loaded, &key, 2 * sizeof(void *), e);
     HASH_FIND_PTR(pl.kernels, &handle, k);
+    int unsure = e && e->unsure;
     pthread_mutex_unlock(&pl.lock);
     if (!e) {
-        load(handle, k != NULL, runtime);
+        unsure = !load(handle, k != NULL, runtime);
         if ((e = calloc(1, sizeof *e)) != NULL) {
             e->key = key;
+            e->unsure = unsure;
             struct loaded *old;
             pthread_mutex_lock(&pl.lock);
             HASH_FIND(hh, pl.loaded, &key, 2 * sizeof(void *), old);
             if (!old)
                 HASH_ADD(hh, pl.loaded, key, 2 * sizeof(void *), e);
+            else
+                unsure = old->unsure;
             pthread_mutex_unlock(&pl.lock);
             if (old)
                 free(e);
         }
     }
-    kprof_tls_ready[kprof_preload_slot(handle)] = key;
+    if (unsure) /* this launch may load it: asked again at the next, until one has succeeded */
+        kprof_tls_may_load = key;
+    else
+        kprof_tls_ready[kprof_preload_slot(handle)] = key;
+}
+
+void kprof_preload_launched_slow(int ok)
+{
+    struct kprof_loaded_key key = kprof_tls_may_load;
+    kprof_tls_may_load.handle = NULL;
+    if (!ok)
+        return;
+    struct loaded *e;
+    pthread_mutex_lock(&pl.lock);
+    HASH_FIND(hh, pl.loaded, &key, 2 * sizeof(void *), e);
+    if (e && e->key.epoch == key.epoch)
+        e->unsure = 0;
+    pthread_mutex_unlock(&pl.lock);
 }
 
 void kprof_preload_code_unloaded(void)
@@ -134,6 +158,7 @@ static void fork_child(void)
     }
     for (int i = 0; i < KPROF_TLS_READY; i++)
         kprof_tls_ready[i].handle = NULL;
+    kprof_tls_may_load.handle = NULL;
 }
 
 KPROF_FORK_MODULE(preload, 40, fork_prepare, fork_parent, fork_child)

@@ -26,13 +26,29 @@ static inline unsigned kprof_preload_slot(const void *handle)
  * handle is a runtime launch key (a cudaKernel_t, or a host function pointer, which is left alone).
  * Needs the CUDA 12.4 driver functions; without them it does nothing.  Thread-safe. */
 void kprof_preload_slow(const void *handle, CUcontext ctx, int runtime);
+/* The launch this thread is making may load its kernel itself (handle NULL: it will not): a kernel libkprof
+ * could not load first (a runtime launch by host function pointer, a driver older than 12.4) whose launch in
+ * this context has not yet succeeded.  Such a loading "might require context synchronization" (CUDA
+ * Programming Guide, Lazy Loading), which would wait for ever for a hold placed before the launch and
+ * released after it: kprof_timing_begin places none then.  Set by kprof_preload. */
+extern __thread struct kprof_loaded_key kprof_tls_may_load __attribute__((tls_model("initial-exec")));
 static inline void kprof_preload(const void *handle, CUcontext ctx, int runtime)
 {
     const struct kprof_loaded_key *k = &kprof_tls_ready[kprof_preload_slot(handle)];
+    if (KPROF_UNLIKELY(kprof_tls_may_load.handle != NULL))
+        kprof_tls_may_load.handle = NULL;
     if (KPROF_LIKELY(k->handle == handle && k->ctx == ctx &&
                      k->epoch == __atomic_load_n(&kprof_preload_epoch, __ATOMIC_RELAXED)) || !handle || !ctx)
         return;
     kprof_preload_slow(handle, ctx, runtime);
+}
+/* After the launch kprof_tls_may_load names: once one succeeded, its kernel is loaded in the context.
+ * Clears kprof_tls_may_load.  Thread-safe. */
+void kprof_preload_launched_slow(int ok);
+static inline void kprof_preload_launched(int ok)
+{
+    if (KPROF_UNLIKELY(kprof_tls_may_load.handle != NULL))
+        kprof_preload_launched_slow(ok);
 }
 /* Notes a handle known to be a CUkernel (from cuLibraryGetKernel or __cudaGetKernel).  Thread-safe. */
 void kprof_preload_note_kernel(const void *handle);

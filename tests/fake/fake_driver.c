@@ -60,7 +60,9 @@ static struct {
                               start + its ns - this (what %globaltimer would see inside a real kernel) */
     uint64_t lazy_load_ns; /* FAKEGPU_LAZY_LOAD_NS: the first launch of a function in a context (not
                               loaded there by cuFuncLoad, an earlier launch or the instantiation of a graph
-                              holding it) starts this much later on the GPU clock */
+                              holding it) starts this much later on the GPU clock; such a launch
+                              first waits for every hold of the context, as a lazy load "might require
+                              context synchronization" (CUDA Programming Guide) */
     uint64_t launch_latency_ns; /* FAKEGPU_LAUNCH_LATENCY_NS: a kernel launched on an idle stream (no work
                               yet, or its work seen complete by the host) starts this much later: the
                               host's launch latency, which an event recorded before the launch does not
@@ -2211,7 +2213,13 @@ static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
     {
         int calib = strcmp(fn->name, "kprof_calibrate") == 0;
         uint64_t ns = calib ? calib_ns(fn, params) : fn->ns;
-        uint64_t t0 = kernel_advance(s, func_load(fn, c) ? cfg.lazy_load_ns : 0, ns);
+        int lazy = func_load(fn, c);
+        /* "Loading kernels might require context synchronization" (CUDA Programming Guide, Lazy Loading):
+         * a launch that loads its kernel waits for the context's work, holds included (a hold placed
+         * before this launch and released after it would hang a real GPU). */
+        if (lazy)
+            holds_wait(ANY_STREAM, ANY_STREAM);
+        uint64_t t0 = kernel_advance(s, lazy ? cfg.lazy_load_ns : 0, ns);
 
         if (calib)
             calib_out(params, t0, ns);
