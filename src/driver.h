@@ -37,7 +37,18 @@ int kprof_driver_ready(void);
  * version, means a function version libkprof does not know is never replaced by the wrong wrapper. */
 const void *kprof_driver_wrapper_for(const void *real);
 
-/* ---- hook_dlsym.c ---- */
+/* ---- dlsym_next.c ---- */
+
+typedef void *(*kprof_dlsym_fn)(void *, const char *);
+
+/* The next dlsym in the chain of definitions after libkprof's (glibc's, or another preloaded library's);
+ * NULL until kprof_dlsym_find_next() has run.  Hidden: the trampoline (dlsym_trampoline.S) jumps through
+ * it PC-relative. */
+extern __attribute__((visibility("hidden"))) kprof_dlsym_fn kprof_dlsym_next;
+
+/* Finds it (and glibc's own dlsym for kprof_real_dlsym); idempotent, thread-safe, not instrumented by
+ * the sanitizers (they look their interceptors up with dlsym before they are set up). */
+void kprof_dlsym_find_next(void);
 
 /* glibc's own dlsym, for libkprof's internal lookups (its exported dlsym is the hook).  RTLD_NEXT passed
  * here resolves relative to libkprof. */

@@ -1,6 +1,7 @@
 /* hook_dlsym.c: the C half of libkprof's dlsym (the trampoline is dlsym_trampoline.S): hands out driver
  * wrappers for the driver functions libkprof wraps, hides libkprof's own CUDA exports from
- * dlsym(RTLD_DEFAULT) while no CUDA library is loaded, and finds the next dlsym for everything else. */
+ * dlsym(RTLD_DEFAULT) while no CUDA library is loaded, and passes everything else to the next dlsym
+ * (dlsym_next.c). */
 #include <dlfcn.h>
 #include <link.h>
 #include <string.h>
@@ -15,50 +16,6 @@
 
 /* What kprof_dlsym_hook() returns for "answer NULL" (it has set dlerror); the trampoline returns NULL. */
 #define KPROF_DLSYM_NOT_FOUND ((void *)1)
-
-typedef void *(*dlsym_fn)(void *, const char *);
-
-/* The next dlsym in the chain of definitions after libkprof, whatever version it is exported under:
- * glibc's, or another preloaded library's dlsym (a second interposer, which then sees every lookup that
- * libkprof passes on).  The trampoline jumps through it.  Hidden, so the trampoline reaches it
- * PC-relative.  Set once (idempotently) by find_next_dlsym(). */
-__attribute__((visibility("hidden"))) dlsym_fn kprof_dlsym_next;
-
-/* A dlsym exported under glibc's version nodes after libkprof: glibc's own, or the trampoline of another
- * copy of libkprof (which jumps to glibc's).  libkprof's own lookups go through it, so that RTLD_NEXT
- * passed to it resolves relative to libkprof even when kprof_dlsym_next is a C wrapper of someone else's
- * (whose own call to glibc would make RTLD_NEXT relative to itself).  Published before kprof_dlsym_next. */
-static dlsym_fn real_dlsym;
-
-KPROF_NO_SANITIZE static void find_next_dlsym(void)
-{
-    /* dlvsym is not interposed, and RTLD_NEXT from here skips libkprof's own dlsym.  dlvsym only finds
-     * a definition exported under the version asked for: it passes over an unversioned dlsym of another
-     * preload, which the unversioned lookup below finds. */
-    dlsym_fn real = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.34");
-    if (!real)
-        real = (dlsym_fn)dlvsym(RTLD_NEXT, "dlsym", "GLIBC_2.2.5");
-    /* Called from here, RTLD_NEXT is relative to libkprof: the first dlsym after it, of any version. */
-    dlsym_fn next = real ? (dlsym_fn)real(RTLD_NEXT, "dlsym") : NULL;
-    if (!next)
-        next = real;
-    __atomic_store_n(&real_dlsym, real, __ATOMIC_RELAXED);
-    __atomic_store_n(&kprof_dlsym_next, next, __ATOMIC_RELEASE);
-}
-
-void *kprof_real_dlsym(void *handle, const char *name)
-{
-    if (KPROF_UNLIKELY(!__atomic_load_n(&kprof_dlsym_next, __ATOMIC_ACQUIRE)))
-        find_next_dlsym();
-    return __atomic_load_n(&real_dlsym, __ATOMIC_RELAXED)(handle, name);
-}
-
-void *kprof_next_dlsym(void *handle, const char *name)
-{
-    if (KPROF_UNLIKELY(!__atomic_load_n(&kprof_dlsym_next, __ATOMIC_ACQUIRE)))
-        find_next_dlsym();
-    return __atomic_load_n(&kprof_dlsym_next, __ATOMIC_RELAXED)(handle, name);
-}
 
 /* ---- dlsym(RTLD_DEFAULT, "cuInit") in a program without CUDA ------------------------------------ */
 
@@ -116,7 +73,7 @@ __attribute__((visibility("hidden"))) void *kprof_dlsym_hook(void *handle, const
 KPROF_NO_SANITIZE void *kprof_dlsym_hook(void *handle, const char *name)
 {
     if (KPROF_UNLIKELY(!__atomic_load_n(&kprof_dlsym_next, __ATOMIC_ACQUIRE)))
-        find_next_dlsym();
+        kprof_dlsym_find_next();
     /* cu* and __cu* names only; plain character tests: the sanitizers' own early lookups must not reach
      * their (not yet set up) string interceptors. */
     if (!name)

@@ -7,6 +7,7 @@
 #include "kprof_config.h"
 #include "driver.h"
 #include "clock.h"
+#include "resolve.h"
 #include "call.h"
 #include "preload.h"
 #include "timing.h"

@@ -4,6 +4,7 @@
 #include "cuda_api.h"
 #include "kprof_config.h"
 #include "driver.h"
+#include "resolve.h"
 #include "call.h"
 #include "preload.h"
 #include "timing.h"

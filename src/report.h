@@ -18,14 +18,6 @@ void kprof_json_string(FILE *f, const char *s);
  * naming the first such file (NULL when out of memory) and *why the reason (a static string). */
 int kprof_report_csv(const char *base, int chosen, const struct kprof_snapshot *s, char **failed, const char **why);
 
-/* Opens `path` for writing a report file, as libkprof(7) NOTES says: never through a link, nor
- * into a file, that another user owns in a folder others can write; never blocking (a FIFO with no
- * reader is refused); an existing regular file is truncated.  With `chosen` (a name libkprof chose
- * itself) the file must not exist and is created with mode 0600.  With KPROF_INVOCATION, a regular file
- * modified since the invocation began (or locked by another process writing it) is refused with
- * *sibling set to 1.  Returns the stream, or NULL with *why set (a static string or strerror()'s).
- * Thread-safe. */
-FILE *kprof_output_open(const char *path, int chosen, const char **why, int *sibling);
 /* The Chrome trace-event JSON of the snapshot's trace. */
 void kprof_report_trace(FILE *f, const struct kprof_snapshot *s);
 

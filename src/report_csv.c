@@ -12,6 +12,7 @@
 #include "stats.h"
 #include "snapshot.h"
 #include "report.h"
+#include "output.h"
 
 #define U(x) ((unsigned long long)(x))
 

@@ -8,6 +8,7 @@
 #include "cuda_api.h"
 #include "log.h"
 #include "driver.h"
+#include "resolve.h"
 #include "call.h"
 
 struct kprof_runtime kprof_rt;

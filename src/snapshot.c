@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include "cuda_api.h"
 #include "clock.h"
+#include "call.h"
 #include "timing.h"
 #include "kernels.h"
 #include "graphs.h"
@@ -14,7 +15,7 @@
 int kprof_snapshot_take(struct kprof_snapshot *s)
 {
     memset(s, 0, sizeof *s);
-    int any = kprof_stats_snapshot(s);
+    int any = kprof_stats_snapshot(s) || __atomic_load_n(&kprof_cuda_used, __ATOMIC_RELAXED);
     size_t ng = 0;
     s->graphs = kprof_graph_rows(&ng);
     for (size_t i = 0; s->graphs && i < ng; i++)

@@ -63,7 +63,7 @@ void kprof_snapshot_free(struct kprof_snapshot *s);
 
 /* The statistics' part of *s (stats.c), s zeroed first by the caller: kernels (sorted), copies, memsets,
  * allocations, devices, the api table, context creations, captured kernels and the trace.  Returns 1 when
- * CUDA was used or a kernel was counted. */
+ * a kernel was counted. */
 int kprof_stats_snapshot(struct kprof_snapshot *s);
 
 /* qsort comparator of struct kprof_kernel * by total time (graph replays included), then calls, then

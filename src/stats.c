@@ -16,7 +16,7 @@
 #include "kprof_config.h"
 #include "driver.h"
 #include "clock.h"
-#include "call.h"
+#include "resolve.h"
 #include "fork.h"
 #include "timing.h"
 #include "kernels.h"
@@ -759,7 +759,7 @@ int kprof_stats_snapshot(struct kprof_snapshot *s)
         s->api[i].total_ns = __atomic_load_n(&api_stats[i].total_ns, __ATOMIC_RELAXED);
         s->api[i].max_ns = __atomic_load_n(&api_stats[i].max_ns, __ATOMIC_RELAXED);
     }
-    return __atomic_load_n(&kprof_cuda_used, __ATOMIC_RELAXED) || s->nkernels > 0;
+    return s->nkernels > 0;
 }
 
 /* ---- demangling ------------------------------------------------------------------------------ */

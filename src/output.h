@@ -1,0 +1,21 @@
+/* output.h: opening report files (output.c). */
+#ifndef KPROF_OUTPUT_H
+#define KPROF_OUTPUT_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/stat.h>
+
+/* Opens `path` for writing a report file, as libkprof(7) NOTES says: never through a link, nor
+ * into a file, that another user owns in a folder others can write; never blocking (a FIFO with no
+ * reader is refused); an existing regular file is truncated.  With `chosen` (a name libkprof chose
+ * itself) the file must not exist and is created with mode 0600.  With KPROF_INVOCATION, a regular file
+ * modified since the invocation began (or locked by another process writing it) is refused with
+ * *sibling set to 1.  Returns the stream, or NULL with *why set (a static string or strerror()'s).
+ * Thread-safe. */
+FILE *kprof_output_open(const char *path, int chosen, const char **why, int *sibling);
+
+/* A file's modification time (st_mtim) in ns. */
+int64_t kprof_file_mtime_ns(const struct stat *st);
+
+#endif
