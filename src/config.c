@@ -9,7 +9,6 @@
 #include "log.h"
 #include "kprof_config.h"
 
-extern char **environ;
 
 struct kprof_config kprof_config = {
     .format = KPROF_FORMAT_TEXT,
