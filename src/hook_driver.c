@@ -882,44 +882,28 @@ static int primary_gone(CUdevice dev)
            kprof_drv.cuDevicePrimaryCtxGetState(dev, &flags, &active) == CUDA_SUCCESS && !active;
 }
 
-KPROF_EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
-{
-    DREAL(cuDevicePrimaryCtxReset_v2);
-    CTX_END(NULL, (int)dev, real_(dev), 1);
-}
-
-KPROF_EXPORT CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
-{
-    DREAL(cuDevicePrimaryCtxRelease_v2);
-    CTX_END(NULL, (int)dev, real_(dev), primary_gone(dev));
-}
-
-KPROF_EXPORT CUresult cuCtxDestroy_v2(CUcontext ctx)
-{
-    DREAL(cuCtxDestroy_v2);
-    CTX_END(ctx, -1, real_(ctx), 1);
-}
-
-/* The first versions, still exported by the driver (a program built against old headers, or asking
- * cuGetProcAddress for an old version, calls them): a context they end must be seen as well, or libkprof
- * would go on using its dead events and its hold words, pinned memory freed with it. */
-KPROF_EXPORT CUresult cuDevicePrimaryCtxReset(CUdevice dev)
-{
-    DREAL(cuDevicePrimaryCtxReset);
-    CTX_END(NULL, (int)dev, real_(dev), 1);
-}
-
-KPROF_EXPORT CUresult cuDevicePrimaryCtxRelease(CUdevice dev)
-{
-    DREAL(cuDevicePrimaryCtxRelease);
-    CTX_END(NULL, (int)dev, real_(dev), primary_gone(dev));
-}
-
-KPROF_EXPORT CUresult cuCtxDestroy(CUcontext ctx)
-{
-    DREAL(cuCtxDestroy);
-    CTX_END(ctx, -1, real_(ctx), 1);
-}
+/* The wrappers of the calls that end a context, for a version suffix.  Both versions are wrapped: the
+ * first ones are still exported by the driver (a program built against old headers, or asking
+ * cuGetProcAddress for an old version, calls them), and a context they end must be seen as well, or
+ * libkprof would go on using its dead events and its hold words, pinned memory freed with it. */
+#define CTX_END_WRAPPERS(sfx)                                                                      \
+    KPROF_EXPORT CUresult cuDevicePrimaryCtxReset##sfx(CUdevice dev)                               \
+    {                                                                                              \
+        DREAL(cuDevicePrimaryCtxReset##sfx);                                                       \
+        CTX_END(NULL, (int)dev, real_(dev), 1);                                                    \
+    }                                                                                              \
+    KPROF_EXPORT CUresult cuDevicePrimaryCtxRelease##sfx(CUdevice dev)                             \
+    {                                                                                              \
+        DREAL(cuDevicePrimaryCtxRelease##sfx);                                                     \
+        CTX_END(NULL, (int)dev, real_(dev), primary_gone(dev));                                    \
+    }                                                                                              \
+    KPROF_EXPORT CUresult cuCtxDestroy##sfx(CUcontext ctx)                                         \
+    {                                                                                              \
+        DREAL(cuCtxDestroy##sfx);                                                                  \
+        CTX_END(ctx, -1, real_(ctx), 1);                                                           \
+    }
+CTX_END_WRAPPERS(_v2)
+CTX_END_WRAPPERS()
 
 /* ---- range control -------------------------------------------------------------------------- */
 
