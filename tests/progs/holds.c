@@ -10,14 +10,11 @@
  *   "shared": 8 threads launch shared_k 50 times each on one non-blocking stream at once, each thread
  *     synchronizing the stream after every 5th launch; then the legacy stream and a blocking stream are
  *     used from 2 threads each (legacy_k, blocking_k, 20 launches each, synchronized).
- *   "capture", "capture_relaxed", "mix", "hostfn", "two_ctx", "fork", "exit", "quick_exit", "return": see
- *     the functions of those names (ending() for the last four). */
+ *   "capture", "capture_relaxed", "mix", "two_ctx": see the functions of those names. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <pthread.h>
-#include <unistd.h>
-#include <sys/wait.h>
 #include <cuda.h>
 
 /* cuda.h maps these names to their latest versions; the driver still exports the first ones. */
@@ -293,33 +290,6 @@ static int mix(CUdevice dev)
     return 0;
 }
 
-/* "hostfn": a launch of pre_k, then a host function whose callback launches cb_k on the same stream and
- * synchronizes it (the fake runs it inside cuLaunchHostFunc), then post_k; 3 times, each synchronized. */
-static CUstream hf_s;
-static void callback(void *arg)
-{
-    (void)arg;
-    CK(cuLaunchKernel(fn(mod2, "cb_k"), 1, 1, 1, 32, 1, 1, 0, hf_s, NULL, NULL));
-    CK(cuStreamSynchronize(hf_s));
-}
-
-static int hostfn(CUdevice dev)
-{
-    CUcontext ctx;
-    CK(cuDevicePrimaryCtxRetain(&ctx, dev));
-    CK(cuCtxSetCurrent(ctx));
-    CK(cuModuleLoadData(&mod2, "fake module"));
-    CK(cuStreamCreate(&hf_s, CU_STREAM_NON_BLOCKING));
-    for (int i = 0; i < 3; i++) {
-        CK(cuLaunchKernel(fn(mod2, "pre_k"), 1, 1, 1, 32, 1, 1, 0, hf_s, NULL, NULL));
-        CK(cuLaunchHostFunc(hf_s, callback, NULL));
-        CK(cuLaunchKernel(fn(mod2, "post_k"), 1, 1, 1, 32, 1, 1, 0, hf_s, NULL, NULL));
-        CK(cuStreamSynchronize(hf_s));
-    }
-    CK(cuCtxSynchronize());
-    return 0;
-}
-
 /* "two_ctx": two contexts made by cuCtxCreate on this thread; c1_k and c2_k launched alternately, 5 times
  * each, in each context on a stream of its own and its legacy stream (switched by cuCtxSetCurrent and by
  * push/pop), each launch waited for; then 5 of each back to back, and both contexts synchronized. */
@@ -358,62 +328,6 @@ static int two_ctx(CUdevice dev)
     return 0;
 }
 
-/* "fork", "exit", "quick_exit", "return": a thread launches loop_k on a stream for ever (waiting for every
- * 10th launch) while this one, after 200 ms: forks a child that launches nothing and exits with 5 (the
- * parent waits for it, stops the thread and prints its status), or ends the process with exit(3),
- * quick_exit(4), or a return of 6 from main. */
-static volatile int loop_stop;
-static long loop_n;
-static void *looper(void *arg)
-{
-    CUstream s = arg;
-    CK(cuCtxSetCurrent(cap_ctx));
-    CUfunction f = fn(mod2, "loop_k");
-    while (!loop_stop) {
-        CK(cuLaunchKernel(f, 1, 1, 1, 32, 1, 1, 0, s, NULL, NULL));
-        if (++loop_n % 10 == 0)
-            CK(cuStreamSynchronize(s));
-    }
-    return NULL;
-}
-
-static int ending(CUdevice dev, const char *how)
-{
-    CK(cuDevicePrimaryCtxRetain(&cap_ctx, dev));
-    CK(cuCtxSetCurrent(cap_ctx));
-    CK(cuModuleLoadData(&mod2, "fake module"));
-    CUstream s;
-    CK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING));
-    pthread_t t;
-    if (pthread_create(&t, NULL, looper, s) != 0)
-        exit(1);
-    usleep(200000);
-    printf("holds %s: ending\n", how);
-    fflush(stdout);
-    if (!strcmp(how, "fork")) {
-        int n = 0;
-        for (int i = 0; i < 20; i++) {
-            pid_t pid = fork();
-            if (pid == 0)
-                exit(5);
-            int st = 0;
-            if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 5)
-                n++;
-            usleep(5000);
-        }
-        loop_stop = 1;
-        pthread_join(t, NULL);
-        CK(cuCtxSynchronize());
-        printf("children that did not exit with 5: %d\n", n);
-        return 0;
-    }
-    if (!strcmp(how, "exit"))
-        exit(3);
-    if (!strcmp(how, "quick_exit"))
-        quick_exit(4);
-    return 6;
-}
-
 int main(int argc, char **argv)
 {
     CUdevice dev;
@@ -431,13 +345,8 @@ int main(int argc, char **argv)
         rc = capture(dev, mode[7] != 0);
     } else if (!strcmp(mode, "mix")) {
         rc = mix(dev);
-    } else if (!strcmp(mode, "hostfn")) {
-        rc = hostfn(dev);
     } else if (!strcmp(mode, "two_ctx")) {
         rc = two_ctx(dev);
-    } else if (!strcmp(mode, "fork") || !strcmp(mode, "exit") || !strcmp(mode, "quick_exit") ||
-               !strcmp(mode, "return")) {
-        rc = ending(dev, mode);
     } else {
         fprintf(stderr, "holds: unknown mode '%s'\n", mode);
         return 2;
