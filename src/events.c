@@ -444,7 +444,7 @@ static int backlog_outlasts_launch(const struct backlog *bl)
 {
     double need = backlog_needed_ns(), ahead = 0.0;
     for (int i = 0; i < bl->n; i++) {
-        if (kprof_drv.cuEventQuery(bl->start[i]) != CUDA_ERROR_NOT_READY)
+        if (kprof_event_query_uncaptured(bl->start[i]) != CUDA_ERROR_NOT_READY)
             return 0; /* that pair has started: what is left of it is unknown, assume it is short */
         if (bl->expect_ns[i] < 0.0)
             return 1; /* a kernel of unknown length that has not started: the first launches of a kernel */
@@ -590,7 +590,7 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
         a = pool_create(p);
 
     /* The lent event still pending: the stream is busy, and this launch starts where that call stopped. */
-    if (lent && kprof_drv.cuEventQuery(lent) == CUDA_ERROR_NOT_READY && backlog_outlasts_launch(&bl)) {
+    if (lent && kprof_event_query_uncaptured(lent) == CUDA_ERROR_NOT_READY && backlog_outlasts_launch(&bl)) {
         a = lent;
         t->shared = 1;
         t->tested = 1;
@@ -616,7 +616,7 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
         untimed(t);
         return;
     }
-    if (ask_busy && !t->shared && kprof_drv.cuEventQuery(busy.last_stop) == CUDA_ERROR_NOT_READY &&
+    if (ask_busy && !t->shared && kprof_event_query_uncaptured(busy.last_stop) == CUDA_ERROR_NOT_READY &&
         backlog_outlasts_launch(&busy))
         hold = -hold; /* the stream stays busy: the pair starts behind its last work, no hold needed */
     if (hold > 0 && !t->shared) {
@@ -772,8 +772,7 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
         uint64_t now = kprof_now_ns();
         /* Held by a wait, the start cannot have completed; held by kprof_hold, it has only if that kernel
          * gave up waiting (a host descheduled for longer than its timeout): then as on an idle stream. */
-        if (!t->shared && t->held != 1 && !__atomic_load_n(&kprof_captures_active, __ATOMIC_RELAXED) &&
-            kprof_drv.cuEventQuery(t->start) == CUDA_SUCCESS) {
+        if (!t->shared && t->held != 1 && kprof_event_query_uncaptured(t->start) == CUDA_SUCCESS) {
             lag = kprof_now_ns() - t->start_host_ns; /* the stream was idle: see timing.h */
             if (t->held)
                 t->held = 3;

@@ -1,6 +1,7 @@
 /* graphs.c: CUDA graphs: each instantiated graph's kernel nodes, walked once, so that every replay can be
  * timed as one row and its kernels counted as launches. */
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,32 @@ static struct {
 } graphs = { .lock = PTHREAD_RWLOCK_INITIALIZER };
 
 int kprof_captures_active;
+/* Queries of kprof_event_query_uncaptured under way (sequentially consistent, with kprof_captures_active:
+ * a query that saw no capture is waited for by the capture's begin). */
+static int queries_under_way;
+
+CUresult kprof_event_query_uncaptured(CUevent e)
+{
+    CUresult r = CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED;
+    __atomic_add_fetch(&queries_under_way, 1, __ATOMIC_SEQ_CST);
+    if (__atomic_load_n(&kprof_captures_active, __ATOMIC_SEQ_CST) == 0)
+        r = kprof_drv.cuEventQuery(e);
+    __atomic_sub_fetch(&queries_under_way, 1, __ATOMIC_SEQ_CST);
+    return r;
+}
+
+void kprof_capture_beginning(void)
+{
+    __atomic_add_fetch(&kprof_captures_active, 1, __ATOMIC_SEQ_CST);
+    while (__atomic_load_n(&queries_under_way, __ATOMIC_SEQ_CST) > 0)
+        sched_yield();
+}
+
+void kprof_capture_over(void)
+{
+    if (__atomic_sub_fetch(&kprof_captures_active, 1, __ATOMIC_SEQ_CST) < 0)
+        __atomic_store_n(&kprof_captures_active, 0, __ATOMIC_SEQ_CST);
+}
 
 void kprof_graph_conditional_added(CUgraphNode node, const CUgraph *bodies, unsigned n)
 {
@@ -287,6 +314,7 @@ static void fork_child(void)
         kprof_hist_free(&r->hist);
     }
     __atomic_store_n(&kprof_captures_active, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&queries_under_way, 0, __ATOMIC_RELAXED); /* those of the parent's other threads */
 }
 
 KPROF_FORK_MODULE(graphs, 30, fork_prepare, fork_parent, fork_child)

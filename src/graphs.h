@@ -34,4 +34,14 @@ struct kprof_kernel **kprof_graph_rows(size_t *n);
  * calls a global-mode capture forbids (event queries) from the app's threads. */
 extern int kprof_captures_active;
 
+/* cuEventQuery(e) on an app's thread, made only while no stream capture is in progress: a global-mode
+ * capture that another thread has begun forbids it, and the query would invalidate that capture.  Answers
+ * CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, without asking the driver, while one is. */
+CUresult kprof_event_query_uncaptured(CUevent e);
+/* Told by the capture wrappers: a capture is about to begin (counted at once; returns once no query of
+ * kprof_event_query_uncaptured is under way, so that none is made during the capture), and a capture
+ * ended, or did not begin after all. */
+void kprof_capture_beginning(void);
+void kprof_capture_over(void);
+
 #endif

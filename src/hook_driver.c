@@ -637,12 +637,14 @@ KPROF_EXPORT CUresult cuMemFreeHost(void *p)
 
 /* ---- stream capture and graphs --------------------------------------------------------------- */
 
-/* Captures in progress, so that libkprof makes no call a global-mode capture forbids. */
+/* Captures in progress, so that libkprof makes no call a global-mode capture forbids: counted before the
+ * capture begins (a query another thread is making then is waited for), uncounted if it did not. */
 #define CAPTURE_BEGIN(call)                                                                        \
     do {                                                                                           \
+        kprof_capture_beginning();                                                                 \
         CUresult r_ = (call);                                                                      \
-        if (r_ == CUDA_SUCCESS)                                                                    \
-            __atomic_add_fetch(&kprof_captures_active, 1, __ATOMIC_RELAXED);                       \
+        if (r_ != CUDA_SUCCESS)                                                                    \
+            kprof_capture_over();                                                                  \
         return r_;                                                                                 \
     } while (0)
 
@@ -650,10 +652,9 @@ KPROF_EXPORT CUresult cuMemFreeHost(void *p)
 #define CAPTURE_END(call)                                                                          \
     do {                                                                                           \
         CUresult r_ = (call);                                                                      \
-        if ((r_ == CUDA_SUCCESS || r_ == CUDA_ERROR_STREAM_CAPTURE_INVALIDATED ||                  \
-             r_ == CUDA_ERROR_STREAM_CAPTURE_UNJOINED) &&                                          \
-            __atomic_sub_fetch(&kprof_captures_active, 1, __ATOMIC_RELAXED) < 0)                   \
-            __atomic_store_n(&kprof_captures_active, 0, __ATOMIC_RELAXED);                         \
+        if (r_ == CUDA_SUCCESS || r_ == CUDA_ERROR_STREAM_CAPTURE_INVALIDATED ||                   \
+            r_ == CUDA_ERROR_STREAM_CAPTURE_UNJOINED)                                              \
+            kprof_capture_over();                                                                  \
         return r_;                                                                                 \
     } while (0)
 
