@@ -140,17 +140,15 @@ static int measure(struct bench *b, enum kprof_pred p, int shared, double *out_n
     int n = 0, reps = p == KPROF_PRED_HTOD || p == KPROF_PRED_DTOH ? COPY_REPS : REPS;
     unsigned long long *stamp = (unsigned long long *)((char *)b->h + COPY_BYTES);
     for (int i = 0; n < reps && i < WARMUP + 4 * reps; i++) {
-        int held = p == KPROF_PRED_HELD || p == KPROF_PRED_HELD_KERNEL, used = 0;
+        int held = p == KPROF_PRED_HELD || p == KPROF_PRED_HELD_KERNEL;
         if (kprof_drv.cuStreamSynchronize(b->s) != CUDA_SUCCESS ||
             put_pred(b, p == KPROF_PRED_HELD ? KPROF_PRED_IDLE : p == KPROF_PRED_HELD_KERNEL ? KPROF_PRED_HTOD : p) != CUDA_SUCCESS)
             return -1;
-        /* Held by a wait: on a drained stream whose last work was a kernel (behind a copy, even one long
-         * finished, the next kernel waits for the copy engine's hand-off, a few us, which a wait does not
-         * absorb: there libkprof holds with its kernel). */
+        /* HELD: on a drained stream whose last work was a kernel; HELD_KERNEL: behind a copy. */
         if (p == KPROF_PRED_HELD &&
             (spin(b, b->s, 0, 0) != CUDA_SUCCESS || kprof_drv.cuStreamSynchronize(b->s) != CUDA_SUCCESS))
             return -1;
-        if (held && !kprof_hold_place(b->hold, b->s, 0, ++b->seq, p == KPROF_PRED_HELD_KERNEL, &used))
+        if (held && !kprof_hold_place(b->hold, b->s, 0, ++b->seq))
             return -1;
         CUevent start = b->e1;
         if (p != KPROF_PRED_IDLE && !held && kprof_drv.cuEventRecord(b->ep, b->s) != CUDA_SUCCESS)
@@ -196,20 +194,13 @@ static int measure(struct bench *b, enum kprof_pred p, int shared, double *out_n
     return 1;
 }
 
-int kprof_hold_place(const struct kprof_hold *h, CUstream s, unsigned slot, uint32_t seq, int kernel, int *kernel_used)
+int kprof_hold_place(const struct kprof_hold *h, CUstream s, unsigned slot, uint32_t seq)
 {
-    CUdeviceptr word = h->dwords + (CUdeviceptr)slot * sizeof(uint32_t);
-    *kernel_used = 0;
-    if (kernel && h->gate) {
-        unsigned long long w = (unsigned long long)word, timeout = KPROF_HOLD_TIMEOUT_NS;
-        unsigned int n = seq;
-        void *params[] = { &w, &n, &timeout };
-        if (kprof_drv.cuLaunchKernel(h->gate, 1, 1, 1, 1, 1, 1, 0, s, params, NULL) == CUDA_SUCCESS) {
-            *kernel_used = 1;
-            return 1;
-        }
-    }
-    return kprof_drv.cuStreamWaitValue32_v2(s, word, seq, CU_STREAM_WAIT_VALUE_GEQ) == CUDA_SUCCESS;
+    unsigned long long w = (unsigned long long)(h->dwords + (CUdeviceptr)slot * sizeof(uint32_t));
+    unsigned long long timeout = KPROF_HOLD_TIMEOUT_NS;
+    unsigned int n = seq;
+    void *params[] = { &w, &n, &timeout };
+    return kprof_drv.cuLaunchKernel(h->gate, 1, 1, 1, 1, 1, 1, 0, s, params, NULL) == CUDA_SUCCESS;
 }
 
 void kprof_hold_release(const struct kprof_hold *h, unsigned slot, uint32_t seq)
@@ -228,23 +219,19 @@ static void hold_make(struct kprof_hold *h, CUmodule mod, CUstream own)
 {
     memset(h, 0, sizeof *h);
     void *words = NULL;
-    if (!kprof_config.hold || !kprof_drv.cuStreamWaitValue32_v2 || !kprof_drv.cuMemHostGetDevicePointer_v2 ||
+    if (!kprof_config.hold || !kprof_drv.cuMemHostGetDevicePointer_v2 ||
         kprof_drv.cuMemAllocHost_v2(&words, KPROF_HOLD_SLOTS * sizeof(uint32_t)) != CUDA_SUCCESS)
         return;
     memset(words, 0, KPROF_HOLD_SLOTS * sizeof(uint32_t));
     h->words = words;
     if (kprof_drv.cuMemHostGetDevicePointer_v2(&h->dwords, words, 0) != CUDA_SUCCESS)
         return;
-    if (kprof_drv.cuModuleGetFunction(&h->gate, mod, "kprof_hold") != CUDA_SUCCESS)
-        h->gate = NULL;
-    int used;
-    for (int kernel = 0; kernel < 2; kernel++) {
-        if (!kprof_hold_place(h, own, 0, (uint32_t)kernel + 1, kernel, &used))
-            return;
-        kprof_hold_release(h, 0, (uint32_t)kernel + 1);
-        if (kprof_drv.cuStreamSynchronize(own) != CUDA_SUCCESS)
-            return;
-    }
+    if (kprof_drv.cuModuleGetFunction(&h->gate, mod, "kprof_hold") != CUDA_SUCCESS ||
+        !kprof_hold_place(h, own, 0, 1))
+        return;
+    kprof_hold_release(h, 0, 1);
+    if (kprof_drv.cuStreamSynchronize(own) != CUDA_SUCCESS)
+        return;
     h->words[0] = 0;
     h->ok = 1;
 }
@@ -321,17 +308,14 @@ void kprof_calibrate(struct kprof_calibration *c, CUstream own)
         for (int p = 0; ok && p < KPROF_PRED_COUNT; p++) {
             if (shared && p == KPROF_PRED_IDLE) /* a shared start is a pending stop: never idle */
                 continue;
-            if ((p == KPROF_PRED_HELD || p == KPROF_PRED_HELD_KERNEL) &&
-                (shared || !c->hold.ok || (p == KPROF_PRED_HELD_KERNEL && !c->hold.gate)))
+            if ((p == KPROF_PRED_HELD || p == KPROF_PRED_HELD_KERNEL) && (shared || !c->hold.ok))
                 continue; /* a held launch has its own start */
             /* Too few launches in a situation (the stream never found idle when it should be, or found
              * idle behind a predecessor: a host far slower or faster than the GPU) leaves that situation's
              * hand-off at 0, taking nothing off, and is no failure of the rest. */
             int m = measure(&b, (enum kprof_pred)p, shared, &c->handoff_ns[shared][p]);
-            if (m == 0 && p == KPROF_PRED_HELD)
+            if (m == 0 && (p == KPROF_PRED_HELD || p == KPROF_PRED_HELD_KERNEL))
                 c->hold.ok = 0; /* no hand-off known behind a hold: none placed */
-            else if (m == 0 && p == KPROF_PRED_HELD_KERNEL)
-                c->hold.gate = NULL;
             if (m == 0 && p != KPROF_PRED_IDLE)
                 kprof_info("device %d: too few launches to calibrate the hand-off behind %s%s; none taken off there",
                            c->device, kprof_pred_names[p], shared ? " (one event)" : "");

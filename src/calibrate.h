@@ -21,8 +21,8 @@ enum kprof_pred {
     KPROF_PRED_DTOD,    /* also HtoH and peer copies */
     KPROF_PRED_MEMSET,
     KPROF_PRED_OTHER,   /* an operation libkprof does not time (an event wait, a stream memory operation...) */
-    KPROF_PRED_HELD,    /* libkprof held the stream (struct kprof_hold) with a wait on a host word */
-    KPROF_PRED_HELD_KERNEL, /* ... with its own kernel kprof_hold, behind a copy or a host function */
+    KPROF_PRED_HELD,    /* libkprof held the stream (struct kprof_hold), its last work a kernel or a wait */
+    KPROF_PRED_HELD_KERNEL, /* ... behind a copy, memset or host function, or at a stream's first launch */
     KPROF_PRED_COUNT,
     KPROF_PRED_UNKNOWN = KPROF_PRED_COUNT, /* the stream's first timed call: nothing to take off */
     KPROF_PRED_SHARED_COUNT = KPROF_PRED_HELD /* the predecessors a shared start can have (never held) */
@@ -32,27 +32,29 @@ extern const char *const kprof_pred_names[KPROF_PRED_COUNT];
 /* Holding a stream until a launch is queued.  On an idle stream the GPU stamps the start event at once and
  * the kernel arrives a launch latency later; behind a copy or a host function the kernel starts after a
  * hand-off that spreads by several us from launch to launch (H200, docs/accuracy.md).  So, before the
- * start event of such a launch, libkprof puts a hold on the stream: a cuStreamWaitValue32 on a word of
- * pinned host memory, or, behind a copy or host function, its own one-thread kernel kprof_hold spinning on
- * that word (which also absorbs the copy engine's hand-off; it gives up after KPROF_HOLD_TIMEOUT_NS).  The
- * word is written once the start event, the kernel and the stop event are queued, and the GPU then runs
- * the three back to back, with the constant hand-off calibrated for HELD or HELD_KERNEL.  Made by
- * kprof_calibrate (ok 0 when it could not be), used by events.c. */
+ * start event of such a launch, libkprof puts a hold on the stream: its own one-thread kernel kprof_hold,
+ * spinning on a word of pinned host memory (it also absorbs a copy engine's hand-off).  The word is written
+ * once the start event, the kernel and the stop event are queued, and the GPU then runs the three back to
+ * back, with the constant hand-off calibrated for HELD or HELD_KERNEL.  Never a cuStreamWaitValue32, which
+ * would be cheaper (0.8 us of host time against 2-3) but has no timeout: CUDA does not see the dependency
+ * on the host, and a launch that waits inside for the stream's work (a context synchronisation: a kernel
+ * loaded or local memory grown, or a command queue full of other threads' work) would wait for ever;
+ * kprof_hold gives up after KPROF_HOLD_TIMEOUT_NS.  Made by kprof_calibrate (ok 0 when it could not be),
+ * used by events.c. */
 #define KPROF_HOLD_SLOTS 1024            /* words, used in turn by the holds of a context */
 #define KPROF_HOLD_TIMEOUT_NS 20000000ull /* kprof_hold gives up after 20 ms (a descheduled host; a first
                                              launch that loads a large module can take ms) */
 struct kprof_hold {
     int ok;               /* 1: holds can be placed in this context */
-    CUfunction gate;      /* the kprof_hold kernel; NULL: holds are waits only */
+    CUfunction gate;      /* the kprof_hold kernel */
     uint32_t *words;      /* KPROF_HOLD_SLOTS words of pinned host memory */
     CUdeviceptr dwords;   /* their address on the device */
 };
 
-/* Puts a hold on s (the context current) that ends once word `slot` reaches `seq` (wrapping compare):
- * kprof_hold's kernel when kernel is 1 and h has one, else a wait.  Returns 1 with *kernel_used set, or 0
- * when nothing was put on s.  The caller must release it (kprof_hold_release) on every path: a wait has
- * no timeout. */
-int kprof_hold_place(const struct kprof_hold *h, CUstream s, unsigned slot, uint32_t seq, int kernel, int *kernel_used);
+/* Puts a hold on s (the context current): kprof_hold, which ends once word `slot` reaches `seq` (wrapping
+ * compare) or after KPROF_HOLD_TIMEOUT_NS.  Returns 1, or 0 when nothing was put on s.  The caller
+ * releases it (kprof_hold_release) on every path. */
+int kprof_hold_place(const struct kprof_hold *h, CUstream s, unsigned slot, uint32_t seq);
 
 /* Ends the hold of `slot` numbered seq: the word goes to seq unless it is already past it (an atomic
  * maximum, so that holds of two threads on one stream never wait for a smaller number).  Lock-free. */

@@ -541,10 +541,10 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
     if (q && want == KPROF_TIME_LAUNCH && p->calib.hold.ok && !kprof_tls_may_load.handle &&
         (!legacy || !__atomic_load_n(&p->blocking_seen, __ATOMIC_RELAXED))) {
         /* Not when the launch may load its kernel (kprof_tls_may_load): the loading may wait for the
-         * context's work, the hold included.
-         * A wait only where the stream's last work was a kernel or a wait: behind a copy or memset (even
-         * one long finished) or a host function the kernel also waits for another engine's hand-off,
-         * which only a kernel absorbs.  The legacy default stream is held only while no blocking stream
+         * context's work, the hold included (up to its timeout).
+         * HELD where the stream's last work was a kernel or a wait, HELD_KERNEL behind a copy or memset
+         * (even one long finished: the kernel also waits for another engine's hand-off) or a host
+         * function: calibrated apart.  The legacy default stream is held only while no blocking stream
          * has been timed in the context: theirs would wait for the hold, and their pairs hold it (seen
          * on an H200: +30 us on a kernel of a thread launching on a blocking stream). */
         hold = q->host_fn || (q->last_pred != KPROF_PRED_KERNEL && q->last_pred != KPROF_PRED_OTHER) ? 2 : 1;
@@ -619,11 +619,8 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
     if (ask_busy && !t->shared && kprof_event_query_uncaptured(busy.last_stop) == CUDA_ERROR_NOT_READY &&
         backlog_outlasts_launch(&busy))
         hold = -hold; /* the stream stays busy: the pair starts behind its last work, no hold needed */
-    if (hold > 0 && !t->shared) {
-        int kernel = 0;
-        if (kprof_hold_place(&p->calib.hold, s, t->hold_slot, t->hold_seq, hold == 2, &kernel))
-            t->held = kernel ? 2 : 1;
-    }
+    if (hold > 0 && !t->shared && kprof_hold_place(&p->calib.hold, s, t->hold_slot, t->hold_seq))
+        t->held = (unsigned char)hold;
     if (hold && !t->held) /* shared, busy, or the hold could not be placed */
         kprof_hold_release(&p->calib.hold, t->hold_slot, t->hold_seq);
     if (!t->shared) {
@@ -770,9 +767,9 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
     uint64_t lag = 0;
     if (ok && kind != KPROF_TARGET_COPY) {
         uint64_t now = kprof_now_ns();
-        /* Held by a wait, the start cannot have completed; held by kprof_hold, it has only if that kernel
-         * gave up waiting (a host descheduled for longer than its timeout): then as on an idle stream. */
-        if (!t->shared && t->held != 1 && kprof_event_query_uncaptured(t->start) == CUDA_SUCCESS) {
+        /* Held, the start has completed only if kprof_hold gave up waiting (a host descheduled for longer
+         * than its timeout): then as on an idle stream. */
+        if (!t->shared && kprof_event_query_uncaptured(t->start) == CUDA_SUCCESS) {
             lag = kprof_now_ns() - t->start_host_ns; /* the stream was idle: see timing.h */
             if (t->held)
                 t->held = 3;

@@ -32,8 +32,9 @@ struct kprof_timing {
     int no_context;       /* 1: the thread had no current context (the call will create or set one) */
     uint64_t lent_seq;    /* then: that call's place in the queue */
     unsigned char pred;   /* enum kprof_pred: what libkprof last put on the stream before this call */
-    unsigned char held;   /* the stream is held until the call is queued (struct kprof_hold): 0 no, 1 by a
-                             wait, 2 by the kprof_hold kernel */
+    unsigned char held;   /* the stream is held until the call is queued (struct kprof_hold): 0 no, 1 after a
+                             kernel or a wait (HELD), 2 behind a copy, memset or host function (HELD_KERNEL),
+                             3 held but kprof_hold gave up (read as idle) */
     unsigned hold_slot;   /* then: the hold's word and number */
     uint32_t hold_seq;
     unsigned long epoch[3]; /* stream-order counters when the call began (see kprof_chain_break) */
@@ -135,7 +136,7 @@ long kprof_events_drain(long timeout_ms);
 
 /* Counters for the report: pairs dropped because their events failed, calls untimed for lack of events,
  * events created, launches timed with one event (their start shared with the previous call's stop),
- * launches held (struct kprof_hold) by a wait and by libkprof's kernel. */
+ * launches held (struct kprof_hold) after a kernel or wait and behind other work (HELD, HELD_KERNEL). */
 struct kprof_event_counters { long incomplete, failed, pool_exhausted, created, one_event, held, held_kernel; };
 void kprof_events_counters(struct kprof_event_counters *out);
 /* Copies the calibration of each context timed so far (at most max, oldest first) to out; returns how

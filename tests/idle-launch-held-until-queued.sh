@@ -1,9 +1,9 @@
 #!/bin/sh
 # On an idle stream the GPU stamps a start event at once, and the kernel arrives a launch latency later
-# (FAKEGPU_LAUNCH_LATENCY_NS on the fake); libkprof holds the stream (a wait on a word of pinned memory, or
-# its kprof_hold kernel on a stream's first launch) until the start event, the kernel and the stop event
-# are queued, so the pair holds only the hand-off calibrated behind that hold ("hold" and "kernel" in
-# FAKEGPU_HANDOFF_NS): every launch reads its kernel's length exactly.  Without holds (KPROF_HOLD=0) the
+# (FAKEGPU_LAUNCH_LATENCY_NS on the fake); libkprof holds the stream (its kprof_hold kernel spinning on a
+# word of pinned memory) until the start event, the kernel and the stop event are queued, so the pair
+# holds only the hand-off calibrated behind that hold (a kernel's, "kernel" in FAKEGPU_HANDOFF_NS; never a
+# cuStreamWaitValue32, "hold" there, which has no timeout): every launch reads its kernel's length exactly.  Without holds (KPROF_HOLD=0) the
 # latency is estimated from the host clock, and no launch comes out exact.  A launch that fails releases
 # its hold (the fake aborts a synchronize that would wait for ever on a real GPU).  The legacy default
 # stream is held only until a blocking stream (which waits for it) has been timed.  A stream that stays busy
@@ -21,9 +21,9 @@ expect_eq "$(kernel_field "$WORK/r.json" idle_k min_ns)-$(kernel_field "$WORK/r.
     "idle_k: every launch held reads its own length"
 expect_eq "$(kernel_field "$WORK/r.json" idle_k total_ns)" 33000 "idle_k: total of 11 launches"
 expect_eq "$(jq -c '.calibration[0] | [.holds, .handoff_ns.held, .handoff_ns.held_kernel]' "$WORK/r.json")" \
-    '[true,300,700]' "the calibration measured the hand-off behind each kind of hold"
+    '[true,700,700]' "the calibration measured the hand-off behind each kind of hold (a kernel's; no wait)"
 expect_eq "$(jq -c '[.traceEvents[] | select(.name == "idle_k") | [.args.after, .args.taken_off_ns]] | unique' "$WORK/t.json")" \
-    '[["held",300],["held_kernel",700]]' "the trace says which hold each launch had and what was taken off"
+    '[["held",700],["held_kernel",700]]' "the trace says which hold each launch had and what was taken off"
 # Without holds the launch latency is estimated from the host clock: no launch reads 3 us exactly (the
 # test above fails without them).
 KPROF_HOLD=0 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/off.json" run_kprof "$PROGS/preds" idle >/dev/null ||
