@@ -319,128 +319,53 @@ static int side_is_device(CUmemorytype type, CUdeviceptr dev, const void *host)
 #define DMEMSET(api, bytes, stream, per_thread, call)                                              \
     DTIMED(api, kprof_memset_count(bytes), (bytes), stream, per_thread, call)
 
-KPROF_EXPORT CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t n)
-{
-    DREAL(cuMemcpy);
-    DCOPY(KPROF_API_cuMemcpy, dir_of(is_device(src), is_device(dst)), (const void *)(uintptr_t)(is_device(src) ? dst : src), n, NULL, 0, real_(dst, src, n));
-}
+/* A copy or memset wrapper and its per-thread twin name##pt (_ptds for a call without a stream argument,
+ * _ptsz with one): one body, per_thread 0 and 1.  TIMED is DCOPY or DMEMSET; args are the real function's
+ * arguments, and the rest TIMED's arguments between the api and per_thread. */
+#define DTWINS(TIMED, name, pt, params, args, ...)                                                 \
+    KPROF_EXPORT CUresult name params                                                              \
+    {                                                                                              \
+        DREAL(name);                                                                               \
+        TIMED(KPROF_API_##name, __VA_ARGS__, 0, real_ args);                                       \
+    }                                                                                              \
+    KPROF_EXPORT CUresult name##pt params                                                          \
+    {                                                                                              \
+        DREAL(name##pt);                                                                           \
+        TIMED(KPROF_API_##name##pt, __VA_ARGS__, 1, real_ args);                                   \
+    }
 
-KPROF_EXPORT CUresult cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src, size_t n)
-{
-    DREAL(cuMemcpy_ptds);
-    DCOPY(KPROF_API_cuMemcpy_ptds, dir_of(is_device(src), is_device(dst)), (const void *)(uintptr_t)(is_device(src) ? dst : src), n, NULL, 1, real_(dst, src, n));
-}
+DTWINS(DCOPY, cuMemcpy, _ptds, (CUdeviceptr dst, CUdeviceptr src, size_t n), (dst, src, n),
+       dir_of(is_device(src), is_device(dst)), (const void *)(uintptr_t)(is_device(src) ? dst : src), n, NULL)
 
-KPROF_EXPORT CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s)
-{
-    DREAL(cuMemcpyAsync);
-    DCOPY(KPROF_API_cuMemcpyAsync, dir_of(is_device(src), is_device(dst)), (const void *)(uintptr_t)(is_device(src) ? dst : src), n, s, 0, real_(dst, src, n, s));
-}
+DTWINS(DCOPY, cuMemcpyAsync, _ptsz, (CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s),
+       (dst, src, n, s),
+       dir_of(is_device(src), is_device(dst)), (const void *)(uintptr_t)(is_device(src) ? dst : src), n, s)
 
-KPROF_EXPORT CUresult cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s)
-{
-    DREAL(cuMemcpyAsync_ptsz);
-    DCOPY(KPROF_API_cuMemcpyAsync_ptsz, dir_of(is_device(src), is_device(dst)), (const void *)(uintptr_t)(is_device(src) ? dst : src), n, s, 1, real_(dst, src, n, s));
-}
+DTWINS(DCOPY, cuMemcpyHtoD_v2, _ptds, (CUdeviceptr dst, const void *src, size_t n), (dst, src, n),
+       KPROF_HTOD, src, n, NULL)
 
-KPROF_EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n)
-{
-    DREAL(cuMemcpyHtoD_v2);
-    DCOPY(KPROF_API_cuMemcpyHtoD_v2, KPROF_HTOD, src, n, NULL, 0, real_(dst, src, n));
-}
+DTWINS(DCOPY, cuMemcpyDtoH_v2, _ptds, (void *dst, CUdeviceptr src, size_t n), (dst, src, n),
+       KPROF_DTOH, dst, n, NULL)
 
-KPROF_EXPORT CUresult cuMemcpyHtoD_v2_ptds(CUdeviceptr dst, const void *src, size_t n)
-{
-    DREAL(cuMemcpyHtoD_v2_ptds);
-    DCOPY(KPROF_API_cuMemcpyHtoD_v2_ptds, KPROF_HTOD, src, n, NULL, 1, real_(dst, src, n));
-}
+DTWINS(DCOPY, cuMemcpyDtoD_v2, _ptds, (CUdeviceptr dst, CUdeviceptr src, size_t n), (dst, src, n),
+       KPROF_DTOD, NULL, n, NULL)
 
-KPROF_EXPORT CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n)
-{
-    DREAL(cuMemcpyDtoH_v2);
-    DCOPY(KPROF_API_cuMemcpyDtoH_v2, KPROF_DTOH, dst, n, NULL, 0, real_(dst, src, n));
-}
+DTWINS(DCOPY, cuMemcpyHtoDAsync_v2, _ptsz, (CUdeviceptr dst, const void *src, size_t n, CUstream s),
+       (dst, src, n, s), KPROF_HTOD, src, n, s)
 
-KPROF_EXPORT CUresult cuMemcpyDtoH_v2_ptds(void *dst, CUdeviceptr src, size_t n)
-{
-    DREAL(cuMemcpyDtoH_v2_ptds);
-    DCOPY(KPROF_API_cuMemcpyDtoH_v2_ptds, KPROF_DTOH, dst, n, NULL, 1, real_(dst, src, n));
-}
+DTWINS(DCOPY, cuMemcpyDtoHAsync_v2, _ptsz, (void *dst, CUdeviceptr src, size_t n, CUstream s),
+       (dst, src, n, s), KPROF_DTOH, dst, n, s)
 
-KPROF_EXPORT CUresult cuMemcpyDtoD_v2(CUdeviceptr dst, CUdeviceptr src, size_t n)
-{
-    DREAL(cuMemcpyDtoD_v2);
-    DCOPY(KPROF_API_cuMemcpyDtoD_v2, KPROF_DTOD, NULL, n, NULL, 0, real_(dst, src, n));
-}
+DTWINS(DCOPY, cuMemcpyDtoDAsync_v2, _ptsz, (CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s),
+       (dst, src, n, s), KPROF_DTOD, NULL, n, s)
 
-KPROF_EXPORT CUresult cuMemcpyDtoD_v2_ptds(CUdeviceptr dst, CUdeviceptr src, size_t n)
-{
-    DREAL(cuMemcpyDtoD_v2_ptds);
-    DCOPY(KPROF_API_cuMemcpyDtoD_v2_ptds, KPROF_DTOD, NULL, n, NULL, 1, real_(dst, src, n));
-}
+DTWINS(DCOPY, cuMemcpyPeer, _ptds,
+       (CUdeviceptr dst, CUcontext dstCtx, CUdeviceptr src, CUcontext srcCtx, size_t n),
+       (dst, dstCtx, src, srcCtx, n), KPROF_DTOD, NULL, n, NULL)
 
-KPROF_EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, CUstream s)
-{
-    DREAL(cuMemcpyHtoDAsync_v2);
-    DCOPY(KPROF_API_cuMemcpyHtoDAsync_v2, KPROF_HTOD, src, n, s, 0, real_(dst, src, n, s));
-}
-
-KPROF_EXPORT CUresult cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr dst, const void *src, size_t n, CUstream s)
-{
-    DREAL(cuMemcpyHtoDAsync_v2_ptsz);
-    DCOPY(KPROF_API_cuMemcpyHtoDAsync_v2_ptsz, KPROF_HTOD, src, n, s, 1, real_(dst, src, n, s));
-}
-
-KPROF_EXPORT CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUstream s)
-{
-    DREAL(cuMemcpyDtoHAsync_v2);
-    DCOPY(KPROF_API_cuMemcpyDtoHAsync_v2, KPROF_DTOH, dst, n, s, 0, real_(dst, src, n, s));
-}
-
-KPROF_EXPORT CUresult cuMemcpyDtoHAsync_v2_ptsz(void *dst, CUdeviceptr src, size_t n, CUstream s)
-{
-    DREAL(cuMemcpyDtoHAsync_v2_ptsz);
-    DCOPY(KPROF_API_cuMemcpyDtoHAsync_v2_ptsz, KPROF_DTOH, dst, n, s, 1, real_(dst, src, n, s));
-}
-
-KPROF_EXPORT CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s)
-{
-    DREAL(cuMemcpyDtoDAsync_v2);
-    DCOPY(KPROF_API_cuMemcpyDtoDAsync_v2, KPROF_DTOD, NULL, n, s, 0, real_(dst, src, n, s));
-}
-
-KPROF_EXPORT CUresult cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s)
-{
-    DREAL(cuMemcpyDtoDAsync_v2_ptsz);
-    DCOPY(KPROF_API_cuMemcpyDtoDAsync_v2_ptsz, KPROF_DTOD, NULL, n, s, 1, real_(dst, src, n, s));
-}
-
-KPROF_EXPORT CUresult cuMemcpyPeer(CUdeviceptr dst, CUcontext dstCtx, CUdeviceptr src, CUcontext srcCtx, size_t n)
-{
-    DREAL(cuMemcpyPeer);
-    DCOPY(KPROF_API_cuMemcpyPeer, KPROF_DTOD, NULL, n, NULL, 0, real_(dst, dstCtx, src, srcCtx, n));
-}
-
-KPROF_EXPORT CUresult cuMemcpyPeer_ptds(CUdeviceptr dst, CUcontext dstCtx, CUdeviceptr src, CUcontext srcCtx,
-                                        size_t n)
-{
-    DREAL(cuMemcpyPeer_ptds);
-    DCOPY(KPROF_API_cuMemcpyPeer_ptds, KPROF_DTOD, NULL, n, NULL, 1, real_(dst, dstCtx, src, srcCtx, n));
-}
-
-KPROF_EXPORT CUresult cuMemcpyPeerAsync(CUdeviceptr dst, CUcontext dstCtx, CUdeviceptr src, CUcontext srcCtx,
-                                        size_t n, CUstream s)
-{
-    DREAL(cuMemcpyPeerAsync);
-    DCOPY(KPROF_API_cuMemcpyPeerAsync, KPROF_DTOD, NULL, n, s, 0, real_(dst, dstCtx, src, srcCtx, n, s));
-}
-
-KPROF_EXPORT CUresult cuMemcpyPeerAsync_ptsz(CUdeviceptr dst, CUcontext dstCtx, CUdeviceptr src,
-                                             CUcontext srcCtx, size_t n, CUstream s)
-{
-    DREAL(cuMemcpyPeerAsync_ptsz);
-    DCOPY(KPROF_API_cuMemcpyPeerAsync_ptsz, KPROF_DTOD, NULL, n, s, 1, real_(dst, dstCtx, src, srcCtx, n, s));
-}
+DTWINS(DCOPY, cuMemcpyPeerAsync, _ptsz,
+       (CUdeviceptr dst, CUcontext dstCtx, CUdeviceptr src, CUcontext srcCtx, size_t n, CUstream s),
+       (dst, dstCtx, src, srcCtx, n, s), KPROF_DTOD, NULL, n, s)
 
 #define DIR2D(p)                                                                                   \
     dir_of(side_is_device((p)->srcMemoryType, (p)->srcDevice, (p)->srcHost),                       \
@@ -449,125 +374,35 @@ KPROF_EXPORT CUresult cuMemcpyPeerAsync_ptsz(CUdeviceptr dst, CUcontext dstCtx, 
 #define BYTES2D(p) ((p) ? (size_t)(p)->WidthInBytes * (p)->Height : 0)
 #define BYTES3D(p) ((p) ? (size_t)(p)->WidthInBytes * (p)->Height * (p)->Depth : 0)
 
-KPROF_EXPORT CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *p)
-{
-    DREAL(cuMemcpy2D_v2);
-    DCOPY(KPROF_API_cuMemcpy2D_v2, DIR2D(p), HOST2D(p), BYTES2D(p), NULL, 0, real_(p));
-}
+DTWINS(DCOPY, cuMemcpy2D_v2, _ptds, (const CUDA_MEMCPY2D *p), (p),
+       DIR2D(p), HOST2D(p), BYTES2D(p), NULL)
 
-KPROF_EXPORT CUresult cuMemcpy2D_v2_ptds(const CUDA_MEMCPY2D *p)
-{
-    DREAL(cuMemcpy2D_v2_ptds);
-    DCOPY(KPROF_API_cuMemcpy2D_v2_ptds, DIR2D(p), HOST2D(p), BYTES2D(p), NULL, 1, real_(p));
-}
+DTWINS(DCOPY, cuMemcpy2DAsync_v2, _ptsz, (const CUDA_MEMCPY2D *p, CUstream s), (p, s),
+       DIR2D(p), HOST2D(p), BYTES2D(p), s)
 
-KPROF_EXPORT CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *p, CUstream s)
-{
-    DREAL(cuMemcpy2DAsync_v2);
-    DCOPY(KPROF_API_cuMemcpy2DAsync_v2, DIR2D(p), HOST2D(p), BYTES2D(p), s, 0, real_(p, s));
-}
+DTWINS(DCOPY, cuMemcpy3D_v2, _ptds, (const CUDA_MEMCPY3D *p), (p),
+       DIR2D(p), HOST2D(p), BYTES3D(p), NULL)
 
-KPROF_EXPORT CUresult cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D *p, CUstream s)
-{
-    DREAL(cuMemcpy2DAsync_v2_ptsz);
-    DCOPY(KPROF_API_cuMemcpy2DAsync_v2_ptsz, DIR2D(p), HOST2D(p), BYTES2D(p), s, 1, real_(p, s));
-}
+DTWINS(DCOPY, cuMemcpy3DAsync_v2, _ptsz, (const CUDA_MEMCPY3D *p, CUstream s), (p, s),
+       DIR2D(p), HOST2D(p), BYTES3D(p), s)
 
-KPROF_EXPORT CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *p)
-{
-    DREAL(cuMemcpy3D_v2);
-    DCOPY(KPROF_API_cuMemcpy3D_v2, DIR2D(p), HOST2D(p), BYTES3D(p), NULL, 0, real_(p));
-}
+DTWINS(DMEMSET, cuMemsetD8_v2, _ptds, (CUdeviceptr d, unsigned char v, size_t n), (d, v, n),
+       n, NULL)
 
-KPROF_EXPORT CUresult cuMemcpy3D_v2_ptds(const CUDA_MEMCPY3D *p)
-{
-    DREAL(cuMemcpy3D_v2_ptds);
-    DCOPY(KPROF_API_cuMemcpy3D_v2_ptds, DIR2D(p), HOST2D(p), BYTES3D(p), NULL, 1, real_(p));
-}
+DTWINS(DMEMSET, cuMemsetD16_v2, _ptds, (CUdeviceptr d, unsigned short v, size_t n), (d, v, n),
+       2 * n, NULL)
 
-KPROF_EXPORT CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *p, CUstream s)
-{
-    DREAL(cuMemcpy3DAsync_v2);
-    DCOPY(KPROF_API_cuMemcpy3DAsync_v2, DIR2D(p), HOST2D(p), BYTES3D(p), s, 0, real_(p, s));
-}
+DTWINS(DMEMSET, cuMemsetD32_v2, _ptds, (CUdeviceptr d, unsigned int v, size_t n), (d, v, n),
+       4 * n, NULL)
 
-KPROF_EXPORT CUresult cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D *p, CUstream s)
-{
-    DREAL(cuMemcpy3DAsync_v2_ptsz);
-    DCOPY(KPROF_API_cuMemcpy3DAsync_v2_ptsz, DIR2D(p), HOST2D(p), BYTES3D(p), s, 1, real_(p, s));
-}
+DTWINS(DMEMSET, cuMemsetD8Async, _ptsz, (CUdeviceptr d, unsigned char v, size_t n, CUstream s), (d, v, n, s),
+       n, s)
 
-KPROF_EXPORT CUresult cuMemsetD8_v2(CUdeviceptr d, unsigned char v, size_t n)
-{
-    DREAL(cuMemsetD8_v2);
-    DMEMSET(KPROF_API_cuMemsetD8_v2, n, NULL, 0, real_(d, v, n));
-}
+DTWINS(DMEMSET, cuMemsetD16Async, _ptsz, (CUdeviceptr d, unsigned short v, size_t n, CUstream s),
+       (d, v, n, s), 2 * n, s)
 
-KPROF_EXPORT CUresult cuMemsetD8_v2_ptds(CUdeviceptr d, unsigned char v, size_t n)
-{
-    DREAL(cuMemsetD8_v2_ptds);
-    DMEMSET(KPROF_API_cuMemsetD8_v2_ptds, n, NULL, 1, real_(d, v, n));
-}
-
-KPROF_EXPORT CUresult cuMemsetD16_v2(CUdeviceptr d, unsigned short v, size_t n)
-{
-    DREAL(cuMemsetD16_v2);
-    DMEMSET(KPROF_API_cuMemsetD16_v2, 2 * n, NULL, 0, real_(d, v, n));
-}
-
-KPROF_EXPORT CUresult cuMemsetD16_v2_ptds(CUdeviceptr d, unsigned short v, size_t n)
-{
-    DREAL(cuMemsetD16_v2_ptds);
-    DMEMSET(KPROF_API_cuMemsetD16_v2_ptds, 2 * n, NULL, 1, real_(d, v, n));
-}
-
-KPROF_EXPORT CUresult cuMemsetD32_v2(CUdeviceptr d, unsigned int v, size_t n)
-{
-    DREAL(cuMemsetD32_v2);
-    DMEMSET(KPROF_API_cuMemsetD32_v2, 4 * n, NULL, 0, real_(d, v, n));
-}
-
-KPROF_EXPORT CUresult cuMemsetD32_v2_ptds(CUdeviceptr d, unsigned int v, size_t n)
-{
-    DREAL(cuMemsetD32_v2_ptds);
-    DMEMSET(KPROF_API_cuMemsetD32_v2_ptds, 4 * n, NULL, 1, real_(d, v, n));
-}
-
-KPROF_EXPORT CUresult cuMemsetD8Async(CUdeviceptr d, unsigned char v, size_t n, CUstream s)
-{
-    DREAL(cuMemsetD8Async);
-    DMEMSET(KPROF_API_cuMemsetD8Async, n, s, 0, real_(d, v, n, s));
-}
-
-KPROF_EXPORT CUresult cuMemsetD8Async_ptsz(CUdeviceptr d, unsigned char v, size_t n, CUstream s)
-{
-    DREAL(cuMemsetD8Async_ptsz);
-    DMEMSET(KPROF_API_cuMemsetD8Async_ptsz, n, s, 1, real_(d, v, n, s));
-}
-
-KPROF_EXPORT CUresult cuMemsetD16Async(CUdeviceptr d, unsigned short v, size_t n, CUstream s)
-{
-    DREAL(cuMemsetD16Async);
-    DMEMSET(KPROF_API_cuMemsetD16Async, 2 * n, s, 0, real_(d, v, n, s));
-}
-
-KPROF_EXPORT CUresult cuMemsetD16Async_ptsz(CUdeviceptr d, unsigned short v, size_t n, CUstream s)
-{
-    DREAL(cuMemsetD16Async_ptsz);
-    DMEMSET(KPROF_API_cuMemsetD16Async_ptsz, 2 * n, s, 1, real_(d, v, n, s));
-}
-
-KPROF_EXPORT CUresult cuMemsetD32Async(CUdeviceptr d, unsigned int v, size_t n, CUstream s)
-{
-    DREAL(cuMemsetD32Async);
-    DMEMSET(KPROF_API_cuMemsetD32Async, 4 * n, s, 0, real_(d, v, n, s));
-}
-
-KPROF_EXPORT CUresult cuMemsetD32Async_ptsz(CUdeviceptr d, unsigned int v, size_t n, CUstream s)
-{
-    DREAL(cuMemsetD32Async_ptsz);
-    DMEMSET(KPROF_API_cuMemsetD32Async_ptsz, 4 * n, s, 1, real_(d, v, n, s));
-}
+DTWINS(DMEMSET, cuMemsetD32Async, _ptsz, (CUdeviceptr d, unsigned int v, size_t n, CUstream s), (d, v, n, s),
+       4 * n, s)
 
 /* ---- allocation ------------------------------------------------------------------------------ */
 
