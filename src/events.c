@@ -52,7 +52,7 @@ struct pool {
     uint64_t pending_before_ns, pending_host_done_ns, last_request_ns;
     int ref_busy;                /* a thread is recording a reference (ev.lock) */
     unsigned nstreams;           /* streams of this context seen so far */
-    uint64_t holds;              /* holds numbered so far (ev.lock): hold n waits on word 1 + n % (SLOTS - 1)
+    uint64_t holds;              /* holds placed so far (atomic): hold n waits on word 1 + n % (SLOTS - 1)
                                     (word 0 is calibration's) for the number 1 + n / (SLOTS - 1), so that
                                     each hold has a word and number of its own, also when threads launch
                                     on one stream at once (a release never ends another thread's hold) */
@@ -534,8 +534,8 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
         if (!lent && (b || cb))
             a = pool_take(p, &ca);
     }
-    /* A kernel launch that may get a start of its own is held (struct kprof_hold): it takes a word and a
-     * number now, and places the hold only if it does not share a start after all. */
+    /* A kernel launch that may get a start of its own is held (struct kprof_hold), unless it shares a
+     * start after all or its stream stays busy. */
     int hold = 0, blocking = q ? __atomic_load_n(&q->blocking, __ATOMIC_RELAXED) : 0, ask_busy = 0;
     struct backlog busy;
     if (q && want == KPROF_TIME_LAUNCH && p->calib.hold.ok && !kprof_tls_may_load.handle &&
@@ -555,9 +555,6 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
             double most = backlog_collect(q, p, &busy);
             ask_busy = most < 0.0 || most >= backlog_needed_ns();
         }
-        uint64_t n = p->holds++;
-        t->hold_slot = 1 + (unsigned)(n % (KPROF_HOLD_SLOTS - 1));
-        t->hold_seq = (uint32_t)(1 + n / (KPROF_HOLD_SLOTS - 1));
     }
     if (!q || (!b && !cb) || (!lent && !a && !ca)) {
         /* Out of memory, or the pool is exhausted: this call stays untimed (no start was taken). */
@@ -570,8 +567,6 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
         if (q)
             ev.n.pool_exhausted++;
         pthread_mutex_unlock(&ev.lock);
-        if (hold) /* its number was taken: release it, for a later hold's sake */
-            kprof_hold_release(&p->calib.hold, t->hold_slot, t->hold_seq);
         untimed(t);
         return;
     }
@@ -611,18 +606,19 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
         if (b)
             pool_give(p, b);
         pthread_mutex_unlock(&ev.lock);
-        if (hold)
-            kprof_hold_release(&p->calib.hold, t->hold_slot, t->hold_seq);
         untimed(t);
         return;
     }
     if (ask_busy && !t->shared && kprof_event_query_uncaptured(busy.last_stop) == CUDA_ERROR_NOT_READY &&
         backlog_outlasts_launch(&busy))
         hold = -hold; /* the stream stays busy: the pair starts behind its last work, no hold needed */
-    if (hold > 0 && !t->shared && kprof_hold_place(&p->calib.hold, s, t->hold_slot, t->hold_seq))
-        t->held = (unsigned char)hold;
-    if (hold && !t->held) /* shared, busy, or the hold could not be placed */
-        kprof_hold_release(&p->calib.hold, t->hold_slot, t->hold_seq);
+    if (hold > 0 && !t->shared) { /* a word and number of its own (struct pool's holds) */
+        uint64_t n = __atomic_fetch_add(&p->holds, 1, __ATOMIC_RELAXED);
+        t->hold_slot = 1 + (unsigned)(n % (KPROF_HOLD_SLOTS - 1));
+        t->hold_seq = (uint32_t)(1 + n / (KPROF_HOLD_SLOTS - 1));
+        if (kprof_hold_place(&p->calib.hold, s, t->hold_slot, t->hold_seq))
+            t->held = (unsigned char)hold;
+    }
     if (!t->shared) {
         uint64_t before = kprof_now_ns();
         if (kprof_drv.cuEventRecord(a, s) != CUDA_SUCCESS) {
