@@ -35,6 +35,7 @@ struct kprof_timing {
     unsigned char held;   /* the stream is held until the call is queued (struct kprof_hold): 0 no, 1 after a
                              kernel or a wait (HELD), 2 behind a copy, memset or host function (HELD_KERNEL),
                              3 held but kprof_hold gave up (read as idle) */
+    unsigned char ordered; /* 1: the pool's order lock is held until the stop is queued (events.c) */
     unsigned hold_slot;   /* then: the hold's word and number */
     uint32_t hold_seq;
     unsigned long epoch[3]; /* stream-order counters when the call began (see kprof_chain_break) */

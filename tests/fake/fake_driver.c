@@ -63,6 +63,10 @@ static struct {
                               holding it) starts this much later on the GPU clock; such a launch
                               first waits for every hold of the context, as a lazy load "might require
                               context synchronization" (CUDA Programming Guide) */
+    char *sleep_name;           /* FAKEGPU_LAUNCH_SLEEP_US="name=us": a launch of a kernel whose name contains
+                                   name takes us of host time before its work is queued (other threads
+                                   queue work meanwhile) */
+    unsigned long sleep_us;
     uint64_t launch_latency_ns; /* FAKEGPU_LAUNCH_LATENCY_NS: a kernel launched on an idle stream (no work
                               yet, or its work seen complete by the host) starts this much later: the
                               host's launch latency, which an event recorded before the launch does not
@@ -192,6 +196,11 @@ static void load_config(void)
     cfg.lazy_load_ns = env_num("FAKEGPU_LAZY_LOAD_NS", 0, 1000000000000ULL);
     cfg.launch_latency_ns = env_num("FAKEGPU_LAUNCH_LATENCY_NS", 0, 1000000000000ULL);
     cfg.while_iters = (unsigned)env_num("FAKEGPU_WHILE_ITERS", 3, 1000000);
+    const char *sl = getenv("FAKEGPU_LAUNCH_SLEEP_US"), *eq = sl ? strchr(sl, '=') : NULL;
+    if (eq && eq > sl && (cfg.sleep_name = strndup(sl, (size_t)(eq - sl))))
+        cfg.sleep_us = strtoul(eq + 1, NULL, 10);
+    else if (sl && *sl)
+        fprintf(stderr, "fakegpu: FAKEGPU_LAUNCH_SLEEP_US=%s is not name=us; ignored\n", sl);
 }
 
 static uint64_t kernel_duration(const char *name)
@@ -2181,6 +2190,11 @@ static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
     CUresult rc;
 
     lock();
+    if (cfg.sleep_name && (fn = find(f, K_FUNC)) && strstr(fn->name, cfg.sleep_name)) {
+        unlock(); /* FAKEGPU_LAUNCH_SLEEP_US: the host's time in this launch, other threads' calls go on */
+        usleep(cfg.sleep_us);
+        lock();
+    }
     if ((rc = need_ctx(&c)))
         RETURN(rc);
     if (!(fn = find(f, K_FUNC)))

@@ -9,11 +9,14 @@
  * grid of 0, and a synchronize, which waits for ever on a real GPU if libkprof left a hold in place),
  * "legacy" (legacy_k 5 times on the legacy default stream, each waited for; one launch of blocking_k on a
  * blocking stream; legacy_k 5 times more), "marks" (mark_k launched 10 times back to back, each followed by
- * an event record of the app's). */
+ * an event record of the app's), "mixed" (two threads, one on the legacy default stream and one on a
+ * blocking stream, each launching while the other is inside a slow launch: FAKEGPU_LAUNCH_SLEEP_US=slow=us;
+ * bslow_k then leg_k, lslow_k then blk_k). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <pthread.h>
 #include <cuda.h>
 
 #define CK(call)                                                                                   \
@@ -169,6 +172,49 @@ static int legacy(void)
     return 0;
 }
 
+/* One launch of kernel name on stream s, after waiting ms milliseconds, then a synchronize of s. */
+struct late {
+    CUcontext ctx;
+    const char *name;
+    CUstream s;
+    unsigned ms;
+};
+
+static void *late_launch(void *arg)
+{
+    struct late *l = arg;
+    CK(cuCtxSetCurrent(l->ctx));
+    usleep(l->ms * 1000u);
+    launch(fn(l->name), l->s);
+    CK(cuStreamSynchronize(l->s));
+    return NULL;
+}
+
+/* Each pair of launches races: the first launch's kernel name contains "slow" (its launch takes host time
+ * under FAKEGPU_LAUNCH_SLEEP_US), the second is launched by another thread meanwhile on a stream that
+ * synchronises with the first's (the legacy default stream and a blocking stream). */
+static int mixed(void)
+{
+    CUstream blocking;
+    CUcontext ctx;
+    CK(cuCtxGetCurrent(&ctx));
+    CK(cuStreamCreate(&blocking, CU_STREAM_DEFAULT));
+    launch(fn("leg_k"), NULL); /* both streams timed once: libkprof knows they synchronise */
+    launch(fn("blk_k"), blocking);
+    CK(cuCtxSynchronize());
+    struct late race[2] = { { ctx, "bslow_k", blocking, 0 }, { ctx, "lslow_k", NULL, 0 } };
+    struct late other[2] = { { ctx, "leg_k", NULL, 20 }, { ctx, "blk_k", blocking, 20 } };
+    for (int i = 0; i < 2; i++) {
+        pthread_t a, b;
+        pthread_create(&a, NULL, late_launch, &race[i]);
+        pthread_create(&b, NULL, late_launch, &other[i]);
+        pthread_join(a, NULL);
+        pthread_join(b, NULL);
+        CK(cuCtxSynchronize());
+    }
+    return 0;
+}
+
 static int marks(CUstream s)
 {
     CUfunction f = fn("mark_k");
@@ -219,6 +265,7 @@ int main(int argc, char **argv)
              : !strcmp(mode, "idle") ? idle(s)
              : !strcmp(mode, "legacy") ? legacy()
              : !strcmp(mode, "marks") ? marks(s)
+             : !strcmp(mode, "mixed") ? mixed()
                                      : preds(s, other);
     printf("preds %s: ok\n", mode);
     return rc;
