@@ -42,6 +42,8 @@ static struct {
     size_t mem_bytes;          /* FAKEGPU_MEM_BYTES */
     const char *truth_path;    /* FAKEGPU_TRUTH */
     int reuse_ctx_handle;      /* FAKEGPU_REUSE_CTX_HANDLE */
+    int reuse_stream_handle;   /* FAKEGPU_REUSE_STREAM_HANDLE=1: the next stream created gets the handle of
+                                  the last one destroyed (a real driver's handles are reused memory too) */
     int reuse_func_handle;     /* FAKEGPU_REUSE_FUNC_HANDLE=1: a function of an unloaded module or library
                                   gives its handle to the next function made (as a real allocator may) */
     uint64_t event_ns;         /* FAKEGPU_EVENT_NS: GPU time an event record takes on its stream */
@@ -188,6 +190,7 @@ static void load_config(void)
     cfg.truth_path = getenv("FAKEGPU_TRUTH");
     cfg.reuse_ctx_handle = env_num("FAKEGPU_REUSE_CTX_HANDLE", 0, 1) != 0;
     cfg.reuse_func_handle = env_num("FAKEGPU_REUSE_FUNC_HANDLE", 0, 1) != 0;
+    cfg.reuse_stream_handle = env_num("FAKEGPU_REUSE_STREAM_HANDLE", 0, 1) != 0;
     cfg.query_delay_us = (unsigned long)env_num("FAKEGPU_FIRST_QUERY_DELAY_US", 0, 10000000);
     cfg.event_ns = env_num("FAKEGPU_EVENT_NS", 0, 1000000000ULL);
     parse_kernel_ns();
@@ -244,6 +247,8 @@ struct CUstream_st {
     unsigned long owner; /* per-thread default stream: the owning thread's fake id */
     uint64_t id;         /* never reused; events remember it instead of a pointer */
     uint64_t t;          /* virtual clock, ns */
+    uint64_t sync_t;     /* what the legacy stream waits for here: the end of the work issued (a new
+                            stream's clock starts at the context's "now", which nothing waits for) */
     struct CUstream_st *next;
     /* stream capture */
     CUstreamCaptureStatus cap_status;   /* NONE, ACTIVE or INVALIDATED */
@@ -495,10 +500,16 @@ static unsigned long thread_id(void)
 
 /* ------------------------------------------------------------------ contexts and streams */
 
+static struct CUstream_st *spare_stream; /* FAKEGPU_REUSE_STREAM_HANDLE: the last stream destroyed */
+
 static struct CUstream_st *stream_new(struct CUctx_st *c, enum stream_kind kind, unsigned flags, int prio)
 {
-    struct CUstream_st *s = calloc(1, sizeof *s);
+    struct CUstream_st *s = spare_stream ? spare_stream : calloc(1, sizeof *s);
 
+    if (s == spare_stream && s) {
+        spare_stream = NULL;
+        memset(s, 0, sizeof *s);
+    }
     if (!s)
         return NULL;
     s->ctx = c;
@@ -759,8 +770,8 @@ static uint64_t start_time(const struct CUstream_st *s)
         if (s->ctx->retired_t > t)
             t = s->ctx->retired_t;
         for (const struct CUstream_st *o = s->ctx->streams; o; o = o->next)
-            if (!(o->flags & CU_STREAM_NON_BLOCKING) && o->t > t)
-                t = o->t;
+            if (!(o->flags & CU_STREAM_NON_BLOCKING) && o->sync_t > t)
+                t = o->sync_t;
     } else if (!(s->flags & CU_STREAM_NON_BLOCKING) && s->ctx->legacy && s->ctx->legacy->t > t) {
         t = s->ctx->legacy->t;
     }
@@ -771,7 +782,7 @@ static uint64_t advance(struct CUstream_st *s, uint64_t ns)
 {
     uint64_t t0 = start_time(s);
 
-    s->t = t0 + ns;
+    s->t = s->sync_t = t0 + ns;
     return t0;
 }
 
@@ -785,7 +796,7 @@ static uint64_t kernel_advance(struct CUstream_st *s, uint64_t delay_ns, uint64_
     int idle = s->last_work == W_NONE || s->seen_idle;
     uint64_t t0 = start_time(s) + handoff(s) + delay_ns + (idle ? cfg.launch_latency_ns : 0);
 
-    s->t = t0 + ns;
+    s->t = s->sync_t = t0 + ns;
     work_put(s, W_KERNEL);
     return t0;
 }
@@ -1426,10 +1437,15 @@ CUresult cuStreamDestroy_v2(CUstream hStream)
         RETURN(CUDA_ERROR_CONTEXT_IS_DESTROYED);
     }
     /* Work already issued to it still holds up the legacy stream. */
-    if (!(s->flags & CU_STREAM_NON_BLOCKING) && s->t > s->ctx->retired_t)
-        s->ctx->retired_t = s->t;
+    if (!(s->flags & CU_STREAM_NON_BLOCKING) && s->sync_t > s->ctx->retired_t)
+        s->ctx->retired_t = s->sync_t;
     stream_unlink(s);
-    free(s);
+    if (cfg.reuse_stream_handle) {
+        free(spare_stream);
+        spare_stream = s;
+    } else {
+        free(s);
+    }
     RETURN(CUDA_SUCCESS);
 }
 
@@ -1633,7 +1649,7 @@ CUresult cuEventDestroy(CUevent hEvent)
 static void event_stamp(struct CUevent_st *e, struct CUstream_st *s)
 {
     e->t = advance(s, 0);
-    s->t += cfg.event_ns; /* stamped first, then the stream is busy with the record */
+    s->sync_t = s->t += cfg.event_ns; /* stamped first, then the stream is busy with the record */
     e->stream_id = s->id;
     e->recorded = 1;
     e->pending = cfg.pending_queries;
@@ -1693,7 +1709,7 @@ static CUresult stream_wait_event(CUstream hStream, CUevent hEvent, unsigned int
     if (e->recorded) {
         uint64_t t0 = advance(s, 0);
         if (e->t > t0)
-            s->t = e->t;
+            s->t = s->sync_t = e->t;
     }
     work_put(s, W_WAIT);
     RETURN(CUDA_SUCCESS);
