@@ -3,6 +3,7 @@
  * that place every pair on one timeline, and the exit drain. */
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -62,6 +63,8 @@ struct pool {
     pthread_mutex_t order;       /* once both have been seen: held by a timed launch on the legacy stream or
                                     a blocking one from before its hold to after its stop (see
                                     order_launch); held across driver calls, so waited for a bounded time */
+    int unordered;               /* launches in flight on such streams (or on streams of a kind not known
+                                    yet) begun before both were seen, so not holding `order` (atomic) */
     struct kprof_calibration calib; /* this context's hand-offs, measured before its first pair */
     int dead;                    /* its context was destroyed: never used again */
     struct pool *next;
@@ -478,23 +481,59 @@ static void untimed(struct kprof_timing *t)
  * (a launch may block in the driver behind work that waits for the app's other threads): then unordered. */
 static void order_launch(struct kprof_timing *t, struct pool *p)
 {
-    if (pthread_mutex_trylock(&p->order) != 0) {
-        struct timespec until = kprof_deadline_ms(200);
-        if (pthread_mutex_timedlock(&p->order, &until) != 0) {
-            static int said;
-            if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
-                kprof_info("a launch waited 200 ms for another thread's timed launch; timed without waiting");
-            return;
-        }
+    struct timespec until = kprof_deadline_ms(200);
+    if (pthread_mutex_trylock(&p->order) != 0 && pthread_mutex_timedlock(&p->order, &until) != 0) {
+        static int said;
+        if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+            kprof_info("a launch waited 200 ms for another thread's timed launch; timed without waiting");
+        return;
     }
     t->ordered = 1;
+    /* Launches begun before both kinds were seen hold no lock: let them be queued whole first. */
+    uint64_t give_up = kprof_now_ns() + 200000000u;
+    while (__atomic_load_n(&p->unordered, __ATOMIC_SEQ_CST) > 0 && kprof_now_ns() < give_up)
+        sched_yield();
 }
 
-static void unorder_launch(struct kprof_timing *t, struct pool *p)
+/* Whether timed launches on the legacy stream and on blocking streams must be ordered in p. */
+static int order_needed(struct pool *p)
+{
+    return __atomic_load_n(&p->blocking_seen, __ATOMIC_SEQ_CST) && __atomic_load_n(&p->legacy_seen, __ATOMIC_SEQ_CST);
+}
+
+/* A timed launch on a stream that synchronises with the other kind (sync 1), or that may (sync 0: its kind is
+ * asked later, then call again with 1): ordered if both kinds have been seen, else counted in p->unordered
+ * until its stop is queued (so that the launch that finds both seen first waits for it).  The count comes
+ * before the second look at the flags, and a flag is set before its setter looks at the count. */
+static void order_begin(struct kprof_timing *t, struct pool *p, int sync)
+{
+    if (t->unordered) {
+        t->unordered = 0;
+        __atomic_sub_fetch(&p->unordered, 1, __ATOMIC_SEQ_CST);
+    }
+    if (sync && order_needed(p)) {
+        order_launch(t, p);
+        return;
+    }
+    t->unordered = 1;
+    __atomic_add_fetch(&p->unordered, 1, __ATOMIC_SEQ_CST);
+    if (sync && order_needed(p)) {
+        t->unordered = 0;
+        __atomic_sub_fetch(&p->unordered, 1, __ATOMIC_SEQ_CST);
+        order_launch(t, p);
+    }
+}
+
+/* Undoes order_begin: once the stop is queued, or when the launch goes untimed. */
+static void order_end(struct kprof_timing *t, struct pool *p)
 {
     if (t->ordered) {
         t->ordered = 0;
         pthread_mutex_unlock(&p->order);
+    }
+    if (t->unordered) {
+        t->unordered = 0;
+        __atomic_sub_fetch(&p->unordered, 1, __ATOMIC_SEQ_CST);
     }
 }
 
@@ -506,6 +545,7 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
     t->no_context = 0;
     t->held = 0;
     t->ordered = 0;
+    t->unordered = 0;
     int capturing = __atomic_load_n(&kprof_captures_active, __ATOMIC_RELAXED) > 0;
     if (want == KPROF_TIME_NONE && !capturing)
         return; /* KPROF_SAMPLE skips this launch, and no stream can be capturing: nothing to ask */
@@ -554,6 +594,14 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
     int may_share = chains && (want == KPROF_TIME_LAUNCH || want == KPROF_TIME_GRAPH) && !capturing &&
                     (s != CU_STREAM_PER_THREAD || !__atomic_load_n(&exit_unwatched, __ATOMIC_RELAXED));
 
+    /* Ordered from here (order_begin) when this launch's stream synchronises with the other kind: also
+     * whether it may start at the last stop, which another thread's launch queued since would spoil. */
+    int ordering = want == KPROF_TIME_LAUNCH || want == KPROF_TIME_GRAPH;
+    if (legacy && !__atomic_load_n(&p->legacy_seen, __ATOMIC_RELAXED))
+        __atomic_store_n(&p->legacy_seen, 1, __ATOMIC_SEQ_CST);
+    if (ordering && legacy)
+        order_begin(t, p, 1);
+
     /* The stream's queue, and its last pair's stop event if this launch may start there (lent to this
      * launch: its pair no longer gives it back). */
     CUevent lent = NULL, a = NULL, b = NULL;
@@ -561,6 +609,12 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
     struct backlog bl;
     pthread_mutex_lock(&ev.lock);
     struct queue *q = queue_for(t, p);
+    if (ordering && !legacy && q && __atomic_load_n(&q->blocking, __ATOMIC_RELAXED) != 0) {
+        pthread_mutex_unlock(&ev.lock); /* never waited for under ev.lock */
+        order_begin(t, p, q->blocking > 0);
+        pthread_mutex_lock(&ev.lock);
+        q = queue_for(t, p);
+    }
     t->tested = 0;
     t->pred = q ? q->last_pred : KPROF_PRED_UNKNOWN;
     if (q && may_share)
@@ -575,13 +629,14 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
     int hold = 0, blocking = q ? __atomic_load_n(&q->blocking, __ATOMIC_RELAXED) : 0, ask_busy = 0;
     struct backlog busy;
     if (q && want == KPROF_TIME_LAUNCH && p->calib.hold.ok && !kprof_tls_may_load.handle &&
-        (!legacy || !__atomic_load_n(&p->blocking_seen, __ATOMIC_RELAXED))) {
+        (!legacy || t->ordered || !__atomic_load_n(&p->blocking_seen, __ATOMIC_RELAXED))) {
         /* Not when the launch may load its kernel (kprof_tls_may_load): the loading may wait for the
          * context's work, the hold included (up to its timeout).
          * HELD where the stream's last work was a kernel or a wait, HELD_KERNEL behind a copy or memset
          * (even one long finished: the kernel also waits for another engine's hand-off) or a host
-         * function: calibrated apart.  The legacy default stream is held only while no blocking stream
-         * has been timed in the context: theirs would wait for the hold, and their pairs hold it (seen
+         * function: calibrated apart.  Once a blocking stream has been timed in the context, the legacy
+         * default stream is held only by an ordered launch (order_launch): other threads' launches on
+         * blocking streams wait for the hold, and their pairs held it when they came in between (seen
          * on an H200: +30 us on a kernel of a thread launching on a blocking stream). */
         hold = q->host_fn || (q->last_pred != KPROF_PRED_KERNEL && q->last_pred != KPROF_PRED_OTHER) ? 2 : 1;
         /* A launch that could not share its start (an operation libkprof does not time came between)
@@ -603,6 +658,7 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
         if (q)
             ev.n.pool_exhausted++;
         pthread_mutex_unlock(&ev.lock);
+        order_end(t, p);
         untimed(t);
         return;
     }
@@ -613,7 +669,7 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
                    !(flags & CU_STREAM_NON_BLOCKING);
         __atomic_store_n(&q->blocking, (signed char)blocking, __ATOMIC_RELAXED);
         if (blocking)
-            __atomic_store_n(&p->blocking_seen, 1, __ATOMIC_RELAXED);
+            __atomic_store_n(&p->blocking_seen, 1, __ATOMIC_SEQ_CST);
     }
     if (cb)
         b = pool_create(p);
@@ -642,17 +698,18 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
         if (b)
             pool_give(p, b);
         pthread_mutex_unlock(&ev.lock);
+        order_end(t, p);
         untimed(t);
         return;
     }
-    if (legacy && !__atomic_load_n(&p->legacy_seen, __ATOMIC_RELAXED))
-        __atomic_store_n(&p->legacy_seen, 1, __ATOMIC_RELAXED);
-    if ((want == KPROF_TIME_LAUNCH || want == KPROF_TIME_GRAPH) && (legacy || blocking > 0) &&
-        __atomic_load_n(&p->legacy_seen, __ATOMIC_RELAXED) && __atomic_load_n(&p->blocking_seen, __ATOMIC_RELAXED))
-        order_launch(t, p);
+    if (t->unordered && blocking > 0)
+        order_begin(t, p, 1); /* a stream's first timed launch, found blocking only now */
+    else if (t->unordered && !legacy && blocking == 0)
+        order_end(t, p); /* found non-blocking */
     if (ask_busy && !t->shared && kprof_event_query_uncaptured(busy.last_stop) == CUDA_ERROR_NOT_READY &&
         backlog_outlasts_launch(&busy))
         hold = -hold; /* the stream stays busy: the pair starts behind its last work, no hold needed */
+    if (getenv("DBGO")) fprintf(stderr, "OP begin stream %p legacy=%d blocking=%d ordered=%d unord=%d shared=%d ls=%d bs=%d\n", (void*)s, legacy, blocking, t->ordered, t->unordered, t->shared, p->legacy_seen, p->blocking_seen);
     if (hold > 0 && !t->shared) { /* a word and number of its own (struct pool's holds) */
         uint64_t n = __atomic_fetch_add(&p->holds, 1, __ATOMIC_RELAXED);
         t->hold_slot = 1 + (unsigned)(n % (KPROF_HOLD_SLOTS - 1));
@@ -670,7 +727,7 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
             if (t->held)
                 kprof_hold_release(&p->calib.hold, t->hold_slot, t->hold_seq);
             t->held = 0;
-            unorder_launch(t, p);
+            order_end(t, p);
             untimed(t);
             return;
         }
@@ -726,7 +783,7 @@ static struct queue *queue_for(const struct kprof_timing *t, struct pool *p)
     q->last_pred = KPROF_PRED_UNKNOWN; /* whatever the app put there before libkprof timed anything */
     q->blocking = key.stream == CU_STREAM_LEGACY ? 0 : key.stream == CU_STREAM_PER_THREAD ? 1 : -1;
     if (q->blocking == 1)
-        __atomic_store_n(&p->blocking_seen, 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&p->blocking_seen, 1, __ATOMIC_SEQ_CST);
     HASH_ADD(hh, ev.queues, key, sizeof key, q);
     struct queue *found;
     HASH_FIND(hh, ev.queues, &key, sizeof key, found);
@@ -770,7 +827,11 @@ void kprof_stream_other(CUstream stream, int per_thread, int pred)
     struct queue *q;
     pthread_mutex_lock(&ev.lock);
     HASH_FIND(hh, ev.queues, &key, sizeof key, q);
-    if (q && pred == KPROF_STREAM_HOST_FUNCTION)
+    if (q && pred == KPROF_STREAM_DESTROYED) {
+        __atomic_store_n(&q->blocking, (signed char)-1, __ATOMIC_RELAXED); /* asked again at its next launch */
+        q->last_pred = KPROF_PRED_UNKNOWN;
+        q->host_fn = 0;
+    } else if (q && pred == KPROF_STREAM_HOST_FUNCTION)
         q->host_fn = 1;
     else if (q)
         q->last_pred = (unsigned char)pred;
@@ -818,7 +879,7 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
     int stopped = ok && kprof_drv.cuEventRecord(t->stop, t->stream) == CUDA_SUCCESS;
     if (t->held) /* the start, the kernel and the stop are queued: let the GPU run them */
         kprof_hold_release(&p->calib.hold, t->hold_slot, t->hold_seq);
-    unorder_launch(t, p);
+    order_end(t, p);
     if (!stopped) {
         timing_drop(t);
         kprof_chain_break(); /* the call may have run, untimed */

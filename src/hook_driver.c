@@ -897,8 +897,8 @@ STREAM_OPS_PTDS(cuMemcpyAtoA_v2,
 
 /* Destroying a stream: its handle may be given to a stream created later, whose first launch must not
  * start at the destroyed stream's last stop (libkprof's queues are keyed by handle). */
-STREAM_OP_FN(cuStreamDestroy_v2, (CUstream s), (s), KPROF_NO_STREAM, 0, 0)
-STREAM_OP_FN(cuStreamDestroy, (CUstream s), (s), KPROF_NO_STREAM, 0, 0)
+STREAM_OP_FN(cuStreamDestroy_v2, (CUstream s), (s), s, 0, KPROF_STREAM_DESTROYED)
+STREAM_OP_FN(cuStreamDestroy, (CUstream s), (s), s, 0, KPROF_STREAM_DESTROYED)
 
 /* Every KPROF_DH entry of api.def has its wrapper above: this table refers to each by name, so a
  * missing one fails the link (-Wl,--no-undefined).  driver.c hands these out. */

@@ -36,6 +36,7 @@ struct kprof_timing {
                              kernel or a wait (HELD), 2 behind a copy, memset or host function (HELD_KERNEL),
                              3 held but kprof_hold gave up (read as idle) */
     unsigned char ordered; /* 1: the pool's order lock is held until the stop is queued (events.c) */
+    unsigned char unordered; /* 1: counted among the launches in flight that hold no order lock (events.c) */
     unsigned hold_slot;   /* then: the hold's word and number */
     uint32_t hold_seq;
     unsigned long epoch[3]; /* stream-order counters when the call began (see kprof_chain_break) */
@@ -91,6 +92,9 @@ void kprof_stream_other(CUstream stream, int per_thread, int pred);
  * hand-off behind a host function is that of the GPU work before it) but makes the next kernel's hold, if
  * any, libkprof's kernel (struct kprof_hold). */
 #define KPROF_STREAM_HOST_FUNCTION 0xff
+/* The `pred` for a stream destroyed: its handle may be the next stream's (of another kind: blocking or
+ * not), so what libkprof knew of it is forgotten. */
+#define KPROF_STREAM_DESTROYED 0xfe
 /* A stream argument that names no stream to mark (kprof_stream_other is not called). */
 #define KPROF_NO_STREAM ((CUstream)(intptr_t)-1)
 

@@ -6,7 +6,7 @@
 # cuStreamWaitValue32, "hold" there, which has no timeout): every launch reads its kernel's length exactly.  Without holds (KPROF_HOLD=0) the
 # latency is estimated from the host clock, and no launch comes out exact.  A launch that fails releases
 # its hold (the fake aborts a synchronize that would wait for ever on a real GPU).  The legacy default
-# stream is held only until a blocking stream (which waits for it) has been timed.  A stream that stays busy
+# stream is held also once a blocking stream (which waits for it) has been timed: by ordered launches.  A stream that stays busy
 # is not held (a hold costs the GPU a read of host memory), even behind an operation libkprof does not time.
 . "${top_srcdir:-..}/tests/lib.sh"
 need_jq
@@ -33,12 +33,16 @@ pass "KPROF_HOLD=0: idle_k keeps an estimate of the launch latency"
 expect_eq "$(jqr '.calibration[0].holds' "$WORK/off.json")" false "KPROF_HOLD=0: the report says no holds"
 KPROF_HOLD=0 KPROF_OUTPUT="$WORK/off.txt" run_kprof "$PROGS/preds" idle >/dev/null
 expect_grep 'streams not held \(KPROF_HOLD\)' "$WORK/off.txt" "the text report says so too"
-# The legacy default stream: its first 5 launches held (the first, the stream's first timed launch, by
-# libkprof's kernel); a blocking stream's launch (held: its first, by the kernel); then no more holds there.
+# The legacy default stream: its 10 launches held (the first, the stream's first timed launch, by
+# libkprof's kernel), the 5 after a blocking stream was timed too: they are then ordered with the blocking
+# streams' launches (legacy-and-blocking-streams-ordered.sh), so no other thread's launch on a blocking
+# stream comes between a hold and its release; the blocking stream's launch held (its first, by the kernel).
 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/legacy.json" run_kprof "$PROGS/preds" legacy >/dev/null || fail "preds legacy failed"
-expect_eq "$(jq -c '[.events.held, .events.held_kernel]' "$WORK/legacy.json")" '[4,2]' \
-    "legacy stream held until a blocking stream is timed"
+expect_eq "$(jq -c '[.events.held, .events.held_kernel]' "$WORK/legacy.json")" '[9,2]' \
+    "legacy stream held, also after a blocking stream is timed"
 expect_eq "$(kernel_field "$WORK/legacy.json" blocking_k min_ns)" 1000 "blocking_k: held, its own length"
+expect_eq "$(kernel_field "$WORK/legacy.json" legacy_k min_ns)-$(kernel_field "$WORK/legacy.json" legacy_k max_ns)" \
+    1000-1000 "legacy_k: every launch held reads its own length"
 # Busy: every launch behind the app's event record, the stream's work still pending (as libkprof's queries
 # see it): only the stream's first launch is held (by libkprof's kernel: nothing known of what came before).
 FAKEGPU_EVENT_PENDING_QUERIES=1000 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/marks.json" run_kprof "$PROGS/preds" marks \

@@ -11,7 +11,8 @@
  * blocking stream; legacy_k 5 times more), "marks" (mark_k launched 10 times back to back, each followed by
  * an event record of the app's), "mixed" (two threads, one on the legacy default stream and one on a
  * blocking stream, each launching while the other is inside a slow launch: FAKEGPU_LAUNCH_SLEEP_US=slow=us;
- * bslow_k then leg_k, lslow_k then blk_k). */
+ * bslow_k then leg_k, lslow_k then blk_k, and bslow_k behind blong_k, so that it may start at blong_k's
+ * stop, then leg_k; the blocking stream may have the handle of a non-blocking one destroyed before). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,6 +179,7 @@ struct late {
     const char *name;
     CUstream s;
     unsigned ms;
+    const char *before; /* launched on s just before name, or NULL */
 };
 
 static void *late_launch(void *arg)
@@ -185,6 +187,8 @@ static void *late_launch(void *arg)
     struct late *l = arg;
     CK(cuCtxSetCurrent(l->ctx));
     usleep(l->ms * 1000u);
+    if (l->before)
+        launch(fn(l->before), l->s);
     launch(fn(l->name), l->s);
     CK(cuStreamSynchronize(l->s));
     return NULL;
@@ -198,13 +202,24 @@ static int mixed(void)
     CUstream blocking;
     CUcontext ctx;
     CK(cuCtxGetCurrent(&ctx));
+    /* A non-blocking stream first, destroyed: the blocking one may get its handle (a real driver's
+     * handles are reused memory; FAKEGPU_REUSE_STREAM_HANDLE=1 on the fake). */
+    CUstream gone;
+    CK(cuStreamCreate(&gone, CU_STREAM_NON_BLOCKING));
+    launch(fn("nb_k"), gone);
+    CK(cuStreamSynchronize(gone));
+    CK(cuStreamDestroy(gone));
     CK(cuStreamCreate(&blocking, CU_STREAM_DEFAULT));
+    if (blocking == gone)
+        printf("preds mixed: stream handle reused\n");
     launch(fn("leg_k"), NULL); /* both streams timed once: libkprof knows they synchronise */
     launch(fn("blk_k"), blocking);
     CK(cuCtxSynchronize());
-    struct late race[2] = { { ctx, "bslow_k", blocking, 0 }, { ctx, "lslow_k", NULL, 0 } };
-    struct late other[2] = { { ctx, "leg_k", NULL, 20 }, { ctx, "blk_k", blocking, 20 } };
-    for (int i = 0; i < 2; i++) {
+    struct late race[3] = { { ctx, "bslow_k", blocking, 0, NULL }, { ctx, "lslow_k", NULL, 0, NULL },
+                            { ctx, "bslow_k", blocking, 0, "blong_k" } };
+    struct late other[3] = { { ctx, "leg_k", NULL, 20, NULL }, { ctx, "blk_k", blocking, 20, NULL },
+                             { ctx, "leg_k", NULL, 20, NULL } };
+    for (int i = 0; i < 3; i++) {
         pthread_t a, b;
         pthread_create(&a, NULL, late_launch, &race[i]);
         pthread_create(&b, NULL, late_launch, &other[i]);
