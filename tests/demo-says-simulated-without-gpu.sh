@@ -1,0 +1,19 @@
+#!/bin/sh
+# `make demo` (tools/demo.sh), the README's main command, on a machine without a GPU (an nvidia-smi that
+# lists none first on PATH): one line says so, kernels/reduce (or, without nvcc, the fake stack's mathapp)
+# runs against the fake CUDA stack with its report, and a last line says the times were simulated.
+. "${top_srcdir:-..}/tests/lib.sh"
+mkdir -p "$WORK/bin"
+printf '#!/bin/sh\nexit 9\n' >"$WORK/bin/nvidia-smi"
+chmod +x "$WORK/bin/nvidia-smi"
+case $SAN_PRELOAD in
+*tsan*) skip "the demo is a shell script run with the sanitizer runtime preloaded, and ThreadSanitizer's runtime crashes dash's subshells" ;;
+esac
+PATH="$WORK/bin:$PATH" LD_PRELOAD="$SAN_PRELOAD" sh "$top_srcdir/tools/demo.sh" "$(cd "$top_builddir" && pwd)" >"$WORK/out" 2>"$WORK/err" ||
+    fail "demo failed: $(cat "$WORK/err")"
+expect_eq "$(head -n 1 "$WORK/err" | cut -c1-45)" "demo: no GPU here (nvidia-smi lists none): ru" "first line: no GPU"
+expect_grep '^== libkprof: kernels ==' "$WORK/err" "the report follows"
+expect_grep 'reduce_blocks|app_add' "$WORK/err" "with the sample's kernels"
+expect_eq "$(tail -n 1 "$WORK/err")" \
+    "demo: the report above was made on the fake CUDA stack (tests/fake): simulated times, not a GPU's" \
+    "last line: simulated times"

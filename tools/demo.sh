@@ -1,0 +1,29 @@
+#!/bin/sh
+# tools/demo.sh BUILDDIR: what `make demo` runs, the README's main command.  With a GPU (nvidia-smi lists
+# one) the bundled kernels/reduce runs under libkprof for real.  Without one, this says so in one line and
+# runs the same sample against the fake CUDA stack of tests/fake, whose times are simulated (said again
+# after the report); without nvcc (no kernels/ samples), the fake stack's own mathapp instead.  Only this
+# demo falls back to the fake stack: kprof never does for a user's program.
+b=${1:?usage: demo.sh BUILDDIR}
+kprof=$b/tools/kprof
+if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
+    [ -x "$b/kernels/reduce" ] || { echo "demo: kernels/reduce was not built (configure found no nvcc)" >&2; exit 1; }
+    exec "$kprof" "$b/kernels/reduce"
+fi
+fake=$b/tests/fake
+if [ -x "$b/kernels/reduce" ]; then
+    set -- "$b/kernels/reduce" --no-verify # its kernels do not run on the fake: nothing to verify
+    what="kernels/reduce"
+else
+    [ -x "$fake/progs/mathapp" ] || ${MAKE:-make} -s -C "$fake" progs/mathapp >/dev/null || exit 1
+    set -- "$fake/progs/mathapp"
+    what="tests/fake's mathapp (no nvcc, so no kernels/ samples)"
+fi
+[ -e "$fake/lib/libcudart.so" ] ||
+    ${MAKE:-make} -s -C "$fake" lib/libcuda.so.1 lib/libcudart.so.13 lib/libcuda.so lib/libcudart.so >/dev/null || exit 1
+echo "demo: no GPU here (nvidia-smi lists none): running $what against the fake CUDA stack; its times are simulated" >&2
+# One query of each event answers "not ready", as on a busy GPU, so the fake's exact times come through.
+FAKEGPU_EVENT_PENDING_QUERIES=1 LD_LIBRARY_PATH=$fake/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} "$kprof" "$@"
+rc=$?
+echo "demo: the report above was made on the fake CUDA stack (tests/fake): simulated times, not a GPU's" >&2
+exit $rc
