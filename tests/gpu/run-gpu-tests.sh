@@ -134,7 +134,7 @@ note "text report of reduce (shared build)"
 LD_PRELOAD="$lib" "$K/reduce" 2>&1 | tee "$logs/reduce-text.txt" | tail -n 32
 
 note "tests/*.sh GPU tests, and compute-sanitizer finds no failed CUDA call under libkprof"
-for t in "$top"/tests/gpu-*.sh "$top"/tests/gpu/compute-sanitizer-clean.sh; do
+for t in "$top"/tests/gpu-*.sh "$top"/tests/gpu/compute-sanitizer-clean.sh "$top"/tests/gpu/ncu-coexist.sh; do
     top_builddir=$top top_srcdir=$top sh "$t"
     rc=$?
     [ $rc = 0 ] || [ $rc = 77 ] || fail "$(basename "$t")"
