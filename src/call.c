@@ -107,6 +107,9 @@ void kprof_context_created(CUcontext ctx, CUdevice device, int api, uint64_t hos
 }
 
 static int paused;
+/* 1 once a call was passed through because profiling was paused; 1 once profiling ran (not started
+ * paused, or resumed): for the exit's "nothing profiled" line. */
+static int paused_calls, ever_running;
 /* Told of every call passed through while paused (kprof_call_on_untimed). */
 static void (*untimed_hook)(void);
 
@@ -117,6 +120,8 @@ void kprof_call_on_untimed(void (*fn)(void))
 
 void kprof_set_paused(int p)
 {
+    if (!p)
+        __atomic_store_n(&ever_running, 1, __ATOMIC_RELAXED);
     if (__atomic_exchange_n(&paused, p, __ATOMIC_RELAXED) != p)
         kprof_info("profiling %s", p ? "paused (cudaProfilerStop)" : "running (cudaProfilerStart)");
 }
@@ -126,6 +131,8 @@ int kprof_call_begin(struct kprof_call *c, int api)
     if (KPROF_UNLIKELY(kprof_is_finished() || kprof_config.disabled || kprof_tls_depth > 0))
         return 0;
     if (KPROF_UNLIKELY(__atomic_load_n(&paused, __ATOMIC_RELAXED))) {
+        if (!__atomic_load_n(&paused_calls, __ATOMIC_RELAXED))
+            __atomic_store_n(&paused_calls, 1, __ATOMIC_RELAXED);
         void (*untimed)(void) = __atomic_load_n(&untimed_hook, __ATOMIC_RELAXED);
         if (untimed)
             untimed(); /* the call's work, if any, is not timed */
@@ -180,6 +187,13 @@ void kprof_call_start(void (*on_exit)(void), int start_paused)
 {
     exit_handler = on_exit;
     __atomic_store_n(&paused, start_paused, __ATOMIC_RELAXED);
+    __atomic_store_n(&ever_running, !start_paused, __ATOMIC_RELAXED);
+}
+
+int kprof_call_never_ran(void)
+{
+    return !__atomic_load_n(&ever_running, __ATOMIC_RELAXED) &&
+           (__atomic_load_n(&paused_calls, __ATOMIC_RELAXED) || __atomic_load_n(&kprof_cuda_used, __ATOMIC_RELAXED));
 }
 
 /* ---- fork ------------------------------------------------------------------------------------ */
@@ -209,6 +223,7 @@ static void fork_child(void)
     tls_ctx = NULL;
     tls_ctx_init_ns = 0;
     __atomic_store_n(&kprof_cuda_used, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&paused_calls, 0, __ATOMIC_RELAXED);
 }
 
 KPROF_FORK_MODULE(call, 50, fork_prepare, fork_parent, fork_child)

@@ -40,6 +40,10 @@ void kprof_set_paused(int paused);
  * teardown); start_paused as KPROF_START=paused. */
 void kprof_call_start(void (*on_exit)(void), int start_paused);
 
+/* 1 when the program used CUDA (a call passed through while paused, or a context created) but profiling
+ * never ran: KPROF_START=paused and no cudaProfilerStart/cuProfilerStart.  Thread-safe. */
+int kprof_call_never_ran(void);
+
 /* fn is called for every call that kprof_call_begin passes through because profiling is paused (its work
  * runs untimed: the timing layer registers kprof_chain_break, from a constructor).  Thread-safe. */
 void kprof_call_on_untimed(void (*fn)(void));

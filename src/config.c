@@ -250,6 +250,7 @@ void kprof_config_load(void)
     c->has_include = env_regex(VAR_KPROF_INCLUDE, &c->include);
     c->has_exclude = env_regex(VAR_KPROF_EXCLUDE, &c->exclude);
     c->invocation_ns = env_invocation(VAR_KPROF_INVOCATION);
+    c->launched_pid = env_long(VAR_KPROF_LAUNCHED_PID, 0, 2147483647, "a process id, as kprof(1) sets it", 0);
 
     for (char **e = environ; e && *e; e++) {
         if (strncmp(*e, "KPROF_", 6) != 0)

@@ -1,6 +1,7 @@
 /* driver.c: loads the CUDA driver functions libkprof calls itself and the real functions behind its
  * driver wrappers, straight from libcuda.so.1, and maps a driver function's address to its wrapper. */
 #include <dlfcn.h>
+#include <stdio.h>
 #include <pthread.h>
 #include "cuda_api.h"
 #include "log.h"
@@ -18,6 +19,9 @@ void *kprof_dh_real[KPROF_DH_COUNT];
 
 static pthread_once_t driver_once = PTHREAD_ONCE_INIT;
 static int driver_ok;
+/* KPROF_DRIVER_* (driver.h), stored once driver_load has run; why it failed, written before. */
+static int driver_state;
+static char driver_why[256];
 
 static void driver_load(void)
 {
@@ -27,7 +31,10 @@ static void driver_load(void)
     if (!h) {
         /* No driver: the program's own CUDA calls fail as they would without libkprof; nothing to say
          * unless asked. */
-        kprof_info("cannot load the CUDA driver (%s); passing every call through", dlerror());
+        const char *why = dlerror();
+        snprintf(driver_why, sizeof driver_why, "%s", why ? why : "libcuda.so.1 not found");
+        __atomic_store_n(&driver_state, KPROF_DRIVER_MISSING, __ATOMIC_RELEASE);
+        kprof_info("cannot load the CUDA driver (%s); passing every call through", driver_why);
         return;
     }
     /* An explicit handle finds libcuda's own definitions, never libkprof's exported wrappers.  The
@@ -40,10 +47,21 @@ static void driver_load(void)
     kprof_drv.name = (__typeof__(kprof_drv.name))kprof_real_dlsym(h, #name);              \
     if (!kprof_drv.name) {                                                                \
         kprof_warn("the CUDA driver lacks %s; passing every call through", #name);       \
+        snprintf(driver_why, sizeof driver_why, "libcuda.so.1 lacks %s", #name);          \
+        __atomic_store_n(&driver_state, KPROF_DRIVER_MISSING, __ATOMIC_RELEASE);          \
         return;                                                                           \
     }
 #include "api.def"
     driver_ok = 1;
+    __atomic_store_n(&driver_state, KPROF_DRIVER_LOADED, __ATOMIC_RELEASE);
+}
+
+int kprof_driver_state(const char **why)
+{
+    int st = __atomic_load_n(&driver_state, __ATOMIC_ACQUIRE);
+    if (why)
+        *why = st == KPROF_DRIVER_MISSING ? driver_why : NULL;
+    return st;
 }
 
 int kprof_driver_ready(void)

@@ -32,6 +32,12 @@ void *kprof_dh_real_get(int index);
  * is missing, and libkprof then only passes calls through. */
 int kprof_driver_ready(void);
 
+/* Whether libkprof has loaded the driver, without loading it: KPROF_DRIVER_UNTRIED (nothing asked for it
+ * yet: no CUDA call while profiling ran), KPROF_DRIVER_LOADED, or KPROF_DRIVER_MISSING, *why then pointing
+ * to the reason (static storage; the dlopen error, or the function the driver lacks).  Thread-safe. */
+enum { KPROF_DRIVER_UNTRIED, KPROF_DRIVER_LOADED, KPROF_DRIVER_MISSING };
+int kprof_driver_state(const char **why);
+
 /* Given a driver function's address (as cuGetProcAddress or dlsym found it), returns libkprof's wrapper
  * for it, or NULL when libkprof does not wrap that function.  Matching by address, not by name and
  * version, means a function version libkprof does not know is never replaced by the wrong wrapper. */

@@ -35,6 +35,8 @@ struct kprof_config {
     int64_t invocation_ns;      /* KPROF_INVOCATION: start of the kprof(1) invocation, ns since the epoch by
                                    the file system's clock; 0 = none.  Reports are never written over a
                                    file modified since (another process of the invocation wrote it) */
+    long launched_pid;          /* KPROF_LAUNCHED_PID: the process kprof(1) started (0: not under kprof).
+                                   Under kprof, a process that profiled nothing says why at exit */
     int has_include, has_exclude;
     regex_t include, exclude;   /* KPROF_INCLUDE / KPROF_EXCLUDE: extended regexes on demangled names */
 };

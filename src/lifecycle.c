@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 #include "cuda_api.h"
 #include "log.h"
 #include "kprof_config.h"
@@ -196,6 +197,31 @@ __attribute__((constructor)) static void kprof_init(void)
         signals_install();
 }
 
+/* Under kprof(1) (KPROF_LAUNCHED_PID set), one line on why this process profiled nothing: the driver
+ * could not be loaded, or KPROF_START=paused was never resumed (in any process that tried CUDA); no CUDA
+ * call, or no context (only in the process kprof started: its children that never tried CUDA, such as a
+ * script's helpers, stay silent).  Nothing without kprof, where LD_PRELOAD may reach every process. */
+static void say_why_nothing_profiled(int reported)
+{
+    if (!kprof_config.launched_pid || kprof_config.disabled)
+        return;
+    const char *name = program_invocation_short_name ? program_invocation_short_name : "?";
+    long pid = (long)getpid();
+    const char *why = NULL;
+    if (kprof_driver_state(&why) == KPROF_DRIVER_MISSING)
+        kprof_warn("nothing profiled in %s (pid %ld): the CUDA driver could not be loaded (%s)", name, pid, why);
+    else if (kprof_call_never_ran())
+        kprof_warn("nothing profiled in %s (pid %ld): KPROF_START=paused, and it never called cudaProfilerStart "
+                   "or cuProfilerStart", name, pid);
+    else if (reported || pid != kprof_config.launched_pid)
+        return;
+    else if (kprof_driver_state(NULL) == KPROF_DRIVER_UNTRIED)
+        kprof_warn("nothing profiled in %s (pid %ld): it made no CUDA call", name, pid);
+    else
+        kprof_warn("nothing profiled in %s (pid %ld): it created no CUDA context (no GPU, or its CUDA calls "
+                   "failed)", name, pid);
+}
+
 void kprof_finish(void)
 {
     static int once;
@@ -203,6 +229,7 @@ void kprof_finish(void)
         return;
     kprof_tls_depth++;
     __atomic_store_n(&kprof_finished, 1, __ATOMIC_RELAXED); /* no new pairs from here on */
+    int reported = 0;
     if (!kprof_config.disabled && __atomic_load_n(&kprof_cuda_used, __ATOMIC_RELAXED)) {
         kprof_events_drain(kprof_config.exit_timeout_ms);
         struct kprof_snapshot s;
@@ -210,9 +237,11 @@ void kprof_finish(void)
             if (!finishing_on_signal)
                 fflush(NULL); /* the app's own output first */
             kprof_report_write(&s);
+            reported = 1;
         }
         kprof_snapshot_free(&s);
     }
+    say_why_nothing_profiled(reported);
     kprof_tls_depth--;
 }
 
