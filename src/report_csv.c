@@ -13,24 +13,9 @@
 #include "snapshot.h"
 #include "report.h"
 #include "output.h"
+#include "columns.h"
 
 #define U(x) ((unsigned long long)(x))
-
-/* A field quoted as RFC 4180 says when it holds a comma, quote or newline. */
-static void csv_string(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\n\r")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
 
 /* Where the CSV files go, and the first that could not be written. */
 struct csv_dest {
@@ -84,28 +69,13 @@ static void csv_close(struct csv_dest *c, FILE *f, const char *table)
     }
 }
 
-/* A kernels-style table with its header row (kernels.csv, graphs.csv). */
+/* A kernels-style table with its header row (kernels.csv, graphs.csv); all_ns: the total their share is of. */
 static void kernel_rows(FILE *f, struct kprof_kernel *const *rows, size_t n, uint64_t all_ns)
 {
-    fprintf(f, "name,mangled,calls,timed,total_ns,measured_ns,first_ns,avg_ns,median_ns,p95_ns,p99_ns,min_ns,max_ns,"
-               "stddev_ns,share,grid_x,grid_y,grid_z,block_x,block_y,block_z,graph_calls,in_conditional_bodies\n");
-    for (size_t i = 0; i < n; i++) {
-        const struct kprof_kernel *k = rows[i];
-        double avg = 0.0;
-        uint64_t mn = 0, mx = 0;
-        kprof_kernel_steady(k, &avg, &mn, &mx);
-        csv_string(f, k->name);
-        fputc(',', f);
-        csv_string(f, k->mangled);
-        fprintf(f, ",%llu,%llu,%llu,%llu,", U(k->calls), U(k->timed), U(kprof_kernel_total(k)), U(k->total_ns));
-        if (k->first_timed)
-            fprintf(f, "%llu", U(k->first_ns));
-        fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu,%.1f,%.6f,%u,%u,%u,%u,%u,%u,%llu,%d\n", U(avg + 0.5),
-                U(kprof_kernel_percentile(k, 50)), U(kprof_kernel_percentile(k, 95)),
-                U(kprof_kernel_percentile(k, 99)), U(mn), U(mx), kprof_kernel_stddev(k),
-                all_ns ? (double)kprof_kernel_total(k) / (double)all_ns : 0.0, k->grid[0], k->grid[1], k->grid[2],
-                k->block[0], k->block[1], k->block[2], U(k->graph_calls), k->in_conditional);
-    }
+    struct kprof_kernel_rows t = { rows, n, all_ns };
+    kprof_csv_header(f, KPROF_TABLE_kernels, 0);
+    for (size_t i = 0; i < n; i++)
+        kprof_csv_row(f, KPROF_TABLE_kernels, &t, i, 0);
 }
 
 int kprof_report_csv(const char *base, int chosen, const struct kprof_snapshot *s, char **failed, const char **why)
@@ -117,9 +87,9 @@ int kprof_report_csv(const char *base, int chosen, const struct kprof_snapshot *
         fprintf(f, "pid,host,command,wall_ns,sample_period,events_created,pairs_incomplete,pairs_failed,untimed_no_event,"
                    "one_event\n");
         fprintf(f, "%ld,", s->pid);
-        csv_string(f, s->host);
+        kprof_csv_string(f, s->host);
         fputc(',', f);
-        csv_string(f, s->command);
+        kprof_csv_string(f, s->command);
         fprintf(f, ",%llu,%ld,%ld,%ld,%ld,%ld,%ld\n", U(s->wall_ns), kprof_config.sample, s->events.created,
                 s->events.incomplete, s->events.failed, s->events.pool_exhausted, s->events.one_event);
         csv_close(&dest, f, "summary");
@@ -145,9 +115,9 @@ int kprof_report_csv(const char *base, int chosen, const struct kprof_snapshot *
     if ((f = csv_open(&dest, "captured"))) {
         fprintf(f, "name,mangled,launches\n");
         for (size_t i = 0; i < s->ncaptured; i++) {
-            csv_string(f, s->captured[i]->name);
+            kprof_csv_string(f, s->captured[i]->name);
             fputc(',', f);
-            csv_string(f, s->captured[i]->mangled);
+            kprof_csv_string(f, s->captured[i]->mangled);
             fprintf(f, ",%llu\n", U(s->captured[i]->captured));
         }
         csv_close(&dest, f, "captured");
@@ -205,7 +175,7 @@ int kprof_report_csv(const char *base, int chosen, const struct kprof_snapshot *
             for (int sh = 0; sh < KPROF_START_COUNT; sh++)
                 for (int p = 0; p < (sh ? KPROF_PRED_SHARED_COUNT : KPROF_PRED_COUNT); p++) {
                     fprintf(f, "%d,", c->device);
-                    csv_string(f, kprof_calib_state_text(c->state));
+                    kprof_csv_string(f, kprof_calib_state_text(c->state));
                     fprintf(f, ",%llu,%u,%s,%s,%.0f\n", U(c->cost_ns), c->samples, sh ? "shared" : "own",
                             kprof_pred_names[p], c->handoff_ns[sh][p]);
                 }

@@ -9,6 +9,7 @@
 #include "snapshot.h"
 #include "report.h"
 #include "utf8.h"
+#include "columns.h"
 
 void kprof_json_string(FILE *f, const char *s)
 {
@@ -44,34 +45,14 @@ static void copy_fields(FILE *f, const struct kprof_copy *c)
             U(c->max_ns), c->total_ns ? (double)c->timed_bytes / (double)c->total_ns : 0.0);
 }
 
-/* Kernels-style rows (kernels, or graphs timed as a whole); `all_ns` is the total their share is of. */
+/* Kernels-style rows (kernels, or graphs timed as a whole, which have no graph_calls and
+ * in_conditional_bodies); `all_ns` is the total their share is of. */
 static void kernel_rows(FILE *f, struct kprof_kernel *const *rows, size_t n, uint64_t all_ns)
 {
+    struct kprof_kernel_rows t = { rows, n, all_ns };
     for (size_t i = 0; i < n; i++) {
-        const struct kprof_kernel *k = rows[i];
-        fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
-        kprof_json_string(f, k->name);
-        fprintf(f, ", \"mangled\": ");
-        kprof_json_string(f, k->mangled);
-        double avg = 0.0;
-        uint64_t mn = 0, mx = 0;
-        kprof_kernel_steady(k, &avg, &mn, &mx);
-        fprintf(f, ", \"calls\": %llu, \"timed\": %llu, \"total_ns\": %llu, \"measured_ns\": %llu, ", U(k->calls),
-                U(k->timed), U(kprof_kernel_total(k)), U(k->total_ns));
-        if (!k->is_graph)
-            fprintf(f, "\"graph_calls\": %llu, \"in_conditional_bodies\": %s, ", U(k->graph_calls),
-                    k->in_conditional ? "true" : "false");
-        if (k->first_timed)
-            fprintf(f, "\"first_ns\": %llu, ", U(k->first_ns));
-        else
-            fprintf(f, "\"first_ns\": null, ");
-        fprintf(f, "\"avg_ns\": %llu, \"median_ns\": %llu, \"p95_ns\": %llu, \"p99_ns\": %llu, \"min_ns\": %llu, "
-                   "\"max_ns\": %llu, \"stddev_ns\": %.1f, \"share\": %.6f, \"grid\": [%u, %u, %u], "
-                   "\"block\": [%u, %u, %u]}",
-                U(avg + 0.5), U(kprof_kernel_percentile(k, 50)), U(kprof_kernel_percentile(k, 95)),
-                U(kprof_kernel_percentile(k, 99)), U(mn), U(mx), kprof_kernel_stddev(k),
-                all_ns ? (double)kprof_kernel_total(k) / (double)all_ns : 0.0, k->grid[0], k->grid[1], k->grid[2],
-                k->block[0], k->block[1], k->block[2]);
+        fprintf(f, "%s\n    ", i ? "," : "");
+        kprof_json_object(f, KPROF_TABLE_kernels, &t, i, rows[i]->is_graph ? KPROF_COL_KERNEL : 0);
     }
     if (n)
         fprintf(f, "\n  ");

@@ -10,28 +10,8 @@
 #include "snapshot.h"
 #include "report.h"
 #include "units.h"
+#include "columns.h"
 
-
-/* Writes name (a kernel name, the command line: bytes from the program) so that it stays on one line and
- * cannot forge a "== libkprof: ... ==" header: a backslash as \\, a newline, tab or carriage return as
- * \n, \t, \r, any other control character as \xNN; other bytes as they are. */
-static void put_name(FILE *f, const char *name)
-{
-    for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
-        if (*p == '\\')
-            fputs("\\\\", f);
-        else if (*p == '\n')
-            fputs("\\n", f);
-        else if (*p == '\t')
-            fputs("\\t", f);
-        else if (*p == '\r')
-            fputs("\\r", f);
-        else if (*p < 0x20 || *p == 0x7f)
-            fprintf(f, "\\x%02x", *p);
-        else
-            fputc(*p, f);
-    }
-}
 
 /* "Label (unit)" into buf. */
 static const char *head(char *buf, size_t n, const char *label, struct kprof_unit u)
@@ -62,59 +42,30 @@ static void kernel_table(FILE *f, const char *section, const char *empty, struct
         fprintf(f, "  (%s)\n", empty);
         return;
     }
-    /* Totals in one unit, per-launch figures in another: a long-running kernel's total must not turn
-     * every per-launch column into 0.001. */
-    uint64_t max = 0, max_call = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (kprof_kernel_total(rows[i]) > max)
-            max = kprof_kernel_total(rows[i]);
-        if (rows[i]->max_ns > max_call && rows[i]->timed)
-            max_call = rows[i]->max_ns;
-        if (rows[i]->first_timed && rows[i]->first_ns > max_call)
-            max_call = rows[i]->first_ns;
-    }
-    struct kprof_unit u = kprof_unit_for(max), uc = kprof_unit_for(max_call);
-    char h[9][24];
+    /* Totals in one unit (AUTO), per-launch figures in another (AUTO2): a long-running kernel's total
+     * must not turn every per-launch column into 0.001. */
+    struct kprof_kernel_rows t = { rows, n, all_ns };
+    struct kprof_unit units[KPROF_TU_AUTO_COUNT];
+    kprof_text_units(KPROF_TABLE_kernels, &t, n, NULL, units);
     int shapes = kprof_config.group == KPROF_GROUP_SHAPE && !rows[0]->is_graph;
-    fprintf(f, "%7s %13s %9s %9s %11s %11s %11s %11s %11s %11s %11s %11s  %s\n", "Time(%)",
-            head(h[0], 24, "Total", u), "Calls", "Timed", head(h[1], 24, "First", uc), head(h[2], 24, "Avg", uc),
-            head(h[3], 24, "Med", uc), head(h[4], 24, "p95", uc), head(h[5], 24, "p99", uc),
-            head(h[6], 24, "Min", uc), head(h[7], 24, "Max", uc), head(h[8], 24, "StdDev", uc),
-            rows[0]->is_graph ? "Graph" : shapes ? "Kernel [grid] [block]" : "Kernel");
+    const char *labels[KPROF_COLUMN_COUNT] = { [KPROF_COL_kernels_name] = rows[0]->is_graph ? "Graph"
+                                               : shapes ? "Kernel [grid] [block]" : NULL };
+    kprof_text_header(f, KPROF_TABLE_kernels, units, labels);
     size_t shown = n;
     if (top && kprof_config.top > 0 && (size_t)kprof_config.top < shown)
         shown = (size_t)kprof_config.top;
     for (size_t i = 0; i < shown; i++) {
         const struct kprof_kernel *k = rows[i];
-        double share = all_ns ? 100.0 * (double)kprof_kernel_total(k) / (double)all_ns : 0.0;
-        char shape[192] = "";
+        kprof_text_row(f, KPROF_TABLE_kernels, &t, i, units);
+        /* The row's shape, and the launches whose time is not in this row, after its name. */
         if (shapes)
-            snprintf(shape, sizeof shape, " [%u,%u,%u] [%u,%u,%u]", k->grid[0], k->grid[1], k->grid[2],
-                     k->block[0], k->block[1], k->block[2]);
-        /* Launches whose time is not in this row say so on the row. */
-        size_t len = strlen(shape);
+            fprintf(f, " [%u,%u,%u] [%u,%u,%u]", k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1],
+                    k->block[2]);
         if (k->graph_calls)
-            snprintf(shape + len, sizeof shape - len, "  [%llu of the calls in graphs: timed there]",
-                     (unsigned long long)k->graph_calls);
-        len = strlen(shape);
+            fprintf(f, "  [%llu of the calls in graphs: timed there]", (unsigned long long)k->graph_calls);
         if (k->in_conditional)
-            snprintf(shape + len, sizeof shape - len, "  [also in conditional graph bodies: launches there unknown]");
-        double avg;
-        uint64_t mn, mx;
-        char first[32] = "-";
-        if (k->first_timed)
-            snprintf(first, sizeof first, "%.3f", (double)k->first_ns / uc.ns);
-        if (kprof_kernel_steady(k, &avg, &mn, &mx))
-            fprintf(f, "%7.2f %13.3f %9llu %9llu %11s %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f  ",
-                    share, (double)kprof_kernel_total(k) / u.ns, (unsigned long long)k->calls, (unsigned long long)k->timed,
-                    first, avg / uc.ns, (double)kprof_kernel_percentile(k, 50) / uc.ns,
-                    (double)kprof_kernel_percentile(k, 95) / uc.ns, (double)kprof_kernel_percentile(k, 99) / uc.ns,
-                    (double)mn / uc.ns, (double)mx / uc.ns, kprof_kernel_stddev(k) / uc.ns);
-        else
-            fprintf(f, "%7s %13s %9llu %9d %11s %11s %11s %11s %11s %11s %11s %11s  ", "-", "-",
-                    (unsigned long long)k->calls, 0, "-", "-", "-", "-", "-", "-", "-", "-");
-        put_name(f, k->name);
-        fprintf(f, "%s\n", shape);
+            fprintf(f, "  [also in conditional graph bodies: launches there unknown]");
+        fputc('\n', f);
     }
     if (shown < n) {
         uint64_t rest = 0;
@@ -161,7 +112,7 @@ static void captured(FILE *f, const struct kprof_snapshot *s)
     fprintf(f, "%10s  %s\n", "Launches", "Kernel (launched into a capturing stream: runs when its graph does)");
     for (size_t i = 0; i < s->ncaptured; i++) {
         fprintf(f, "%10llu  ", (unsigned long long)s->captured[i]->captured);
-        put_name(f, s->captured[i]->name);
+        kprof_text_put(f, s->captured[i]->name, 0);
         fprintf(f, "\n");
     }
 }
@@ -311,9 +262,9 @@ void kprof_report_text(FILE *f, const struct kprof_snapshot *s)
 {
     fprintf(f, "== libkprof: report ==\n");
     fprintf(f, "Process: ");
-    put_name(f, s->command);
+    kprof_text_put(f, s->command, 0);
     fprintf(f, " (pid %ld) on ", s->pid);
-    put_name(f, s->host);
+    kprof_text_put(f, s->host, 0);
     fprintf(f, ", wall time %.3f s\n", (double)s->wall_ns / 1e9);
     fprintf(f, "GPU times come from CUDA event pairs on each call's stream; host times from the host clock.\n");
     context_init(f, s);
