@@ -27,14 +27,69 @@ static struct steady steady(const struct kprof_kernel *k)
     (void)t;
 
 
+/* A row of the copies table: its labels and figures. */
+struct copy_cell { const char *direction, *host; const struct kprof_copy *c; };
+static struct copy_cell copy_cell(const struct kprof_copy_rows *t, size_t row)
+{
+    if (t->memsets)
+        return (struct copy_cell){ "memset", "", &t->s->memsets };
+    int d = t->dir[row], h = t->host[row];
+    return (struct copy_cell){ kprof_dir_names[d], h == KPROF_HOST_NONE ? NULL : kprof_host_mem_names[h],
+                               &t->s->copies[d][h] };
+}
+
+void kprof_copy_rows(struct kprof_copy_rows *t, const struct kprof_snapshot *s, int memsets)
+{
+    memset(t, 0, sizeof *t);
+    t->s = s;
+    t->memsets = memsets;
+    if (memsets) {
+        t->n = 1;
+        return;
+    }
+    for (int d = 0; d < KPROF_DIR_COUNT; d++)
+        for (int h = 0; h < KPROF_HOST_COUNT; h++)
+            if (s->copies[d][h].count) {
+                t->dir[t->n] = (unsigned char)d;
+                t->host[t->n++] = (unsigned char)h;
+            }
+}
+
+#define KPROF_ROW_copies \
+    const struct kprof_copy_rows *t = ctx; \
+    struct copy_cell c = copy_cell(t, row);
+#define KPROF_ROW_captured \
+    const struct kprof_snapshot *s = ctx; \
+    const struct kprof_kernel *k = s->captured[row];
+#define KPROF_ROW_allocations \
+    const struct kprof_snapshot *s = ctx; \
+    const struct kprof_alloc_stat *a = &s->alloc[row]; \
+    (void)a;
+#define KPROF_ROW_devices \
+    const struct kprof_snapshot *s = ctx; \
+    const struct kprof_device_stat *d = &s->devices[row]; \
+    (void)d;
+#define KPROF_ROW_api \
+    const struct kprof_snapshot *s = ctx; \
+    const struct kprof_api_stat *a = &s->api[row]; \
+    (void)a;
+#define KPROF_ROW_context_init \
+    const struct kprof_snapshot *s = ctx; \
+    const struct kprof_ctx_init *c = &s->ctx_inits[row];
+
 /* Whether row `row` of a table has a timed call (NULL: every row has). */
 static int kernels_timed(const void *ctx, size_t row)
 {
     const struct kprof_kernel_rows *t = ctx;
     return t->rows[row]->timed > 0;
 }
+static int copies_timed(const void *ctx, size_t row)
+{
+    return copy_cell(ctx, row).c->timed > 0;
+}
 static int (*const row_timed[KPROF_TABLE_COUNT])(const void *ctx, size_t row) = {
     [KPROF_TABLE_kernels] = kernels_timed,
+    [KPROF_TABLE_copies] = copies_timed,
 };
 
 /* ------------------------------------------------------------------------------ the descriptors */

@@ -80,6 +80,19 @@ extern const struct kprof_column kprof_columns[KPROF_COLUMN_COUNT];
  * i-th of these. */
 /* kernels: rows[i], its share of all_ns (the kernels' or the graphs' total). */
 struct kprof_kernel_rows { struct kprof_kernel *const *rows; size_t n; uint64_t all_ns; };
+/* copies: the snapshot's copies with a call, by direction then host memory, or its memsets alone (one row
+ * named "memset"; the LABEL columns left out of its CSV and JSON).  Filled by kprof_copy_rows(). */
+struct kprof_copy_rows {
+    const struct kprof_snapshot *s;
+    int memsets;
+    size_t n;
+    unsigned char dir[KPROF_DIR_COUNT * KPROF_HOST_COUNT], host[KPROF_DIR_COUNT * KPROF_HOST_COUNT];
+};
+/* Fills *t with the copies of s that have a call (memsets 0) or with s's memsets (memsets 1). */
+void kprof_copy_rows(struct kprof_copy_rows *t, const struct kprof_snapshot *s, int memsets);
+/* captured, allocations (row: enum kprof_mem), devices, api (row: the API's index), context_init: the
+ * snapshot itself. */
+
 /* Text: the units of the table's AUTO and AUTO2 columns, each chosen (kprof_unit_for) from the largest
  * value of its REF columns over rows 0 to nrows - 1 of ctx (those for which `rows`, when not NULL, holds;
  * hidden rows and "-" cells count), into units[KPROF_TU_AUTO_COUNT]. */

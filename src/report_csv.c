@@ -69,13 +69,19 @@ static void csv_close(struct csv_dest *c, FILE *f, const char *table)
     }
 }
 
+/* A table of columns.def with its header row: rows 0 to n - 1 of ctx, without the columns flagged `skip`. */
+static void csv_table(FILE *f, int table, const void *ctx, size_t n, unsigned skip)
+{
+    kprof_csv_header(f, table, skip);
+    for (size_t i = 0; i < n; i++)
+        kprof_csv_row(f, table, ctx, i, skip);
+}
+
 /* A kernels-style table with its header row (kernels.csv, graphs.csv); all_ns: the total their share is of. */
 static void kernel_rows(FILE *f, struct kprof_kernel *const *rows, size_t n, uint64_t all_ns)
 {
     struct kprof_kernel_rows t = { rows, n, all_ns };
-    kprof_csv_header(f, KPROF_TABLE_kernels, 0);
-    for (size_t i = 0; i < n; i++)
-        kprof_csv_row(f, KPROF_TABLE_kernels, &t, i, 0);
+    csv_table(f, KPROF_TABLE_kernels, &t, n, 0);
 }
 
 int kprof_report_csv(const char *base, int chosen, const struct kprof_snapshot *s, char **failed, const char **why)
@@ -95,10 +101,7 @@ int kprof_report_csv(const char *base, int chosen, const struct kprof_snapshot *
         csv_close(&dest, f, "summary");
     }
     if ((f = csv_open(&dest, "context_init"))) {
-        fprintf(f, "device,api,host_ns\n");
-        for (size_t i = 0; i < s->nctx_inits; i++)
-            fprintf(f, "%d,%s,%llu\n", s->ctx_inits[i].device, kprof_api_names[s->ctx_inits[i].api],
-                    U(s->ctx_inits[i].host_ns));
+        csv_table(f, KPROF_TABLE_context_init, s, s->nctx_inits, 0);
         csv_close(&dest, f, "context_init");
     }
     if ((f = csv_open(&dest, "kernels"))) {
@@ -113,59 +116,33 @@ int kprof_report_csv(const char *base, int chosen, const struct kprof_snapshot *
         csv_close(&dest, f, "graphs");
     }
     if ((f = csv_open(&dest, "captured"))) {
-        fprintf(f, "name,mangled,launches\n");
-        for (size_t i = 0; i < s->ncaptured; i++) {
-            kprof_csv_string(f, s->captured[i]->name);
-            fputc(',', f);
-            kprof_csv_string(f, s->captured[i]->mangled);
-            fprintf(f, ",%llu\n", U(s->captured[i]->captured));
-        }
+        csv_table(f, KPROF_TABLE_captured, s, s->ncaptured, 0);
         csv_close(&dest, f, "captured");
     }
+    struct kprof_copy_rows t;
     if ((f = csv_open(&dest, "copies"))) {
-        fprintf(f, "direction,host_memory,count,bytes,timed,timed_bytes,total_ns,min_ns,max_ns,gbps\n");
-        for (int d = 0; d < KPROF_DIR_COUNT; d++)
-            for (int h = 0; h < KPROF_HOST_COUNT; h++) {
-                const struct kprof_copy *c = &s->copies[d][h];
-                if (!c->count)
-                    continue;
-                fprintf(f, "%s,%s,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%.3f\n", kprof_dir_names[d],
-                        h == KPROF_HOST_NONE ? "" : kprof_host_mem_names[h], U(c->count), U(c->bytes), U(c->timed),
-                        U(c->timed_bytes), U(c->total_ns), U(c->timed ? c->min_ns : 0), U(c->max_ns),
-                        c->total_ns ? (double)c->timed_bytes / (double)c->total_ns : 0.0);
-            }
+        kprof_copy_rows(&t, s, 0);
+        csv_table(f, KPROF_TABLE_copies, &t, t.n, 0);
         csv_close(&dest, f, "copies");
     }
     if ((f = csv_open(&dest, "memsets"))) {
-        const struct kprof_copy *c = &s->memsets;
-        fprintf(f, "count,bytes,timed,timed_bytes,total_ns,min_ns,max_ns,gbps\n");
-        fprintf(f, "%llu,%llu,%llu,%llu,%llu,%llu,%llu,%.3f\n", U(c->count), U(c->bytes), U(c->timed),
-                U(c->timed_bytes), U(c->total_ns), U(c->timed ? c->min_ns : 0), U(c->max_ns),
-                c->total_ns ? (double)c->timed_bytes / (double)c->total_ns : 0.0);
+        kprof_copy_rows(&t, s, 1);
+        csv_table(f, KPROF_TABLE_copies, &t, 1, KPROF_COL_LABEL);
         csv_close(&dest, f, "memsets");
     }
     if ((f = csv_open(&dest, "allocations"))) {
-        fprintf(f, "kind,count,bytes,frees,freed_bytes,host_ns,peak_bytes,in_use_bytes\n");
-        for (int m = 0; m < KPROF_MEM_COUNT; m++) {
-            const struct kprof_alloc_stat *a = &s->alloc[m];
-            fprintf(f, "%s,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n", kprof_mem_names[m], U(a->count), U(a->bytes),
-                    U(a->frees), U(a->freed_bytes), U(a->host_ns), U(a->peak), U(a->in_use));
-        }
+        csv_table(f, KPROF_TABLE_allocations, s, KPROF_MEM_COUNT, 0);
         csv_close(&dest, f, "allocations");
     }
     if ((f = csv_open(&dest, "devices"))) {
-        fprintf(f, "device,kernels,kernel_ns,busy_ns,wall_ns\n");
-        for (size_t i = 0; i < s->ndevices; i++)
-            fprintf(f, "%d,%llu,%llu,%llu,%llu\n", s->devices[i].device, U(s->devices[i].kernels),
-                    U(s->devices[i].kernel_ns), U(s->devices[i].busy_ns), U(s->wall_ns));
+        csv_table(f, KPROF_TABLE_devices, s, s->ndevices, 0);
         csv_close(&dest, f, "devices");
     }
     if ((f = csv_open(&dest, "api"))) {
-        fprintf(f, "name,calls,errors,total_ns,max_ns\n");
-        for (int i = 0; i < KPROF_API_COUNT; i++)
+        kprof_csv_header(f, KPROF_TABLE_api, 0);
+        for (size_t i = 0; i < KPROF_API_COUNT; i++)
             if (kprof_api_counted[i] && s->api[i].calls)
-                fprintf(f, "%s,%llu,%llu,%llu,%llu\n", kprof_api_names[i], U(s->api[i].calls), U(s->api[i].errors),
-                        U(s->api[i].total_ns), U(s->api[i].max_ns));
+                kprof_csv_row(f, KPROF_TABLE_api, s, i, 0);
         csv_close(&dest, f, "api");
     }
     if ((f = csv_open(&dest, "calibration"))) {

@@ -13,11 +13,26 @@
 #include "columns.h"
 
 
-/* "Label (unit)" into buf. */
-static const char *head(char *buf, size_t n, const char *label, struct kprof_unit u)
+/* A table of columns.def under its header line: rows 0 to n - 1 of ctx, those for which shown (when not
+ * NULL) holds; units chosen from all n (from those for which `unit_rows` holds, when not NULL).  labels as
+ * kprof_text_header() takes them. */
+static void table_of(FILE *f, int id, const void *ctx, size_t n, const char *const *labels,
+                     int (*shown)(const void *ctx, size_t row),
+                     int (*unit_rows)(const void *ctx, size_t row))
 {
-    snprintf(buf, n, "%s (%s)", label, u.name);
-    return buf;
+    struct kprof_unit units[KPROF_TU_AUTO_COUNT];
+    kprof_text_units(id, ctx, n, unit_rows, units);
+    kprof_text_header(f, id, units, labels);
+    for (size_t i = 0; i < n; i++)
+        if (!shown || shown(ctx, i)) {
+            kprof_text_row(f, id, ctx, i, units);
+            fputc('\n', f);
+        }
+}
+static void table(FILE *f, int id, const void *ctx, size_t n, const char *const *labels,
+                  int (*shown)(const void *ctx, size_t row))
+{
+    table_of(f, id, ctx, n, labels, shown, NULL);
 }
 
 static void context_init(FILE *f, const struct kprof_snapshot *s)
@@ -27,10 +42,7 @@ static void context_init(FILE *f, const struct kprof_snapshot *s)
         fprintf(f, "  (no context created through an intercepted call)\n");
         return;
     }
-    fprintf(f, "%6s %14s  %s\n", "Device", "Host time (ms)", "Created by");
-    for (size_t i = 0; i < s->nctx_inits; i++)
-        fprintf(f, "%6d %14.3f  %s\n", s->ctx_inits[i].device, (double)s->ctx_inits[i].host_ns / 1e6,
-                kprof_api_names[s->ctx_inits[i].api]);
+    table(f, KPROF_TABLE_context_init, s, s->nctx_inits, NULL, NULL);
 }
 
 /* A kernels-style table of rows (kernels, or graphs timed as a whole), under `section`. */
@@ -109,53 +121,19 @@ static void captured(FILE *f, const struct kprof_snapshot *s)
         fprintf(f, "  (no launches while capturing)\n");
         return;
     }
-    fprintf(f, "%10s  %s\n", "Launches", "Kernel (launched into a capturing stream: runs when its graph does)");
-    for (size_t i = 0; i < s->ncaptured; i++) {
-        fprintf(f, "%10llu  ", (unsigned long long)s->captured[i]->captured);
-        kprof_text_put(f, s->captured[i]->name, 0);
-        fprintf(f, "\n");
-    }
-}
-
-/* One copies-style row: count, bytes, timed, total, avg, GB/s. */
-static void copy_row(FILE *f, const struct kprof_copy *c, struct kprof_unit u)
-{
-    fprintf(f, " %9llu ", (unsigned long long)c->count);
-    kprof_print_bytes(f, 12, c->bytes);
-    if (c->timed)
-        fprintf(f, " %9llu %13.3f %11.3f %9.2f\n", (unsigned long long)c->timed, (double)c->total_ns / u.ns,
-                (double)c->total_ns / (double)c->timed / u.ns,
-                c->total_ns ? (double)c->timed_bytes / (double)c->total_ns : 0.0);
-    else
-        fprintf(f, " %9d %13s %11s %9s\n", 0, "-", "-", "-");
+    table(f, KPROF_TABLE_captured, s, s->ncaptured, NULL, NULL);
 }
 
 static void copies(FILE *f, const struct kprof_snapshot *s)
 {
     fprintf(f, "== libkprof: copies ==\n");
-    uint64_t max = 0, any = 0;
-    for (int d = 0; d < KPROF_DIR_COUNT; d++)
-        for (int h = 0; h < KPROF_HOST_COUNT; h++) {
-            any += s->copies[d][h].count;
-            if (s->copies[d][h].total_ns > max)
-                max = s->copies[d][h].total_ns;
-        }
-    if (!any) {
+    struct kprof_copy_rows t;
+    kprof_copy_rows(&t, s, 0);
+    if (!t.n) {
         fprintf(f, "  (no copies)\n");
         return;
     }
-    struct kprof_unit u = kprof_unit_for(max);
-    char h1[24], h2[24];
-    fprintf(f, "%-9s %-8s %9s %12s %9s %13s %11s %9s\n", "Direction", "Host", "Count", "Bytes", "Timed",
-            head(h1, 24, "Total", u), head(h2, 24, "Avg", u), "GB/s");
-    for (int d = 0; d < KPROF_DIR_COUNT; d++)
-        for (int h = 0; h < KPROF_HOST_COUNT; h++) {
-            const struct kprof_copy *c = &s->copies[d][h];
-            if (!c->count)
-                continue;
-            fprintf(f, "%-9s %-8s", kprof_dir_names[d], kprof_host_mem_names[h]);
-            copy_row(f, c, u);
-        }
+    table(f, KPROF_TABLE_copies, &t, t.n, NULL, NULL);
 }
 
 static void memsets(FILE *f, const struct kprof_snapshot *s)
@@ -165,43 +143,30 @@ static void memsets(FILE *f, const struct kprof_snapshot *s)
         fprintf(f, "  (no memsets)\n");
         return;
     }
-    struct kprof_unit u = kprof_unit_for(s->memsets.total_ns);
-    char h1[24], h2[24];
-    fprintf(f, "%-18s %9s %12s %9s %13s %11s %9s\n", "", "Count", "Bytes", "Timed", head(h1, 24, "Total", u),
-            head(h2, 24, "Avg", u), "GB/s");
-    fprintf(f, "%-18s", "memset");
-    copy_row(f, &s->memsets, u);
+    struct kprof_copy_rows t;
+    kprof_copy_rows(&t, s, 1);
+    const char *labels[KPROF_COLUMN_COUNT] = { [KPROF_COL_copies_direction] = "", [KPROF_COL_copies_host_memory] = "" };
+    table(f, KPROF_TABLE_copies, &t, 1, labels, NULL);
+}
+
+/* Allocation kinds with a call: the rows the text shows. */
+static int alloc_used(const void *ctx, size_t m)
+{
+    const struct kprof_snapshot *s = ctx;
+    return s->alloc[m].count || s->alloc[m].frees;
 }
 
 static void allocations(FILE *f, const struct kprof_snapshot *s)
 {
     fprintf(f, "== libkprof: allocations ==\n");
-    uint64_t max = 0, any = 0;
-    for (int m = 0; m < KPROF_MEM_COUNT; m++) {
-        any += s->alloc[m].count + s->alloc[m].frees;
-        if (s->alloc[m].host_ns > max)
-            max = s->alloc[m].host_ns;
-    }
+    int any = 0;
+    for (size_t m = 0; m < KPROF_MEM_COUNT; m++)
+        any |= alloc_used(s, m);
     if (!any) {
         fprintf(f, "  (no allocations)\n");
         return;
     }
-    struct kprof_unit u = kprof_unit_for(max);
-    char h[24];
-    fprintf(f, "%-8s %9s %12s %9s %12s %15s %12s\n", "Kind", "Allocs", "Bytes", "Frees", "Freed",
-            head(h, 24, "Host time", u), "Peak in use");
-    for (int m = 0; m < KPROF_MEM_COUNT; m++) {
-        const struct kprof_alloc_stat *a = &s->alloc[m];
-        if (!a->count && !a->frees)
-            continue;
-        fprintf(f, "%-8s %9llu ", kprof_mem_names[m], (unsigned long long)a->count);
-        kprof_print_bytes(f, 12, a->bytes);
-        fprintf(f, " %9llu ", (unsigned long long)a->frees);
-        kprof_print_bytes(f, 12, a->freed_bytes);
-        fprintf(f, " %15.3f ", (double)a->host_ns / u.ns);
-        kprof_print_bytes(f, 12, a->peak);
-        fprintf(f, "\n");
-    }
+    table(f, KPROF_TABLE_allocations, s, KPROF_MEM_COUNT, NULL, alloc_used);
 }
 
 static void devices(FILE *f, const struct kprof_snapshot *s)
@@ -211,51 +176,33 @@ static void devices(FILE *f, const struct kprof_snapshot *s)
         fprintf(f, "  (no timed kernels)\n");
         return;
     }
-    uint64_t max = 0;
-    for (size_t i = 0; i < s->ndevices; i++)
-        if (s->devices[i].kernel_ns > max)
-            max = s->devices[i].kernel_ns;
-    struct kprof_unit u = kprof_unit_for(max);
-    char h1[24], h2[24];
-    fprintf(f, "%6s %9s %15s %15s %9s %12s %8s\n", "Device", "Kernels", head(h1, 24, "Kernel sum", u),
-            head(h2, 24, "Busy", u), "Overlap", "Wall (s)", "Busy(%)");
-    for (size_t i = 0; i < s->ndevices; i++) {
-        const struct kprof_device_stat *d = &s->devices[i];
-        fprintf(f, "%6d %9llu %15.3f %15.3f %8.2fx %12.3f %8.2f\n", d->device, (unsigned long long)d->kernels,
-                (double)d->kernel_ns / u.ns, (double)d->busy_ns / u.ns,
-                d->busy_ns ? (double)d->kernel_ns / (double)d->busy_ns : 0.0, (double)s->wall_ns / 1e9,
-                s->wall_ns ? 100.0 * (double)d->busy_ns / (double)s->wall_ns : 0.0);
-    }
+    table(f, KPROF_TABLE_devices, s, s->ndevices, NULL, NULL);
     fprintf(f, "Busy: the union of the device's kernel intervals; Overlap: kernel sum / busy (above 1: streams ran\n"
                "kernels at the same time).\n");
+}
+
+/* API functions counted (those whose times choose the table's unit), and called (the rows shown). */
+static int api_counted(const void *ctx, size_t i)
+{
+    return kprof_api_counted[i];
+}
+static int api_called(const void *ctx, size_t i)
+{
+    const struct kprof_snapshot *s = ctx;
+    return kprof_api_counted[i] && s->api[i].calls;
 }
 
 static void api(FILE *f, const struct kprof_snapshot *s)
 {
     fprintf(f, "== libkprof: api ==\n");
-    uint64_t max = 0, calls = 0;
-    for (int i = 0; i < KPROF_API_COUNT; i++)
-        if (kprof_api_counted[i]) {
-            calls += s->api[i].calls;
-            if (s->api[i].total_ns > max)
-                max = s->api[i].total_ns;
-        }
-    if (calls == 0) {
+    int any = 0;
+    for (size_t i = 0; i < KPROF_API_COUNT; i++)
+        any |= api_called(s, i);
+    if (!any) {
         fprintf(f, "  (no API calls counted)\n");
         return;
     }
-    struct kprof_unit u = kprof_unit_for(max);
-    char h[3][24];
-    fprintf(f, "%10s %8s %13s %11s %11s  %s\n", "Calls", "Errors", head(h[0], 24, "Total", u),
-            head(h[1], 24, "Avg", u), head(h[2], 24, "Max", u), "API (host time)");
-    for (int i = 0; i < KPROF_API_COUNT; i++) {
-        const struct kprof_api_stat *a = &s->api[i];
-        if (!kprof_api_counted[i] || !a->calls)
-            continue;
-        fprintf(f, "%10llu %8llu %13.3f %11.3f %11.3f  %s\n", (unsigned long long)a->calls,
-                (unsigned long long)a->errors, (double)a->total_ns / u.ns,
-                (double)a->total_ns / (double)a->calls / u.ns, (double)a->max_ns / u.ns, kprof_api_names[i]);
-    }
+    table_of(f, KPROF_TABLE_api, s, KPROF_API_COUNT, NULL, api_called, api_counted);
 }
 
 void kprof_report_text(FILE *f, const struct kprof_snapshot *s)
