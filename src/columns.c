@@ -221,36 +221,6 @@ void kprof_text_header(FILE *f, int table, const struct kprof_unit *units, const
     fputc('\n', f);
 }
 
-/* The escaped form of byte c (see kprof_text_put) into buf[5]; returns its length. */
-static size_t text_char(unsigned char c, char *buf)
-{
-    switch (c) {
-    case '\\': return (size_t)snprintf(buf, 5, "\\\\");
-    case '\n': return (size_t)snprintf(buf, 5, "\\n");
-    case '\t': return (size_t)snprintf(buf, 5, "\\t");
-    case '\r': return (size_t)snprintf(buf, 5, "\\r");
-    default:
-        if (c < 0x20 || c == 0x7f)
-            return (size_t)snprintf(buf, 5, "\\x%02x", c);
-        buf[0] = (char)c;
-        buf[1] = '\0';
-        return 1;
-    }
-}
-
-void kprof_text_put(FILE *f, const char *s, int width)
-{
-    char buf[5];
-    int n = 0;
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        size_t l = text_char(*p, buf);
-        fwrite(buf, 1, l, f);
-        n += (int)l;
-    }
-    for (; n < width; n++)
-        fputc(' ', f);
-}
-
 /* A ratio as a double (0 when its denominator is), times `scale`: the same arithmetic as scale * num / den. */
 static double frac(struct kprof_value v, double scale)
 {

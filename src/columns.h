@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include "kernels.h"
 #include "snapshot.h"
+#include "textput.h"
 #include "units.h"
 
 /* What a column's value is; each format writes a kind its own way (see columns.def). */
@@ -103,11 +104,6 @@ void kprof_text_units(int table, const void *ctx, size_t nrows, int (*rows)(cons
 void kprof_text_header(FILE *f, int table, const struct kprof_unit *units, const char *const *labels);
 /* Text: row `row` of ctx, without its newline (the caller may add a note after the last column). */
 void kprof_text_row(FILE *f, int table, const void *ctx, size_t row, const struct kprof_unit *units);
-/* Text: writes s (bytes from the program: a kernel name, the command line) on one line that cannot forge a
- * "== libkprof: ... ==" header: a backslash as \\, a newline, tab or carriage return as \n, \t, \r, any
- * other control character as \xNN; then spaces up to `width` columns. */
-void kprof_text_put(FILE *f, const char *s, int width);
-
 /* CSV: the table's header row (with its newline), leaving out the columns with a flag of `skip`. */
 void kprof_csv_header(FILE *f, int table, unsigned skip);
 /* CSV: row `row` of ctx (with its newline), leaving out the columns with a flag of `skip`. */
