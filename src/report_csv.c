@@ -13,24 +13,9 @@
 #include "snapshot.h"
 #include "report.h"
 #include "output.h"
+#include "columns.h"
 
 #define U(x) ((unsigned long long)(x))
-
-/* A field quoted as RFC 4180 says when it holds a comma, quote or newline. */
-static void csv_string(FILE *f, const char *s)
-{
-    if (!strpbrk(s, ",\"\n\r")) {
-        fputs(s, f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"')
-            fputc('"', f);
-        fputc(*s, f);
-    }
-    fputc('"', f);
-}
 
 /* Where the CSV files go, and the first that could not be written. */
 struct csv_dest {
@@ -84,28 +69,19 @@ static void csv_close(struct csv_dest *c, FILE *f, const char *table)
     }
 }
 
-/* A kernels-style table with its header row (kernels.csv, graphs.csv). */
+/* A table of columns.def with its header row: rows 0 to n - 1 of ctx, without the columns flagged `skip`. */
+static void csv_table(FILE *f, int table, const void *ctx, size_t n, unsigned skip)
+{
+    kprof_csv_header(f, table, skip);
+    for (size_t i = 0; i < n; i++)
+        kprof_csv_row(f, table, ctx, i, skip);
+}
+
+/* A kernels-style table with its header row (kernels.csv, graphs.csv); all_ns: the total their share is of. */
 static void kernel_rows(FILE *f, struct kprof_kernel *const *rows, size_t n, uint64_t all_ns)
 {
-    fprintf(f, "name,mangled,calls,timed,total_ns,measured_ns,first_ns,avg_ns,median_ns,p95_ns,p99_ns,min_ns,max_ns,"
-               "stddev_ns,share,grid_x,grid_y,grid_z,block_x,block_y,block_z,graph_calls,in_conditional_bodies\n");
-    for (size_t i = 0; i < n; i++) {
-        const struct kprof_kernel *k = rows[i];
-        double avg = 0.0;
-        uint64_t mn = 0, mx = 0;
-        kprof_kernel_steady(k, &avg, &mn, &mx);
-        csv_string(f, k->name);
-        fputc(',', f);
-        csv_string(f, k->mangled);
-        fprintf(f, ",%llu,%llu,%llu,%llu,", U(k->calls), U(k->timed), U(kprof_kernel_total(k)), U(k->total_ns));
-        if (k->first_timed)
-            fprintf(f, "%llu", U(k->first_ns));
-        fprintf(f, ",%llu,%llu,%llu,%llu,%llu,%llu,%.1f,%.6f,%u,%u,%u,%u,%u,%u,%llu,%d\n", U(avg + 0.5),
-                U(kprof_kernel_percentile(k, 50)), U(kprof_kernel_percentile(k, 95)),
-                U(kprof_kernel_percentile(k, 99)), U(mn), U(mx), kprof_kernel_stddev(k),
-                all_ns ? (double)kprof_kernel_total(k) / (double)all_ns : 0.0, k->grid[0], k->grid[1], k->grid[2],
-                k->block[0], k->block[1], k->block[2], U(k->graph_calls), k->in_conditional);
-    }
+    struct kprof_kernel_rows t = { rows, n, all_ns };
+    csv_table(f, KPROF_TABLE_kernels, &t, n, 0);
 }
 
 int kprof_report_csv(const char *base, int chosen, const struct kprof_snapshot *s, char **failed, const char **why)
@@ -117,18 +93,15 @@ int kprof_report_csv(const char *base, int chosen, const struct kprof_snapshot *
         fprintf(f, "pid,host,command,wall_ns,sample_period,events_created,pairs_incomplete,pairs_failed,untimed_no_event,"
                    "one_event\n");
         fprintf(f, "%ld,", s->pid);
-        csv_string(f, s->host);
+        kprof_csv_string(f, s->host);
         fputc(',', f);
-        csv_string(f, s->command);
+        kprof_csv_string(f, s->command);
         fprintf(f, ",%llu,%ld,%ld,%ld,%ld,%ld,%ld\n", U(s->wall_ns), kprof_config.sample, s->events.created,
                 s->events.incomplete, s->events.failed, s->events.pool_exhausted, s->events.one_event);
         csv_close(&dest, f, "summary");
     }
     if ((f = csv_open(&dest, "context_init"))) {
-        fprintf(f, "device,api,host_ns\n");
-        for (size_t i = 0; i < s->nctx_inits; i++)
-            fprintf(f, "%d,%s,%llu\n", s->ctx_inits[i].device, kprof_api_names[s->ctx_inits[i].api],
-                    U(s->ctx_inits[i].host_ns));
+        csv_table(f, KPROF_TABLE_context_init, s, s->nctx_inits, 0);
         csv_close(&dest, f, "context_init");
     }
     if ((f = csv_open(&dest, "kernels"))) {
@@ -143,59 +116,33 @@ int kprof_report_csv(const char *base, int chosen, const struct kprof_snapshot *
         csv_close(&dest, f, "graphs");
     }
     if ((f = csv_open(&dest, "captured"))) {
-        fprintf(f, "name,mangled,launches\n");
-        for (size_t i = 0; i < s->ncaptured; i++) {
-            csv_string(f, s->captured[i]->name);
-            fputc(',', f);
-            csv_string(f, s->captured[i]->mangled);
-            fprintf(f, ",%llu\n", U(s->captured[i]->captured));
-        }
+        csv_table(f, KPROF_TABLE_captured, s, s->ncaptured, 0);
         csv_close(&dest, f, "captured");
     }
+    struct kprof_copy_rows t;
     if ((f = csv_open(&dest, "copies"))) {
-        fprintf(f, "direction,host_memory,count,bytes,timed,timed_bytes,total_ns,min_ns,max_ns,gbps\n");
-        for (int d = 0; d < KPROF_DIR_COUNT; d++)
-            for (int h = 0; h < KPROF_HOST_COUNT; h++) {
-                const struct kprof_copy *c = &s->copies[d][h];
-                if (!c->count)
-                    continue;
-                fprintf(f, "%s,%s,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%.3f\n", kprof_dir_names[d],
-                        h == KPROF_HOST_NONE ? "" : kprof_host_mem_names[h], U(c->count), U(c->bytes), U(c->timed),
-                        U(c->timed_bytes), U(c->total_ns), U(c->timed ? c->min_ns : 0), U(c->max_ns),
-                        c->total_ns ? (double)c->timed_bytes / (double)c->total_ns : 0.0);
-            }
+        kprof_copy_rows(&t, s, 0);
+        csv_table(f, KPROF_TABLE_copies, &t, t.n, 0);
         csv_close(&dest, f, "copies");
     }
     if ((f = csv_open(&dest, "memsets"))) {
-        const struct kprof_copy *c = &s->memsets;
-        fprintf(f, "count,bytes,timed,timed_bytes,total_ns,min_ns,max_ns,gbps\n");
-        fprintf(f, "%llu,%llu,%llu,%llu,%llu,%llu,%llu,%.3f\n", U(c->count), U(c->bytes), U(c->timed),
-                U(c->timed_bytes), U(c->total_ns), U(c->timed ? c->min_ns : 0), U(c->max_ns),
-                c->total_ns ? (double)c->timed_bytes / (double)c->total_ns : 0.0);
+        kprof_copy_rows(&t, s, 1);
+        csv_table(f, KPROF_TABLE_copies, &t, 1, KPROF_COL_LABEL);
         csv_close(&dest, f, "memsets");
     }
     if ((f = csv_open(&dest, "allocations"))) {
-        fprintf(f, "kind,count,bytes,frees,freed_bytes,host_ns,peak_bytes,in_use_bytes\n");
-        for (int m = 0; m < KPROF_MEM_COUNT; m++) {
-            const struct kprof_alloc_stat *a = &s->alloc[m];
-            fprintf(f, "%s,%llu,%llu,%llu,%llu,%llu,%llu,%llu\n", kprof_mem_names[m], U(a->count), U(a->bytes),
-                    U(a->frees), U(a->freed_bytes), U(a->host_ns), U(a->peak), U(a->in_use));
-        }
+        csv_table(f, KPROF_TABLE_allocations, s, KPROF_MEM_COUNT, 0);
         csv_close(&dest, f, "allocations");
     }
     if ((f = csv_open(&dest, "devices"))) {
-        fprintf(f, "device,kernels,kernel_ns,busy_ns,wall_ns\n");
-        for (size_t i = 0; i < s->ndevices; i++)
-            fprintf(f, "%d,%llu,%llu,%llu,%llu\n", s->devices[i].device, U(s->devices[i].kernels),
-                    U(s->devices[i].kernel_ns), U(s->devices[i].busy_ns), U(s->wall_ns));
+        csv_table(f, KPROF_TABLE_devices, s, s->ndevices, 0);
         csv_close(&dest, f, "devices");
     }
     if ((f = csv_open(&dest, "api"))) {
-        fprintf(f, "name,calls,errors,total_ns,max_ns\n");
-        for (int i = 0; i < KPROF_API_COUNT; i++)
+        kprof_csv_header(f, KPROF_TABLE_api, 0);
+        for (size_t i = 0; i < KPROF_API_COUNT; i++)
             if (kprof_api_counted[i] && s->api[i].calls)
-                fprintf(f, "%s,%llu,%llu,%llu,%llu\n", kprof_api_names[i], U(s->api[i].calls), U(s->api[i].errors),
-                        U(s->api[i].total_ns), U(s->api[i].max_ns));
+                kprof_csv_row(f, KPROF_TABLE_api, s, i, 0);
         csv_close(&dest, f, "api");
     }
     if ((f = csv_open(&dest, "calibration"))) {
@@ -205,7 +152,7 @@ int kprof_report_csv(const char *base, int chosen, const struct kprof_snapshot *
             for (int sh = 0; sh < KPROF_START_COUNT; sh++)
                 for (int p = 0; p < (sh ? KPROF_PRED_SHARED_COUNT : KPROF_PRED_COUNT); p++) {
                     fprintf(f, "%d,", c->device);
-                    csv_string(f, kprof_calib_state_text(c->state));
+                    kprof_csv_string(f, kprof_calib_state_text(c->state));
                     fprintf(f, ",%llu,%u,%s,%s,%.0f\n", U(c->cost_ns), c->samples, sh ? "shared" : "own",
                             kprof_pred_names[p], c->handoff_ns[sh][p]);
                 }

@@ -9,6 +9,7 @@
 #include "snapshot.h"
 #include "report.h"
 #include "utf8.h"
+#include "columns.h"
 
 void kprof_json_string(FILE *f, const char *s)
 {
@@ -36,42 +37,37 @@ void kprof_json_string(FILE *f, const char *s)
 
 #define U(x) ((unsigned long long)(x))
 
-static void copy_fields(FILE *f, const struct kprof_copy *c)
+/* The rows 0 to n - 1 of ctx for which shown (when not NULL) holds, as the elements of a JSON array (its
+ * brackets are the caller's). */
+static void json_rows(FILE *f, int table, const void *ctx, size_t n, int (*shown)(const void *ctx, size_t row))
 {
-    fprintf(f, "\"count\": %llu, \"bytes\": %llu, \"timed\": %llu, \"timed_bytes\": %llu, \"total_ns\": %llu, "
-               "\"min_ns\": %llu, \"max_ns\": %llu, \"gbps\": %.3f",
-            U(c->count), U(c->bytes), U(c->timed), U(c->timed_bytes), U(c->total_ns), U(c->timed ? c->min_ns : 0),
-            U(c->max_ns), c->total_ns ? (double)c->timed_bytes / (double)c->total_ns : 0.0);
+    int first = 1;
+    for (size_t i = 0; i < n; i++) {
+        if (shown && !shown(ctx, i))
+            continue;
+        fprintf(f, "%s\n    ", first ? "" : ",");
+        kprof_json_object(f, table, ctx, i, 0);
+        first = 0;
+    }
+    if (!first)
+        fprintf(f, "\n  ");
 }
 
-/* Kernels-style rows (kernels, or graphs timed as a whole); `all_ns` is the total their share is of. */
+/* API functions counted and called: the api table's rows. */
+static int api_called(const void *ctx, size_t i)
+{
+    const struct kprof_snapshot *s = ctx;
+    return kprof_api_counted[i] && s->api[i].calls;
+}
+
+/* Kernels-style rows (kernels, or graphs timed as a whole, which have no graph_calls and
+ * in_conditional_bodies); `all_ns` is the total their share is of. */
 static void kernel_rows(FILE *f, struct kprof_kernel *const *rows, size_t n, uint64_t all_ns)
 {
+    struct kprof_kernel_rows t = { rows, n, all_ns };
     for (size_t i = 0; i < n; i++) {
-        const struct kprof_kernel *k = rows[i];
-        fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
-        kprof_json_string(f, k->name);
-        fprintf(f, ", \"mangled\": ");
-        kprof_json_string(f, k->mangled);
-        double avg = 0.0;
-        uint64_t mn = 0, mx = 0;
-        kprof_kernel_steady(k, &avg, &mn, &mx);
-        fprintf(f, ", \"calls\": %llu, \"timed\": %llu, \"total_ns\": %llu, \"measured_ns\": %llu, ", U(k->calls),
-                U(k->timed), U(kprof_kernel_total(k)), U(k->total_ns));
-        if (!k->is_graph)
-            fprintf(f, "\"graph_calls\": %llu, \"in_conditional_bodies\": %s, ", U(k->graph_calls),
-                    k->in_conditional ? "true" : "false");
-        if (k->first_timed)
-            fprintf(f, "\"first_ns\": %llu, ", U(k->first_ns));
-        else
-            fprintf(f, "\"first_ns\": null, ");
-        fprintf(f, "\"avg_ns\": %llu, \"median_ns\": %llu, \"p95_ns\": %llu, \"p99_ns\": %llu, \"min_ns\": %llu, "
-                   "\"max_ns\": %llu, \"stddev_ns\": %.1f, \"share\": %.6f, \"grid\": [%u, %u, %u], "
-                   "\"block\": [%u, %u, %u]}",
-                U(avg + 0.5), U(kprof_kernel_percentile(k, 50)), U(kprof_kernel_percentile(k, 95)),
-                U(kprof_kernel_percentile(k, 99)), U(mn), U(mx), kprof_kernel_stddev(k),
-                all_ns ? (double)kprof_kernel_total(k) / (double)all_ns : 0.0, k->grid[0], k->grid[1], k->grid[2],
-                k->block[0], k->block[1], k->block[2]);
+        fprintf(f, "%s\n    ", i ? "," : "");
+        kprof_json_object(f, KPROF_TABLE_kernels, &t, i, rows[i]->is_graph ? KPROF_COL_KERNEL : 0);
     }
     if (n)
         fprintf(f, "\n  ");
@@ -88,12 +84,8 @@ void kprof_report_json(FILE *f, const struct kprof_snapshot *s)
     fprintf(f, ",\n  \"wall_ns\": %llu,\n  \"sample_period\": %ld,\n", U(s->wall_ns), kprof_config.sample);
 
     fprintf(f, "  \"context_init\": [");
-    for (size_t i = 0; i < s->nctx_inits; i++) {
-        fprintf(f, "%s\n    {\"device\": %d, \"api\": ", i ? "," : "", s->ctx_inits[i].device);
-        kprof_json_string(f, kprof_api_names[s->ctx_inits[i].api]);
-        fprintf(f, ", \"host_ns\": %llu}", U(s->ctx_inits[i].host_ns));
-    }
-    fprintf(f, "%s],\n", s->nctx_inits ? "\n  " : "");
+    json_rows(f, KPROF_TABLE_context_init, s, s->nctx_inits, NULL);
+    fprintf(f, "],\n");
 
     fprintf(f, "  \"filtered_kernels\": %zu,\n", s->nfiltered);
     fprintf(f, "  \"kernel_total_ns\": %llu,\n  \"kernels\": [", U(s->kernel_total_ns));
@@ -105,64 +97,31 @@ void kprof_report_json(FILE *f, const struct kprof_snapshot *s)
     fprintf(f, "  \"graphs\": [");
     kernel_rows(f, s->graphs, s->ngraphs, graph_ns);
     fprintf(f, "],\n  \"captured\": [");
-    for (size_t i = 0; i < s->ncaptured; i++) {
-        fprintf(f, "%s\n    {\"name\": ", i ? "," : "");
-        kprof_json_string(f, s->captured[i]->name);
-        fprintf(f, ", \"mangled\": ");
-        kprof_json_string(f, s->captured[i]->mangled);
-        fprintf(f, ", \"launches\": %llu}", U(s->captured[i]->captured));
-    }
-    fprintf(f, "%s],\n", s->ncaptured ? "\n  " : "");
+    json_rows(f, KPROF_TABLE_captured, s, s->ncaptured, NULL);
+    fprintf(f, "],\n");
 
+    struct kprof_copy_rows t;
+    kprof_copy_rows(&t, s, 0);
     fprintf(f, "  \"copies\": [");
-    int first = 1;
-    for (int d = 0; d < KPROF_DIR_COUNT; d++)
-        for (int h = 0; h < KPROF_HOST_COUNT; h++) {
-            const struct kprof_copy *c = &s->copies[d][h];
-            if (!c->count)
-                continue;
-            fprintf(f, "%s\n    {\"direction\": \"%s\", \"host_memory\": %s, ", first ? "" : ",", kprof_dir_names[d],
-                    h == KPROF_HOST_PINNED ? "\"pinned\"" : h == KPROF_HOST_PAGEABLE ? "\"pageable\"" : "null");
-            copy_fields(f, c);
-            fprintf(f, "}");
-            first = 0;
-        }
-    fprintf(f, "%s],\n", first ? "" : "\n  ");
+    json_rows(f, KPROF_TABLE_copies, &t, t.n, NULL);
+    fprintf(f, "],\n");
 
-    fprintf(f, "  \"memsets\": {");
-    copy_fields(f, &s->memsets);
-    fprintf(f, "},\n");
+    kprof_copy_rows(&t, s, 1);
+    fprintf(f, "  \"memsets\": ");
+    kprof_json_object(f, KPROF_TABLE_copies, &t, 0, KPROF_COL_LABEL);
+    fprintf(f, ",\n");
 
     fprintf(f, "  \"allocations\": [");
-    for (int m = 0; m < KPROF_MEM_COUNT; m++) {
-        const struct kprof_alloc_stat *a = &s->alloc[m];
-        fprintf(f, "%s\n    {\"kind\": \"%s\", \"count\": %llu, \"bytes\": %llu, \"frees\": %llu, "
-                   "\"freed_bytes\": %llu, \"host_ns\": %llu, \"peak_bytes\": %llu, \"in_use_bytes\": %llu}",
-                m ? "," : "", kprof_mem_names[m], U(a->count), U(a->bytes), U(a->frees), U(a->freed_bytes),
-                U(a->host_ns), U(a->peak), U(a->in_use));
-    }
-    fprintf(f, "\n  ],\n");
+    json_rows(f, KPROF_TABLE_allocations, s, KPROF_MEM_COUNT, NULL);
+    fprintf(f, "],\n");
 
     fprintf(f, "  \"devices\": [");
-    for (size_t i = 0; i < s->ndevices; i++) {
-        const struct kprof_device_stat *d = &s->devices[i];
-        fprintf(f, "%s\n    {\"device\": %d, \"kernels\": %llu, \"kernel_ns\": %llu, \"busy_ns\": %llu}",
-                i ? "," : "", d->device, U(d->kernels), U(d->kernel_ns), U(d->busy_ns));
-    }
-    fprintf(f, "%s],\n", s->ndevices ? "\n  " : "");
+    json_rows(f, KPROF_TABLE_devices, s, s->ndevices, NULL);
+    fprintf(f, "],\n");
 
     fprintf(f, "  \"api\": [");
-    first = 1;
-    for (int i = 0; i < KPROF_API_COUNT; i++) {
-        const struct kprof_api_stat *p = &s->api[i];
-        if (!kprof_api_counted[i] || !p->calls)
-            continue;
-        fprintf(f, "%s\n    {\"name\": \"%s\", \"calls\": %llu, \"errors\": %llu, \"total_ns\": %llu, "
-                   "\"max_ns\": %llu}",
-                first ? "" : ",", kprof_api_names[i], U(p->calls), U(p->errors), U(p->total_ns), U(p->max_ns));
-        first = 0;
-    }
-    fprintf(f, "%s],\n", first ? "" : "\n  ");
+    json_rows(f, KPROF_TABLE_api, s, KPROF_API_COUNT, api_called);
+    fprintf(f, "],\n");
 
     fprintf(f, "  \"calibration\": [");
     for (size_t i = 0; i < s->ncalibs; i++) {

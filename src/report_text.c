@@ -10,34 +10,29 @@
 #include "snapshot.h"
 #include "report.h"
 #include "units.h"
+#include "columns.h"
 
 
-/* Writes name (a kernel name, the command line: bytes from the program) so that it stays on one line and
- * cannot forge a "== libkprof: ... ==" header: a backslash as \\, a newline, tab or carriage return as
- * \n, \t, \r, any other control character as \xNN; other bytes as they are. */
-static void put_name(FILE *f, const char *name)
+/* A table of columns.def under its header line: rows 0 to n - 1 of ctx, those for which shown (when not
+ * NULL) holds; units chosen from all n (from those for which `unit_rows` holds, when not NULL).  labels as
+ * kprof_text_header() takes them. */
+static void table_of(FILE *f, int id, const void *ctx, size_t n, const char *const *labels,
+                     int (*shown)(const void *ctx, size_t row),
+                     int (*unit_rows)(const void *ctx, size_t row))
 {
-    for (const unsigned char *p = (const unsigned char *)name; *p; p++) {
-        if (*p == '\\')
-            fputs("\\\\", f);
-        else if (*p == '\n')
-            fputs("\\n", f);
-        else if (*p == '\t')
-            fputs("\\t", f);
-        else if (*p == '\r')
-            fputs("\\r", f);
-        else if (*p < 0x20 || *p == 0x7f)
-            fprintf(f, "\\x%02x", *p);
-        else
-            fputc(*p, f);
-    }
+    struct kprof_unit units[KPROF_TU_AUTO_COUNT];
+    kprof_text_units(id, ctx, n, unit_rows, units);
+    kprof_text_header(f, id, units, labels);
+    for (size_t i = 0; i < n; i++)
+        if (!shown || shown(ctx, i)) {
+            kprof_text_row(f, id, ctx, i, units);
+            fputc('\n', f);
+        }
 }
-
-/* "Label (unit)" into buf. */
-static const char *head(char *buf, size_t n, const char *label, struct kprof_unit u)
+static void table(FILE *f, int id, const void *ctx, size_t n, const char *const *labels,
+                  int (*shown)(const void *ctx, size_t row))
 {
-    snprintf(buf, n, "%s (%s)", label, u.name);
-    return buf;
+    table_of(f, id, ctx, n, labels, shown, NULL);
 }
 
 static void context_init(FILE *f, const struct kprof_snapshot *s)
@@ -47,10 +42,7 @@ static void context_init(FILE *f, const struct kprof_snapshot *s)
         fprintf(f, "  (no context created through an intercepted call)\n");
         return;
     }
-    fprintf(f, "%6s %14s  %s\n", "Device", "Host time (ms)", "Created by");
-    for (size_t i = 0; i < s->nctx_inits; i++)
-        fprintf(f, "%6d %14.3f  %s\n", s->ctx_inits[i].device, (double)s->ctx_inits[i].host_ns / 1e6,
-                kprof_api_names[s->ctx_inits[i].api]);
+    table(f, KPROF_TABLE_context_init, s, s->nctx_inits, NULL, NULL);
 }
 
 /* A kernels-style table of rows (kernels, or graphs timed as a whole), under `section`. */
@@ -62,59 +54,30 @@ static void kernel_table(FILE *f, const char *section, const char *empty, struct
         fprintf(f, "  (%s)\n", empty);
         return;
     }
-    /* Totals in one unit, per-launch figures in another: a long-running kernel's total must not turn
-     * every per-launch column into 0.001. */
-    uint64_t max = 0, max_call = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (kprof_kernel_total(rows[i]) > max)
-            max = kprof_kernel_total(rows[i]);
-        if (rows[i]->max_ns > max_call && rows[i]->timed)
-            max_call = rows[i]->max_ns;
-        if (rows[i]->first_timed && rows[i]->first_ns > max_call)
-            max_call = rows[i]->first_ns;
-    }
-    struct kprof_unit u = kprof_unit_for(max), uc = kprof_unit_for(max_call);
-    char h[9][24];
+    /* Totals in one unit (AUTO), per-launch figures in another (AUTO2): a long-running kernel's total
+     * must not turn every per-launch column into 0.001. */
+    struct kprof_kernel_rows t = { rows, n, all_ns };
+    struct kprof_unit units[KPROF_TU_AUTO_COUNT];
+    kprof_text_units(KPROF_TABLE_kernels, &t, n, NULL, units);
     int shapes = kprof_config.group == KPROF_GROUP_SHAPE && !rows[0]->is_graph;
-    fprintf(f, "%7s %13s %9s %9s %11s %11s %11s %11s %11s %11s %11s %11s  %s\n", "Time(%)",
-            head(h[0], 24, "Total", u), "Calls", "Timed", head(h[1], 24, "First", uc), head(h[2], 24, "Avg", uc),
-            head(h[3], 24, "Med", uc), head(h[4], 24, "p95", uc), head(h[5], 24, "p99", uc),
-            head(h[6], 24, "Min", uc), head(h[7], 24, "Max", uc), head(h[8], 24, "StdDev", uc),
-            rows[0]->is_graph ? "Graph" : shapes ? "Kernel [grid] [block]" : "Kernel");
+    const char *labels[KPROF_COLUMN_COUNT] = { [KPROF_COL_kernels_name] = rows[0]->is_graph ? "Graph"
+                                               : shapes ? "Kernel [grid] [block]" : NULL };
+    kprof_text_header(f, KPROF_TABLE_kernels, units, labels);
     size_t shown = n;
     if (top && kprof_config.top > 0 && (size_t)kprof_config.top < shown)
         shown = (size_t)kprof_config.top;
     for (size_t i = 0; i < shown; i++) {
         const struct kprof_kernel *k = rows[i];
-        double share = all_ns ? 100.0 * (double)kprof_kernel_total(k) / (double)all_ns : 0.0;
-        char shape[192] = "";
+        kprof_text_row(f, KPROF_TABLE_kernels, &t, i, units);
+        /* The row's shape, and the launches whose time is not in this row, after its name. */
         if (shapes)
-            snprintf(shape, sizeof shape, " [%u,%u,%u] [%u,%u,%u]", k->grid[0], k->grid[1], k->grid[2],
-                     k->block[0], k->block[1], k->block[2]);
-        /* Launches whose time is not in this row say so on the row. */
-        size_t len = strlen(shape);
+            fprintf(f, " [%u,%u,%u] [%u,%u,%u]", k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1],
+                    k->block[2]);
         if (k->graph_calls)
-            snprintf(shape + len, sizeof shape - len, "  [%llu of the calls in graphs: timed there]",
-                     (unsigned long long)k->graph_calls);
-        len = strlen(shape);
+            fprintf(f, "  [%llu of the calls in graphs: timed there]", (unsigned long long)k->graph_calls);
         if (k->in_conditional)
-            snprintf(shape + len, sizeof shape - len, "  [also in conditional graph bodies: launches there unknown]");
-        double avg;
-        uint64_t mn, mx;
-        char first[32] = "-";
-        if (k->first_timed)
-            snprintf(first, sizeof first, "%.3f", (double)k->first_ns / uc.ns);
-        if (kprof_kernel_steady(k, &avg, &mn, &mx))
-            fprintf(f, "%7.2f %13.3f %9llu %9llu %11s %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f %11.3f  ",
-                    share, (double)kprof_kernel_total(k) / u.ns, (unsigned long long)k->calls, (unsigned long long)k->timed,
-                    first, avg / uc.ns, (double)kprof_kernel_percentile(k, 50) / uc.ns,
-                    (double)kprof_kernel_percentile(k, 95) / uc.ns, (double)kprof_kernel_percentile(k, 99) / uc.ns,
-                    (double)mn / uc.ns, (double)mx / uc.ns, kprof_kernel_stddev(k) / uc.ns);
-        else
-            fprintf(f, "%7s %13s %9llu %9d %11s %11s %11s %11s %11s %11s %11s %11s  ", "-", "-",
-                    (unsigned long long)k->calls, 0, "-", "-", "-", "-", "-", "-", "-", "-");
-        put_name(f, k->name);
-        fprintf(f, "%s\n", shape);
+            fprintf(f, "  [also in conditional graph bodies: launches there unknown]");
+        fputc('\n', f);
     }
     if (shown < n) {
         uint64_t rest = 0;
@@ -158,53 +121,19 @@ static void captured(FILE *f, const struct kprof_snapshot *s)
         fprintf(f, "  (no launches while capturing)\n");
         return;
     }
-    fprintf(f, "%10s  %s\n", "Launches", "Kernel (launched into a capturing stream: runs when its graph does)");
-    for (size_t i = 0; i < s->ncaptured; i++) {
-        fprintf(f, "%10llu  ", (unsigned long long)s->captured[i]->captured);
-        put_name(f, s->captured[i]->name);
-        fprintf(f, "\n");
-    }
-}
-
-/* One copies-style row: count, bytes, timed, total, avg, GB/s. */
-static void copy_row(FILE *f, const struct kprof_copy *c, struct kprof_unit u)
-{
-    fprintf(f, " %9llu ", (unsigned long long)c->count);
-    kprof_print_bytes(f, 12, c->bytes);
-    if (c->timed)
-        fprintf(f, " %9llu %13.3f %11.3f %9.2f\n", (unsigned long long)c->timed, (double)c->total_ns / u.ns,
-                (double)c->total_ns / (double)c->timed / u.ns,
-                c->total_ns ? (double)c->timed_bytes / (double)c->total_ns : 0.0);
-    else
-        fprintf(f, " %9d %13s %11s %9s\n", 0, "-", "-", "-");
+    table(f, KPROF_TABLE_captured, s, s->ncaptured, NULL, NULL);
 }
 
 static void copies(FILE *f, const struct kprof_snapshot *s)
 {
     fprintf(f, "== libkprof: copies ==\n");
-    uint64_t max = 0, any = 0;
-    for (int d = 0; d < KPROF_DIR_COUNT; d++)
-        for (int h = 0; h < KPROF_HOST_COUNT; h++) {
-            any += s->copies[d][h].count;
-            if (s->copies[d][h].total_ns > max)
-                max = s->copies[d][h].total_ns;
-        }
-    if (!any) {
+    struct kprof_copy_rows t;
+    kprof_copy_rows(&t, s, 0);
+    if (!t.n) {
         fprintf(f, "  (no copies)\n");
         return;
     }
-    struct kprof_unit u = kprof_unit_for(max);
-    char h1[24], h2[24];
-    fprintf(f, "%-9s %-8s %9s %12s %9s %13s %11s %9s\n", "Direction", "Host", "Count", "Bytes", "Timed",
-            head(h1, 24, "Total", u), head(h2, 24, "Avg", u), "GB/s");
-    for (int d = 0; d < KPROF_DIR_COUNT; d++)
-        for (int h = 0; h < KPROF_HOST_COUNT; h++) {
-            const struct kprof_copy *c = &s->copies[d][h];
-            if (!c->count)
-                continue;
-            fprintf(f, "%-9s %-8s", kprof_dir_names[d], kprof_host_mem_names[h]);
-            copy_row(f, c, u);
-        }
+    table(f, KPROF_TABLE_copies, &t, t.n, NULL, NULL);
 }
 
 static void memsets(FILE *f, const struct kprof_snapshot *s)
@@ -214,43 +143,30 @@ static void memsets(FILE *f, const struct kprof_snapshot *s)
         fprintf(f, "  (no memsets)\n");
         return;
     }
-    struct kprof_unit u = kprof_unit_for(s->memsets.total_ns);
-    char h1[24], h2[24];
-    fprintf(f, "%-18s %9s %12s %9s %13s %11s %9s\n", "", "Count", "Bytes", "Timed", head(h1, 24, "Total", u),
-            head(h2, 24, "Avg", u), "GB/s");
-    fprintf(f, "%-18s", "memset");
-    copy_row(f, &s->memsets, u);
+    struct kprof_copy_rows t;
+    kprof_copy_rows(&t, s, 1);
+    const char *labels[KPROF_COLUMN_COUNT] = { [KPROF_COL_copies_direction] = "", [KPROF_COL_copies_host_memory] = "" };
+    table(f, KPROF_TABLE_copies, &t, 1, labels, NULL);
+}
+
+/* Allocation kinds with a call: the rows the text shows. */
+static int alloc_used(const void *ctx, size_t m)
+{
+    const struct kprof_snapshot *s = ctx;
+    return s->alloc[m].count || s->alloc[m].frees;
 }
 
 static void allocations(FILE *f, const struct kprof_snapshot *s)
 {
     fprintf(f, "== libkprof: allocations ==\n");
-    uint64_t max = 0, any = 0;
-    for (int m = 0; m < KPROF_MEM_COUNT; m++) {
-        any += s->alloc[m].count + s->alloc[m].frees;
-        if (s->alloc[m].host_ns > max)
-            max = s->alloc[m].host_ns;
-    }
+    int any = 0;
+    for (size_t m = 0; m < KPROF_MEM_COUNT; m++)
+        any |= alloc_used(s, m);
     if (!any) {
         fprintf(f, "  (no allocations)\n");
         return;
     }
-    struct kprof_unit u = kprof_unit_for(max);
-    char h[24];
-    fprintf(f, "%-8s %9s %12s %9s %12s %15s %12s\n", "Kind", "Allocs", "Bytes", "Frees", "Freed",
-            head(h, 24, "Host time", u), "Peak in use");
-    for (int m = 0; m < KPROF_MEM_COUNT; m++) {
-        const struct kprof_alloc_stat *a = &s->alloc[m];
-        if (!a->count && !a->frees)
-            continue;
-        fprintf(f, "%-8s %9llu ", kprof_mem_names[m], (unsigned long long)a->count);
-        kprof_print_bytes(f, 12, a->bytes);
-        fprintf(f, " %9llu ", (unsigned long long)a->frees);
-        kprof_print_bytes(f, 12, a->freed_bytes);
-        fprintf(f, " %15.3f ", (double)a->host_ns / u.ns);
-        kprof_print_bytes(f, 12, a->peak);
-        fprintf(f, "\n");
-    }
+    table(f, KPROF_TABLE_allocations, s, KPROF_MEM_COUNT, NULL, alloc_used);
 }
 
 static void devices(FILE *f, const struct kprof_snapshot *s)
@@ -260,60 +176,42 @@ static void devices(FILE *f, const struct kprof_snapshot *s)
         fprintf(f, "  (no timed kernels)\n");
         return;
     }
-    uint64_t max = 0;
-    for (size_t i = 0; i < s->ndevices; i++)
-        if (s->devices[i].kernel_ns > max)
-            max = s->devices[i].kernel_ns;
-    struct kprof_unit u = kprof_unit_for(max);
-    char h1[24], h2[24];
-    fprintf(f, "%6s %9s %15s %15s %9s %12s %8s\n", "Device", "Kernels", head(h1, 24, "Kernel sum", u),
-            head(h2, 24, "Busy", u), "Overlap", "Wall (s)", "Busy(%)");
-    for (size_t i = 0; i < s->ndevices; i++) {
-        const struct kprof_device_stat *d = &s->devices[i];
-        fprintf(f, "%6d %9llu %15.3f %15.3f %8.2fx %12.3f %8.2f\n", d->device, (unsigned long long)d->kernels,
-                (double)d->kernel_ns / u.ns, (double)d->busy_ns / u.ns,
-                d->busy_ns ? (double)d->kernel_ns / (double)d->busy_ns : 0.0, (double)s->wall_ns / 1e9,
-                s->wall_ns ? 100.0 * (double)d->busy_ns / (double)s->wall_ns : 0.0);
-    }
+    table(f, KPROF_TABLE_devices, s, s->ndevices, NULL, NULL);
     fprintf(f, "Busy: the union of the device's kernel intervals; Overlap: kernel sum / busy (above 1: streams ran\n"
                "kernels at the same time).\n");
+}
+
+/* API functions counted (those whose times choose the table's unit), and called (the rows shown). */
+static int api_counted(const void *ctx, size_t i)
+{
+    return kprof_api_counted[i];
+}
+static int api_called(const void *ctx, size_t i)
+{
+    const struct kprof_snapshot *s = ctx;
+    return kprof_api_counted[i] && s->api[i].calls;
 }
 
 static void api(FILE *f, const struct kprof_snapshot *s)
 {
     fprintf(f, "== libkprof: api ==\n");
-    uint64_t max = 0, calls = 0;
-    for (int i = 0; i < KPROF_API_COUNT; i++)
-        if (kprof_api_counted[i]) {
-            calls += s->api[i].calls;
-            if (s->api[i].total_ns > max)
-                max = s->api[i].total_ns;
-        }
-    if (calls == 0) {
+    int any = 0;
+    for (size_t i = 0; i < KPROF_API_COUNT; i++)
+        any |= api_called(s, i);
+    if (!any) {
         fprintf(f, "  (no API calls counted)\n");
         return;
     }
-    struct kprof_unit u = kprof_unit_for(max);
-    char h[3][24];
-    fprintf(f, "%10s %8s %13s %11s %11s  %s\n", "Calls", "Errors", head(h[0], 24, "Total", u),
-            head(h[1], 24, "Avg", u), head(h[2], 24, "Max", u), "API (host time)");
-    for (int i = 0; i < KPROF_API_COUNT; i++) {
-        const struct kprof_api_stat *a = &s->api[i];
-        if (!kprof_api_counted[i] || !a->calls)
-            continue;
-        fprintf(f, "%10llu %8llu %13.3f %11.3f %11.3f  %s\n", (unsigned long long)a->calls,
-                (unsigned long long)a->errors, (double)a->total_ns / u.ns,
-                (double)a->total_ns / (double)a->calls / u.ns, (double)a->max_ns / u.ns, kprof_api_names[i]);
-    }
+    table_of(f, KPROF_TABLE_api, s, KPROF_API_COUNT, NULL, api_called, api_counted);
 }
 
 void kprof_report_text(FILE *f, const struct kprof_snapshot *s)
 {
     fprintf(f, "== libkprof: report ==\n");
     fprintf(f, "Process: ");
-    put_name(f, s->command);
+    kprof_text_put(f, s->command, 0);
     fprintf(f, " (pid %ld) on ", s->pid);
-    put_name(f, s->host);
+    kprof_text_put(f, s->host, 0);
     fprintf(f, ", wall time %.3f s\n", (double)s->wall_ns / 1e9);
     fprintf(f, "GPU times come from CUDA event pairs on each call's stream; host times from the host clock.\n");
     context_init(f, s);

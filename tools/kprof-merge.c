@@ -1,6 +1,7 @@
 /* kprof-merge.c: merges the JSON reports of many profiled processes (MPI ranks, torchrun workers) into one summary. */
 #include "config.h"
 #include "units.h"
+#include "textput.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -538,47 +539,6 @@ static double imbalance(const struct kernel *k)
 
 #define U(x) ((unsigned long long)(x))
 
-/* The escaped form of byte c in the text summary (see text_put) into buf[5]; returns its length. */
-static size_t text_char(unsigned char c, char *buf)
-{
-    switch (c) {
-    case '\\': return (size_t)snprintf(buf, 5, "\\\\");
-    case '\n': return (size_t)snprintf(buf, 5, "\\n");
-    case '\t': return (size_t)snprintf(buf, 5, "\\t");
-    case '\r': return (size_t)snprintf(buf, 5, "\\r");
-    default:
-        if (c < 0x20 || c == 0x7f)
-            return (size_t)snprintf(buf, 5, "\\x%02x", c);
-        buf[0] = (char)c;
-        buf[1] = '\0';
-        return 1;
-    }
-}
-/* The width of s as text_put writes it. */
-static int text_len(const char *s)
-{
-    char buf[5];
-    size_t n = 0;
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-        n += text_char(*p, buf);
-    return n > INT_MAX ? INT_MAX : (int)n;
-}
-/* Writes s (a name from a report: kernel, host, process label) on one line of the text summary: a
- * backslash as \\, a newline, tab, carriage return as \n, \t, \r, another control character as \xNN, so
- * that no name can forge a "== kprof-merge: ... ==" header; then spaces up to width columns. */
-static void text_put(FILE *f, const char *s, int width)
-{
-    char buf[5];
-    int n = 0;
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        size_t l = text_char(*p, buf);
-        fwrite(buf, 1, l, f);
-        n += (int)l;
-    }
-    for (; n < width; n++)
-        fputc(' ', f);
-}
-
 /* Writes one copies/memsets row's figures after its label (count, bytes, timed, total, avg, GB/s). */
 static void text_xfer_row(FILE *f, const struct xfer *x, struct kprof_unit u)
 {
@@ -600,16 +560,16 @@ static void write_text(FILE *f, const struct merge *m)
     fprintf(f, "Hosts: %zu", m->nhosts);
     for (size_t i = 0; i < m->nhosts; i++) {
         fputs(i ? ", " : " (", f);
-        text_put(f, m->hosts[i], 0);
+        kprof_text_put(f, m->hosts[i], 0);
     }
     fprintf(f, "%s\n", m->nhosts ? ")" : "");
     struct wall w = wall_stats(m);
     if (w.n) {
         struct kprof_unit u = kprof_unit_for(w.total);
         fprintf(f, "Wall time (%s): total %.3f, min %.3f (", u.name, (double)w.total / u.ns, (double)w.min / u.ns);
-        text_put(f, m->procs[w.min_proc].label, 0);
+        kprof_text_put(f, m->procs[w.min_proc].label, 0);
         fprintf(f, "), max %.3f (", (double)w.max / u.ns);
-        text_put(f, m->procs[w.max_proc].label, 0);
+        kprof_text_put(f, m->procs[w.max_proc].label, 0);
         fprintf(f, "), mean %.3f\n", (double)w.total / (double)w.n / u.ns);
     } else {
         fprintf(f, "Wall time: not reported\n");
@@ -624,7 +584,7 @@ static void write_text(FILE *f, const struct merge *m)
         fprintf(f, "%10llu %10llu %14.3f %14.3f %14.3f  ", U(m->ctx_procs), U(m->ctx_count),
                 (double)m->ctx_min_ns / 1e6, (double)m->ctx_sum_ns / (double)m->ctx_procs / 1e6,
                 (double)m->ctx_max_ns / 1e6);
-        text_put(f, m->procs[m->ctx_max_proc].label, 0);
+        kprof_text_put(f, m->procs[m->ctx_max_proc].label, 0);
         fputc('\n', f);
     }
 
@@ -637,8 +597,8 @@ static void write_text(FILE *f, const struct merge *m)
         struct kprof_unit u = kprof_unit_for(ks[0]->total_ns);
         int lw = (int)strlen("Max on");
         for (size_t i = 0; i < nk; i++)
-            if (text_len(m->procs[ks[i]->pmax_proc].label) > lw)
-                lw = text_len(m->procs[ks[i]->pmax_proc].label);
+            if (kprof_text_len(m->procs[ks[i]->pmax_proc].label) > lw)
+                lw = kprof_text_len(m->procs[ks[i]->pmax_proc].label);
         char h[5][32];
         snprintf(h[0], sizeof h[0], "Total (%s)", u.name);
         snprintf(h[1], sizeof h[1], "Avg/call (%s)", u.name);
@@ -657,9 +617,9 @@ static void write_text(FILE *f, const struct merge *m)
             fprintf(f, "%5llu %10llu %14.3f %14s %14.3f %14.3f %15.3f %10s  ", U(k->nproc), U(k->calls),
                     (double)k->total_ns / u.ns, avg, (double)k->pmin_ns / u.ns, (double)k->pmax_ns / u.ns,
                     (double)k->total_ns / (double)k->nproc / u.ns, imb);
-            text_put(f, m->procs[k->pmax_proc].label, lw);
+            kprof_text_put(f, m->procs[k->pmax_proc].label, lw);
             fputs("  ", f);
-            text_put(f, k->name, 0);
+            kprof_text_put(f, k->name, 0);
             fputc('\n', f);
         }
         fprintf(f, "Per-process figures are over the processes that ran the kernel; "
@@ -684,7 +644,7 @@ static void write_text(FILE *f, const struct merge *m)
         fprintf(f, "%-9s %10s %14s %10s %14s %12s %10s\n", "Direction", "Count", "Bytes", "Timed", h[0], h[1], "GB/s");
         for (size_t i = 0; i < m->ncopies; i++)
             if (m->copies[i].count) {
-                text_put(f, m->copies[i].key, 9);
+                kprof_text_put(f, m->copies[i].key, 9);
                 fputc(' ', f);
                 text_xfer_row(f, &m->copies[i], u);
             }
@@ -711,8 +671,8 @@ static void write_text(FILE *f, const struct merge *m)
         add(&any, a->frees);
         if (a->host_ns > max)
             max = a->host_ns;
-        if ((a->count || a->frees) && a->has_peak && text_len(m->procs[a->peak_proc].label) > lw)
-            lw = text_len(m->procs[a->peak_proc].label);
+        if ((a->count || a->frees) && a->has_peak && kprof_text_len(m->procs[a->peak_proc].label) > lw)
+            lw = kprof_text_len(m->procs[a->peak_proc].label);
     }
     if (!any) {
         fprintf(f, "  (no allocations)\n");
@@ -726,7 +686,7 @@ static void write_text(FILE *f, const struct merge *m)
             const struct alloc *a = &m->allocs[i];
             if (!a->count && !a->frees)
                 continue;
-            text_put(f, a->kind, 7);
+            kprof_text_put(f, a->kind, 7);
             fprintf(f, " %10llu ", U(a->count));
             kprof_print_bytes(f, 14, a->bytes);
             fprintf(f, " %10llu ", U(a->frees));
@@ -734,7 +694,7 @@ static void write_text(FILE *f, const struct merge *m)
             fprintf(f, " %16.3f ", (double)a->host_ns / u.ns);
             kprof_print_bytes(f, 14, a->peak_bytes);
             fputs("  ", f);
-            text_put(f, a->has_peak ? m->procs[a->peak_proc].label : "-", 0);
+            kprof_text_put(f, a->has_peak ? m->procs[a->peak_proc].label : "-", 0);
             fputc('\n', f);
         }
     }

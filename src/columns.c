@@ -1,0 +1,378 @@
+/* columns.c: the report's columns (columns.def) as descriptors with value getters, and the renderers that
+ * write any table's rows as text, CSV or JSON. */
+#include <string.h>
+#include "cuda_api.h"
+#include "kprof_config.h"
+#include "kernels.h"
+#include "stats.h"
+#include "snapshot.h"
+#include "report.h"
+#include "columns.h"
+
+/* ------------------------------------------------------------------------------------ the rows */
+
+/* A kernel's steady-state figures (kprof_kernel_steady), zero when no launch was timed. */
+struct steady { double avg; uint64_t min, max; };
+static struct steady steady(const struct kprof_kernel *k)
+{
+    struct steady s = { 0.0, 0, 0 };
+    kprof_kernel_steady(k, &s.avg, &s.min, &s.max);
+    return s;
+}
+
+/* What a column's value expression (columns.def) sees: the table's rows `t`, and its row. */
+#define KPROF_ROW_kernels \
+    const struct kprof_kernel_rows *t = ctx; \
+    const struct kprof_kernel *k = t->rows[row]; \
+    (void)t;
+
+
+/* A row of the copies table: its labels and figures. */
+struct copy_cell { const char *direction, *host; const struct kprof_copy *c; };
+static struct copy_cell copy_cell(const struct kprof_copy_rows *t, size_t row)
+{
+    if (t->memsets)
+        return (struct copy_cell){ "memset", "", &t->s->memsets };
+    int d = t->dir[row], h = t->host[row];
+    return (struct copy_cell){ kprof_dir_names[d], h == KPROF_HOST_NONE ? NULL : kprof_host_mem_names[h],
+                               &t->s->copies[d][h] };
+}
+
+void kprof_copy_rows(struct kprof_copy_rows *t, const struct kprof_snapshot *s, int memsets)
+{
+    memset(t, 0, sizeof *t);
+    t->s = s;
+    t->memsets = memsets;
+    if (memsets) {
+        t->n = 1;
+        return;
+    }
+    for (int d = 0; d < KPROF_DIR_COUNT; d++)
+        for (int h = 0; h < KPROF_HOST_COUNT; h++)
+            if (s->copies[d][h].count) {
+                t->dir[t->n] = (unsigned char)d;
+                t->host[t->n++] = (unsigned char)h;
+            }
+}
+
+#define KPROF_ROW_copies \
+    const struct kprof_copy_rows *t = ctx; \
+    struct copy_cell c = copy_cell(t, row);
+#define KPROF_ROW_captured \
+    const struct kprof_snapshot *s = ctx; \
+    const struct kprof_kernel *k = s->captured[row];
+#define KPROF_ROW_allocations \
+    const struct kprof_snapshot *s = ctx; \
+    const struct kprof_alloc_stat *a = &s->alloc[row]; \
+    (void)a;
+#define KPROF_ROW_devices \
+    const struct kprof_snapshot *s = ctx; \
+    const struct kprof_device_stat *d = &s->devices[row]; \
+    (void)d;
+#define KPROF_ROW_api \
+    const struct kprof_snapshot *s = ctx; \
+    const struct kprof_api_stat *a = &s->api[row]; \
+    (void)a;
+#define KPROF_ROW_context_init \
+    const struct kprof_snapshot *s = ctx; \
+    const struct kprof_ctx_init *c = &s->ctx_inits[row];
+
+/* Whether row `row` of a table has a timed call (NULL: every row has). */
+static int kernels_timed(const void *ctx, size_t row)
+{
+    const struct kprof_kernel_rows *t = ctx;
+    return t->rows[row]->timed > 0;
+}
+static int copies_timed(const void *ctx, size_t row)
+{
+    return copy_cell(ctx, row).c->timed > 0;
+}
+static int (*const row_timed[KPROF_TABLE_COUNT])(const void *ctx, size_t row) = {
+    [KPROF_TABLE_kernels] = kernels_timed,
+    [KPROF_TABLE_copies] = copies_timed,
+};
+
+/* ------------------------------------------------------------------------------ the descriptors */
+
+#define U64(x) ((struct kprof_value){ .type = KPROF_V_U64, .v.u = (uint64_t)(x) })
+#define I64(x) ((struct kprof_value){ .type = KPROF_V_I64, .v.i = (int64_t)(x) })
+#define F64(x) ((struct kprof_value){ .type = KPROF_V_F64, .v.d = (double)(x) })
+#define FRAC(n, d) ((struct kprof_value){ .type = KPROF_V_FRAC, .v.frac = { (uint64_t)(n), (uint64_t)(d) } })
+#define STR(x) ((struct kprof_value){ .type = KPROF_V_STR, .v.s = (x) })
+#define FLAG(x) ((struct kprof_value){ .type = KPROF_V_FLAG, .v.flag = !!(x) })
+#define DIM3(x) ((struct kprof_value){ .type = KPROF_V_DIM3, .v.dim3 = (x) })
+#define NONE ((struct kprof_value){ .type = KPROF_V_NONE })
+
+/* One getter per column. */
+#define KPROF_TABLE(table)
+#define KPROF_COLUMN(table, id, kind, flags, value, ...) \
+    static struct kprof_value get_##table##_##id(const void *ctx, size_t row) \
+    { \
+        KPROF_ROW_##table \
+        (void)row; \
+        return value; \
+    }
+#include "columns.def"
+#undef KPROF_COLUMN
+
+#undef NONE
+#define JSON(key, order) key, order
+#define CSV(header, order) header, order
+#define TEXT(header, order, width, unit) header, order, width, KPROF_TU_##unit
+#define TIMED KPROF_COL_TIMED
+#define REF KPROF_COL_REF
+#define LABEL KPROF_COL_LABEL
+#define KERNEL KPROF_COL_KERNEL
+#define KPROF_COLUMN(table, id, kind, flags, value, prec, json, csv, text) \
+    { KPROF_TABLE_##table, #id, KPROF_KIND_##kind, flags, get_##table##_##id, prec, json, csv, text },
+const struct kprof_column kprof_columns[KPROF_COLUMN_COUNT] = {
+#include "columns.def"
+};
+#undef KPROF_COLUMN
+#undef KPROF_TABLE
+
+/* The ids of the table's columns in `format`'s order (1: JSON, 2: CSV, 3: text) into ids[KPROF_COLUMN_COUNT];
+ * returns how many. */
+static size_t ordered(int table, int format, int *ids)
+{
+    size_t n = 0;
+    for (int c = 0; c < KPROF_COLUMN_COUNT; c++) {
+        const struct kprof_column *col = &kprof_columns[c];
+        int place = format == 1 ? col->json_order : format == 2 ? col->csv_order : col->text_order;
+        if (col->table != table || place == 0)
+            continue;
+        size_t j = n++;
+        for (; j > 0; j--) { /* insertion by place: a table has a few dozen columns at most */
+            const struct kprof_column *o = &kprof_columns[ids[j - 1]];
+            int op = format == 1 ? o->json_order : format == 2 ? o->csv_order : o->text_order;
+            if (op <= place)
+                break;
+            ids[j] = ids[j - 1];
+        }
+        ids[j] = c;
+    }
+    return n;
+}
+
+/* ------------------------------------------------------------------------------------------ text */
+
+static const struct kprof_unit unit_ms = { "ms", 1e6 }, unit_s = { "s", 1e9 };
+
+/* The time unit of column col under the table's chosen units. */
+static struct kprof_unit time_unit(const struct kprof_column *col, const struct kprof_unit *units)
+{
+    switch (col->text_unit) {
+    case KPROF_TU_AUTO: return units[0];
+    case KPROF_TU_AUTO2: return units[1];
+    case KPROF_TU_MS: return unit_ms;
+    case KPROF_TU_S: return unit_s;
+    default: return (struct kprof_unit){ "ns", 1.0 };
+    }
+}
+
+void kprof_text_units(int table, const void *ctx, size_t nrows, int (*rows)(const void *ctx, size_t row),
+                      struct kprof_unit *units)
+{
+    uint64_t max[KPROF_TU_AUTO_COUNT] = { 0 };
+    for (int c = 0; c < KPROF_COLUMN_COUNT; c++) {
+        const struct kprof_column *col = &kprof_columns[c];
+        if (col->table != table || !(col->flags & KPROF_COL_REF))
+            continue;
+        int slot = col->text_unit == KPROF_TU_AUTO2;
+        for (size_t r = 0; r < nrows; r++) {
+            if (rows && !rows(ctx, r))
+                continue;
+            struct kprof_value v = col->value(ctx, r);
+            uint64_t x = v.type == KPROF_V_U64 ? v.v.u : v.type == KPROF_V_F64 ? (uint64_t)v.v.d : 0;
+            if (x > max[slot])
+                max[slot] = x;
+        }
+    }
+    for (int i = 0; i < KPROF_TU_AUTO_COUNT; i++)
+        units[i] = kprof_unit_for(max[i]);
+}
+
+/* The text before column ids[i]: none for the first, two spaces before a TEXT column written in full, one
+ * space before any other. */
+static const char *text_sep(const int *ids, size_t i)
+{
+    const struct kprof_column *col = &kprof_columns[ids[i]];
+    return i == 0 ? "" : col->kind == KPROF_KIND_TEXT && col->text_width == 0 ? "  " : " ";
+}
+
+void kprof_text_header(FILE *f, int table, const struct kprof_unit *units, const char *const *labels)
+{
+    int ids[KPROF_COLUMN_COUNT];
+    size_t n = ordered(table, 3, ids);
+    for (size_t i = 0; i < n; i++) {
+        const struct kprof_column *col = &kprof_columns[ids[i]];
+        const char *label = labels && labels[ids[i]] ? labels[ids[i]] : col->text_header;
+        char buf[64];
+        if (col->kind == KPROF_KIND_TIME && col->text_unit != KPROF_TU_NONE) {
+            snprintf(buf, sizeof buf, "%s (%s)", label, time_unit(col, units).name);
+            label = buf;
+        }
+        fputs(text_sep(ids, i), f);
+        if (col->kind == KPROF_KIND_TEXT)
+            fprintf(f, "%-*s", col->text_width, label);
+        else
+            fprintf(f, "%*s", col->text_width, label);
+    }
+    fputc('\n', f);
+}
+
+/* A ratio as a double (0 when its denominator is), times `scale`: the same arithmetic as scale * num / den. */
+static double frac(struct kprof_value v, double scale)
+{
+    return v.v.frac.den ? scale * (double)v.v.frac.num / (double)v.v.frac.den : 0.0;
+}
+
+void kprof_text_row(FILE *f, int table, const void *ctx, size_t row, const struct kprof_unit *units)
+{
+    int ids[KPROF_COLUMN_COUNT];
+    size_t n = ordered(table, 3, ids);
+    int timed = !row_timed[table] || row_timed[table](ctx, row);
+    for (size_t i = 0; i < n; i++) {
+        const struct kprof_column *col = &kprof_columns[ids[i]];
+        struct kprof_value v = col->value(ctx, row);
+        int w = col->text_width;
+        char buf[64];
+        fputs(text_sep(ids, i), f);
+        if (v.type == KPROF_V_NONE || (!timed && (col->flags & KPROF_COL_TIMED))) {
+            fprintf(f, col->kind == KPROF_KIND_TEXT ? "%-*s" : "%*s", w, "-");
+            continue;
+        }
+        switch (v.type) {
+        case KPROF_V_STR:
+            kprof_text_put(f, v.v.s, w);
+            continue;
+        case KPROF_V_FRAC:
+            if (col->text_unit == KPROF_TU_PCT)
+                snprintf(buf, sizeof buf, "%.2f", frac(v, 100.0));
+            else
+                snprintf(buf, sizeof buf, col->text_unit == KPROF_TU_TIMES ? "%.2fx" : "%.2f", frac(v, 1.0));
+            break;
+        case KPROF_V_F64:
+        case KPROF_V_U64:
+            if (col->kind == KPROF_KIND_BYTES && v.type == KPROF_V_U64) {
+                kprof_print_bytes(f, w, v.v.u);
+                continue;
+            }
+            if (col->kind == KPROF_KIND_TIME) {
+                double x = v.type == KPROF_V_F64 ? v.v.d : (double)v.v.u;
+                snprintf(buf, sizeof buf, "%.3f", x / time_unit(col, units).ns);
+            } else if (v.type == KPROF_V_F64) {
+                snprintf(buf, sizeof buf, "%.2f", v.v.d);
+            } else {
+                snprintf(buf, sizeof buf, "%llu", (unsigned long long)v.v.u);
+            }
+            break;
+        case KPROF_V_I64:
+            snprintf(buf, sizeof buf, "%lld", (long long)v.v.i);
+            break;
+        case KPROF_V_FLAG:
+            snprintf(buf, sizeof buf, "%d", v.v.flag);
+            break;
+        case KPROF_V_DIM3:
+            snprintf(buf, sizeof buf, "[%u,%u,%u]", v.v.dim3[0], v.v.dim3[1], v.v.dim3[2]);
+            break;
+        default:
+            buf[0] = '\0';
+        }
+        fprintf(f, "%*s", w, buf);
+    }
+}
+
+/* ------------------------------------------------------------------------------------- CSV, JSON */
+
+void kprof_csv_string(FILE *f, const char *s)
+{
+    if (!strpbrk(s, ",\"\n\r")) {
+        fputs(s, f);
+        return;
+    }
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+/* A number as CSV and JSON write it (times in ns, sizes in bytes); false when v is not a number. */
+static int machine_number(FILE *f, const struct kprof_column *col, struct kprof_value v)
+{
+    double d;
+    switch (v.type) {
+    case KPROF_V_U64: fprintf(f, "%llu", (unsigned long long)v.v.u); return 1;
+    case KPROF_V_I64: fprintf(f, "%lld", (long long)v.v.i); return 1;
+    case KPROF_V_F64: d = v.v.d; break;
+    case KPROF_V_FRAC: d = frac(v, 1.0); break;
+    default: return 0;
+    }
+    if (col->prec < 0)
+        fprintf(f, "%llu", (unsigned long long)(d + 0.5));
+    else
+        fprintf(f, "%.*f", col->prec, d);
+    return 1;
+}
+
+void kprof_csv_header(FILE *f, int table, unsigned skip)
+{
+    int ids[KPROF_COLUMN_COUNT];
+    size_t n = ordered(table, 2, ids), out = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!(kprof_columns[ids[i]].flags & skip))
+            fprintf(f, "%s%s", out++ ? "," : "", kprof_columns[ids[i]].csv_header);
+    fputc('\n', f);
+}
+
+void kprof_csv_row(FILE *f, int table, const void *ctx, size_t row, unsigned skip)
+{
+    int ids[KPROF_COLUMN_COUNT];
+    size_t n = ordered(table, 2, ids), out = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct kprof_column *col = &kprof_columns[ids[i]];
+        if (col->flags & skip)
+            continue;
+        if (out++)
+            fputc(',', f);
+        struct kprof_value v = col->value(ctx, row);
+        if (machine_number(f, col, v))
+            continue;
+        if (v.type == KPROF_V_STR)
+            kprof_csv_string(f, v.v.s);
+        else if (v.type == KPROF_V_FLAG)
+            fprintf(f, "%d", v.v.flag);
+        else if (v.type == KPROF_V_DIM3)
+            fprintf(f, "%u,%u,%u", v.v.dim3[0], v.v.dim3[1], v.v.dim3[2]);
+        /* KPROF_V_NONE: an empty field */
+    }
+    fputc('\n', f);
+}
+
+void kprof_json_object(FILE *f, int table, const void *ctx, size_t row, unsigned skip)
+{
+    int ids[KPROF_COLUMN_COUNT];
+    size_t n = ordered(table, 1, ids), out = 0;
+    fputc('{', f);
+    for (size_t i = 0; i < n; i++) {
+        const struct kprof_column *col = &kprof_columns[ids[i]];
+        if (col->flags & skip)
+            continue;
+        fprintf(f, "%s\"%s\": ", out++ ? ", " : "", col->json_key);
+        struct kprof_value v = col->value(ctx, row);
+        if (machine_number(f, col, v))
+            continue;
+        if (v.type == KPROF_V_STR)
+            kprof_json_string(f, v.v.s);
+        else if (v.type == KPROF_V_FLAG)
+            fputs(v.v.flag ? "true" : "false", f);
+        else if (v.type == KPROF_V_DIM3)
+            fprintf(f, "[%u, %u, %u]", v.v.dim3[0], v.v.dim3[1], v.v.dim3[2]);
+        else
+            fputs("null", f);
+    }
+    fputc('}', f);
+}

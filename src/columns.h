@@ -1,0 +1,117 @@
+/* columns.h: the report's tables as lists of columns (columns.def), and the renderers that write a row of
+ * any table as text, CSV or JSON. */
+#ifndef KPROF_COLUMNS_H
+#define KPROF_COLUMNS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "kernels.h"
+#include "snapshot.h"
+#include "textput.h"
+#include "units.h"
+
+/* What a column's value is; each format writes a kind its own way (see columns.def). */
+enum kprof_kind { KPROF_KIND_TIME, KPROF_KIND_BYTES, KPROF_KIND_COUNT, KPROF_KIND_RATIO, KPROF_KIND_TEXT,
+                  KPROF_KIND_FLAG, KPROF_KIND_DIM3 };
+
+/* The text unit of a column: none, one of the table's two units chosen when it is rendered (AUTO, AUTO2),
+ * a fixed time unit (MS, S), or a ratio's presentation (PCT: x 100; TIMES: a trailing "x"). */
+enum kprof_text_unit { KPROF_TU_NONE, KPROF_TU_AUTO, KPROF_TU_AUTO2, KPROF_TU_MS, KPROF_TU_S, KPROF_TU_PCT,
+                       KPROF_TU_TIMES };
+#define KPROF_TU_AUTO_COUNT 2
+
+/* Column flags (columns.def says what each means to the writers). */
+#define KPROF_COL_TIMED  1u
+#define KPROF_COL_REF    2u
+#define KPROF_COL_LABEL  4u
+#define KPROF_COL_KERNEL 8u
+
+/* One cell.  The string (STR) and the array (DIM3) are borrowed from the row. */
+struct kprof_value {
+    enum { KPROF_V_NONE, KPROF_V_U64, KPROF_V_I64, KPROF_V_F64, KPROF_V_FRAC, KPROF_V_STR, KPROF_V_FLAG,
+           KPROF_V_DIM3 } type;
+    union {
+        uint64_t u;
+        int64_t i;
+        double d;
+        struct { uint64_t num, den; } frac; /* the ratio num / den, 0 when den is 0 */
+        const char *s;
+        int flag;
+        const unsigned *dim3;
+    } v;
+};
+
+/* One column of columns.def.  A place (json_order, csv_order, text_order) of 0 leaves the column out of
+ * that format. */
+struct kprof_column {
+    int table;                      /* enum kprof_table_id */
+    const char *id;
+    enum kprof_kind kind;
+    unsigned flags;                 /* KPROF_COL_* */
+    struct kprof_value (*value)(const void *ctx, size_t row);
+    int prec;                       /* CSV, JSON: decimals of a real value; -1: a rounded whole number */
+    const char *json_key; int json_order;
+    const char *csv_header; int csv_order;
+    const char *text_header; int text_order; int text_width; enum kprof_text_unit text_unit;
+};
+
+enum kprof_table_id {
+#define KPROF_TABLE(table) KPROF_TABLE_##table,
+#define KPROF_COLUMN(...)
+#include "columns.def"
+#undef KPROF_TABLE
+#undef KPROF_COLUMN
+    KPROF_TABLE_COUNT
+};
+
+enum kprof_column_id {
+#define KPROF_TABLE(table)
+#define KPROF_COLUMN(table, id, ...) KPROF_COL_##table##_##id,
+#include "columns.def"
+#undef KPROF_TABLE
+#undef KPROF_COLUMN
+    KPROF_COLUMN_COUNT
+};
+
+/* Every column of columns.def, indexed by enum kprof_column_id. */
+extern const struct kprof_column kprof_columns[KPROF_COLUMN_COUNT];
+
+/* The rows each table's values are read from (the `ctx` of the renderers below); row i of a table is the
+ * i-th of these. */
+/* kernels: rows[i], its share of all_ns (the kernels' or the graphs' total). */
+struct kprof_kernel_rows { struct kprof_kernel *const *rows; size_t n; uint64_t all_ns; };
+/* copies: the snapshot's copies with a call, by direction then host memory, or its memsets alone (one row
+ * named "memset"; the LABEL columns left out of its CSV and JSON).  Filled by kprof_copy_rows(). */
+struct kprof_copy_rows {
+    const struct kprof_snapshot *s;
+    int memsets;
+    size_t n;
+    unsigned char dir[KPROF_DIR_COUNT * KPROF_HOST_COUNT], host[KPROF_DIR_COUNT * KPROF_HOST_COUNT];
+};
+/* Fills *t with the copies of s that have a call (memsets 0) or with s's memsets (memsets 1). */
+void kprof_copy_rows(struct kprof_copy_rows *t, const struct kprof_snapshot *s, int memsets);
+/* captured, allocations (row: enum kprof_mem), devices, api (row: the API's index), context_init: the
+ * snapshot itself. */
+
+/* Text: the units of the table's AUTO and AUTO2 columns, each chosen (kprof_unit_for) from the largest
+ * value of its REF columns over rows 0 to nrows - 1 of ctx (those for which `rows`, when not NULL, holds;
+ * hidden rows and "-" cells count), into units[KPROF_TU_AUTO_COUNT]. */
+void kprof_text_units(int table, const void *ctx, size_t nrows, int (*rows)(const void *ctx, size_t row),
+                      struct kprof_unit *units);
+/* Text: the table's header line, with its newline; labels, when not NULL, replaces a column's header by
+ * labels[column id] where that is not NULL. */
+void kprof_text_header(FILE *f, int table, const struct kprof_unit *units, const char *const *labels);
+/* Text: row `row` of ctx, without its newline (the caller may add a note after the last column). */
+void kprof_text_row(FILE *f, int table, const void *ctx, size_t row, const struct kprof_unit *units);
+/* CSV: the table's header row (with its newline), leaving out the columns with a flag of `skip`. */
+void kprof_csv_header(FILE *f, int table, unsigned skip);
+/* CSV: row `row` of ctx (with its newline), leaving out the columns with a flag of `skip`. */
+void kprof_csv_row(FILE *f, int table, const void *ctx, size_t row, unsigned skip);
+/* CSV: a field, quoted as RFC 4180 says when it holds a comma, quote or newline. */
+void kprof_csv_string(FILE *f, const char *s);
+
+/* JSON: row `row` of ctx as one object {"key": value, ...}, leaving out the columns with a flag of `skip`. */
+void kprof_json_object(FILE *f, int table, const void *ctx, size_t row, unsigned skip);
+
+#endif
