@@ -16,6 +16,7 @@
  *   S  ls_k on the legacy stream, each launch waited for (cudaStreamSynchronize)
  *   A  an asynchronous copy (host to device) on a blocking stream of its own, then ac_k there
  *   U  uk_k on a blocking stream of its own (for KPROF_EXCLUDE=uk_k or KPROF_SAMPLE)
+ *   R  profiling stopped and started again every round (cudaProfilerStop, cudaProfilerStart)
  * Argument "paused" instead: ne_k on a non-blocking stream, lg_k on the legacy stream and bk_k on a
  * blocking stream; profiling stopped (cudaProfilerStop), the non-blocking stream destroyed and a blocking
  * one created (maybe with its handle: FAKEGPU_REUSE_STREAM_HANDLE), profiling started again; then bd_k on
@@ -141,6 +142,11 @@ static void *thread_main(void *arg)
             CHECK(cudaStreamSynchronize(own));
             break;
         case 'U': go(uk, own); go(uk, own); break;
+        case 'R':
+            CHECK(cudaProfilerStop());
+            usleep(100);
+            CHECK(cudaProfilerStart());
+            break;
         default: fprintf(stderr, "order_stress: unknown role %c\n", role); exit(2);
         }
     }
