@@ -709,7 +709,6 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
     if (ask_busy && !t->shared && kprof_event_query_uncaptured(busy.last_stop) == CUDA_ERROR_NOT_READY &&
         backlog_outlasts_launch(&busy))
         hold = -hold; /* the stream stays busy: the pair starts behind its last work, no hold needed */
-    if (getenv("DBGO")) fprintf(stderr, "OP begin stream %p legacy=%d blocking=%d ordered=%d unord=%d shared=%d ls=%d bs=%d\n", (void*)s, legacy, blocking, t->ordered, t->unordered, t->shared, p->legacy_seen, p->blocking_seen);
     if (hold > 0 && !t->shared) { /* a word and number of its own (struct pool's holds) */
         uint64_t n = __atomic_fetch_add(&p->holds, 1, __ATOMIC_RELAXED);
         t->hold_slot = 1 + (unsigned)(n % (KPROF_HOLD_SLOTS - 1));

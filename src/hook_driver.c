@@ -896,9 +896,28 @@ STREAM_OPS_PTDS(cuMemcpyAtoA_v2,
                 (dst, dst_offset, src, src_offset, n))
 
 /* Destroying a stream: its handle may be given to a stream created later, whose first launch must not
- * start at the destroyed stream's last stop (libkprof's queues are keyed by handle). */
-STREAM_OP_FN(cuStreamDestroy_v2, (CUstream s), (s), s, 0, KPROF_STREAM_DESTROYED)
-STREAM_OP_FN(cuStreamDestroy, (CUstream s), (s), s, 0, KPROF_STREAM_DESTROYED)
+ * start at the destroyed stream's last stop, nor be taken for the destroyed stream's kind (libkprof's
+ * queues are keyed by handle).  Forgotten before the call: another thread may create a stream with the
+ * handle and launch on it as soon as the call has returned.  Also while profiling is stopped (no call is
+ * counted then), which a stream created meanwhile outlives. */
+#define STREAM_DESTROY_FN(name)                                                                    \
+    KPROF_EXPORT CUresult name(CUstream s)                                                         \
+    {                                                                                              \
+        DREAL(name);                                                                               \
+        struct kprof_call c_;                                                                      \
+        kprof_chain_break();                                                                       \
+        if (s != NULL && s != CU_STREAM_LEGACY && s != CU_STREAM_PER_THREAD && !kprof_config.disabled && \
+            kprof_tls_depth == 0 && kprof_driver_ready() && kprof_driver_is_initialized())         \
+            kprof_stream_other(s, 0, KPROF_STREAM_DESTROYED);                                      \
+        int counted_ = kprof_call_begin(&c_, KPROF_API_##name);                                    \
+        CUresult r_ = real_(s);                                                                    \
+        if (counted_)                                                                              \
+            kprof_call_end(&c_, r_ == CUDA_SUCCESS);                                               \
+        kprof_chain_break(); /* again: a launch on another thread may have begun meanwhile */      \
+        return r_;                                                                                 \
+    }
+STREAM_DESTROY_FN(cuStreamDestroy_v2)
+STREAM_DESTROY_FN(cuStreamDestroy)
 
 /* Every KPROF_DH entry of api.def has its wrapper above: this table refers to each by name, so a
  * missing one fails the link (-Wl,--no-undefined).  driver.c hands these out. */
