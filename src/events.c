@@ -611,7 +611,7 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
     struct queue *q = queue_for(t, p);
     if (ordering && !legacy && q && __atomic_load_n(&q->blocking, __ATOMIC_RELAXED) != 0) {
         pthread_mutex_unlock(&ev.lock); /* never waited for under ev.lock */
-        order_begin(t, p, q->blocking > 0);
+        order_begin(t, p, __atomic_load_n(&q->blocking, __ATOMIC_RELAXED) > 0);
         pthread_mutex_lock(&ev.lock);
         q = queue_for(t, p);
     }
