@@ -635,9 +635,56 @@ void kprof_free_record_device(void *ptr, uint64_t host_ns)
 
 /* ---- host-side API table and context creation ------------------------------------------------ */
 
-static struct kprof_api_stat api_stats[KPROF_API_COUNT];
+static struct kprof_api_stat api_stats[KPROF_API_COUNT]; /* min_ns holds the smallest time + 1 (0: none) */
 static struct kprof_ctx_init ctx_inits[64];
 static size_t nctx_inits;
+
+/* Each API's host times, counted lock-free in log-linear buckets for its median: exact below 16 ns, then 8
+ * buckets per power of two (each at most 1/8 of its lower bound wide, so the midpoint is within 1/16 =
+ * 6.25% of any value in it) up to 2^41 ns (37 minutes; longer calls share the last bucket).  Kernels keep
+ * 64 per power of two (histogram.h), but under a lock: an API call is counted by atomic adds only. */
+#define API_SUB_BITS 3
+#define API_BUCKETS (16 + (41 - 4) * (1 << API_SUB_BITS))
+static uint64_t api_buckets[KPROF_API_COUNT][API_BUCKETS];
+
+static unsigned api_bucket(uint64_t ns)
+{
+    if (ns < 16)
+        return (unsigned)ns;
+    unsigned g = 63u - (unsigned)__builtin_clzll(ns); /* 4 .. 63: ns in [2^g, 2^(g+1)) */
+    unsigned i = 16 + (g - 4) * (1u << API_SUB_BITS) + (unsigned)((ns >> (g - API_SUB_BITS)) & ((1u << API_SUB_BITS) - 1));
+    return i < API_BUCKETS ? i : API_BUCKETS - 1;
+}
+
+/* The midpoint of bucket i, in ns (the value itself below 16 ns). */
+static uint64_t api_bucket_mid(unsigned i)
+{
+    if (i < 16)
+        return i;
+    unsigned g = 4 + (i - 16) / (1u << API_SUB_BITS), sub = (i - 16) % (1u << API_SUB_BITS);
+    uint64_t width = (uint64_t)1 << (g - API_SUB_BITS);
+    return ((uint64_t)((1u << API_SUB_BITS) + sub) << (g - API_SUB_BITS)) + width / 2;
+}
+
+/* The median of an API's counted times (nearest rank, the bucket's midpoint clamped to [min, max]), ns;
+ * buckets read without a lock while calls go on, so the ranks are of the counts read. */
+static uint64_t api_median(int api, uint64_t min_ns, uint64_t max_ns)
+{
+    uint64_t n = 0, seen = 0;
+    for (unsigned i = 0; i < API_BUCKETS; i++)
+        n += __atomic_load_n(&api_buckets[api][i], __ATOMIC_RELAXED);
+    if (n == 0)
+        return 0;
+    uint64_t rank = (n + 1) / 2;
+    for (unsigned i = 0; i < API_BUCKETS; i++) {
+        seen += __atomic_load_n(&api_buckets[api][i], __ATOMIC_RELAXED);
+        if (seen >= rank) {
+            uint64_t v = api_bucket_mid(i);
+            return v < min_ns ? min_ns : v > max_ns ? max_ns : v;
+        }
+    }
+    return max_ns;
+}
 
 void kprof_api_record(int api, uint64_t host_ns, int ok)
 {
@@ -646,9 +693,15 @@ void kprof_api_record(int api, uint64_t host_ns, int ok)
     if (!ok)
         ATOMIC_ADD(&a->errors, 1);
     ATOMIC_ADD(&a->total_ns, host_ns);
+    ATOMIC_ADD(&api_buckets[api][api_bucket(host_ns)], 1);
     uint64_t m = __atomic_load_n(&a->max_ns, __ATOMIC_RELAXED);
     while (host_ns > m &&
            !__atomic_compare_exchange_n(&a->max_ns, &m, host_ns, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
+    uint64_t low = host_ns + 1;
+    m = __atomic_load_n(&a->min_ns, __ATOMIC_RELAXED);
+    while ((m == 0 || low < m) &&
+           !__atomic_compare_exchange_n(&a->min_ns, &m, low, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
         ;
 }
 
@@ -758,6 +811,9 @@ int kprof_stats_snapshot(struct kprof_snapshot *s)
         s->api[i].errors = __atomic_load_n(&api_stats[i].errors, __ATOMIC_RELAXED);
         s->api[i].total_ns = __atomic_load_n(&api_stats[i].total_ns, __ATOMIC_RELAXED);
         s->api[i].max_ns = __atomic_load_n(&api_stats[i].max_ns, __ATOMIC_RELAXED);
+        uint64_t low = __atomic_load_n(&api_stats[i].min_ns, __ATOMIC_RELAXED);
+        s->api[i].min_ns = low ? low - 1 : 0;
+        s->api[i].median_ns = api_median(i, s->api[i].min_ns, s->api[i].max_ns);
     }
     return s->nkernels > 0;
 }
@@ -895,6 +951,7 @@ static void fork_child(void)
     memset(&memsets, 0, sizeof memsets);
     memset(devices, 0, sizeof devices);
     memset(api_stats, 0, sizeof api_stats);
+    memset(api_buckets, 0, sizeof api_buckets);
     nctx_inits = 0;
     free(trace.ev);
     trace.ev = NULL;

@@ -12,7 +12,8 @@
  * an event record of the app's), "mixed" (two threads, one on the legacy default stream and one on a
  * blocking stream, each launching while the other is inside a slow launch: FAKEGPU_LAUNCH_SLEEP_US=slow=us;
  * bslow_k then leg_k, lslow_k then blk_k, and bslow_k behind blong_k, so that it may start at blong_k's
- * stop, then leg_k; the blocking stream may have the handle of a non-blocking one destroyed before). */
+ * stop, then leg_k; the blocking stream may have the handle of a non-blocking one destroyed before),
+ * "apimix" (11 launches of fast_k and 10 of slow_k, for the api table's median: FAKEGPU_LAUNCH_SLEEP_US). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -230,6 +231,14 @@ static int mixed(void)
     return 0;
 }
 
+static int apimix(CUstream s)
+{
+    for (int i = 0; i < 21; i++)
+        launch(fn(i % 2 ? "slow_k" : "fast_k"), s);
+    CK(cuCtxSynchronize());
+    return 0;
+}
+
 static int marks(CUstream s)
 {
     CUfunction f = fn("mark_k");
@@ -281,6 +290,7 @@ int main(int argc, char **argv)
              : !strcmp(mode, "legacy") ? legacy()
              : !strcmp(mode, "marks") ? marks(s)
              : !strcmp(mode, "mixed") ? mixed()
+             : !strcmp(mode, "apimix") ? apimix(s)
                                      : preds(s, other);
     printf("preds %s: ok\n", mode);
     return rc;
