@@ -16,12 +16,6 @@
 #include "graphs.h"
 #include "wrap.h"
 
-/* The driver's function behind a wrapper; a driver that lacks it cannot have handed it out. */
-#define DREAL(name)                                                                                \
-    __typeof__(name) *real_ = KPROF_REAL_DRV(name);                                                \
-    if (KPROF_UNLIKELY(!real_))                                                                    \
-        return CUDA_ERROR_NOT_FOUND
-
 /* ---- entry-point queries --------------------------------------------------------------------- */
 
 /* Replaces a driver function the app just looked up by libkprof's wrapper for it, if there is one. */
@@ -37,7 +31,7 @@ static void swap_in_wrapper(void **pfn)
 KPROF_EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
                                           CUdriverProcAddressQueryResult *symbolStatus)
 {
-    DREAL(cuGetProcAddress_v2);
+    KPROF_REAL_DRV_OR_FAIL(cuGetProcAddress_v2);
     CUresult r = real_(symbol, pfn, cudaVersion, flags, symbolStatus);
     if (r == CUDA_SUCCESS)
         swap_in_wrapper(pfn);
@@ -47,22 +41,17 @@ KPROF_EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cu
 /* The CUDA 11.3 form, with its own four arguments (cudart still asks for it at version 11030). */
 KPROF_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
 {
-    DREAL(cuGetProcAddress);
+    KPROF_REAL_DRV_OR_FAIL(cuGetProcAddress);
     CUresult r = real_(symbol, pfn, cudaVersion, flags);
     if (r == CUDA_SUCCESS)
         swap_in_wrapper(pfn);
     return r;
 }
 
-#define RREAL(name)                                                                                \
-    __typeof__(kprof_rt.name) real_ = KPROF_REAL(name);                                            \
-    if (KPROF_UNLIKELY(!real_))                                                                    \
-        return cudaErrorSharedObjectSymbolNotFound
-
 KPROF_EXPORT cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **funcPtr, unsigned long long flags,
                                                  enum cudaDriverEntryPointQueryResult *driverStatus)
 {
-    RREAL(cudaGetDriverEntryPoint);
+    KPROF_REAL_RT_OR_FAIL(cudaGetDriverEntryPoint);
     cudaError_t r = real_(symbol, funcPtr, flags, driverStatus);
     if (r == cudaSuccess)
         swap_in_wrapper(funcPtr);
@@ -73,7 +62,7 @@ KPROF_EXPORT cudaError_t cudaGetDriverEntryPoint_ptsz(const char *symbol, void *
                                                       unsigned long long flags,
                                                       enum cudaDriverEntryPointQueryResult *driverStatus)
 {
-    RREAL(cudaGetDriverEntryPoint_ptsz);
+    KPROF_REAL_RT_OR_FAIL(cudaGetDriverEntryPoint_ptsz);
     cudaError_t r = real_(symbol, funcPtr, flags, driverStatus);
     if (r == cudaSuccess)
         swap_in_wrapper(funcPtr);
@@ -84,7 +73,7 @@ KPROF_EXPORT cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, vo
                                                           unsigned int cudaVersion, unsigned long long flags,
                                                           enum cudaDriverEntryPointQueryResult *driverStatus)
 {
-    RREAL(cudaGetDriverEntryPointByVersion);
+    KPROF_REAL_RT_OR_FAIL(cudaGetDriverEntryPointByVersion);
     cudaError_t r = real_(symbol, funcPtr, cudaVersion, flags, driverStatus);
     if (r == cudaSuccess)
         swap_in_wrapper(funcPtr);
@@ -95,7 +84,7 @@ KPROF_EXPORT cudaError_t cudaGetDriverEntryPointByVersion_ptsz(const char *symbo
                                                                unsigned int cudaVersion, unsigned long long flags,
                                                                enum cudaDriverEntryPointQueryResult *driverStatus)
 {
-    RREAL(cudaGetDriverEntryPointByVersion_ptsz);
+    KPROF_REAL_RT_OR_FAIL(cudaGetDriverEntryPointByVersion_ptsz);
     cudaError_t r = real_(symbol, funcPtr, cudaVersion, flags, driverStatus);
     if (r == cudaSuccess)
         swap_in_wrapper(funcPtr);
@@ -120,7 +109,7 @@ KPROF_EXPORT cudaError_t cudaGetDriverEntryPointByVersion_ptsz(const char *symbo
 /* Driver initialisation joins the first context's row (see kprof_driver_initialized). */
 KPROF_EXPORT CUresult cuInit(unsigned int flags)
 {
-    DREAL(cuInit);
+    KPROF_REAL_DRV_OR_FAIL(cuInit);
     if (kprof_is_finished() || kprof_config.disabled)
         return real_(flags);
     uint64_t t0 = kprof_now_ns();
@@ -132,27 +121,27 @@ KPROF_EXPORT CUresult cuInit(unsigned int flags)
 
 KPROF_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 {
-    DREAL(cuDevicePrimaryCtxRetain);
+    KPROF_REAL_DRV_OR_FAIL(cuDevicePrimaryCtxRetain);
     CTX_CREATE(KPROF_API_cuDevicePrimaryCtxRetain, pctx, dev, real_(pctx, dev));
 }
 
 KPROF_EXPORT CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)
 {
-    DREAL(cuCtxCreate_v2);
+    KPROF_REAL_DRV_OR_FAIL(cuCtxCreate_v2);
     CTX_CREATE(KPROF_API_cuCtxCreate_v2, pctx, dev, real_(pctx, flags, dev));
 }
 
 KPROF_EXPORT CUresult cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray, int numParams,
                                      unsigned int flags, CUdevice dev)
 {
-    DREAL(cuCtxCreate_v3);
+    KPROF_REAL_DRV_OR_FAIL(cuCtxCreate_v3);
     CTX_CREATE(KPROF_API_cuCtxCreate_v3, pctx, dev, real_(pctx, paramsArray, numParams, flags, dev));
 }
 
 KPROF_EXPORT CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags,
                                      CUdevice dev)
 {
-    DREAL(cuCtxCreate_v4);
+    KPROF_REAL_DRV_OR_FAIL(cuCtxCreate_v4);
     CTX_CREATE(KPROF_API_cuCtxCreate_v4, pctx, dev, real_(pctx, ctxCreateParams, flags, dev));
 }
 
@@ -217,7 +206,7 @@ KPROF_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int
                                      unsigned int bx, unsigned int by, unsigned int bz, unsigned int shmem,
                                      CUstream s, void **params, void **extra)
 {
-    DREAL(cuLaunchKernel);
+    KPROF_REAL_DRV_OR_FAIL(cuLaunchKernel);
     DLAUNCH(KPROF_API_cuLaunchKernel, f, gx, gy, gz, bx, by, bz, s, 0,
             real_(f, gx, gy, gz, bx, by, bz, shmem, s, params, extra));
 }
@@ -226,7 +215,7 @@ KPROF_EXPORT CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gx, unsigne
                                           unsigned int bx, unsigned int by, unsigned int bz, unsigned int shmem,
                                           CUstream s, void **params, void **extra)
 {
-    DREAL(cuLaunchKernel_ptsz);
+    KPROF_REAL_DRV_OR_FAIL(cuLaunchKernel_ptsz);
     DLAUNCH(KPROF_API_cuLaunchKernel_ptsz, f, gx, gy, gz, bx, by, bz, s, 1,
             real_(f, gx, gy, gz, bx, by, bz, shmem, s, params, extra));
 }
@@ -235,7 +224,7 @@ KPROF_EXPORT CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gx, unsigne
 
 KPROF_EXPORT CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **params, void **extra)
 {
-    DREAL(cuLaunchKernelEx);
+    KPROF_REAL_DRV_OR_FAIL(cuLaunchKernelEx);
     DLAUNCH(KPROF_API_cuLaunchKernelEx, f, CFG(config, gridDimX), CFG(config, gridDimY), CFG(config, gridDimZ),
             CFG(config, blockDimX), CFG(config, blockDimY), CFG(config, blockDimZ),
             config ? config->hStream : NULL, 0, real_(config, f, params, extra));
@@ -244,7 +233,7 @@ KPROF_EXPORT CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction 
 KPROF_EXPORT CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunction f, void **params,
                                             void **extra)
 {
-    DREAL(cuLaunchKernelEx_ptsz);
+    KPROF_REAL_DRV_OR_FAIL(cuLaunchKernelEx_ptsz);
     DLAUNCH(KPROF_API_cuLaunchKernelEx_ptsz, f, CFG(config, gridDimX), CFG(config, gridDimY),
             CFG(config, gridDimZ), CFG(config, blockDimX), CFG(config, blockDimY), CFG(config, blockDimZ),
             config ? config->hStream : NULL, 1, real_(config, f, params, extra));
@@ -254,7 +243,7 @@ KPROF_EXPORT CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gx, u
                                                 unsigned int bx, unsigned int by, unsigned int bz,
                                                 unsigned int shmem, CUstream s, void **params)
 {
-    DREAL(cuLaunchCooperativeKernel);
+    KPROF_REAL_DRV_OR_FAIL(cuLaunchCooperativeKernel);
     DLAUNCH(KPROF_API_cuLaunchCooperativeKernel, f, gx, gy, gz, bx, by, bz, s, 0,
             real_(f, gx, gy, gz, bx, by, bz, shmem, s, params));
 }
@@ -264,7 +253,7 @@ KPROF_EXPORT CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int 
                                                      unsigned int bz, unsigned int shmem, CUstream s,
                                                      void **params)
 {
-    DREAL(cuLaunchCooperativeKernel_ptsz);
+    KPROF_REAL_DRV_OR_FAIL(cuLaunchCooperativeKernel_ptsz);
     DLAUNCH(KPROF_API_cuLaunchCooperativeKernel_ptsz, f, gx, gy, gz, bx, by, bz, s, 1,
             real_(f, gx, gy, gz, bx, by, bz, shmem, s, params));
 }
@@ -325,12 +314,12 @@ static int side_is_device(CUmemorytype type, CUdeviceptr dev, const void *host)
 #define DTWINS(TIMED, name, pt, params, args, ...)                                                 \
     KPROF_EXPORT CUresult name params                                                              \
     {                                                                                              \
-        DREAL(name);                                                                               \
+        KPROF_REAL_DRV_OR_FAIL(name);                                                                               \
         TIMED(KPROF_API_##name, __VA_ARGS__, 0, real_ args);                                       \
     }                                                                                              \
     KPROF_EXPORT CUresult name##pt params                                                          \
     {                                                                                              \
-        DREAL(name##pt);                                                                           \
+        KPROF_REAL_DRV_OR_FAIL(name##pt);                                                                           \
         TIMED(KPROF_API_##name##pt, __VA_ARGS__, 1, real_ args);                                   \
     }
 
@@ -408,65 +397,65 @@ DTWINS(DMEMSET, cuMemsetD32Async, _ptsz, (CUdeviceptr d, unsigned int v, size_t 
 
 KPROF_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytes)
 {
-    DREAL(cuMemAlloc_v2);
+    KPROF_REAL_DRV_OR_FAIL(cuMemAlloc_v2);
     KPROF_WRAP_ALLOC(KPROF_API_cuMemAlloc_v2, CUresult, CUDA_SUCCESS, KPROF_MEM_DEVICE, dptr, bytes, real_(dptr, bytes));
 }
 
 KPROF_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytes, CUstream s)
 {
-    DREAL(cuMemAllocAsync);
+    KPROF_REAL_DRV_OR_FAIL(cuMemAllocAsync);
     kprof_chain_break(); /* stream-ordered: on the legacy stream, a wait for the blocking streams */
     KPROF_WRAP_ALLOC(KPROF_API_cuMemAllocAsync, CUresult, CUDA_SUCCESS, KPROF_MEM_DEVICE, dptr, bytes, real_(dptr, bytes, s));
 }
 
 KPROF_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytes, CUstream s)
 {
-    DREAL(cuMemAllocAsync_ptsz);
+    KPROF_REAL_DRV_OR_FAIL(cuMemAllocAsync_ptsz);
     kprof_chain_break(); /* stream-ordered: on the legacy stream, a wait for the blocking streams */
     KPROF_WRAP_ALLOC(KPROF_API_cuMemAllocAsync_ptsz, CUresult, CUDA_SUCCESS, KPROF_MEM_DEVICE, dptr, bytes, real_(dptr, bytes, s));
 }
 
 KPROF_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytes, unsigned int flags)
 {
-    DREAL(cuMemAllocManaged);
+    KPROF_REAL_DRV_OR_FAIL(cuMemAllocManaged);
     KPROF_WRAP_ALLOC(KPROF_API_cuMemAllocManaged, CUresult, CUDA_SUCCESS, KPROF_MEM_MANAGED, dptr, bytes, real_(dptr, bytes, flags));
 }
 
 KPROF_EXPORT CUresult cuMemAllocHost_v2(void **pp, size_t bytes)
 {
-    DREAL(cuMemAllocHost_v2);
+    KPROF_REAL_DRV_OR_FAIL(cuMemAllocHost_v2);
     KPROF_WRAP_ALLOC(KPROF_API_cuMemAllocHost_v2, CUresult, CUDA_SUCCESS, KPROF_MEM_PINNED, pp, bytes, real_(pp, bytes));
 }
 
 KPROF_EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytes, unsigned int flags)
 {
-    DREAL(cuMemHostAlloc);
+    KPROF_REAL_DRV_OR_FAIL(cuMemHostAlloc);
     KPROF_WRAP_ALLOC(KPROF_API_cuMemHostAlloc, CUresult, CUDA_SUCCESS, KPROF_MEM_PINNED, pp, bytes, real_(pp, bytes, flags));
 }
 
 KPROF_EXPORT CUresult cuMemFree_v2(CUdeviceptr d)
 {
-    DREAL(cuMemFree_v2);
+    KPROF_REAL_DRV_OR_FAIL(cuMemFree_v2);
     KPROF_WRAP_FREE(KPROF_API_cuMemFree_v2, CUresult, CUDA_SUCCESS, kprof_free_record_device((void *)(uintptr_t)d, ns_), d, real_(d));
 }
 
 KPROF_EXPORT CUresult cuMemFreeAsync(CUdeviceptr d, CUstream s)
 {
-    DREAL(cuMemFreeAsync);
+    KPROF_REAL_DRV_OR_FAIL(cuMemFreeAsync);
     kprof_chain_break(); /* stream-ordered: on the legacy stream, a wait for the blocking streams */
     KPROF_WRAP_FREE(KPROF_API_cuMemFreeAsync, CUresult, CUDA_SUCCESS, kprof_free_record_device((void *)(uintptr_t)d, ns_), d, real_(d, s));
 }
 
 KPROF_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr d, CUstream s)
 {
-    DREAL(cuMemFreeAsync_ptsz);
+    KPROF_REAL_DRV_OR_FAIL(cuMemFreeAsync_ptsz);
     kprof_chain_break(); /* stream-ordered: on the legacy stream, a wait for the blocking streams */
     KPROF_WRAP_FREE(KPROF_API_cuMemFreeAsync_ptsz, CUresult, CUDA_SUCCESS, kprof_free_record_device((void *)(uintptr_t)d, ns_), d, real_(d, s));
 }
 
 KPROF_EXPORT CUresult cuMemFreeHost(void *p)
 {
-    DREAL(cuMemFreeHost);
+    KPROF_REAL_DRV_OR_FAIL(cuMemFreeHost);
     KPROF_WRAP_FREE(KPROF_API_cuMemFreeHost, CUresult, CUDA_SUCCESS, kprof_free_record(KPROF_MEM_PINNED, p, ns_), p, real_(p));
 }
 
@@ -497,32 +486,32 @@ KPROF_EXPORT CUresult cuMemFreeHost(void *p)
  * version 10000: a capture begun through it must be seen as well. */
 KPROF_EXPORT CUresult cuStreamBeginCapture(CUstream s)
 {
-    DREAL(cuStreamBeginCapture);
+    KPROF_REAL_DRV_OR_FAIL(cuStreamBeginCapture);
     CAPTURE_BEGIN(real_(s));
 }
 
 KPROF_EXPORT CUresult cuStreamBeginCapture_ptsz(CUstream s)
 {
-    DREAL(cuStreamBeginCapture_ptsz);
+    KPROF_REAL_DRV_OR_FAIL(cuStreamBeginCapture_ptsz);
     CAPTURE_BEGIN(real_(s));
 }
 
 KPROF_EXPORT CUresult cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode mode)
 {
-    DREAL(cuStreamBeginCapture_v2);
+    KPROF_REAL_DRV_OR_FAIL(cuStreamBeginCapture_v2);
     CAPTURE_BEGIN(real_(s, mode));
 }
 
 KPROF_EXPORT CUresult cuStreamBeginCapture_v2_ptsz(CUstream s, CUstreamCaptureMode mode)
 {
-    DREAL(cuStreamBeginCapture_v2_ptsz);
+    KPROF_REAL_DRV_OR_FAIL(cuStreamBeginCapture_v2_ptsz);
     CAPTURE_BEGIN(real_(s, mode));
 }
 
 KPROF_EXPORT CUresult cuStreamBeginCaptureToGraph(CUstream s, CUgraph graph, const CUgraphNode *deps,
                                                   const CUgraphEdgeData *edges, size_t n, CUstreamCaptureMode mode)
 {
-    DREAL(cuStreamBeginCaptureToGraph);
+    KPROF_REAL_DRV_OR_FAIL(cuStreamBeginCaptureToGraph);
     CAPTURE_BEGIN(real_(s, graph, deps, edges, n, mode));
 }
 
@@ -530,19 +519,19 @@ KPROF_EXPORT CUresult cuStreamBeginCaptureToGraph_ptsz(CUstream s, CUgraph graph
                                                        const CUgraphEdgeData *edges, size_t n,
                                                        CUstreamCaptureMode mode)
 {
-    DREAL(cuStreamBeginCaptureToGraph_ptsz);
+    KPROF_REAL_DRV_OR_FAIL(cuStreamBeginCaptureToGraph_ptsz);
     CAPTURE_BEGIN(real_(s, graph, deps, edges, n, mode));
 }
 
 KPROF_EXPORT CUresult cuStreamEndCapture(CUstream s, CUgraph *graph)
 {
-    DREAL(cuStreamEndCapture);
+    KPROF_REAL_DRV_OR_FAIL(cuStreamEndCapture);
     CAPTURE_END(real_(s, graph));
 }
 
 KPROF_EXPORT CUresult cuStreamEndCapture_ptsz(CUstream s, CUgraph *graph)
 {
-    DREAL(cuStreamEndCapture_ptsz);
+    KPROF_REAL_DRV_OR_FAIL(cuStreamEndCapture_ptsz);
     CAPTURE_END(real_(s, graph));
 }
 
@@ -561,28 +550,28 @@ KPROF_EXPORT CUresult cuStreamEndCapture_ptsz(CUstream s, CUgraph *graph)
 
 KPROF_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *pexec, CUgraph graph, unsigned long long flags)
 {
-    DREAL(cuGraphInstantiateWithFlags);
+    KPROF_REAL_DRV_OR_FAIL(cuGraphInstantiateWithFlags);
     INSTANTIATE(KPROF_API_cuGraphInstantiateWithFlags, pexec, graph, real_(pexec, graph, flags));
 }
 
 KPROF_EXPORT CUresult cuGraphInstantiateWithParams(CUgraphExec *pexec, CUgraph graph,
                                                    CUDA_GRAPH_INSTANTIATE_PARAMS *params)
 {
-    DREAL(cuGraphInstantiateWithParams);
+    KPROF_REAL_DRV_OR_FAIL(cuGraphInstantiateWithParams);
     INSTANTIATE(KPROF_API_cuGraphInstantiateWithParams, pexec, graph, real_(pexec, graph, params));
 }
 
 KPROF_EXPORT CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec *pexec, CUgraph graph,
                                                         CUDA_GRAPH_INSTANTIATE_PARAMS *params)
 {
-    DREAL(cuGraphInstantiateWithParams_ptsz);
+    KPROF_REAL_DRV_OR_FAIL(cuGraphInstantiateWithParams_ptsz);
     INSTANTIATE(KPROF_API_cuGraphInstantiateWithParams_ptsz, pexec, graph, real_(pexec, graph, params));
 }
 
 KPROF_EXPORT CUresult cuGraphInstantiate_v2(CUgraphExec *pexec, CUgraph graph, CUgraphNode *errNode, char *log,
                                             size_t logSize)
 {
-    DREAL(cuGraphInstantiate_v2);
+    KPROF_REAL_DRV_OR_FAIL(cuGraphInstantiate_v2);
     INSTANTIATE(KPROF_API_cuGraphInstantiate_v2, pexec, graph, real_(pexec, graph, errNode, log, logSize));
 }
 
@@ -600,14 +589,14 @@ KPROF_EXPORT CUresult cuGraphInstantiate_v2(CUgraphExec *pexec, CUgraph graph, C
 KPROF_EXPORT CUresult cuGraphAddNode(CUgraphNode *ph, CUgraph graph, const CUgraphNode *deps, size_t n,
                                      CUgraphNodeParams *p)
 {
-    DREAL(cuGraphAddNode);
+    KPROF_REAL_DRV_OR_FAIL(cuGraphAddNode);
     ADD_NODE(ph, p, real_(ph, graph, deps, n, p));
 }
 
 KPROF_EXPORT CUresult cuGraphAddNode_v2(CUgraphNode *ph, CUgraph graph, const CUgraphNode *deps,
                                         const CUgraphEdgeData *edges, size_t n, CUgraphNodeParams *p)
 {
-    DREAL(cuGraphAddNode_v2);
+    KPROF_REAL_DRV_OR_FAIL(cuGraphAddNode_v2);
     ADD_NODE(ph, p, real_(ph, graph, deps, edges, n, p));
 }
 
@@ -628,7 +617,7 @@ KPROF_EXPORT CUresult cuGraphAddNode_v2(CUgraphNode *ph, CUgraph graph, const CU
  * would refuse. */
 KPROF_EXPORT CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary lib, const char *name)
 {
-    DREAL(cuLibraryGetKernel);
+    KPROF_REAL_DRV_OR_FAIL(cuLibraryGetKernel);
     CUresult r = real_(pKernel, lib, name);
     if (r == CUDA_SUCCESS && pKernel && !kprof_config.disabled)
         kprof_preload_note_kernel(*pKernel);
@@ -637,7 +626,7 @@ KPROF_EXPORT CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary lib, const
 
 KPROF_EXPORT CUresult cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int n, CUlibrary lib)
 {
-    DREAL(cuLibraryEnumerateKernels);
+    KPROF_REAL_DRV_OR_FAIL(cuLibraryEnumerateKernels);
     CUresult r = real_(kernels, n, lib);
     for (unsigned int i = 0; r == CUDA_SUCCESS && kernels && i < n && !kprof_config.disabled; i++)
         kprof_preload_note_kernel(kernels[i]);
@@ -646,19 +635,19 @@ KPROF_EXPORT CUresult cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int 
 
 KPROF_EXPORT CUresult cuModuleUnload(CUmodule mod)
 {
-    DREAL(cuModuleUnload);
+    KPROF_REAL_DRV_OR_FAIL(cuModuleUnload);
     CODE_UNLOAD(real_(mod));
 }
 
 KPROF_EXPORT CUresult cuLibraryUnload(CUlibrary lib)
 {
-    DREAL(cuLibraryUnload);
+    KPROF_REAL_DRV_OR_FAIL(cuLibraryUnload);
     CODE_UNLOAD(real_(lib));
 }
 
 KPROF_EXPORT CUresult cuGraphExecDestroy(CUgraphExec exec)
 {
-    DREAL(cuGraphExecDestroy);
+    KPROF_REAL_DRV_OR_FAIL(cuGraphExecDestroy);
     kprof_graph_destroyed(exec);
     return real_(exec);
 }
@@ -686,13 +675,13 @@ KPROF_EXPORT CUresult cuGraphExecDestroy(CUgraphExec exec)
 
 KPROF_EXPORT CUresult cuGraphLaunch(CUgraphExec exec, CUstream s)
 {
-    DREAL(cuGraphLaunch);
+    KPROF_REAL_DRV_OR_FAIL(cuGraphLaunch);
     GRAPH_LAUNCH(KPROF_API_cuGraphLaunch, exec, s, 0, real_(exec, s));
 }
 
 KPROF_EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec exec, CUstream s)
 {
-    DREAL(cuGraphLaunch_ptsz);
+    KPROF_REAL_DRV_OR_FAIL(cuGraphLaunch_ptsz);
     GRAPH_LAUNCH(KPROF_API_cuGraphLaunch_ptsz, exec, s, 1, real_(exec, s));
 }
 
@@ -725,17 +714,17 @@ static int primary_gone(CUdevice dev)
 #define CTX_END_WRAPPERS(sfx)                                                                      \
     KPROF_EXPORT CUresult cuDevicePrimaryCtxReset##sfx(CUdevice dev)                               \
     {                                                                                              \
-        DREAL(cuDevicePrimaryCtxReset##sfx);                                                       \
+        KPROF_REAL_DRV_OR_FAIL(cuDevicePrimaryCtxReset##sfx);                                                       \
         CTX_END(NULL, (int)dev, real_(dev), 1);                                                    \
     }                                                                                              \
     KPROF_EXPORT CUresult cuDevicePrimaryCtxRelease##sfx(CUdevice dev)                             \
     {                                                                                              \
-        DREAL(cuDevicePrimaryCtxRelease##sfx);                                                     \
+        KPROF_REAL_DRV_OR_FAIL(cuDevicePrimaryCtxRelease##sfx);                                                     \
         CTX_END(NULL, (int)dev, real_(dev), primary_gone(dev));                                    \
     }                                                                                              \
     KPROF_EXPORT CUresult cuCtxDestroy##sfx(CUcontext ctx)                                         \
     {                                                                                              \
-        DREAL(cuCtxDestroy##sfx);                                                                  \
+        KPROF_REAL_DRV_OR_FAIL(cuCtxDestroy##sfx);                                                                  \
         CTX_END(ctx, -1, real_(ctx), 1);                                                           \
     }
 CTX_END_WRAPPERS(_v2)
@@ -745,14 +734,14 @@ CTX_END_WRAPPERS()
 
 KPROF_EXPORT CUresult cuProfilerStart(void)
 {
-    DREAL(cuProfilerStart);
+    KPROF_REAL_DRV_OR_FAIL(cuProfilerStart);
     kprof_set_paused(0);
     return real_();
 }
 
 KPROF_EXPORT CUresult cuProfilerStop(void)
 {
-    DREAL(cuProfilerStop);
+    KPROF_REAL_DRV_OR_FAIL(cuProfilerStop);
     kprof_set_paused(1);
     return real_();
 }
@@ -761,25 +750,25 @@ KPROF_EXPORT CUresult cuProfilerStop(void)
 
 KPROF_EXPORT CUresult cuCtxSynchronize(void)
 {
-    DREAL(cuCtxSynchronize);
+    KPROF_REAL_DRV_OR_FAIL(cuCtxSynchronize);
     KPROF_WRAP_HOST(KPROF_API_cuCtxSynchronize, CUresult, CUDA_SUCCESS, real_());
 }
 
 KPROF_EXPORT CUresult cuStreamSynchronize(CUstream s)
 {
-    DREAL(cuStreamSynchronize);
+    KPROF_REAL_DRV_OR_FAIL(cuStreamSynchronize);
     KPROF_WRAP_HOST(KPROF_API_cuStreamSynchronize, CUresult, CUDA_SUCCESS, real_(s));
 }
 
 KPROF_EXPORT CUresult cuStreamSynchronize_ptsz(CUstream s)
 {
-    DREAL(cuStreamSynchronize_ptsz);
+    KPROF_REAL_DRV_OR_FAIL(cuStreamSynchronize_ptsz);
     KPROF_WRAP_HOST(KPROF_API_cuStreamSynchronize_ptsz, CUresult, CUDA_SUCCESS, real_(s));
 }
 
 KPROF_EXPORT CUresult cuEventSynchronize(CUevent e)
 {
-    DREAL(cuEventSynchronize);
+    KPROF_REAL_DRV_OR_FAIL(cuEventSynchronize);
     KPROF_WRAP_HOST(KPROF_API_cuEventSynchronize, CUresult, CUDA_SUCCESS, real_(e));
 }
 
@@ -796,7 +785,7 @@ KPROF_EXPORT CUresult cuEventSynchronize(CUevent e)
 #define STREAM_OP_FN(name, params, args, stream, per_thread, pred)                                 \
     KPROF_EXPORT CUresult name params                                                              \
     {                                                                                              \
-        DREAL(name);                                                                               \
+        KPROF_REAL_DRV_OR_FAIL(name);                                                                               \
         struct kprof_call c_;                                                                      \
         kprof_chain_break();                                                                       \
         int counted_ = kprof_call_begin(&c_, KPROF_API_##name);                                    \

@@ -12,19 +12,13 @@
 #include "stats.h"
 #include "wrap.h"
 
-/* A wrapper whose real function cannot be found fails the way a missing symbol would. */
-#define REAL_OR_FAIL(name)                                                                         \
-    __typeof__(kprof_rt.name) real_ = KPROF_REAL(name);                                            \
-    if (KPROF_UNLIKELY(!real_))                                                                    \
-        return cudaErrorSharedObjectSymbolNotFound
-
 /* ---- names ----------------------------------------------------------------------------------- */
 
 KPROF_EXPORT void __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun, char *deviceFun,
                                          const char *deviceName, int thread_limit, uint3 *tid, uint3 *bid,
                                          dim3 *bDim, dim3 *gDim, int *wSize)
 {
-    __typeof__(kprof_rt.__cudaRegisterFunction) real_ = KPROF_REAL(__cudaRegisterFunction);
+    __typeof__(kprof_rt.__cudaRegisterFunction) real_ = KPROF_REAL_RT(__cudaRegisterFunction);
     if (!kprof_config.disabled && !kprof_is_finished()) /* no more reports: names are not needed */
         kprof_names_register(hostFun, deviceName);
     if (real_)
@@ -33,7 +27,7 @@ KPROF_EXPORT void __cudaRegisterFunction(void **fatCubinHandle, const char *host
 
 KPROF_EXPORT cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *hostFun)
 {
-    REAL_OR_FAIL(__cudaGetKernel);
+    KPROF_REAL_RT_OR_FAIL(__cudaGetKernel);
     struct kprof_call c;
     if (!kprof_call_begin(&c, KPROF_API___cudaGetKernel))
         return real_(kernel, hostFun);
@@ -88,7 +82,7 @@ KPROF_EXPORT cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *hostF
 KPROF_EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void **args,
                                             size_t shmem, cudaStream_t stream)
 {
-    REAL_OR_FAIL(__cudaLaunchKernel);
+    KPROF_REAL_RT_OR_FAIL(__cudaLaunchKernel);
     LAUNCH(KPROF_API___cudaLaunchKernel, kernel, grid, block, stream, 0,
            real_(kernel, grid, block, args, shmem, stream));
 }
@@ -96,7 +90,7 @@ KPROF_EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3
 KPROF_EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, dim3 block, void **args,
                                                  size_t shmem, cudaStream_t stream)
 {
-    REAL_OR_FAIL(__cudaLaunchKernel_ptsz);
+    KPROF_REAL_RT_OR_FAIL(__cudaLaunchKernel_ptsz);
     LAUNCH(KPROF_API___cudaLaunchKernel_ptsz, kernel, grid, block, stream, 1,
            real_(kernel, grid, block, args, shmem, stream));
 }
@@ -104,7 +98,7 @@ KPROF_EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid,
 KPROF_EXPORT cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args,
                                           size_t shmem, cudaStream_t stream)
 {
-    REAL_OR_FAIL(cudaLaunchKernel);
+    KPROF_REAL_RT_OR_FAIL(cudaLaunchKernel);
     LAUNCH(KPROF_API_cudaLaunchKernel, func, grid, block, stream, 0,
            real_(func, grid, block, args, shmem, stream));
 }
@@ -112,7 +106,7 @@ KPROF_EXPORT cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 bloc
 KPROF_EXPORT cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 grid, dim3 block, void **args,
                                                size_t shmem, cudaStream_t stream)
 {
-    REAL_OR_FAIL(cudaLaunchKernel_ptsz);
+    KPROF_REAL_RT_OR_FAIL(cudaLaunchKernel_ptsz);
     LAUNCH(KPROF_API_cudaLaunchKernel_ptsz, func, grid, block, stream, 1,
            real_(func, grid, block, args, shmem, stream));
 }
@@ -121,7 +115,7 @@ static const dim3 dim3_zero;
 
 KPROF_EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args)
 {
-    REAL_OR_FAIL(cudaLaunchKernelExC);
+    KPROF_REAL_RT_OR_FAIL(cudaLaunchKernelExC);
     LAUNCH(KPROF_API_cudaLaunchKernelExC, func, config ? config->gridDim : dim3_zero,
            config ? config->blockDim : dim3_zero, config ? config->stream : NULL, 0,
            real_(config, func, args));
@@ -130,7 +124,7 @@ KPROF_EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, c
 KPROF_EXPORT cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *config, const void *func,
                                                   void **args)
 {
-    REAL_OR_FAIL(cudaLaunchKernelExC_ptsz);
+    KPROF_REAL_RT_OR_FAIL(cudaLaunchKernelExC_ptsz);
     LAUNCH(KPROF_API_cudaLaunchKernelExC_ptsz, func, config ? config->gridDim : dim3_zero,
            config ? config->blockDim : dim3_zero, config ? config->stream : NULL, 1,
            real_(config, func, args));
@@ -139,7 +133,7 @@ KPROF_EXPORT cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *conf
 KPROF_EXPORT cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3 block, void **args,
                                                      size_t shmem, cudaStream_t stream)
 {
-    REAL_OR_FAIL(cudaLaunchCooperativeKernel);
+    KPROF_REAL_RT_OR_FAIL(cudaLaunchCooperativeKernel);
     LAUNCH(KPROF_API_cudaLaunchCooperativeKernel, func, grid, block, stream, 0,
            real_(func, grid, block, args, shmem, stream));
 }
@@ -147,7 +141,7 @@ KPROF_EXPORT cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid
 KPROF_EXPORT cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *func, dim3 grid, dim3 block,
                                                           void **args, size_t shmem, cudaStream_t stream)
 {
-    REAL_OR_FAIL(cudaLaunchCooperativeKernel_ptsz);
+    KPROF_REAL_RT_OR_FAIL(cudaLaunchCooperativeKernel_ptsz);
     LAUNCH(KPROF_API_cudaLaunchCooperativeKernel_ptsz, func, grid, block, stream, 1,
            real_(func, grid, block, args, shmem, stream));
 }
@@ -156,14 +150,14 @@ KPROF_EXPORT cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *func, dim3
 
 KPROF_EXPORT cudaError_t cudaProfilerStart(void)
 {
-    REAL_OR_FAIL(cudaProfilerStart);
+    KPROF_REAL_RT_OR_FAIL(cudaProfilerStart);
     kprof_set_paused(0);
     return real_();
 }
 
 KPROF_EXPORT cudaError_t cudaProfilerStop(void)
 {
-    REAL_OR_FAIL(cudaProfilerStop);
+    KPROF_REAL_RT_OR_FAIL(cudaProfilerStop);
     kprof_set_paused(1);
     return real_();
 }
@@ -212,27 +206,27 @@ static enum kprof_dir copy_dir(void *dst, const void *src, enum cudaMemcpyKind k
 
 KPROF_EXPORT cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
-    REAL_OR_FAIL(cudaMemcpy);
+    KPROF_REAL_RT_OR_FAIL(cudaMemcpy);
     COPY(KPROF_API_cudaMemcpy, dst, src, count, kind, NULL, 0, real_(dst, src, count, kind));
 }
 
 KPROF_EXPORT cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {
-    REAL_OR_FAIL(cudaMemcpy_ptds);
+    KPROF_REAL_RT_OR_FAIL(cudaMemcpy_ptds);
     COPY(KPROF_API_cudaMemcpy_ptds, dst, src, count, kind, NULL, 1, real_(dst, src, count, kind));
 }
 
 KPROF_EXPORT cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
                                          cudaStream_t stream)
 {
-    REAL_OR_FAIL(cudaMemcpyAsync);
+    KPROF_REAL_RT_OR_FAIL(cudaMemcpyAsync);
     COPY(KPROF_API_cudaMemcpyAsync, dst, src, count, kind, stream, 0, real_(dst, src, count, kind, stream));
 }
 
 KPROF_EXPORT cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count,
                                               enum cudaMemcpyKind kind, cudaStream_t stream)
 {
-    REAL_OR_FAIL(cudaMemcpyAsync_ptsz);
+    KPROF_REAL_RT_OR_FAIL(cudaMemcpyAsync_ptsz);
     COPY(KPROF_API_cudaMemcpyAsync_ptsz, dst, src, count, kind, stream, 1,
          real_(dst, src, count, kind, stream));
 }
@@ -241,32 +235,32 @@ KPROF_EXPORT cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t
 
 KPROF_EXPORT cudaError_t cudaMalloc(void **devPtr, size_t size)
 {
-    REAL_OR_FAIL(cudaMalloc);
+    KPROF_REAL_RT_OR_FAIL(cudaMalloc);
     KPROF_WRAP_ALLOC(KPROF_API_cudaMalloc, cudaError_t, cudaSuccess, KPROF_MEM_DEVICE, devPtr, size, real_(devPtr, size));
 }
 
 KPROF_EXPORT cudaError_t cudaFree(void *devPtr)
 {
-    REAL_OR_FAIL(cudaFree);
+    KPROF_REAL_RT_OR_FAIL(cudaFree);
     /* cudaFree frees device and managed memory alike. */
     KPROF_WRAP_FREE(KPROF_API_cudaFree, cudaError_t, cudaSuccess, kprof_free_record_device(devPtr, ns_), devPtr, real_(devPtr));
 }
 
 KPROF_EXPORT cudaError_t cudaMallocHost(void **ptr, size_t size)
 {
-    REAL_OR_FAIL(cudaMallocHost);
+    KPROF_REAL_RT_OR_FAIL(cudaMallocHost);
     KPROF_WRAP_ALLOC(KPROF_API_cudaMallocHost, cudaError_t, cudaSuccess, KPROF_MEM_PINNED, ptr, size, real_(ptr, size));
 }
 
 KPROF_EXPORT cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
 {
-    REAL_OR_FAIL(cudaHostAlloc);
+    KPROF_REAL_RT_OR_FAIL(cudaHostAlloc);
     KPROF_WRAP_ALLOC(KPROF_API_cudaHostAlloc, cudaError_t, cudaSuccess, KPROF_MEM_PINNED, pHost, size, real_(pHost, size, flags));
 }
 
 KPROF_EXPORT cudaError_t cudaFreeHost(void *ptr)
 {
-    REAL_OR_FAIL(cudaFreeHost);
+    KPROF_REAL_RT_OR_FAIL(cudaFreeHost);
     KPROF_WRAP_FREE(KPROF_API_cudaFreeHost, cudaError_t, cudaSuccess, kprof_free_record(KPROF_MEM_PINNED, ptr, ns_), ptr, real_(ptr));
 }
 
@@ -274,37 +268,37 @@ KPROF_EXPORT cudaError_t cudaFreeHost(void *ptr)
 
 KPROF_EXPORT cudaError_t cudaSetDevice(int device)
 {
-    REAL_OR_FAIL(cudaSetDevice);
+    KPROF_REAL_RT_OR_FAIL(cudaSetDevice);
     KPROF_WRAP_HOST(KPROF_API_cudaSetDevice, cudaError_t, cudaSuccess, real_(device));
 }
 
 KPROF_EXPORT cudaError_t cudaStreamCreate(cudaStream_t *pStream)
 {
-    REAL_OR_FAIL(cudaStreamCreate);
+    KPROF_REAL_RT_OR_FAIL(cudaStreamCreate);
     KPROF_WRAP_HOST(KPROF_API_cudaStreamCreate, cudaError_t, cudaSuccess, real_(pStream));
 }
 
 KPROF_EXPORT cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags)
 {
-    REAL_OR_FAIL(cudaStreamCreateWithFlags);
+    KPROF_REAL_RT_OR_FAIL(cudaStreamCreateWithFlags);
     KPROF_WRAP_HOST(KPROF_API_cudaStreamCreateWithFlags, cudaError_t, cudaSuccess, real_(pStream, flags));
 }
 
 KPROF_EXPORT cudaError_t cudaDeviceSynchronize(void)
 {
-    REAL_OR_FAIL(cudaDeviceSynchronize);
+    KPROF_REAL_RT_OR_FAIL(cudaDeviceSynchronize);
     KPROF_WRAP_HOST(KPROF_API_cudaDeviceSynchronize, cudaError_t, cudaSuccess, real_());
 }
 
 KPROF_EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 {
-    REAL_OR_FAIL(cudaStreamSynchronize);
+    KPROF_REAL_RT_OR_FAIL(cudaStreamSynchronize);
     KPROF_WRAP_HOST(KPROF_API_cudaStreamSynchronize, cudaError_t, cudaSuccess, real_(stream));
 }
 
 KPROF_EXPORT cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream)
 {
-    REAL_OR_FAIL(cudaStreamSynchronize_ptsz);
+    KPROF_REAL_RT_OR_FAIL(cudaStreamSynchronize_ptsz);
     KPROF_WRAP_HOST(KPROF_API_cudaStreamSynchronize_ptsz, cudaError_t, cudaSuccess, real_(stream));
 }
 
@@ -312,7 +306,7 @@ KPROF_EXPORT cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream)
  * an H200, CUDA 13.0), so the reset is caught here too: the current context's pairs are read first. */
 KPROF_EXPORT cudaError_t cudaDeviceReset(void)
 {
-    REAL_OR_FAIL(cudaDeviceReset);
+    KPROF_REAL_RT_OR_FAIL(cudaDeviceReset);
     CUcontext ctx = NULL;
     if (kprof_is_finished() || kprof_config.disabled || !kprof_driver_ready() || !kprof_driver_is_initialized() ||
         kprof_drv.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx)
@@ -326,7 +320,7 @@ KPROF_EXPORT cudaError_t cudaDeviceReset(void)
 
 KPROF_EXPORT cudaError_t cudaEventSynchronize(cudaEvent_t event)
 {
-    REAL_OR_FAIL(cudaEventSynchronize);
+    KPROF_REAL_RT_OR_FAIL(cudaEventSynchronize);
     KPROF_WRAP_HOST(KPROF_API_cudaEventSynchronize, cudaError_t, cudaSuccess, real_(event));
 }
 
