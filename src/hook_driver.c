@@ -260,21 +260,9 @@ KPROF_EXPORT CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int 
 
 /* ---- copies and memsets ---------------------------------------------------------------------- */
 
-/* 1 if ptr is device (or managed) memory; memory the driver does not know is ordinary host memory. */
-static int is_device(CUdeviceptr ptr)
-{
-    unsigned int type = kprof_memory_type(ptr);
-    return type == CU_MEMORYTYPE_DEVICE || type == CU_MEMORYTYPE_ARRAY || type == CU_MEMORYTYPE_UNIFIED;
-}
-
 static struct kprof_copy *copy_count(enum kprof_dir dir, const void *host, size_t bytes)
 {
     return kprof_copy_count(dir, dir == KPROF_DTOD ? KPROF_HOST_NONE : kprof_host_mem_of(host), bytes);
-}
-
-static enum kprof_dir dir_of(int src_device, int dst_device)
-{
-    return src_device ? (dst_device ? KPROF_DTOD : KPROF_DTOH) : (dst_device ? KPROF_HTOD : KPROF_HTOH);
 }
 
 /* A 2D/3D copy's side: from its memory type, asking about the pointer only for unified addressing. */
@@ -284,7 +272,7 @@ static int side_is_device(CUmemorytype type, CUdeviceptr dev, const void *host)
     case CU_MEMORYTYPE_HOST: return 0;
     case CU_MEMORYTYPE_DEVICE:
     case CU_MEMORYTYPE_ARRAY: return 1;
-    default: return is_device(dev ? dev : (CUdeviceptr)(uintptr_t)host);
+    default: return kprof_is_device_memory(dev ? dev : (CUdeviceptr)(uintptr_t)host);
     }
 }
 
@@ -324,11 +312,13 @@ static int side_is_device(CUmemorytype type, CUdeviceptr dev, const void *host)
     }
 
 DTWINS(DCOPY, cuMemcpy, _ptds, (CUdeviceptr dst, CUdeviceptr src, size_t n), (dst, src, n),
-       dir_of(is_device(src), is_device(dst)), (const void *)(uintptr_t)(is_device(src) ? dst : src), n, NULL)
+       kprof_dir_of(kprof_is_device_memory(src), kprof_is_device_memory(dst)),
+       (const void *)(uintptr_t)(kprof_is_device_memory(src) ? dst : src), n, NULL)
 
 DTWINS(DCOPY, cuMemcpyAsync, _ptsz, (CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s),
        (dst, src, n, s),
-       dir_of(is_device(src), is_device(dst)), (const void *)(uintptr_t)(is_device(src) ? dst : src), n, s)
+       kprof_dir_of(kprof_is_device_memory(src), kprof_is_device_memory(dst)),
+       (const void *)(uintptr_t)(kprof_is_device_memory(src) ? dst : src), n, s)
 
 DTWINS(DCOPY, cuMemcpyHtoD_v2, _ptds, (CUdeviceptr dst, const void *src, size_t n), (dst, src, n),
        KPROF_HTOD, src, n, NULL)
@@ -357,8 +347,8 @@ DTWINS(DCOPY, cuMemcpyPeerAsync, _ptsz,
        (dst, dstCtx, src, srcCtx, n, s), KPROF_DTOD, NULL, n, s)
 
 #define DIR2D(p)                                                                                   \
-    dir_of(side_is_device((p)->srcMemoryType, (p)->srcDevice, (p)->srcHost),                       \
-           side_is_device((p)->dstMemoryType, (p)->dstDevice, (p)->dstHost))
+    kprof_dir_of(side_is_device((p)->srcMemoryType, (p)->srcDevice, (p)->srcHost),                 \
+                 side_is_device((p)->dstMemoryType, (p)->dstDevice, (p)->dstHost))
 #define HOST2D(p) ((p) ? ((p)->srcMemoryType == CU_MEMORYTYPE_HOST ? (p)->srcHost : (p)->dstHost) : NULL)
 #define BYTES2D(p) ((p) ? (size_t)(p)->WidthInBytes * (p)->Height : 0)
 #define BYTES3D(p) ((p) ? (size_t)(p)->WidthInBytes * (p)->Height * (p)->Depth : 0)

@@ -164,13 +164,6 @@ KPROF_EXPORT cudaError_t cudaProfilerStop(void)
 
 /* ---- copies ---------------------------------------------------------------------------------- */
 
-/* 1 if ptr is device (or managed) memory, from the driver: memory it does not know is ordinary host memory. */
-static int is_device_ptr(const void *ptr)
-{
-    unsigned int type = kprof_memory_type((CUdeviceptr)(uintptr_t)ptr);
-    return type == CU_MEMORYTYPE_DEVICE || type == CU_MEMORYTYPE_ARRAY || type == CU_MEMORYTYPE_UNIFIED;
-}
-
 /* The direction of a copy; cudaMemcpyDefault is resolved from the pointers. */
 static enum kprof_dir copy_dir(void *dst, const void *src, enum cudaMemcpyKind kind)
 {
@@ -180,8 +173,9 @@ static enum kprof_dir copy_dir(void *dst, const void *src, enum cudaMemcpyKind k
     case cudaMemcpyDeviceToHost: return KPROF_DTOH;
     case cudaMemcpyDeviceToDevice: return KPROF_DTOD;
     default: {
-        int d = is_device_ptr(dst), s = is_device_ptr(src);
-        return s ? (d ? KPROF_DTOD : KPROF_DTOH) : (d ? KPROF_HTOD : KPROF_HTOH);
+        int d = kprof_is_device_memory((CUdeviceptr)(uintptr_t)dst);
+        int s = kprof_is_device_memory((CUdeviceptr)(uintptr_t)src);
+        return kprof_dir_of(s, d);
     }
     }
 }
