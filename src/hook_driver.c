@@ -147,60 +147,10 @@ KPROF_EXPORT CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCrea
 
 /* ---- launches -------------------------------------------------------------------------------- */
 
-/* The nested driver launch of a runtime launch made without a current context (struct kprof_delegate):
- * timed here, once cudart has made the context current; counted by the runtime wrapper. */
-#define DLAUNCH_DELEGATED(d, f, gx, gy, gz, bx, by, bz, stream, per_thread, call)                  \
-    do {                                                                                           \
-        (d)->used = 1;                                                                             \
-        CUcontext cx_ = NULL;                                                                      \
-        if (kprof_drv.cuCtxGetCurrent(&cx_) == CUDA_SUCCESS)                                       \
-            kprof_preload((f), cx_, 0);                                                            \
-        struct kprof_timing t_;                                                                    \
-        kprof_timing_begin(&t_, (stream), (per_thread), (d)->want);                                \
-        CUresult r_ = (call);                                                                      \
-        kprof_preload_launched(r_ == CUDA_SUCCESS);                                                \
-        int ok_ = r_ == CUDA_SUCCESS && !t_.captured;                                              \
-        int first_ = __atomic_load_n(&(d)->k->calls, __ATOMIC_RELAXED) == 0;                       \
-        unsigned g_[3] = { (gx), (gy), (gz) }, b_[3] = { (bx), (by), (bz) };                       \
-        kprof_timing_end(&t_, ok_, first_ ? KPROF_TARGET_KERNEL_FIRST : KPROF_TARGET_KERNEL, (d)->k, 0, g_, b_); \
-        return r_;                                                                                 \
-    } while (0)
-
+/* A driver launch: KPROF_WRAP_LAUNCH, its kernel found by function handle, its shape as six numbers. */
 #define DLAUNCH(api, f, gx, gy, gz, bx, by, bz, stream, per_thread, call)                          \
-    do {                                                                                           \
-        struct kprof_call c_;                                                                      \
-        if (!kprof_call_begin(&c_, (api))) {                                                       \
-            struct kprof_delegate *d_ = kprof_tls_delegate;                                        \
-            if (KPROF_UNLIKELY(d_ != NULL) && !d_->used)                                           \
-                DLAUNCH_DELEGATED(d_, f, gx, gy, gz, bx, by, bz, stream, per_thread, call);        \
-            return (call);                                                                         \
-        }                                                                                          \
-        kprof_preload((f), c_.ctx_before, 0);                                                      \
-        struct kprof_kernel *k_ = kprof_kernel_select(kprof_kernel_for_function(f),                \
-                                                      (dim3){ (gx), (gy), (gz) }, (dim3){ (bx), (by), (bz) }); \
-        if (KPROF_UNLIKELY(k_ && !k_->selected)) { /* KPROF_INCLUDE/KPROF_EXCLUDE */               \
-            kprof_chain_break();                                                                   \
-            CUresult r_ = (call);                                                                  \
-            kprof_preload_launched(r_ == CUDA_SUCCESS);                                            \
-            kprof_chain_break();                                                                   \
-            kprof_call_end(&c_, r_ == CUDA_SUCCESS);                                               \
-            return r_;                                                                             \
-        }                                                                                          \
-        struct kprof_timing t_;                                                                    \
-        kprof_timing_begin(&t_, (stream), (per_thread), kprof_launch_want(k_));                        \
-        CUresult r_ = (call);                                                                      \
-        kprof_preload_launched(r_ == CUDA_SUCCESS);                                                \
-        int ok_ = r_ == CUDA_SUCCESS && k_ != NULL;                                                \
-        if (ok_ && t_.captured) { /* runs when its graph is launched */                             \
-            kprof_kernel_captured(k_);                                                             \
-            ok_ = 0;                                                                               \
-        }                                                                                          \
-        int first_ = ok_ && kprof_kernel_count(k_, (dim3){ (gx), (gy), (gz) }, (dim3){ (bx), (by), (bz) }); \
-        unsigned g_[3] = { (gx), (gy), (gz) }, b_[3] = { (bx), (by), (bz) };                       \
-        kprof_timing_end(&t_, ok_, first_ ? KPROF_TARGET_KERNEL_FIRST : KPROF_TARGET_KERNEL, k_, 0, g_, b_); \
-        kprof_call_end(&c_, r_ == CUDA_SUCCESS);                                                   \
-        return r_;                                                                                 \
-    } while (0)
+    KPROF_WRAP_LAUNCH(api, CUresult, CUDA_SUCCESS, 0, f, kprof_kernel_for_function(f),             \
+                      ((dim3){ (gx), (gy), (gz) }), ((dim3){ (bx), (by), (bz) }), stream, per_thread, call)
 
 KPROF_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
                                      unsigned int bx, unsigned int by, unsigned int bz, unsigned int shmem,

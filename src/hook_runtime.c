@@ -43,41 +43,10 @@ KPROF_EXPORT cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *hostF
 
 /* ---- launches -------------------------------------------------------------------------------- */
 
-/* The shared body of every launch wrapper: `call` is the real launch, evaluated once. */
+/* A runtime launch: KPROF_WRAP_LAUNCH, its kernel found by launch key. */
 #define LAUNCH(api, key, grid, block, stream, per_thread, call)                                    \
-    do {                                                                                           \
-        struct kprof_call c_;                                                                      \
-        if (!kprof_call_begin(&c_, (api)))                                                         \
-            return (call);                                                                         \
-        struct kprof_kernel *k_ = kprof_kernel_select(kprof_kernel_for(key), (grid), (block));     \
-        if (KPROF_UNLIKELY(k_ && !k_->selected)) { /* KPROF_INCLUDE/KPROF_EXCLUDE */               \
-            kprof_chain_break();                                                                   \
-            cudaError_t r_ = (call);                                                               \
-            kprof_chain_break();                                                                   \
-            kprof_call_end(&c_, r_ == cudaSuccess);                                                \
-            return r_;                                                                             \
-        }                                                                                          \
-        kprof_preload((key), c_.ctx_before, 1);                                                    \
-        struct kprof_timing t_;                                                                    \
-        enum kprof_time_want w_ = kprof_launch_want(k_);                                           \
-        kprof_timing_begin(&t_, (stream), (per_thread), w_);                                       \
-        struct kprof_delegate d_ = { k_, w_, 0 };                                                  \
-        if (KPROF_UNLIKELY(t_.no_context && k_))                                                   \
-            kprof_tls_delegate = &d_;                                                              \
-        cudaError_t r_ = (call);                                                                   \
-        kprof_tls_delegate = NULL;                                                                 \
-        kprof_preload_launched(r_ == cudaSuccess);                                                 \
-        int ok_ = r_ == cudaSuccess && k_ != NULL;                                                 \
-        if (ok_ && t_.captured) { /* runs when its graph is launched */                             \
-            kprof_kernel_captured(k_);                                                             \
-            ok_ = 0;                                                                               \
-        }                                                                                          \
-        int first_ = ok_ && kprof_kernel_count(k_, (grid), (block));                               \
-        unsigned g_[3] = { (grid).x, (grid).y, (grid).z }, b_[3] = { (block).x, (block).y, (block).z }; \
-        kprof_timing_end(&t_, ok_, first_ ? KPROF_TARGET_KERNEL_FIRST : KPROF_TARGET_KERNEL, k_, 0, g_, b_); \
-        kprof_call_end(&c_, r_ == cudaSuccess);                                                    \
-        return r_;                                                                                 \
-    } while (0)
+    KPROF_WRAP_LAUNCH(api, cudaError_t, cudaSuccess, 1, key, kprof_kernel_for(key), grid, block, stream, \
+                      per_thread, call)
 
 KPROF_EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void **args,
                                             size_t shmem, cudaStream_t stream)

@@ -4,7 +4,10 @@
 
 #include <stdint.h>
 #include "call.h"
+#include "kernels.h"
+#include "preload.h"
 #include "stats.h"
+#include "timing.h"
 
 /* The bodies that runtime (cudaError_t, cudaSuccess) and driver (CUresult, CUDA_SUCCESS) wrappers share:
  * `call` is the real call, evaluated once; the wrapper returns exactly its result. */
@@ -43,5 +46,97 @@
 /* A free of ptr: `record` is the statistics call for a successful one (ns_ is its host time). */
 #define KPROF_WRAP_FREE(api, type, success, record, ptr, call)                                     \
     KPROF_WRAP_RECORD(api, type, success, (ptr), record, call)
+
+/* ---- timed calls ----------------------------------------------------------------------------- */
+
+/* The body of a kernel launch wrapper, runtime or driver: counts the launch, times it on `stream` with
+ * events (or one event: see kprof_timing_begin), and returns exactly what `call`, the real launch,
+ * returned.  `call` is evaluated once, in every path.
+ *   api         the wrapper's enum kprof_api entry
+ *   type        the wrapper's return type (cudaError_t, CUresult); success its success code
+ *   runtime     the constant 1 in a runtime wrapper, 0 in a driver wrapper (the branches on it fold
+ *               away; see below for what differs)
+ *   handle      the launch key (runtime: a cudaKernel_t or host function; driver: a CUfunction or
+ *               CUkernel), for kprof_preload
+ *   kernel      an expression giving the kernel's aggregate (struct kprof_kernel *, NULL when unknown),
+ *               evaluated once, after the guard
+ *   grid, block dim3 expressions (evaluated more than once: no side effects)
+ *   stream, per_thread  where it runs: per_thread is 1 for _ptsz callers, for whom stream 0 is the
+ *               per-thread default stream
+ * What differs with `runtime`, as it did when each side had its own body:
+ *   - a driver launch made inside a runtime launch passes through the guard, but is timed on the
+ *     runtime launch's behalf when that one had no current context (struct kprof_delegate; the runtime
+ *     body offers the delegate around its real call);
+ *   - the driver body makes the kernel ready (kprof_preload) before it is named and selected, also when
+ *     KPROF_INCLUDE/EXCLUDE leaves it out; the runtime body only when the launch is selected.
+ * Thread-safe: what it shares goes through the timing and statistics layers; the rest is per call or
+ * per thread.  Must be a wrapper's whole body: it returns. */
+#define KPROF_WRAP_LAUNCH(api, type, success, runtime, handle, kernel, grid, block, stream, per_thread, call) \
+    do {                                                                                           \
+        struct kprof_call c_;                                                                      \
+        if (!kprof_call_begin(&c_, (api))) {                                                       \
+            if (!(runtime)) {                                                                      \
+                struct kprof_delegate *dg_ = kprof_tls_delegate;                                   \
+                if (KPROF_UNLIKELY(dg_ != NULL) && !dg_->used)                                     \
+                    KPROF_WRAP_LAUNCH_DELEGATED(type, success, dg_, handle, grid, block, stream,   \
+                                                per_thread, call);                                 \
+            }                                                                                      \
+            return (call);                                                                         \
+        }                                                                                          \
+        if (!(runtime))                                                                            \
+            kprof_preload((handle), c_.ctx_before, 0);                                             \
+        struct kprof_kernel *k_ = kprof_kernel_select((kernel), (grid), (block));                  \
+        if (KPROF_UNLIKELY(k_ && !k_->selected)) { /* KPROF_INCLUDE/KPROF_EXCLUDE */               \
+            kprof_chain_break();                                                                   \
+            type r_ = (call);                                                                      \
+            if (!(runtime))                                                                        \
+                kprof_preload_launched(r_ == (success));                                           \
+            kprof_chain_break();                                                                   \
+            kprof_call_end(&c_, r_ == (success));                                                  \
+            return r_;                                                                             \
+        }                                                                                          \
+        if (runtime)                                                                               \
+            kprof_preload((handle), c_.ctx_before, 1);                                             \
+        struct kprof_timing t_;                                                                    \
+        enum kprof_time_want w_ = kprof_launch_want(k_);                                           \
+        kprof_timing_begin(&t_, (stream), (per_thread), w_);                                       \
+        struct kprof_delegate d_ = { k_, w_, 0 };                                                  \
+        if ((runtime) && KPROF_UNLIKELY(t_.no_context && k_))                                      \
+            kprof_tls_delegate = &d_;                                                              \
+        type r_ = (call);                                                                          \
+        if (runtime)                                                                               \
+            kprof_tls_delegate = NULL;                                                             \
+        kprof_preload_launched(r_ == (success));                                                   \
+        int ok_ = r_ == (success) && k_ != NULL;                                                   \
+        if (ok_ && t_.captured) { /* runs when its graph is launched */                             \
+            kprof_kernel_captured(k_);                                                             \
+            ok_ = 0;                                                                               \
+        }                                                                                          \
+        int first_ = ok_ && kprof_kernel_count(k_, (grid), (block));                               \
+        unsigned g_[3] = { (grid).x, (grid).y, (grid).z }, b_[3] = { (block).x, (block).y, (block).z }; \
+        kprof_timing_end(&t_, ok_, first_ ? KPROF_TARGET_KERNEL_FIRST : KPROF_TARGET_KERNEL, k_, 0, g_, b_); \
+        kprof_call_end(&c_, r_ == (success));                                                      \
+        return r_;                                                                                 \
+    } while (0)
+
+/* Part of KPROF_WRAP_LAUNCH (driver side): the nested driver launch of a runtime launch made without a
+ * current context, delegate d (struct kprof_delegate): timed here, once cudart has made the context
+ * current; counted by the runtime wrapper.  Arguments as KPROF_WRAP_LAUNCH's; returns. */
+#define KPROF_WRAP_LAUNCH_DELEGATED(type, success, d, handle, grid, block, stream, per_thread, call) \
+    do {                                                                                           \
+        (d)->used = 1;                                                                             \
+        CUcontext cx_ = NULL;                                                                      \
+        if (kprof_drv.cuCtxGetCurrent(&cx_) == CUDA_SUCCESS)                                       \
+            kprof_preload((handle), cx_, 0);                                                       \
+        struct kprof_timing t_;                                                                    \
+        kprof_timing_begin(&t_, (stream), (per_thread), (d)->want);                                \
+        type r_ = (call);                                                                          \
+        kprof_preload_launched(r_ == (success));                                                   \
+        int ok_ = r_ == (success) && !t_.captured;                                                 \
+        int first_ = __atomic_load_n(&(d)->k->calls, __ATOMIC_RELAXED) == 0;                       \
+        unsigned g_[3] = { (grid).x, (grid).y, (grid).z }, b_[3] = { (block).x, (block).y, (block).z }; \
+        kprof_timing_end(&t_, ok_, first_ ? KPROF_TARGET_KERNEL_FIRST : KPROF_TARGET_KERNEL, (d)->k, 0, g_, b_); \
+        return r_;                                                                                 \
+    } while (0)
 
 #endif
