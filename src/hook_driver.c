@@ -226,20 +226,9 @@ static int side_is_device(CUmemorytype type, CUdeviceptr dev, const void *host)
     }
 }
 
-/* `dir` is evaluated only for counted calls; `target_fn` picks the aggregate (copy or memset). */
+/* A driver copy or memset: KPROF_WRAP_COPY. */
 #define DTIMED(api, target, bytes, stream, per_thread, call)                                       \
-    do {                                                                                           \
-        struct kprof_call c_;                                                                      \
-        if (!kprof_call_begin(&c_, (api)))                                                         \
-            return (call);                                                                         \
-        struct kprof_timing t_;                                                                    \
-        kprof_timing_begin(&t_, (stream), (per_thread), KPROF_TIME_PAIR);                          \
-        CUresult r_ = (call);                                                                      \
-        struct kprof_copy *cp_ = r_ == CUDA_SUCCESS && !t_.captured ? (target) : NULL;             \
-        kprof_timing_end(&t_, cp_ != NULL, KPROF_TARGET_COPY, cp_, (bytes), NULL, NULL);           \
-        kprof_call_end(&c_, r_ == CUDA_SUCCESS);                                                   \
-        return r_;                                                                                 \
-    } while (0)
+    KPROF_WRAP_COPY(api, CUresult, CUDA_SUCCESS, target, bytes, stream, per_thread, call)
 /* `host` is the host side's pointer (NULL for DtoD), for pinned or pageable. */
 #define DCOPY(api, dir, host, bytes, stream, per_thread, call)                                     \
     DTIMED(api, copy_count((dir), (host), (bytes)), (bytes), stream, per_thread, call)

@@ -149,23 +149,18 @@ static enum kprof_dir copy_dir(void *dst, const void *src, enum cudaMemcpyKind k
     }
 }
 
+/* The aggregate a successful copy counts in: its direction and host memory kind. */
+static inline struct kprof_copy *copy_count_kind(void *dst, const void *src, enum cudaMemcpyKind kind,
+                                                 size_t bytes)
+{
+    enum kprof_dir d = copy_dir(dst, src, kind);
+    return kprof_copy_count(d, kprof_copy_host_mem(d, dst, src), bytes);
+}
+
+/* A runtime copy: KPROF_WRAP_COPY, its direction from `kind` (or from the pointers). */
 #define COPY(api, dst, src, bytes, kind, stream, per_thread, call)                                 \
-    do {                                                                                           \
-        struct kprof_call c_;                                                                      \
-        if (!kprof_call_begin(&c_, (api)))                                                         \
-            return (call);                                                                         \
-        struct kprof_timing t_;                                                                    \
-        kprof_timing_begin(&t_, (stream), (per_thread), KPROF_TIME_PAIR);                          \
-        cudaError_t r_ = (call);                                                                   \
-        struct kprof_copy *cp_ = NULL;                                                             \
-        if (r_ == cudaSuccess && !t_.captured) {                                                   \
-            enum kprof_dir d_ = copy_dir((dst), (src), (kind));                                    \
-            cp_ = kprof_copy_count(d_, kprof_copy_host_mem(d_, (dst), (src)), (bytes));            \
-        }                                                                                          \
-        kprof_timing_end(&t_, cp_ != NULL, KPROF_TARGET_COPY, cp_, (bytes), NULL, NULL);           \
-        kprof_call_end(&c_, r_ == cudaSuccess);                                                    \
-        return r_;                                                                                 \
-    } while (0)
+    KPROF_WRAP_COPY(api, cudaError_t, cudaSuccess, copy_count_kind((dst), (src), (kind), (bytes)), (bytes), \
+                    stream, per_thread, call)
 
 KPROF_EXPORT cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
 {

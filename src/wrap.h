@@ -139,4 +139,26 @@
         return r_;                                                                                 \
     } while (0)
 
+/* The body of a copy or memset wrapper, runtime or driver: times the call on `stream` with a pair of
+ * events and returns exactly what `call`, the real function, returned (evaluated once, in every path).
+ *   api, type, success, stream, per_thread  as KPROF_WRAP_LAUNCH's
+ *   target      an expression giving the aggregate the time goes to (struct kprof_copy *: a copy
+ *               direction and host memory kind, or the memset row), which also counts the call:
+ *               evaluated only when the call succeeded and was not captured into a graph
+ *   bytes       the size in bytes, for the report's bandwidth
+ * Thread-safe, as KPROF_WRAP_LAUNCH.  Must be a wrapper's whole body: it returns. */
+#define KPROF_WRAP_COPY(api, type, success, target, bytes, stream, per_thread, call)               \
+    do {                                                                                           \
+        struct kprof_call c_;                                                                      \
+        if (!kprof_call_begin(&c_, (api)))                                                         \
+            return (call);                                                                         \
+        struct kprof_timing t_;                                                                    \
+        kprof_timing_begin(&t_, (stream), (per_thread), KPROF_TIME_PAIR);                          \
+        type r_ = (call);                                                                          \
+        struct kprof_copy *cp_ = r_ == (success) && !t_.captured ? (target) : NULL;                \
+        kprof_timing_end(&t_, cp_ != NULL, KPROF_TARGET_COPY, cp_, (bytes), NULL, NULL);           \
+        kprof_call_end(&c_, r_ == (success));                                                      \
+        return r_;                                                                                 \
+    } while (0)
+
 #endif
