@@ -12,6 +12,10 @@
 #include "stats.h"
 #include "wrap.h"
 
+/* A runtime wrapper and its per-thread twin (KPROF_WRAP_TWINS): BODY(api, ..., per_thread, call). */
+#define RT_TWINS(BODY, name, pt, params, args, ...)                                                \
+    KPROF_WRAP_TWINS(cudaError_t, KPROF_REAL_RT_OR_FAIL, BODY, name, pt, params, args, ##__VA_ARGS__)
+
 /* ---- names ----------------------------------------------------------------------------------- */
 
 KPROF_EXPORT void __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun, char *deviceFun,
@@ -48,72 +52,23 @@ KPROF_EXPORT cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *hostF
     KPROF_WRAP_LAUNCH(api, cudaError_t, cudaSuccess, 1, key, kprof_kernel_for(key), grid, block, stream, \
                       per_thread, call)
 
-KPROF_EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void **args,
-                                            size_t shmem, cudaStream_t stream)
-{
-    KPROF_REAL_RT_OR_FAIL(__cudaLaunchKernel);
-    LAUNCH(KPROF_API___cudaLaunchKernel, kernel, grid, block, stream, 0,
-           real_(kernel, grid, block, args, shmem, stream));
-}
+RT_TWINS(LAUNCH, __cudaLaunchKernel, _ptsz,
+         (cudaKernel_t kernel, dim3 grid, dim3 block, void **args, size_t shmem, cudaStream_t stream),
+         (kernel, grid, block, args, shmem, stream), kernel, grid, block, stream)
 
-KPROF_EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, dim3 block, void **args,
-                                                 size_t shmem, cudaStream_t stream)
-{
-    KPROF_REAL_RT_OR_FAIL(__cudaLaunchKernel_ptsz);
-    LAUNCH(KPROF_API___cudaLaunchKernel_ptsz, kernel, grid, block, stream, 1,
-           real_(kernel, grid, block, args, shmem, stream));
-}
-
-KPROF_EXPORT cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args,
-                                          size_t shmem, cudaStream_t stream)
-{
-    KPROF_REAL_RT_OR_FAIL(cudaLaunchKernel);
-    LAUNCH(KPROF_API_cudaLaunchKernel, func, grid, block, stream, 0,
-           real_(func, grid, block, args, shmem, stream));
-}
-
-KPROF_EXPORT cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 grid, dim3 block, void **args,
-                                               size_t shmem, cudaStream_t stream)
-{
-    KPROF_REAL_RT_OR_FAIL(cudaLaunchKernel_ptsz);
-    LAUNCH(KPROF_API_cudaLaunchKernel_ptsz, func, grid, block, stream, 1,
-           real_(func, grid, block, args, shmem, stream));
-}
+RT_TWINS(LAUNCH, cudaLaunchKernel, _ptsz,
+         (const void *func, dim3 grid, dim3 block, void **args, size_t shmem, cudaStream_t stream),
+         (func, grid, block, args, shmem, stream), func, grid, block, stream)
 
 static const dim3 dim3_zero;
 
-KPROF_EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args)
-{
-    KPROF_REAL_RT_OR_FAIL(cudaLaunchKernelExC);
-    LAUNCH(KPROF_API_cudaLaunchKernelExC, func, config ? config->gridDim : dim3_zero,
-           config ? config->blockDim : dim3_zero, config ? config->stream : NULL, 0,
-           real_(config, func, args));
-}
+RT_TWINS(LAUNCH, cudaLaunchKernelExC, _ptsz, (const cudaLaunchConfig_t *config, const void *func, void **args),
+         (config, func, args), func, config ? config->gridDim : dim3_zero, config ? config->blockDim : dim3_zero,
+         config ? config->stream : NULL)
 
-KPROF_EXPORT cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *config, const void *func,
-                                                  void **args)
-{
-    KPROF_REAL_RT_OR_FAIL(cudaLaunchKernelExC_ptsz);
-    LAUNCH(KPROF_API_cudaLaunchKernelExC_ptsz, func, config ? config->gridDim : dim3_zero,
-           config ? config->blockDim : dim3_zero, config ? config->stream : NULL, 1,
-           real_(config, func, args));
-}
-
-KPROF_EXPORT cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3 block, void **args,
-                                                     size_t shmem, cudaStream_t stream)
-{
-    KPROF_REAL_RT_OR_FAIL(cudaLaunchCooperativeKernel);
-    LAUNCH(KPROF_API_cudaLaunchCooperativeKernel, func, grid, block, stream, 0,
-           real_(func, grid, block, args, shmem, stream));
-}
-
-KPROF_EXPORT cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *func, dim3 grid, dim3 block,
-                                                          void **args, size_t shmem, cudaStream_t stream)
-{
-    KPROF_REAL_RT_OR_FAIL(cudaLaunchCooperativeKernel_ptsz);
-    LAUNCH(KPROF_API_cudaLaunchCooperativeKernel_ptsz, func, grid, block, stream, 1,
-           real_(func, grid, block, args, shmem, stream));
-}
+RT_TWINS(LAUNCH, cudaLaunchCooperativeKernel, _ptsz,
+         (const void *func, dim3 grid, dim3 block, void **args, size_t shmem, cudaStream_t stream),
+         (func, grid, block, args, shmem, stream), func, grid, block, stream)
 
 /* ---- range control (nvprof's --profile-from-start off) --------------------------------------- */
 
@@ -162,32 +117,12 @@ static inline struct kprof_copy *copy_count_kind(void *dst, const void *src, enu
     KPROF_WRAP_COPY(api, cudaError_t, cudaSuccess, copy_count_kind((dst), (src), (kind), (bytes)), (bytes), \
                     stream, per_thread, call)
 
-KPROF_EXPORT cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
-{
-    KPROF_REAL_RT_OR_FAIL(cudaMemcpy);
-    COPY(KPROF_API_cudaMemcpy, dst, src, count, kind, NULL, 0, real_(dst, src, count, kind));
-}
+RT_TWINS(COPY, cudaMemcpy, _ptds, (void *dst, const void *src, size_t count, enum cudaMemcpyKind kind),
+         (dst, src, count, kind), dst, src, count, kind, NULL)
 
-KPROF_EXPORT cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
-{
-    KPROF_REAL_RT_OR_FAIL(cudaMemcpy_ptds);
-    COPY(KPROF_API_cudaMemcpy_ptds, dst, src, count, kind, NULL, 1, real_(dst, src, count, kind));
-}
-
-KPROF_EXPORT cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
-                                         cudaStream_t stream)
-{
-    KPROF_REAL_RT_OR_FAIL(cudaMemcpyAsync);
-    COPY(KPROF_API_cudaMemcpyAsync, dst, src, count, kind, stream, 0, real_(dst, src, count, kind, stream));
-}
-
-KPROF_EXPORT cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count,
-                                              enum cudaMemcpyKind kind, cudaStream_t stream)
-{
-    KPROF_REAL_RT_OR_FAIL(cudaMemcpyAsync_ptsz);
-    COPY(KPROF_API_cudaMemcpyAsync_ptsz, dst, src, count, kind, stream, 1,
-         real_(dst, src, count, kind, stream));
-}
+RT_TWINS(COPY, cudaMemcpyAsync, _ptsz,
+         (void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream),
+         (dst, src, count, kind, stream), dst, src, count, kind, stream)
 
 /* ---- allocation ------------------------------------------------------------------------------ */
 
@@ -248,17 +183,10 @@ KPROF_EXPORT cudaError_t cudaDeviceSynchronize(void)
     KPROF_WRAP_HOST(KPROF_API_cudaDeviceSynchronize, cudaError_t, cudaSuccess, real_());
 }
 
-KPROF_EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t stream)
-{
-    KPROF_REAL_RT_OR_FAIL(cudaStreamSynchronize);
-    KPROF_WRAP_HOST(KPROF_API_cudaStreamSynchronize, cudaError_t, cudaSuccess, real_(stream));
-}
+/* Host time only, as a KPROF_WRAP_TWINS body (per-thread or not, the same). */
+#define HOST(api, per_thread, call) KPROF_WRAP_HOST(api, cudaError_t, cudaSuccess, call)
 
-KPROF_EXPORT cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream)
-{
-    KPROF_REAL_RT_OR_FAIL(cudaStreamSynchronize_ptsz);
-    KPROF_WRAP_HOST(KPROF_API_cudaStreamSynchronize_ptsz, cudaError_t, cudaSuccess, real_(stream));
-}
+RT_TWINS(HOST, cudaStreamSynchronize, _ptsz, (cudaStream_t stream), (stream))
 
 /* The real cudart resets the device without going through any driver function libkprof wraps (seen on
  * an H200, CUDA 13.0), so the reset is caught here too: the current context's pairs are read first. */

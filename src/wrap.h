@@ -161,4 +161,25 @@
         return r_;                                                                                 \
     } while (0)
 
+/* ---- per-thread twins ------------------------------------------------------------------------ */
+
+/* Defines the wrapper `name` and its per-thread twin name##pt (_ptsz for a call with a stream argument,
+ * _ptds for one without: the variant nvcc's --default-stream per-thread calls), whose one difference is
+ * that stream 0 means the per-thread default stream.  Each is `type name params`, whose body declares
+ * real_ with REAL_OR_FAIL (KPROF_REAL_RT_OR_FAIL or KPROF_REAL_DRV_OR_FAIL) and ends with
+ * BODY(api, ..., per_thread, real_ args): api is KPROF_API_##name (or name##pt), the variable arguments are
+ * passed on, per_thread is 0 and 1.  BODY must return.  Both must be KPROF_RT or KPROF_DH entries of
+ * api.def. */
+#define KPROF_WRAP_TWINS(type, REAL_OR_FAIL, BODY, name, pt, params, args, ...)                    \
+    KPROF_EXPORT type name params                                                                  \
+    {                                                                                              \
+        REAL_OR_FAIL(name);                                                                        \
+        BODY(KPROF_API_##name, ##__VA_ARGS__, 0, real_ args);                                      \
+    }                                                                                              \
+    KPROF_EXPORT type name##pt params                                                              \
+    {                                                                                              \
+        REAL_OR_FAIL(name##pt);                                                                    \
+        BODY(KPROF_API_##name##pt, ##__VA_ARGS__, 1, real_ args);                                  \
+    }
+
 #endif
