@@ -16,6 +16,10 @@
 #include "graphs.h"
 #include "wrap.h"
 
+/* A driver wrapper and its per-thread twin name##pt (KPROF_WRAP_TWINS): BODY(api, ..., per_thread, call). */
+#define DTWINS(BODY, name, pt, params, args, ...)                                                  \
+    KPROF_WRAP_TWINS(CUresult, KPROF_REAL_DRV_OR_FAIL, BODY, name, pt, params, args, ##__VA_ARGS__)
+
 /* ---- entry-point queries --------------------------------------------------------------------- */
 
 /* Replaces a driver function the app just looked up by libkprof's wrapper for it, if there is one. */
@@ -48,48 +52,25 @@ KPROF_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaV
     return r;
 }
 
-KPROF_EXPORT cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **funcPtr, unsigned long long flags,
-                                                 enum cudaDriverEntryPointQueryResult *driverStatus)
-{
-    KPROF_REAL_RT_OR_FAIL(cudaGetDriverEntryPoint);
-    cudaError_t r = real_(symbol, funcPtr, flags, driverStatus);
-    if (r == cudaSuccess)
-        swap_in_wrapper(funcPtr);
-    return r;
-}
+/* The runtime's driver entry-point queries: the function handed out is swapped for its wrapper.  As a
+ * KPROF_WRAP_TWINS body: fp is where the function is stored. */
+#define ENTRY_POINT(api, fp, per_thread, call)                                                     \
+    do {                                                                                           \
+        cudaError_t r_ = (call);                                                                   \
+        if (r_ == cudaSuccess)                                                                     \
+            swap_in_wrapper(fp);                                                                   \
+        return r_;                                                                                 \
+    } while (0)
 
-KPROF_EXPORT cudaError_t cudaGetDriverEntryPoint_ptsz(const char *symbol, void **funcPtr,
-                                                      unsigned long long flags,
-                                                      enum cudaDriverEntryPointQueryResult *driverStatus)
-{
-    KPROF_REAL_RT_OR_FAIL(cudaGetDriverEntryPoint_ptsz);
-    cudaError_t r = real_(symbol, funcPtr, flags, driverStatus);
-    if (r == cudaSuccess)
-        swap_in_wrapper(funcPtr);
-    return r;
-}
+KPROF_WRAP_TWINS(cudaError_t, KPROF_REAL_RT_OR_FAIL, ENTRY_POINT, cudaGetDriverEntryPoint, _ptsz,
+                 (const char *symbol, void **funcPtr, unsigned long long flags,
+                  enum cudaDriverEntryPointQueryResult *driverStatus),
+                 (symbol, funcPtr, flags, driverStatus), funcPtr)
 
-KPROF_EXPORT cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, void **funcPtr,
-                                                          unsigned int cudaVersion, unsigned long long flags,
-                                                          enum cudaDriverEntryPointQueryResult *driverStatus)
-{
-    KPROF_REAL_RT_OR_FAIL(cudaGetDriverEntryPointByVersion);
-    cudaError_t r = real_(symbol, funcPtr, cudaVersion, flags, driverStatus);
-    if (r == cudaSuccess)
-        swap_in_wrapper(funcPtr);
-    return r;
-}
-
-KPROF_EXPORT cudaError_t cudaGetDriverEntryPointByVersion_ptsz(const char *symbol, void **funcPtr,
-                                                               unsigned int cudaVersion, unsigned long long flags,
-                                                               enum cudaDriverEntryPointQueryResult *driverStatus)
-{
-    KPROF_REAL_RT_OR_FAIL(cudaGetDriverEntryPointByVersion_ptsz);
-    cudaError_t r = real_(symbol, funcPtr, cudaVersion, flags, driverStatus);
-    if (r == cudaSuccess)
-        swap_in_wrapper(funcPtr);
-    return r;
-}
+KPROF_WRAP_TWINS(cudaError_t, KPROF_REAL_RT_OR_FAIL, ENTRY_POINT, cudaGetDriverEntryPointByVersion, _ptsz,
+                 (const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags,
+                  enum cudaDriverEntryPointQueryResult *driverStatus),
+                 (symbol, funcPtr, cudaVersion, flags, driverStatus), funcPtr)
 
 /* ---- context creation ------------------------------------------------------------------------ */
 
@@ -152,61 +133,21 @@ KPROF_EXPORT CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCrea
     KPROF_WRAP_LAUNCH(api, CUresult, CUDA_SUCCESS, 0, f, kprof_kernel_for_function(f),             \
                       ((dim3){ (gx), (gy), (gz) }), ((dim3){ (bx), (by), (bz) }), stream, per_thread, call)
 
-KPROF_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
-                                     unsigned int bx, unsigned int by, unsigned int bz, unsigned int shmem,
-                                     CUstream s, void **params, void **extra)
-{
-    KPROF_REAL_DRV_OR_FAIL(cuLaunchKernel);
-    DLAUNCH(KPROF_API_cuLaunchKernel, f, gx, gy, gz, bx, by, bz, s, 0,
-            real_(f, gx, gy, gz, bx, by, bz, shmem, s, params, extra));
-}
-
-KPROF_EXPORT CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
-                                          unsigned int bx, unsigned int by, unsigned int bz, unsigned int shmem,
-                                          CUstream s, void **params, void **extra)
-{
-    KPROF_REAL_DRV_OR_FAIL(cuLaunchKernel_ptsz);
-    DLAUNCH(KPROF_API_cuLaunchKernel_ptsz, f, gx, gy, gz, bx, by, bz, s, 1,
-            real_(f, gx, gy, gz, bx, by, bz, shmem, s, params, extra));
-}
+DTWINS(DLAUNCH, cuLaunchKernel, _ptsz,
+       (CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by,
+        unsigned int bz, unsigned int shmem, CUstream s, void **params, void **extra),
+       (f, gx, gy, gz, bx, by, bz, shmem, s, params, extra), f, gx, gy, gz, bx, by, bz, s)
 
 #define CFG(c, field) ((c) ? (c)->field : 0)
 
-KPROF_EXPORT CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **params, void **extra)
-{
-    KPROF_REAL_DRV_OR_FAIL(cuLaunchKernelEx);
-    DLAUNCH(KPROF_API_cuLaunchKernelEx, f, CFG(config, gridDimX), CFG(config, gridDimY), CFG(config, gridDimZ),
-            CFG(config, blockDimX), CFG(config, blockDimY), CFG(config, blockDimZ),
-            config ? config->hStream : NULL, 0, real_(config, f, params, extra));
-}
+DTWINS(DLAUNCH, cuLaunchKernelEx, _ptsz, (const CUlaunchConfig *config, CUfunction f, void **params, void **extra),
+       (config, f, params, extra), f, CFG(config, gridDimX), CFG(config, gridDimY), CFG(config, gridDimZ),
+       CFG(config, blockDimX), CFG(config, blockDimY), CFG(config, blockDimZ), config ? config->hStream : NULL)
 
-KPROF_EXPORT CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunction f, void **params,
-                                            void **extra)
-{
-    KPROF_REAL_DRV_OR_FAIL(cuLaunchKernelEx_ptsz);
-    DLAUNCH(KPROF_API_cuLaunchKernelEx_ptsz, f, CFG(config, gridDimX), CFG(config, gridDimY),
-            CFG(config, gridDimZ), CFG(config, blockDimX), CFG(config, blockDimY), CFG(config, blockDimZ),
-            config ? config->hStream : NULL, 1, real_(config, f, params, extra));
-}
-
-KPROF_EXPORT CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
-                                                unsigned int bx, unsigned int by, unsigned int bz,
-                                                unsigned int shmem, CUstream s, void **params)
-{
-    KPROF_REAL_DRV_OR_FAIL(cuLaunchCooperativeKernel);
-    DLAUNCH(KPROF_API_cuLaunchCooperativeKernel, f, gx, gy, gz, bx, by, bz, s, 0,
-            real_(f, gx, gy, gz, bx, by, bz, shmem, s, params));
-}
-
-KPROF_EXPORT CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gx, unsigned int gy,
-                                                     unsigned int gz, unsigned int bx, unsigned int by,
-                                                     unsigned int bz, unsigned int shmem, CUstream s,
-                                                     void **params)
-{
-    KPROF_REAL_DRV_OR_FAIL(cuLaunchCooperativeKernel_ptsz);
-    DLAUNCH(KPROF_API_cuLaunchCooperativeKernel_ptsz, f, gx, gy, gz, bx, by, bz, s, 1,
-            real_(f, gx, gy, gz, bx, by, bz, shmem, s, params));
-}
+DTWINS(DLAUNCH, cuLaunchCooperativeKernel, _ptsz,
+       (CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by,
+        unsigned int bz, unsigned int shmem, CUstream s, void **params),
+       (f, gx, gy, gz, bx, by, bz, shmem, s, params), f, gx, gy, gz, bx, by, bz, s)
 
 /* ---- copies and memsets ---------------------------------------------------------------------- */
 
@@ -234,21 +175,6 @@ static int side_is_device(CUmemorytype type, CUdeviceptr dev, const void *host)
     DTIMED(api, copy_count((dir), (host), (bytes)), (bytes), stream, per_thread, call)
 #define DMEMSET(api, bytes, stream, per_thread, call)                                              \
     DTIMED(api, kprof_memset_count(bytes), (bytes), stream, per_thread, call)
-
-/* A copy or memset wrapper and its per-thread twin name##pt (_ptds for a call without a stream argument,
- * _ptsz with one): one body, per_thread 0 and 1.  TIMED is DCOPY or DMEMSET; args are the real function's
- * arguments, and the rest TIMED's arguments between the api and per_thread. */
-#define DTWINS(TIMED, name, pt, params, args, ...)                                                 \
-    KPROF_EXPORT CUresult name params                                                              \
-    {                                                                                              \
-        KPROF_REAL_DRV_OR_FAIL(name);                                                                               \
-        TIMED(KPROF_API_##name, __VA_ARGS__, 0, real_ args);                                       \
-    }                                                                                              \
-    KPROF_EXPORT CUresult name##pt params                                                          \
-    {                                                                                              \
-        KPROF_REAL_DRV_OR_FAIL(name##pt);                                                                           \
-        TIMED(KPROF_API_##name##pt, __VA_ARGS__, 1, real_ args);                                   \
-    }
 
 DTWINS(DCOPY, cuMemcpy, _ptds, (CUdeviceptr dst, CUdeviceptr src, size_t n), (dst, src, n),
        kprof_dir_of(kprof_is_device_memory(src), kprof_is_device_memory(dst)),
@@ -330,19 +256,22 @@ KPROF_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytes)
     KPROF_WRAP_ALLOC(KPROF_API_cuMemAlloc_v2, CUresult, CUDA_SUCCESS, KPROF_MEM_DEVICE, dptr, bytes, real_(dptr, bytes));
 }
 
-KPROF_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytes, CUstream s)
-{
-    KPROF_REAL_DRV_OR_FAIL(cuMemAllocAsync);
-    kprof_chain_break(); /* stream-ordered: on the legacy stream, a wait for the blocking streams */
-    KPROF_WRAP_ALLOC(KPROF_API_cuMemAllocAsync, CUresult, CUDA_SUCCESS, KPROF_MEM_DEVICE, dptr, bytes, real_(dptr, bytes, s));
-}
+/* Stream-ordered allocation and free, as KPROF_WRAP_TWINS bodies: on the legacy stream they wait for
+ * the blocking streams, so no launch after one is timed from a stop event issued before it. */
+#define ALLOC_ASYNC(api, ptrp, bytes, per_thread, call)                                            \
+    do {                                                                                           \
+        kprof_chain_break();                                                                       \
+        KPROF_WRAP_ALLOC(api, CUresult, CUDA_SUCCESS, KPROF_MEM_DEVICE, ptrp, bytes, call);        \
+    } while (0)
+#define FREE_ASYNC(api, d, per_thread, call)                                                       \
+    do {                                                                                           \
+        kprof_chain_break();                                                                       \
+        KPROF_WRAP_FREE(api, CUresult, CUDA_SUCCESS, kprof_free_record_device((void *)(uintptr_t)(d), ns_), d, \
+                        call);                                                                     \
+    } while (0)
 
-KPROF_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytes, CUstream s)
-{
-    KPROF_REAL_DRV_OR_FAIL(cuMemAllocAsync_ptsz);
-    kprof_chain_break(); /* stream-ordered: on the legacy stream, a wait for the blocking streams */
-    KPROF_WRAP_ALLOC(KPROF_API_cuMemAllocAsync_ptsz, CUresult, CUDA_SUCCESS, KPROF_MEM_DEVICE, dptr, bytes, real_(dptr, bytes, s));
-}
+DTWINS(ALLOC_ASYNC, cuMemAllocAsync, _ptsz, (CUdeviceptr *dptr, size_t bytes, CUstream s), (dptr, bytes, s),
+       dptr, bytes)
 
 KPROF_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytes, unsigned int flags)
 {
@@ -368,19 +297,7 @@ KPROF_EXPORT CUresult cuMemFree_v2(CUdeviceptr d)
     KPROF_WRAP_FREE(KPROF_API_cuMemFree_v2, CUresult, CUDA_SUCCESS, kprof_free_record_device((void *)(uintptr_t)d, ns_), d, real_(d));
 }
 
-KPROF_EXPORT CUresult cuMemFreeAsync(CUdeviceptr d, CUstream s)
-{
-    KPROF_REAL_DRV_OR_FAIL(cuMemFreeAsync);
-    kprof_chain_break(); /* stream-ordered: on the legacy stream, a wait for the blocking streams */
-    KPROF_WRAP_FREE(KPROF_API_cuMemFreeAsync, CUresult, CUDA_SUCCESS, kprof_free_record_device((void *)(uintptr_t)d, ns_), d, real_(d, s));
-}
-
-KPROF_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr d, CUstream s)
-{
-    KPROF_REAL_DRV_OR_FAIL(cuMemFreeAsync_ptsz);
-    kprof_chain_break(); /* stream-ordered: on the legacy stream, a wait for the blocking streams */
-    KPROF_WRAP_FREE(KPROF_API_cuMemFreeAsync_ptsz, CUresult, CUDA_SUCCESS, kprof_free_record_device((void *)(uintptr_t)d, ns_), d, real_(d, s));
-}
+DTWINS(FREE_ASYNC, cuMemFreeAsync, _ptsz, (CUdeviceptr d, CUstream s), (d, s), d)
 
 KPROF_EXPORT CUresult cuMemFreeHost(void *p)
 {
@@ -391,8 +308,9 @@ KPROF_EXPORT CUresult cuMemFreeHost(void *p)
 /* ---- stream capture and graphs --------------------------------------------------------------- */
 
 /* Captures in progress, so that libkprof makes no call a global-mode capture forbids: counted before the
- * capture begins (a query another thread is making then is waited for), uncounted if it did not. */
-#define CAPTURE_BEGIN(call)                                                                        \
+ * capture begins (a query another thread is making then is waited for), uncounted if it did not.  The
+ * capture bodies are KPROF_WRAP_TWINS bodies; they use neither api (not counted) nor per_thread. */
+#define CAPTURE_BEGIN(api, per_thread, call)                                                       \
     do {                                                                                           \
         kprof_capture_beginning();                                                                 \
         CUresult r_ = (call);                                                                      \
@@ -402,7 +320,7 @@ KPROF_EXPORT CUresult cuMemFreeHost(void *p)
     } while (0)
 
 /* A capture ends with its graph, or invalidated; a stream that was not capturing changes nothing. */
-#define CAPTURE_END(call)                                                                          \
+#define CAPTURE_END(api, per_thread, call)                                                         \
     do {                                                                                           \
         CUresult r_ = (call);                                                                      \
         if (r_ == CUDA_SUCCESS || r_ == CUDA_ERROR_STREAM_CAPTURE_INVALIDATED ||                   \
@@ -413,56 +331,13 @@ KPROF_EXPORT CUresult cuMemFreeHost(void *p)
 
 /* CUDA 10.0's first form (no mode: global), still handed out by cuGetProcAddress to callers asking for
  * version 10000: a capture begun through it must be seen as well. */
-KPROF_EXPORT CUresult cuStreamBeginCapture(CUstream s)
-{
-    KPROF_REAL_DRV_OR_FAIL(cuStreamBeginCapture);
-    CAPTURE_BEGIN(real_(s));
-}
-
-KPROF_EXPORT CUresult cuStreamBeginCapture_ptsz(CUstream s)
-{
-    KPROF_REAL_DRV_OR_FAIL(cuStreamBeginCapture_ptsz);
-    CAPTURE_BEGIN(real_(s));
-}
-
-KPROF_EXPORT CUresult cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode mode)
-{
-    KPROF_REAL_DRV_OR_FAIL(cuStreamBeginCapture_v2);
-    CAPTURE_BEGIN(real_(s, mode));
-}
-
-KPROF_EXPORT CUresult cuStreamBeginCapture_v2_ptsz(CUstream s, CUstreamCaptureMode mode)
-{
-    KPROF_REAL_DRV_OR_FAIL(cuStreamBeginCapture_v2_ptsz);
-    CAPTURE_BEGIN(real_(s, mode));
-}
-
-KPROF_EXPORT CUresult cuStreamBeginCaptureToGraph(CUstream s, CUgraph graph, const CUgraphNode *deps,
-                                                  const CUgraphEdgeData *edges, size_t n, CUstreamCaptureMode mode)
-{
-    KPROF_REAL_DRV_OR_FAIL(cuStreamBeginCaptureToGraph);
-    CAPTURE_BEGIN(real_(s, graph, deps, edges, n, mode));
-}
-
-KPROF_EXPORT CUresult cuStreamBeginCaptureToGraph_ptsz(CUstream s, CUgraph graph, const CUgraphNode *deps,
-                                                       const CUgraphEdgeData *edges, size_t n,
-                                                       CUstreamCaptureMode mode)
-{
-    KPROF_REAL_DRV_OR_FAIL(cuStreamBeginCaptureToGraph_ptsz);
-    CAPTURE_BEGIN(real_(s, graph, deps, edges, n, mode));
-}
-
-KPROF_EXPORT CUresult cuStreamEndCapture(CUstream s, CUgraph *graph)
-{
-    KPROF_REAL_DRV_OR_FAIL(cuStreamEndCapture);
-    CAPTURE_END(real_(s, graph));
-}
-
-KPROF_EXPORT CUresult cuStreamEndCapture_ptsz(CUstream s, CUgraph *graph)
-{
-    KPROF_REAL_DRV_OR_FAIL(cuStreamEndCapture_ptsz);
-    CAPTURE_END(real_(s, graph));
-}
+DTWINS(CAPTURE_BEGIN, cuStreamBeginCapture, _ptsz, (CUstream s), (s))
+DTWINS(CAPTURE_BEGIN, cuStreamBeginCapture_v2, _ptsz, (CUstream s, CUstreamCaptureMode mode), (s, mode))
+DTWINS(CAPTURE_BEGIN, cuStreamBeginCaptureToGraph, _ptsz,
+       (CUstream s, CUgraph graph, const CUgraphNode *deps, const CUgraphEdgeData *edges, size_t n,
+        CUstreamCaptureMode mode),
+       (s, graph, deps, edges, n, mode))
+DTWINS(CAPTURE_END, cuStreamEndCapture, _ptsz, (CUstream s, CUgraph *graph), (s, graph))
 
 /* Instantiation: the graph's kernel nodes are walked once, here. */
 #define INSTANTIATE(api, pexec, graph, call)                                                       \
@@ -483,19 +358,12 @@ KPROF_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *pexec, CUgraph gr
     INSTANTIATE(KPROF_API_cuGraphInstantiateWithFlags, pexec, graph, real_(pexec, graph, flags));
 }
 
-KPROF_EXPORT CUresult cuGraphInstantiateWithParams(CUgraphExec *pexec, CUgraph graph,
-                                                   CUDA_GRAPH_INSTANTIATE_PARAMS *params)
-{
-    KPROF_REAL_DRV_OR_FAIL(cuGraphInstantiateWithParams);
-    INSTANTIATE(KPROF_API_cuGraphInstantiateWithParams, pexec, graph, real_(pexec, graph, params));
-}
+/* INSTANTIATE as a KPROF_WRAP_TWINS body (per-thread or not, the same). */
+#define INSTANTIATE_TWIN(api, pexec, graph, per_thread, call) INSTANTIATE(api, pexec, graph, call)
 
-KPROF_EXPORT CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec *pexec, CUgraph graph,
-                                                        CUDA_GRAPH_INSTANTIATE_PARAMS *params)
-{
-    KPROF_REAL_DRV_OR_FAIL(cuGraphInstantiateWithParams_ptsz);
-    INSTANTIATE(KPROF_API_cuGraphInstantiateWithParams_ptsz, pexec, graph, real_(pexec, graph, params));
-}
+DTWINS(INSTANTIATE_TWIN, cuGraphInstantiateWithParams, _ptsz,
+       (CUgraphExec *pexec, CUgraph graph, CUDA_GRAPH_INSTANTIATE_PARAMS *params), (pexec, graph, params),
+       pexec, graph)
 
 KPROF_EXPORT CUresult cuGraphInstantiate_v2(CUgraphExec *pexec, CUgraph graph, CUgraphNode *errNode, char *log,
                                             size_t logSize)
@@ -602,17 +470,7 @@ KPROF_EXPORT CUresult cuGraphExecDestroy(CUgraphExec exec)
         return r_;                                                                                 \
     } while (0)
 
-KPROF_EXPORT CUresult cuGraphLaunch(CUgraphExec exec, CUstream s)
-{
-    KPROF_REAL_DRV_OR_FAIL(cuGraphLaunch);
-    GRAPH_LAUNCH(KPROF_API_cuGraphLaunch, exec, s, 0, real_(exec, s));
-}
-
-KPROF_EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec exec, CUstream s)
-{
-    KPROF_REAL_DRV_OR_FAIL(cuGraphLaunch_ptsz);
-    GRAPH_LAUNCH(KPROF_API_cuGraphLaunch_ptsz, exec, s, 1, real_(exec, s));
-}
+DTWINS(GRAPH_LAUNCH, cuGraphLaunch, _ptsz, (CUgraphExec exec, CUstream s), (exec, s), exec, s)
 
 /* ---- context destruction: read its pairs first ----------------------------------------------- */
 
@@ -683,17 +541,10 @@ KPROF_EXPORT CUresult cuCtxSynchronize(void)
     KPROF_WRAP_HOST(KPROF_API_cuCtxSynchronize, CUresult, CUDA_SUCCESS, real_());
 }
 
-KPROF_EXPORT CUresult cuStreamSynchronize(CUstream s)
-{
-    KPROF_REAL_DRV_OR_FAIL(cuStreamSynchronize);
-    KPROF_WRAP_HOST(KPROF_API_cuStreamSynchronize, CUresult, CUDA_SUCCESS, real_(s));
-}
+/* Host time only, as a KPROF_WRAP_TWINS body (per-thread or not, the same). */
+#define DHOST(api, per_thread, call) KPROF_WRAP_HOST(api, CUresult, CUDA_SUCCESS, call)
 
-KPROF_EXPORT CUresult cuStreamSynchronize_ptsz(CUstream s)
-{
-    KPROF_REAL_DRV_OR_FAIL(cuStreamSynchronize_ptsz);
-    KPROF_WRAP_HOST(KPROF_API_cuStreamSynchronize_ptsz, CUresult, CUDA_SUCCESS, real_(s));
-}
+DTWINS(DHOST, cuStreamSynchronize, _ptsz, (CUstream s), (s))
 
 KPROF_EXPORT CUresult cuEventSynchronize(CUevent e)
 {
