@@ -4,13 +4,17 @@
 
 #include <stdint.h>
 #include "call.h"
+#include "driver.h"
 #include "kernels.h"
 #include "preload.h"
 #include "stats.h"
 #include "timing.h"
 
 /* The bodies that runtime (cudaError_t, cudaSuccess) and driver (CUresult, CUDA_SUCCESS) wrappers share:
- * `call` is the real call, evaluated once; the wrapper returns exactly its result. */
+ * `type` and `success` are the wrapper's return type and success code; `call` is the real call, evaluated
+ * once; the wrapper returns exactly its result.  Each body is a wrapper's whole body (it returns), runs
+ * behind the per-thread guard (kprof_call_begin: a call nested in another wrapper passes straight
+ * through), and is thread-safe: what it shares goes through the statistics and timing layers. */
 
 /* Host time only (synchronisation, stream creation...). */
 #define KPROF_WRAP_HOST(api, type, success, call)                                                  \
@@ -168,8 +172,8 @@
  * that stream 0 means the per-thread default stream.  Each is `type name params`, whose body declares
  * real_ with REAL_OR_FAIL (KPROF_REAL_RT_OR_FAIL or KPROF_REAL_DRV_OR_FAIL) and ends with
  * BODY(api, ..., per_thread, real_ args): api is KPROF_API_##name (or name##pt), the variable arguments are
- * passed on, per_thread is 0 and 1.  BODY must return.  Both must be KPROF_RT or KPROF_DH entries of
- * api.def. */
+ * passed on (none is fine: GNU C's `, ##__VA_ARGS__` drops the comma), per_thread is 0 and 1.  BODY must
+ * return.  Both names must be KPROF_RT or KPROF_DH entries of api.def. */
 #define KPROF_WRAP_TWINS(type, REAL_OR_FAIL, BODY, name, pt, params, args, ...)                    \
     KPROF_EXPORT type name params                                                                  \
     {                                                                                              \
