@@ -23,9 +23,19 @@ extern const char *const kprof_dh_names[KPROF_DH_COUNT];
 extern void *kprof_dh_real[KPROF_DH_COUNT];
 extern const void *const kprof_dh_wrapper[KPROF_DH_COUNT];
 
-/* The driver's function behind a driver wrapper (loading the driver first if needed). */
+/* The driver's function behind a driver wrapper (loading the driver first if needed): kprof_dh_real_get
+ * returns entry `index` of kprof_dh_real, NULL when the driver lacks that function.  Thread-safe.  Not
+ * KPROF_REAL_RT (resolve.h): every driver function comes from libcuda.so.1, loaded once for all of them. */
 #define KPROF_REAL_DRV(name) ((__typeof__(name) *)kprof_dh_real_get(KPROF_DHI_##name))
 void *kprof_dh_real_get(int index);
+
+/* The first statement of a driver wrapper: declares real_, the driver's function `name`, or returns
+ * CUDA_ERROR_NOT_FOUND when the driver lacks it (a driver that lacks it cannot have handed the wrapper
+ * out; the error is for a caller that found the wrapper by its exported name). */
+#define KPROF_REAL_DRV_OR_FAIL(name)                                                               \
+    __typeof__(name) *real_ = KPROF_REAL_DRV(name);                                                \
+    if (KPROF_UNLIKELY(!real_))                                                                    \
+        return CUDA_ERROR_NOT_FOUND
 
 /* Loads libcuda.so.1, every KPROF_DRV function and the real functions behind the KPROF_DH wrappers,
  * once (pthread_once); thread-safe.  Returns 1 when the driver is usable; 0 (after one warning) when it

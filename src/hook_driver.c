@@ -16,11 +16,9 @@
 #include "graphs.h"
 #include "wrap.h"
 
-/* The driver's function behind a wrapper; a driver that lacks it cannot have handed it out. */
-#define DREAL(name)                                                                                \
-    __typeof__(name) *real_ = KPROF_REAL_DRV(name);                                                \
-    if (KPROF_UNLIKELY(!real_))                                                                    \
-        return CUDA_ERROR_NOT_FOUND
+/* A driver wrapper and its per-thread twin name##pt (KPROF_WRAP_TWINS): BODY(api, ..., per_thread, call). */
+#define DTWINS(BODY, name, pt, params, args, ...)                                                  \
+    KPROF_WRAP_TWINS(CUresult, KPROF_REAL_DRV_OR_FAIL, BODY, name, pt, params, args, ##__VA_ARGS__)
 
 /* ---- entry-point queries --------------------------------------------------------------------- */
 
@@ -37,7 +35,7 @@ static void swap_in_wrapper(void **pfn)
 KPROF_EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
                                           CUdriverProcAddressQueryResult *symbolStatus)
 {
-    DREAL(cuGetProcAddress_v2);
+    KPROF_REAL_DRV_OR_FAIL(cuGetProcAddress_v2);
     CUresult r = real_(symbol, pfn, cudaVersion, flags, symbolStatus);
     if (r == CUDA_SUCCESS)
         swap_in_wrapper(pfn);
@@ -47,60 +45,32 @@ KPROF_EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cu
 /* The CUDA 11.3 form, with its own four arguments (cudart still asks for it at version 11030). */
 KPROF_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
 {
-    DREAL(cuGetProcAddress);
+    KPROF_REAL_DRV_OR_FAIL(cuGetProcAddress);
     CUresult r = real_(symbol, pfn, cudaVersion, flags);
     if (r == CUDA_SUCCESS)
         swap_in_wrapper(pfn);
     return r;
 }
 
-#define RREAL(name)                                                                                \
-    __typeof__(kprof_rt.name) real_ = KPROF_REAL(name);                                            \
-    if (KPROF_UNLIKELY(!real_))                                                                    \
-        return cudaErrorSharedObjectSymbolNotFound
+/* The runtime's driver entry-point queries: the function handed out is swapped for its wrapper.  As a
+ * KPROF_WRAP_TWINS body: fp is where the function is stored. */
+#define ENTRY_POINT(api, fp, per_thread, call)                                                     \
+    do {                                                                                           \
+        cudaError_t r_ = (call);                                                                   \
+        if (r_ == cudaSuccess)                                                                     \
+            swap_in_wrapper(fp);                                                                   \
+        return r_;                                                                                 \
+    } while (0)
 
-KPROF_EXPORT cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **funcPtr, unsigned long long flags,
-                                                 enum cudaDriverEntryPointQueryResult *driverStatus)
-{
-    RREAL(cudaGetDriverEntryPoint);
-    cudaError_t r = real_(symbol, funcPtr, flags, driverStatus);
-    if (r == cudaSuccess)
-        swap_in_wrapper(funcPtr);
-    return r;
-}
+KPROF_WRAP_TWINS(cudaError_t, KPROF_REAL_RT_OR_FAIL, ENTRY_POINT, cudaGetDriverEntryPoint, _ptsz,
+                 (const char *symbol, void **funcPtr, unsigned long long flags,
+                  enum cudaDriverEntryPointQueryResult *driverStatus),
+                 (symbol, funcPtr, flags, driverStatus), funcPtr)
 
-KPROF_EXPORT cudaError_t cudaGetDriverEntryPoint_ptsz(const char *symbol, void **funcPtr,
-                                                      unsigned long long flags,
-                                                      enum cudaDriverEntryPointQueryResult *driverStatus)
-{
-    RREAL(cudaGetDriverEntryPoint_ptsz);
-    cudaError_t r = real_(symbol, funcPtr, flags, driverStatus);
-    if (r == cudaSuccess)
-        swap_in_wrapper(funcPtr);
-    return r;
-}
-
-KPROF_EXPORT cudaError_t cudaGetDriverEntryPointByVersion(const char *symbol, void **funcPtr,
-                                                          unsigned int cudaVersion, unsigned long long flags,
-                                                          enum cudaDriverEntryPointQueryResult *driverStatus)
-{
-    RREAL(cudaGetDriverEntryPointByVersion);
-    cudaError_t r = real_(symbol, funcPtr, cudaVersion, flags, driverStatus);
-    if (r == cudaSuccess)
-        swap_in_wrapper(funcPtr);
-    return r;
-}
-
-KPROF_EXPORT cudaError_t cudaGetDriverEntryPointByVersion_ptsz(const char *symbol, void **funcPtr,
-                                                               unsigned int cudaVersion, unsigned long long flags,
-                                                               enum cudaDriverEntryPointQueryResult *driverStatus)
-{
-    RREAL(cudaGetDriverEntryPointByVersion_ptsz);
-    cudaError_t r = real_(symbol, funcPtr, cudaVersion, flags, driverStatus);
-    if (r == cudaSuccess)
-        swap_in_wrapper(funcPtr);
-    return r;
-}
+KPROF_WRAP_TWINS(cudaError_t, KPROF_REAL_RT_OR_FAIL, ENTRY_POINT, cudaGetDriverEntryPointByVersion, _ptsz,
+                 (const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags,
+                  enum cudaDriverEntryPointQueryResult *driverStatus),
+                 (symbol, funcPtr, cudaVersion, flags, driverStatus), funcPtr)
 
 /* ---- context creation ------------------------------------------------------------------------ */
 
@@ -120,7 +90,7 @@ KPROF_EXPORT cudaError_t cudaGetDriverEntryPointByVersion_ptsz(const char *symbo
 /* Driver initialisation joins the first context's row (see kprof_driver_initialized). */
 KPROF_EXPORT CUresult cuInit(unsigned int flags)
 {
-    DREAL(cuInit);
+    KPROF_REAL_DRV_OR_FAIL(cuInit);
     if (kprof_is_finished() || kprof_config.disabled)
         return real_(flags);
     uint64_t t0 = kprof_now_ns();
@@ -132,160 +102,58 @@ KPROF_EXPORT CUresult cuInit(unsigned int flags)
 
 KPROF_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 {
-    DREAL(cuDevicePrimaryCtxRetain);
+    KPROF_REAL_DRV_OR_FAIL(cuDevicePrimaryCtxRetain);
     CTX_CREATE(KPROF_API_cuDevicePrimaryCtxRetain, pctx, dev, real_(pctx, dev));
 }
 
 KPROF_EXPORT CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)
 {
-    DREAL(cuCtxCreate_v2);
+    KPROF_REAL_DRV_OR_FAIL(cuCtxCreate_v2);
     CTX_CREATE(KPROF_API_cuCtxCreate_v2, pctx, dev, real_(pctx, flags, dev));
 }
 
 KPROF_EXPORT CUresult cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray, int numParams,
                                      unsigned int flags, CUdevice dev)
 {
-    DREAL(cuCtxCreate_v3);
+    KPROF_REAL_DRV_OR_FAIL(cuCtxCreate_v3);
     CTX_CREATE(KPROF_API_cuCtxCreate_v3, pctx, dev, real_(pctx, paramsArray, numParams, flags, dev));
 }
 
 KPROF_EXPORT CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags,
                                      CUdevice dev)
 {
-    DREAL(cuCtxCreate_v4);
+    KPROF_REAL_DRV_OR_FAIL(cuCtxCreate_v4);
     CTX_CREATE(KPROF_API_cuCtxCreate_v4, pctx, dev, real_(pctx, ctxCreateParams, flags, dev));
 }
 
 /* ---- launches -------------------------------------------------------------------------------- */
 
-/* The nested driver launch of a runtime launch made without a current context (struct kprof_delegate):
- * timed here, once cudart has made the context current; counted by the runtime wrapper. */
-#define DLAUNCH_DELEGATED(d, f, gx, gy, gz, bx, by, bz, stream, per_thread, call)                  \
-    do {                                                                                           \
-        (d)->used = 1;                                                                             \
-        CUcontext cx_ = NULL;                                                                      \
-        if (kprof_drv.cuCtxGetCurrent(&cx_) == CUDA_SUCCESS)                                       \
-            kprof_preload((f), cx_, 0);                                                            \
-        struct kprof_timing t_;                                                                    \
-        kprof_timing_begin(&t_, (stream), (per_thread), (d)->want);                                \
-        CUresult r_ = (call);                                                                      \
-        kprof_preload_launched(r_ == CUDA_SUCCESS);                                                \
-        int ok_ = r_ == CUDA_SUCCESS && !t_.captured;                                              \
-        int first_ = __atomic_load_n(&(d)->k->calls, __ATOMIC_RELAXED) == 0;                       \
-        unsigned g_[3] = { (gx), (gy), (gz) }, b_[3] = { (bx), (by), (bz) };                       \
-        kprof_timing_end(&t_, ok_, first_ ? KPROF_TARGET_KERNEL_FIRST : KPROF_TARGET_KERNEL, (d)->k, 0, g_, b_); \
-        return r_;                                                                                 \
-    } while (0)
-
+/* A driver launch: KPROF_WRAP_LAUNCH, its kernel found by function handle, its shape as six numbers. */
 #define DLAUNCH(api, f, gx, gy, gz, bx, by, bz, stream, per_thread, call)                          \
-    do {                                                                                           \
-        struct kprof_call c_;                                                                      \
-        if (!kprof_call_begin(&c_, (api))) {                                                       \
-            struct kprof_delegate *d_ = kprof_tls_delegate;                                        \
-            if (KPROF_UNLIKELY(d_ != NULL) && !d_->used)                                           \
-                DLAUNCH_DELEGATED(d_, f, gx, gy, gz, bx, by, bz, stream, per_thread, call);        \
-            return (call);                                                                         \
-        }                                                                                          \
-        kprof_preload((f), c_.ctx_before, 0);                                                      \
-        struct kprof_kernel *k_ = kprof_kernel_select(kprof_kernel_for_function(f),                \
-                                                      (dim3){ (gx), (gy), (gz) }, (dim3){ (bx), (by), (bz) }); \
-        if (KPROF_UNLIKELY(k_ && !k_->selected)) { /* KPROF_INCLUDE/KPROF_EXCLUDE */               \
-            kprof_chain_break();                                                                   \
-            CUresult r_ = (call);                                                                  \
-            kprof_preload_launched(r_ == CUDA_SUCCESS);                                            \
-            kprof_chain_break();                                                                   \
-            kprof_call_end(&c_, r_ == CUDA_SUCCESS);                                               \
-            return r_;                                                                             \
-        }                                                                                          \
-        struct kprof_timing t_;                                                                    \
-        kprof_timing_begin(&t_, (stream), (per_thread), kprof_launch_want(k_));                        \
-        CUresult r_ = (call);                                                                      \
-        kprof_preload_launched(r_ == CUDA_SUCCESS);                                                \
-        int ok_ = r_ == CUDA_SUCCESS && k_ != NULL;                                                \
-        if (ok_ && t_.captured) { /* runs when its graph is launched */                             \
-            kprof_kernel_captured(k_);                                                             \
-            ok_ = 0;                                                                               \
-        }                                                                                          \
-        int first_ = ok_ && kprof_kernel_count(k_, (dim3){ (gx), (gy), (gz) }, (dim3){ (bx), (by), (bz) }); \
-        unsigned g_[3] = { (gx), (gy), (gz) }, b_[3] = { (bx), (by), (bz) };                       \
-        kprof_timing_end(&t_, ok_, first_ ? KPROF_TARGET_KERNEL_FIRST : KPROF_TARGET_KERNEL, k_, 0, g_, b_); \
-        kprof_call_end(&c_, r_ == CUDA_SUCCESS);                                                   \
-        return r_;                                                                                 \
-    } while (0)
+    KPROF_WRAP_LAUNCH(api, CUresult, CUDA_SUCCESS, 0, f, kprof_kernel_for_function(f),             \
+                      ((dim3){ (gx), (gy), (gz) }), ((dim3){ (bx), (by), (bz) }), stream, per_thread, call)
 
-KPROF_EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
-                                     unsigned int bx, unsigned int by, unsigned int bz, unsigned int shmem,
-                                     CUstream s, void **params, void **extra)
-{
-    DREAL(cuLaunchKernel);
-    DLAUNCH(KPROF_API_cuLaunchKernel, f, gx, gy, gz, bx, by, bz, s, 0,
-            real_(f, gx, gy, gz, bx, by, bz, shmem, s, params, extra));
-}
-
-KPROF_EXPORT CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
-                                          unsigned int bx, unsigned int by, unsigned int bz, unsigned int shmem,
-                                          CUstream s, void **params, void **extra)
-{
-    DREAL(cuLaunchKernel_ptsz);
-    DLAUNCH(KPROF_API_cuLaunchKernel_ptsz, f, gx, gy, gz, bx, by, bz, s, 1,
-            real_(f, gx, gy, gz, bx, by, bz, shmem, s, params, extra));
-}
+DTWINS(DLAUNCH, cuLaunchKernel, _ptsz,
+       (CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by,
+        unsigned int bz, unsigned int shmem, CUstream s, void **params, void **extra),
+       (f, gx, gy, gz, bx, by, bz, shmem, s, params, extra), f, gx, gy, gz, bx, by, bz, s)
 
 #define CFG(c, field) ((c) ? (c)->field : 0)
 
-KPROF_EXPORT CUresult cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **params, void **extra)
-{
-    DREAL(cuLaunchKernelEx);
-    DLAUNCH(KPROF_API_cuLaunchKernelEx, f, CFG(config, gridDimX), CFG(config, gridDimY), CFG(config, gridDimZ),
-            CFG(config, blockDimX), CFG(config, blockDimY), CFG(config, blockDimZ),
-            config ? config->hStream : NULL, 0, real_(config, f, params, extra));
-}
+DTWINS(DLAUNCH, cuLaunchKernelEx, _ptsz, (const CUlaunchConfig *config, CUfunction f, void **params, void **extra),
+       (config, f, params, extra), f, CFG(config, gridDimX), CFG(config, gridDimY), CFG(config, gridDimZ),
+       CFG(config, blockDimX), CFG(config, blockDimY), CFG(config, blockDimZ), config ? config->hStream : NULL)
 
-KPROF_EXPORT CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunction f, void **params,
-                                            void **extra)
-{
-    DREAL(cuLaunchKernelEx_ptsz);
-    DLAUNCH(KPROF_API_cuLaunchKernelEx_ptsz, f, CFG(config, gridDimX), CFG(config, gridDimY),
-            CFG(config, gridDimZ), CFG(config, blockDimX), CFG(config, blockDimY), CFG(config, blockDimZ),
-            config ? config->hStream : NULL, 1, real_(config, f, params, extra));
-}
-
-KPROF_EXPORT CUresult cuLaunchCooperativeKernel(CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz,
-                                                unsigned int bx, unsigned int by, unsigned int bz,
-                                                unsigned int shmem, CUstream s, void **params)
-{
-    DREAL(cuLaunchCooperativeKernel);
-    DLAUNCH(KPROF_API_cuLaunchCooperativeKernel, f, gx, gy, gz, bx, by, bz, s, 0,
-            real_(f, gx, gy, gz, bx, by, bz, shmem, s, params));
-}
-
-KPROF_EXPORT CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gx, unsigned int gy,
-                                                     unsigned int gz, unsigned int bx, unsigned int by,
-                                                     unsigned int bz, unsigned int shmem, CUstream s,
-                                                     void **params)
-{
-    DREAL(cuLaunchCooperativeKernel_ptsz);
-    DLAUNCH(KPROF_API_cuLaunchCooperativeKernel_ptsz, f, gx, gy, gz, bx, by, bz, s, 1,
-            real_(f, gx, gy, gz, bx, by, bz, shmem, s, params));
-}
+DTWINS(DLAUNCH, cuLaunchCooperativeKernel, _ptsz,
+       (CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by,
+        unsigned int bz, unsigned int shmem, CUstream s, void **params),
+       (f, gx, gy, gz, bx, by, bz, shmem, s, params), f, gx, gy, gz, bx, by, bz, s)
 
 /* ---- copies and memsets ---------------------------------------------------------------------- */
-
-/* 1 if ptr is device (or managed) memory; memory the driver does not know is ordinary host memory. */
-static int is_device(CUdeviceptr ptr)
-{
-    unsigned int type = kprof_memory_type(ptr);
-    return type == CU_MEMORYTYPE_DEVICE || type == CU_MEMORYTYPE_ARRAY || type == CU_MEMORYTYPE_UNIFIED;
-}
 
 static struct kprof_copy *copy_count(enum kprof_dir dir, const void *host, size_t bytes)
 {
     return kprof_copy_count(dir, dir == KPROF_DTOD ? KPROF_HOST_NONE : kprof_host_mem_of(host), bytes);
-}
-
-static enum kprof_dir dir_of(int src_device, int dst_device)
-{
-    return src_device ? (dst_device ? KPROF_DTOD : KPROF_DTOH) : (dst_device ? KPROF_HTOD : KPROF_HTOH);
 }
 
 /* A 2D/3D copy's side: from its memory type, asking about the pointer only for unified addressing. */
@@ -295,51 +163,27 @@ static int side_is_device(CUmemorytype type, CUdeviceptr dev, const void *host)
     case CU_MEMORYTYPE_HOST: return 0;
     case CU_MEMORYTYPE_DEVICE:
     case CU_MEMORYTYPE_ARRAY: return 1;
-    default: return is_device(dev ? dev : (CUdeviceptr)(uintptr_t)host);
+    default: return kprof_is_device_memory(dev ? dev : (CUdeviceptr)(uintptr_t)host);
     }
 }
 
-/* `dir` is evaluated only for counted calls; `target_fn` picks the aggregate (copy or memset). */
+/* A driver copy or memset: KPROF_WRAP_COPY. */
 #define DTIMED(api, target, bytes, stream, per_thread, call)                                       \
-    do {                                                                                           \
-        struct kprof_call c_;                                                                      \
-        if (!kprof_call_begin(&c_, (api)))                                                         \
-            return (call);                                                                         \
-        struct kprof_timing t_;                                                                    \
-        kprof_timing_begin(&t_, (stream), (per_thread), KPROF_TIME_PAIR);                          \
-        CUresult r_ = (call);                                                                      \
-        struct kprof_copy *cp_ = r_ == CUDA_SUCCESS && !t_.captured ? (target) : NULL;             \
-        kprof_timing_end(&t_, cp_ != NULL, KPROF_TARGET_COPY, cp_, (bytes), NULL, NULL);           \
-        kprof_call_end(&c_, r_ == CUDA_SUCCESS);                                                   \
-        return r_;                                                                                 \
-    } while (0)
+    KPROF_WRAP_COPY(api, CUresult, CUDA_SUCCESS, target, bytes, stream, per_thread, call)
 /* `host` is the host side's pointer (NULL for DtoD), for pinned or pageable. */
 #define DCOPY(api, dir, host, bytes, stream, per_thread, call)                                     \
     DTIMED(api, copy_count((dir), (host), (bytes)), (bytes), stream, per_thread, call)
 #define DMEMSET(api, bytes, stream, per_thread, call)                                              \
     DTIMED(api, kprof_memset_count(bytes), (bytes), stream, per_thread, call)
 
-/* A copy or memset wrapper and its per-thread twin name##pt (_ptds for a call without a stream argument,
- * _ptsz with one): one body, per_thread 0 and 1.  TIMED is DCOPY or DMEMSET; args are the real function's
- * arguments, and the rest TIMED's arguments between the api and per_thread. */
-#define DTWINS(TIMED, name, pt, params, args, ...)                                                 \
-    KPROF_EXPORT CUresult name params                                                              \
-    {                                                                                              \
-        DREAL(name);                                                                               \
-        TIMED(KPROF_API_##name, __VA_ARGS__, 0, real_ args);                                       \
-    }                                                                                              \
-    KPROF_EXPORT CUresult name##pt params                                                          \
-    {                                                                                              \
-        DREAL(name##pt);                                                                           \
-        TIMED(KPROF_API_##name##pt, __VA_ARGS__, 1, real_ args);                                   \
-    }
-
 DTWINS(DCOPY, cuMemcpy, _ptds, (CUdeviceptr dst, CUdeviceptr src, size_t n), (dst, src, n),
-       dir_of(is_device(src), is_device(dst)), (const void *)(uintptr_t)(is_device(src) ? dst : src), n, NULL)
+       kprof_dir_of(kprof_is_device_memory(src), kprof_is_device_memory(dst)),
+       (const void *)(uintptr_t)(kprof_is_device_memory(src) ? dst : src), n, NULL)
 
 DTWINS(DCOPY, cuMemcpyAsync, _ptsz, (CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s),
        (dst, src, n, s),
-       dir_of(is_device(src), is_device(dst)), (const void *)(uintptr_t)(is_device(src) ? dst : src), n, s)
+       kprof_dir_of(kprof_is_device_memory(src), kprof_is_device_memory(dst)),
+       (const void *)(uintptr_t)(kprof_is_device_memory(src) ? dst : src), n, s)
 
 DTWINS(DCOPY, cuMemcpyHtoD_v2, _ptds, (CUdeviceptr dst, const void *src, size_t n), (dst, src, n),
        KPROF_HTOD, src, n, NULL)
@@ -368,8 +212,8 @@ DTWINS(DCOPY, cuMemcpyPeerAsync, _ptsz,
        (dst, dstCtx, src, srcCtx, n, s), KPROF_DTOD, NULL, n, s)
 
 #define DIR2D(p)                                                                                   \
-    dir_of(side_is_device((p)->srcMemoryType, (p)->srcDevice, (p)->srcHost),                       \
-           side_is_device((p)->dstMemoryType, (p)->dstDevice, (p)->dstHost))
+    kprof_dir_of(side_is_device((p)->srcMemoryType, (p)->srcDevice, (p)->srcHost),                 \
+                 side_is_device((p)->dstMemoryType, (p)->dstDevice, (p)->dstHost))
 #define HOST2D(p) ((p) ? ((p)->srcMemoryType == CU_MEMORYTYPE_HOST ? (p)->srcHost : (p)->dstHost) : NULL)
 #define BYTES2D(p) ((p) ? (size_t)(p)->WidthInBytes * (p)->Height : 0)
 #define BYTES3D(p) ((p) ? (size_t)(p)->WidthInBytes * (p)->Height * (p)->Depth : 0)
@@ -408,73 +252,65 @@ DTWINS(DMEMSET, cuMemsetD32Async, _ptsz, (CUdeviceptr d, unsigned int v, size_t 
 
 KPROF_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytes)
 {
-    DREAL(cuMemAlloc_v2);
+    KPROF_REAL_DRV_OR_FAIL(cuMemAlloc_v2);
     KPROF_WRAP_ALLOC(KPROF_API_cuMemAlloc_v2, CUresult, CUDA_SUCCESS, KPROF_MEM_DEVICE, dptr, bytes, real_(dptr, bytes));
 }
 
-KPROF_EXPORT CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytes, CUstream s)
-{
-    DREAL(cuMemAllocAsync);
-    kprof_chain_break(); /* stream-ordered: on the legacy stream, a wait for the blocking streams */
-    KPROF_WRAP_ALLOC(KPROF_API_cuMemAllocAsync, CUresult, CUDA_SUCCESS, KPROF_MEM_DEVICE, dptr, bytes, real_(dptr, bytes, s));
-}
+/* Stream-ordered allocation and free, as KPROF_WRAP_TWINS bodies: on the legacy stream they wait for
+ * the blocking streams, so no launch after one is timed from a stop event issued before it. */
+#define ALLOC_ASYNC(api, ptrp, bytes, per_thread, call)                                            \
+    do {                                                                                           \
+        kprof_chain_break();                                                                       \
+        KPROF_WRAP_ALLOC(api, CUresult, CUDA_SUCCESS, KPROF_MEM_DEVICE, ptrp, bytes, call);        \
+    } while (0)
+#define FREE_ASYNC(api, d, per_thread, call)                                                       \
+    do {                                                                                           \
+        kprof_chain_break();                                                                       \
+        KPROF_WRAP_FREE(api, CUresult, CUDA_SUCCESS, kprof_free_record_device((void *)(uintptr_t)(d), ns_), d, \
+                        call);                                                                     \
+    } while (0)
 
-KPROF_EXPORT CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytes, CUstream s)
-{
-    DREAL(cuMemAllocAsync_ptsz);
-    kprof_chain_break(); /* stream-ordered: on the legacy stream, a wait for the blocking streams */
-    KPROF_WRAP_ALLOC(KPROF_API_cuMemAllocAsync_ptsz, CUresult, CUDA_SUCCESS, KPROF_MEM_DEVICE, dptr, bytes, real_(dptr, bytes, s));
-}
+DTWINS(ALLOC_ASYNC, cuMemAllocAsync, _ptsz, (CUdeviceptr *dptr, size_t bytes, CUstream s), (dptr, bytes, s),
+       dptr, bytes)
 
 KPROF_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytes, unsigned int flags)
 {
-    DREAL(cuMemAllocManaged);
+    KPROF_REAL_DRV_OR_FAIL(cuMemAllocManaged);
     KPROF_WRAP_ALLOC(KPROF_API_cuMemAllocManaged, CUresult, CUDA_SUCCESS, KPROF_MEM_MANAGED, dptr, bytes, real_(dptr, bytes, flags));
 }
 
 KPROF_EXPORT CUresult cuMemAllocHost_v2(void **pp, size_t bytes)
 {
-    DREAL(cuMemAllocHost_v2);
+    KPROF_REAL_DRV_OR_FAIL(cuMemAllocHost_v2);
     KPROF_WRAP_ALLOC(KPROF_API_cuMemAllocHost_v2, CUresult, CUDA_SUCCESS, KPROF_MEM_PINNED, pp, bytes, real_(pp, bytes));
 }
 
 KPROF_EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytes, unsigned int flags)
 {
-    DREAL(cuMemHostAlloc);
+    KPROF_REAL_DRV_OR_FAIL(cuMemHostAlloc);
     KPROF_WRAP_ALLOC(KPROF_API_cuMemHostAlloc, CUresult, CUDA_SUCCESS, KPROF_MEM_PINNED, pp, bytes, real_(pp, bytes, flags));
 }
 
 KPROF_EXPORT CUresult cuMemFree_v2(CUdeviceptr d)
 {
-    DREAL(cuMemFree_v2);
+    KPROF_REAL_DRV_OR_FAIL(cuMemFree_v2);
     KPROF_WRAP_FREE(KPROF_API_cuMemFree_v2, CUresult, CUDA_SUCCESS, kprof_free_record_device((void *)(uintptr_t)d, ns_), d, real_(d));
 }
 
-KPROF_EXPORT CUresult cuMemFreeAsync(CUdeviceptr d, CUstream s)
-{
-    DREAL(cuMemFreeAsync);
-    kprof_chain_break(); /* stream-ordered: on the legacy stream, a wait for the blocking streams */
-    KPROF_WRAP_FREE(KPROF_API_cuMemFreeAsync, CUresult, CUDA_SUCCESS, kprof_free_record_device((void *)(uintptr_t)d, ns_), d, real_(d, s));
-}
-
-KPROF_EXPORT CUresult cuMemFreeAsync_ptsz(CUdeviceptr d, CUstream s)
-{
-    DREAL(cuMemFreeAsync_ptsz);
-    kprof_chain_break(); /* stream-ordered: on the legacy stream, a wait for the blocking streams */
-    KPROF_WRAP_FREE(KPROF_API_cuMemFreeAsync_ptsz, CUresult, CUDA_SUCCESS, kprof_free_record_device((void *)(uintptr_t)d, ns_), d, real_(d, s));
-}
+DTWINS(FREE_ASYNC, cuMemFreeAsync, _ptsz, (CUdeviceptr d, CUstream s), (d, s), d)
 
 KPROF_EXPORT CUresult cuMemFreeHost(void *p)
 {
-    DREAL(cuMemFreeHost);
+    KPROF_REAL_DRV_OR_FAIL(cuMemFreeHost);
     KPROF_WRAP_FREE(KPROF_API_cuMemFreeHost, CUresult, CUDA_SUCCESS, kprof_free_record(KPROF_MEM_PINNED, p, ns_), p, real_(p));
 }
 
 /* ---- stream capture and graphs --------------------------------------------------------------- */
 
 /* Captures in progress, so that libkprof makes no call a global-mode capture forbids: counted before the
- * capture begins (a query another thread is making then is waited for), uncounted if it did not. */
-#define CAPTURE_BEGIN(call)                                                                        \
+ * capture begins (a query another thread is making then is waited for), uncounted if it did not.  The
+ * capture bodies are KPROF_WRAP_TWINS bodies; they use neither api (not counted) nor per_thread. */
+#define CAPTURE_BEGIN(api, per_thread, call)                                                       \
     do {                                                                                           \
         kprof_capture_beginning();                                                                 \
         CUresult r_ = (call);                                                                      \
@@ -484,7 +320,7 @@ KPROF_EXPORT CUresult cuMemFreeHost(void *p)
     } while (0)
 
 /* A capture ends with its graph, or invalidated; a stream that was not capturing changes nothing. */
-#define CAPTURE_END(call)                                                                          \
+#define CAPTURE_END(api, per_thread, call)                                                         \
     do {                                                                                           \
         CUresult r_ = (call);                                                                      \
         if (r_ == CUDA_SUCCESS || r_ == CUDA_ERROR_STREAM_CAPTURE_INVALIDATED ||                   \
@@ -495,56 +331,13 @@ KPROF_EXPORT CUresult cuMemFreeHost(void *p)
 
 /* CUDA 10.0's first form (no mode: global), still handed out by cuGetProcAddress to callers asking for
  * version 10000: a capture begun through it must be seen as well. */
-KPROF_EXPORT CUresult cuStreamBeginCapture(CUstream s)
-{
-    DREAL(cuStreamBeginCapture);
-    CAPTURE_BEGIN(real_(s));
-}
-
-KPROF_EXPORT CUresult cuStreamBeginCapture_ptsz(CUstream s)
-{
-    DREAL(cuStreamBeginCapture_ptsz);
-    CAPTURE_BEGIN(real_(s));
-}
-
-KPROF_EXPORT CUresult cuStreamBeginCapture_v2(CUstream s, CUstreamCaptureMode mode)
-{
-    DREAL(cuStreamBeginCapture_v2);
-    CAPTURE_BEGIN(real_(s, mode));
-}
-
-KPROF_EXPORT CUresult cuStreamBeginCapture_v2_ptsz(CUstream s, CUstreamCaptureMode mode)
-{
-    DREAL(cuStreamBeginCapture_v2_ptsz);
-    CAPTURE_BEGIN(real_(s, mode));
-}
-
-KPROF_EXPORT CUresult cuStreamBeginCaptureToGraph(CUstream s, CUgraph graph, const CUgraphNode *deps,
-                                                  const CUgraphEdgeData *edges, size_t n, CUstreamCaptureMode mode)
-{
-    DREAL(cuStreamBeginCaptureToGraph);
-    CAPTURE_BEGIN(real_(s, graph, deps, edges, n, mode));
-}
-
-KPROF_EXPORT CUresult cuStreamBeginCaptureToGraph_ptsz(CUstream s, CUgraph graph, const CUgraphNode *deps,
-                                                       const CUgraphEdgeData *edges, size_t n,
-                                                       CUstreamCaptureMode mode)
-{
-    DREAL(cuStreamBeginCaptureToGraph_ptsz);
-    CAPTURE_BEGIN(real_(s, graph, deps, edges, n, mode));
-}
-
-KPROF_EXPORT CUresult cuStreamEndCapture(CUstream s, CUgraph *graph)
-{
-    DREAL(cuStreamEndCapture);
-    CAPTURE_END(real_(s, graph));
-}
-
-KPROF_EXPORT CUresult cuStreamEndCapture_ptsz(CUstream s, CUgraph *graph)
-{
-    DREAL(cuStreamEndCapture_ptsz);
-    CAPTURE_END(real_(s, graph));
-}
+DTWINS(CAPTURE_BEGIN, cuStreamBeginCapture, _ptsz, (CUstream s), (s))
+DTWINS(CAPTURE_BEGIN, cuStreamBeginCapture_v2, _ptsz, (CUstream s, CUstreamCaptureMode mode), (s, mode))
+DTWINS(CAPTURE_BEGIN, cuStreamBeginCaptureToGraph, _ptsz,
+       (CUstream s, CUgraph graph, const CUgraphNode *deps, const CUgraphEdgeData *edges, size_t n,
+        CUstreamCaptureMode mode),
+       (s, graph, deps, edges, n, mode))
+DTWINS(CAPTURE_END, cuStreamEndCapture, _ptsz, (CUstream s, CUgraph *graph), (s, graph))
 
 /* Instantiation: the graph's kernel nodes are walked once, here. */
 #define INSTANTIATE(api, pexec, graph, call)                                                       \
@@ -561,28 +354,21 @@ KPROF_EXPORT CUresult cuStreamEndCapture_ptsz(CUstream s, CUgraph *graph)
 
 KPROF_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *pexec, CUgraph graph, unsigned long long flags)
 {
-    DREAL(cuGraphInstantiateWithFlags);
+    KPROF_REAL_DRV_OR_FAIL(cuGraphInstantiateWithFlags);
     INSTANTIATE(KPROF_API_cuGraphInstantiateWithFlags, pexec, graph, real_(pexec, graph, flags));
 }
 
-KPROF_EXPORT CUresult cuGraphInstantiateWithParams(CUgraphExec *pexec, CUgraph graph,
-                                                   CUDA_GRAPH_INSTANTIATE_PARAMS *params)
-{
-    DREAL(cuGraphInstantiateWithParams);
-    INSTANTIATE(KPROF_API_cuGraphInstantiateWithParams, pexec, graph, real_(pexec, graph, params));
-}
+/* INSTANTIATE as a KPROF_WRAP_TWINS body (per-thread or not, the same). */
+#define INSTANTIATE_TWIN(api, pexec, graph, per_thread, call) INSTANTIATE(api, pexec, graph, call)
 
-KPROF_EXPORT CUresult cuGraphInstantiateWithParams_ptsz(CUgraphExec *pexec, CUgraph graph,
-                                                        CUDA_GRAPH_INSTANTIATE_PARAMS *params)
-{
-    DREAL(cuGraphInstantiateWithParams_ptsz);
-    INSTANTIATE(KPROF_API_cuGraphInstantiateWithParams_ptsz, pexec, graph, real_(pexec, graph, params));
-}
+DTWINS(INSTANTIATE_TWIN, cuGraphInstantiateWithParams, _ptsz,
+       (CUgraphExec *pexec, CUgraph graph, CUDA_GRAPH_INSTANTIATE_PARAMS *params), (pexec, graph, params),
+       pexec, graph)
 
 KPROF_EXPORT CUresult cuGraphInstantiate_v2(CUgraphExec *pexec, CUgraph graph, CUgraphNode *errNode, char *log,
                                             size_t logSize)
 {
-    DREAL(cuGraphInstantiate_v2);
+    KPROF_REAL_DRV_OR_FAIL(cuGraphInstantiate_v2);
     INSTANTIATE(KPROF_API_cuGraphInstantiate_v2, pexec, graph, real_(pexec, graph, errNode, log, logSize));
 }
 
@@ -600,14 +386,14 @@ KPROF_EXPORT CUresult cuGraphInstantiate_v2(CUgraphExec *pexec, CUgraph graph, C
 KPROF_EXPORT CUresult cuGraphAddNode(CUgraphNode *ph, CUgraph graph, const CUgraphNode *deps, size_t n,
                                      CUgraphNodeParams *p)
 {
-    DREAL(cuGraphAddNode);
+    KPROF_REAL_DRV_OR_FAIL(cuGraphAddNode);
     ADD_NODE(ph, p, real_(ph, graph, deps, n, p));
 }
 
 KPROF_EXPORT CUresult cuGraphAddNode_v2(CUgraphNode *ph, CUgraph graph, const CUgraphNode *deps,
                                         const CUgraphEdgeData *edges, size_t n, CUgraphNodeParams *p)
 {
-    DREAL(cuGraphAddNode_v2);
+    KPROF_REAL_DRV_OR_FAIL(cuGraphAddNode_v2);
     ADD_NODE(ph, p, real_(ph, graph, deps, edges, n, p));
 }
 
@@ -628,7 +414,7 @@ KPROF_EXPORT CUresult cuGraphAddNode_v2(CUgraphNode *ph, CUgraph graph, const CU
  * would refuse. */
 KPROF_EXPORT CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary lib, const char *name)
 {
-    DREAL(cuLibraryGetKernel);
+    KPROF_REAL_DRV_OR_FAIL(cuLibraryGetKernel);
     CUresult r = real_(pKernel, lib, name);
     if (r == CUDA_SUCCESS && pKernel && !kprof_config.disabled)
         kprof_preload_note_kernel(*pKernel);
@@ -637,7 +423,7 @@ KPROF_EXPORT CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary lib, const
 
 KPROF_EXPORT CUresult cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int n, CUlibrary lib)
 {
-    DREAL(cuLibraryEnumerateKernels);
+    KPROF_REAL_DRV_OR_FAIL(cuLibraryEnumerateKernels);
     CUresult r = real_(kernels, n, lib);
     for (unsigned int i = 0; r == CUDA_SUCCESS && kernels && i < n && !kprof_config.disabled; i++)
         kprof_preload_note_kernel(kernels[i]);
@@ -646,19 +432,19 @@ KPROF_EXPORT CUresult cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int 
 
 KPROF_EXPORT CUresult cuModuleUnload(CUmodule mod)
 {
-    DREAL(cuModuleUnload);
+    KPROF_REAL_DRV_OR_FAIL(cuModuleUnload);
     CODE_UNLOAD(real_(mod));
 }
 
 KPROF_EXPORT CUresult cuLibraryUnload(CUlibrary lib)
 {
-    DREAL(cuLibraryUnload);
+    KPROF_REAL_DRV_OR_FAIL(cuLibraryUnload);
     CODE_UNLOAD(real_(lib));
 }
 
 KPROF_EXPORT CUresult cuGraphExecDestroy(CUgraphExec exec)
 {
-    DREAL(cuGraphExecDestroy);
+    KPROF_REAL_DRV_OR_FAIL(cuGraphExecDestroy);
     kprof_graph_destroyed(exec);
     return real_(exec);
 }
@@ -684,17 +470,7 @@ KPROF_EXPORT CUresult cuGraphExecDestroy(CUgraphExec exec)
         return r_;                                                                                 \
     } while (0)
 
-KPROF_EXPORT CUresult cuGraphLaunch(CUgraphExec exec, CUstream s)
-{
-    DREAL(cuGraphLaunch);
-    GRAPH_LAUNCH(KPROF_API_cuGraphLaunch, exec, s, 0, real_(exec, s));
-}
-
-KPROF_EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec exec, CUstream s)
-{
-    DREAL(cuGraphLaunch_ptsz);
-    GRAPH_LAUNCH(KPROF_API_cuGraphLaunch_ptsz, exec, s, 1, real_(exec, s));
-}
+DTWINS(GRAPH_LAUNCH, cuGraphLaunch, _ptsz, (CUgraphExec exec, CUstream s), (exec, s), exec, s)
 
 /* ---- context destruction: read its pairs first ----------------------------------------------- */
 
@@ -725,17 +501,17 @@ static int primary_gone(CUdevice dev)
 #define CTX_END_WRAPPERS(sfx)                                                                      \
     KPROF_EXPORT CUresult cuDevicePrimaryCtxReset##sfx(CUdevice dev)                               \
     {                                                                                              \
-        DREAL(cuDevicePrimaryCtxReset##sfx);                                                       \
+        KPROF_REAL_DRV_OR_FAIL(cuDevicePrimaryCtxReset##sfx);                                                       \
         CTX_END(NULL, (int)dev, real_(dev), 1);                                                    \
     }                                                                                              \
     KPROF_EXPORT CUresult cuDevicePrimaryCtxRelease##sfx(CUdevice dev)                             \
     {                                                                                              \
-        DREAL(cuDevicePrimaryCtxRelease##sfx);                                                     \
+        KPROF_REAL_DRV_OR_FAIL(cuDevicePrimaryCtxRelease##sfx);                                                     \
         CTX_END(NULL, (int)dev, real_(dev), primary_gone(dev));                                    \
     }                                                                                              \
     KPROF_EXPORT CUresult cuCtxDestroy##sfx(CUcontext ctx)                                         \
     {                                                                                              \
-        DREAL(cuCtxDestroy##sfx);                                                                  \
+        KPROF_REAL_DRV_OR_FAIL(cuCtxDestroy##sfx);                                                                  \
         CTX_END(ctx, -1, real_(ctx), 1);                                                           \
     }
 CTX_END_WRAPPERS(_v2)
@@ -745,14 +521,14 @@ CTX_END_WRAPPERS()
 
 KPROF_EXPORT CUresult cuProfilerStart(void)
 {
-    DREAL(cuProfilerStart);
+    KPROF_REAL_DRV_OR_FAIL(cuProfilerStart);
     kprof_set_paused(0);
     return real_();
 }
 
 KPROF_EXPORT CUresult cuProfilerStop(void)
 {
-    DREAL(cuProfilerStop);
+    KPROF_REAL_DRV_OR_FAIL(cuProfilerStop);
     kprof_set_paused(1);
     return real_();
 }
@@ -761,25 +537,18 @@ KPROF_EXPORT CUresult cuProfilerStop(void)
 
 KPROF_EXPORT CUresult cuCtxSynchronize(void)
 {
-    DREAL(cuCtxSynchronize);
+    KPROF_REAL_DRV_OR_FAIL(cuCtxSynchronize);
     KPROF_WRAP_HOST(KPROF_API_cuCtxSynchronize, CUresult, CUDA_SUCCESS, real_());
 }
 
-KPROF_EXPORT CUresult cuStreamSynchronize(CUstream s)
-{
-    DREAL(cuStreamSynchronize);
-    KPROF_WRAP_HOST(KPROF_API_cuStreamSynchronize, CUresult, CUDA_SUCCESS, real_(s));
-}
+/* Host time only, as a KPROF_WRAP_TWINS body (per-thread or not, the same). */
+#define DHOST(api, per_thread, call) KPROF_WRAP_HOST(api, CUresult, CUDA_SUCCESS, call)
 
-KPROF_EXPORT CUresult cuStreamSynchronize_ptsz(CUstream s)
-{
-    DREAL(cuStreamSynchronize_ptsz);
-    KPROF_WRAP_HOST(KPROF_API_cuStreamSynchronize_ptsz, CUresult, CUDA_SUCCESS, real_(s));
-}
+DTWINS(DHOST, cuStreamSynchronize, _ptsz, (CUstream s), (s))
 
 KPROF_EXPORT CUresult cuEventSynchronize(CUevent e)
 {
-    DREAL(cuEventSynchronize);
+    KPROF_REAL_DRV_OR_FAIL(cuEventSynchronize);
     KPROF_WRAP_HOST(KPROF_API_cuEventSynchronize, CUresult, CUDA_SUCCESS, real_(e));
 }
 
@@ -796,7 +565,7 @@ KPROF_EXPORT CUresult cuEventSynchronize(CUevent e)
 #define STREAM_OP_FN(name, params, args, stream, per_thread, pred)                                 \
     KPROF_EXPORT CUresult name params                                                              \
     {                                                                                              \
-        DREAL(name);                                                                               \
+        KPROF_REAL_DRV_OR_FAIL(name);                                                                               \
         struct kprof_call c_;                                                                      \
         kprof_chain_break();                                                                       \
         int counted_ = kprof_call_begin(&c_, KPROF_API_##name);                                    \

@@ -12,11 +12,9 @@
 #include "stats.h"
 #include "wrap.h"
 
-/* A wrapper whose real function cannot be found fails the way a missing symbol would. */
-#define REAL_OR_FAIL(name)                                                                         \
-    __typeof__(kprof_rt.name) real_ = KPROF_REAL(name);                                            \
-    if (KPROF_UNLIKELY(!real_))                                                                    \
-        return cudaErrorSharedObjectSymbolNotFound
+/* A runtime wrapper and its per-thread twin (KPROF_WRAP_TWINS): BODY(api, ..., per_thread, call). */
+#define RT_TWINS(BODY, name, pt, params, args, ...)                                                \
+    KPROF_WRAP_TWINS(cudaError_t, KPROF_REAL_RT_OR_FAIL, BODY, name, pt, params, args, ##__VA_ARGS__)
 
 /* ---- names ----------------------------------------------------------------------------------- */
 
@@ -24,7 +22,7 @@ KPROF_EXPORT void __cudaRegisterFunction(void **fatCubinHandle, const char *host
                                          const char *deviceName, int thread_limit, uint3 *tid, uint3 *bid,
                                          dim3 *bDim, dim3 *gDim, int *wSize)
 {
-    __typeof__(kprof_rt.__cudaRegisterFunction) real_ = KPROF_REAL(__cudaRegisterFunction);
+    __typeof__(kprof_rt.__cudaRegisterFunction) real_ = KPROF_REAL_RT(__cudaRegisterFunction);
     if (!kprof_config.disabled && !kprof_is_finished()) /* no more reports: names are not needed */
         kprof_names_register(hostFun, deviceName);
     if (real_)
@@ -33,7 +31,7 @@ KPROF_EXPORT void __cudaRegisterFunction(void **fatCubinHandle, const char *host
 
 KPROF_EXPORT cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *hostFun)
 {
-    REAL_OR_FAIL(__cudaGetKernel);
+    KPROF_REAL_RT_OR_FAIL(__cudaGetKernel);
     struct kprof_call c;
     if (!kprof_call_begin(&c, KPROF_API___cudaGetKernel))
         return real_(kernel, hostFun);
@@ -49,133 +47,46 @@ KPROF_EXPORT cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *hostF
 
 /* ---- launches -------------------------------------------------------------------------------- */
 
-/* The shared body of every launch wrapper: `call` is the real launch, evaluated once. */
+/* A runtime launch: KPROF_WRAP_LAUNCH, its kernel found by launch key. */
 #define LAUNCH(api, key, grid, block, stream, per_thread, call)                                    \
-    do {                                                                                           \
-        struct kprof_call c_;                                                                      \
-        if (!kprof_call_begin(&c_, (api)))                                                         \
-            return (call);                                                                         \
-        struct kprof_kernel *k_ = kprof_kernel_select(kprof_kernel_for(key), (grid), (block));     \
-        if (KPROF_UNLIKELY(k_ && !k_->selected)) { /* KPROF_INCLUDE/KPROF_EXCLUDE */               \
-            kprof_chain_break();                                                                   \
-            cudaError_t r_ = (call);                                                               \
-            kprof_chain_break();                                                                   \
-            kprof_call_end(&c_, r_ == cudaSuccess);                                                \
-            return r_;                                                                             \
-        }                                                                                          \
-        kprof_preload((key), c_.ctx_before, 1);                                                    \
-        struct kprof_timing t_;                                                                    \
-        enum kprof_time_want w_ = kprof_launch_want(k_);                                           \
-        kprof_timing_begin(&t_, (stream), (per_thread), w_);                                       \
-        struct kprof_delegate d_ = { k_, w_, 0 };                                                  \
-        if (KPROF_UNLIKELY(t_.no_context && k_))                                                   \
-            kprof_tls_delegate = &d_;                                                              \
-        cudaError_t r_ = (call);                                                                   \
-        kprof_tls_delegate = NULL;                                                                 \
-        kprof_preload_launched(r_ == cudaSuccess);                                                 \
-        int ok_ = r_ == cudaSuccess && k_ != NULL;                                                 \
-        if (ok_ && t_.captured) { /* runs when its graph is launched */                             \
-            kprof_kernel_captured(k_);                                                             \
-            ok_ = 0;                                                                               \
-        }                                                                                          \
-        int first_ = ok_ && kprof_kernel_count(k_, (grid), (block));                               \
-        unsigned g_[3] = { (grid).x, (grid).y, (grid).z }, b_[3] = { (block).x, (block).y, (block).z }; \
-        kprof_timing_end(&t_, ok_, first_ ? KPROF_TARGET_KERNEL_FIRST : KPROF_TARGET_KERNEL, k_, 0, g_, b_); \
-        kprof_call_end(&c_, r_ == cudaSuccess);                                                    \
-        return r_;                                                                                 \
-    } while (0)
+    KPROF_WRAP_LAUNCH(api, cudaError_t, cudaSuccess, 1, key, kprof_kernel_for(key), grid, block, stream, \
+                      per_thread, call)
 
-KPROF_EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void **args,
-                                            size_t shmem, cudaStream_t stream)
-{
-    REAL_OR_FAIL(__cudaLaunchKernel);
-    LAUNCH(KPROF_API___cudaLaunchKernel, kernel, grid, block, stream, 0,
-           real_(kernel, grid, block, args, shmem, stream));
-}
+RT_TWINS(LAUNCH, __cudaLaunchKernel, _ptsz,
+         (cudaKernel_t kernel, dim3 grid, dim3 block, void **args, size_t shmem, cudaStream_t stream),
+         (kernel, grid, block, args, shmem, stream), kernel, grid, block, stream)
 
-KPROF_EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, dim3 block, void **args,
-                                                 size_t shmem, cudaStream_t stream)
-{
-    REAL_OR_FAIL(__cudaLaunchKernel_ptsz);
-    LAUNCH(KPROF_API___cudaLaunchKernel_ptsz, kernel, grid, block, stream, 1,
-           real_(kernel, grid, block, args, shmem, stream));
-}
-
-KPROF_EXPORT cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args,
-                                          size_t shmem, cudaStream_t stream)
-{
-    REAL_OR_FAIL(cudaLaunchKernel);
-    LAUNCH(KPROF_API_cudaLaunchKernel, func, grid, block, stream, 0,
-           real_(func, grid, block, args, shmem, stream));
-}
-
-KPROF_EXPORT cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 grid, dim3 block, void **args,
-                                               size_t shmem, cudaStream_t stream)
-{
-    REAL_OR_FAIL(cudaLaunchKernel_ptsz);
-    LAUNCH(KPROF_API_cudaLaunchKernel_ptsz, func, grid, block, stream, 1,
-           real_(func, grid, block, args, shmem, stream));
-}
+RT_TWINS(LAUNCH, cudaLaunchKernel, _ptsz,
+         (const void *func, dim3 grid, dim3 block, void **args, size_t shmem, cudaStream_t stream),
+         (func, grid, block, args, shmem, stream), func, grid, block, stream)
 
 static const dim3 dim3_zero;
 
-KPROF_EXPORT cudaError_t cudaLaunchKernelExC(const cudaLaunchConfig_t *config, const void *func, void **args)
-{
-    REAL_OR_FAIL(cudaLaunchKernelExC);
-    LAUNCH(KPROF_API_cudaLaunchKernelExC, func, config ? config->gridDim : dim3_zero,
-           config ? config->blockDim : dim3_zero, config ? config->stream : NULL, 0,
-           real_(config, func, args));
-}
+RT_TWINS(LAUNCH, cudaLaunchKernelExC, _ptsz, (const cudaLaunchConfig_t *config, const void *func, void **args),
+         (config, func, args), func, config ? config->gridDim : dim3_zero, config ? config->blockDim : dim3_zero,
+         config ? config->stream : NULL)
 
-KPROF_EXPORT cudaError_t cudaLaunchKernelExC_ptsz(const cudaLaunchConfig_t *config, const void *func,
-                                                  void **args)
-{
-    REAL_OR_FAIL(cudaLaunchKernelExC_ptsz);
-    LAUNCH(KPROF_API_cudaLaunchKernelExC_ptsz, func, config ? config->gridDim : dim3_zero,
-           config ? config->blockDim : dim3_zero, config ? config->stream : NULL, 1,
-           real_(config, func, args));
-}
-
-KPROF_EXPORT cudaError_t cudaLaunchCooperativeKernel(const void *func, dim3 grid, dim3 block, void **args,
-                                                     size_t shmem, cudaStream_t stream)
-{
-    REAL_OR_FAIL(cudaLaunchCooperativeKernel);
-    LAUNCH(KPROF_API_cudaLaunchCooperativeKernel, func, grid, block, stream, 0,
-           real_(func, grid, block, args, shmem, stream));
-}
-
-KPROF_EXPORT cudaError_t cudaLaunchCooperativeKernel_ptsz(const void *func, dim3 grid, dim3 block,
-                                                          void **args, size_t shmem, cudaStream_t stream)
-{
-    REAL_OR_FAIL(cudaLaunchCooperativeKernel_ptsz);
-    LAUNCH(KPROF_API_cudaLaunchCooperativeKernel_ptsz, func, grid, block, stream, 1,
-           real_(func, grid, block, args, shmem, stream));
-}
+RT_TWINS(LAUNCH, cudaLaunchCooperativeKernel, _ptsz,
+         (const void *func, dim3 grid, dim3 block, void **args, size_t shmem, cudaStream_t stream),
+         (func, grid, block, args, shmem, stream), func, grid, block, stream)
 
 /* ---- range control (nvprof's --profile-from-start off) --------------------------------------- */
 
 KPROF_EXPORT cudaError_t cudaProfilerStart(void)
 {
-    REAL_OR_FAIL(cudaProfilerStart);
+    KPROF_REAL_RT_OR_FAIL(cudaProfilerStart);
     kprof_set_paused(0);
     return real_();
 }
 
 KPROF_EXPORT cudaError_t cudaProfilerStop(void)
 {
-    REAL_OR_FAIL(cudaProfilerStop);
+    KPROF_REAL_RT_OR_FAIL(cudaProfilerStop);
     kprof_set_paused(1);
     return real_();
 }
 
 /* ---- copies ---------------------------------------------------------------------------------- */
-
-/* 1 if ptr is device (or managed) memory, from the driver: memory it does not know is ordinary host memory. */
-static int is_device_ptr(const void *ptr)
-{
-    unsigned int type = kprof_memory_type((CUdeviceptr)(uintptr_t)ptr);
-    return type == CU_MEMORYTYPE_DEVICE || type == CU_MEMORYTYPE_ARRAY || type == CU_MEMORYTYPE_UNIFIED;
-}
 
 /* The direction of a copy; cudaMemcpyDefault is resolved from the pointers. */
 static enum kprof_dir copy_dir(void *dst, const void *src, enum cudaMemcpyKind kind)
@@ -186,87 +97,63 @@ static enum kprof_dir copy_dir(void *dst, const void *src, enum cudaMemcpyKind k
     case cudaMemcpyDeviceToHost: return KPROF_DTOH;
     case cudaMemcpyDeviceToDevice: return KPROF_DTOD;
     default: {
-        int d = is_device_ptr(dst), s = is_device_ptr(src);
-        return s ? (d ? KPROF_DTOD : KPROF_DTOH) : (d ? KPROF_HTOD : KPROF_HTOH);
+        int d = kprof_is_device_memory((CUdeviceptr)(uintptr_t)dst);
+        int s = kprof_is_device_memory((CUdeviceptr)(uintptr_t)src);
+        return kprof_dir_of(s, d);
     }
     }
 }
 
+/* The aggregate a successful copy counts in: its direction and host memory kind. */
+static inline struct kprof_copy *copy_count_kind(void *dst, const void *src, enum cudaMemcpyKind kind,
+                                                 size_t bytes)
+{
+    enum kprof_dir d = copy_dir(dst, src, kind);
+    return kprof_copy_count(d, kprof_copy_host_mem(d, dst, src), bytes);
+}
+
+/* A runtime copy: KPROF_WRAP_COPY, its direction from `kind` (or from the pointers). */
 #define COPY(api, dst, src, bytes, kind, stream, per_thread, call)                                 \
-    do {                                                                                           \
-        struct kprof_call c_;                                                                      \
-        if (!kprof_call_begin(&c_, (api)))                                                         \
-            return (call);                                                                         \
-        struct kprof_timing t_;                                                                    \
-        kprof_timing_begin(&t_, (stream), (per_thread), KPROF_TIME_PAIR);                          \
-        cudaError_t r_ = (call);                                                                   \
-        struct kprof_copy *cp_ = NULL;                                                             \
-        if (r_ == cudaSuccess && !t_.captured) {                                                   \
-            enum kprof_dir d_ = copy_dir((dst), (src), (kind));                                    \
-            cp_ = kprof_copy_count(d_, kprof_copy_host_mem(d_, (dst), (src)), (bytes));            \
-        }                                                                                          \
-        kprof_timing_end(&t_, cp_ != NULL, KPROF_TARGET_COPY, cp_, (bytes), NULL, NULL);           \
-        kprof_call_end(&c_, r_ == cudaSuccess);                                                    \
-        return r_;                                                                                 \
-    } while (0)
+    KPROF_WRAP_COPY(api, cudaError_t, cudaSuccess, copy_count_kind((dst), (src), (kind), (bytes)), (bytes), \
+                    stream, per_thread, call)
 
-KPROF_EXPORT cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
-{
-    REAL_OR_FAIL(cudaMemcpy);
-    COPY(KPROF_API_cudaMemcpy, dst, src, count, kind, NULL, 0, real_(dst, src, count, kind));
-}
+RT_TWINS(COPY, cudaMemcpy, _ptds, (void *dst, const void *src, size_t count, enum cudaMemcpyKind kind),
+         (dst, src, count, kind), dst, src, count, kind, NULL)
 
-KPROF_EXPORT cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind)
-{
-    REAL_OR_FAIL(cudaMemcpy_ptds);
-    COPY(KPROF_API_cudaMemcpy_ptds, dst, src, count, kind, NULL, 1, real_(dst, src, count, kind));
-}
-
-KPROF_EXPORT cudaError_t cudaMemcpyAsync(void *dst, const void *src, size_t count, enum cudaMemcpyKind kind,
-                                         cudaStream_t stream)
-{
-    REAL_OR_FAIL(cudaMemcpyAsync);
-    COPY(KPROF_API_cudaMemcpyAsync, dst, src, count, kind, stream, 0, real_(dst, src, count, kind, stream));
-}
-
-KPROF_EXPORT cudaError_t cudaMemcpyAsync_ptsz(void *dst, const void *src, size_t count,
-                                              enum cudaMemcpyKind kind, cudaStream_t stream)
-{
-    REAL_OR_FAIL(cudaMemcpyAsync_ptsz);
-    COPY(KPROF_API_cudaMemcpyAsync_ptsz, dst, src, count, kind, stream, 1,
-         real_(dst, src, count, kind, stream));
-}
+RT_TWINS(COPY, cudaMemcpyAsync, _ptsz,
+         (void *dst, const void *src, size_t count, enum cudaMemcpyKind kind, cudaStream_t stream),
+         (dst, src, count, kind, stream), dst, src, count, kind, stream)
 
 /* ---- allocation ------------------------------------------------------------------------------ */
 
 KPROF_EXPORT cudaError_t cudaMalloc(void **devPtr, size_t size)
 {
-    REAL_OR_FAIL(cudaMalloc);
+    KPROF_REAL_RT_OR_FAIL(cudaMalloc);
     KPROF_WRAP_ALLOC(KPROF_API_cudaMalloc, cudaError_t, cudaSuccess, KPROF_MEM_DEVICE, devPtr, size, real_(devPtr, size));
 }
 
 KPROF_EXPORT cudaError_t cudaFree(void *devPtr)
 {
-    REAL_OR_FAIL(cudaFree);
+    KPROF_REAL_RT_OR_FAIL(cudaFree);
     /* cudaFree frees device and managed memory alike. */
     KPROF_WRAP_FREE(KPROF_API_cudaFree, cudaError_t, cudaSuccess, kprof_free_record_device(devPtr, ns_), devPtr, real_(devPtr));
 }
 
 KPROF_EXPORT cudaError_t cudaMallocHost(void **ptr, size_t size)
 {
-    REAL_OR_FAIL(cudaMallocHost);
+    KPROF_REAL_RT_OR_FAIL(cudaMallocHost);
     KPROF_WRAP_ALLOC(KPROF_API_cudaMallocHost, cudaError_t, cudaSuccess, KPROF_MEM_PINNED, ptr, size, real_(ptr, size));
 }
 
 KPROF_EXPORT cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
 {
-    REAL_OR_FAIL(cudaHostAlloc);
+    KPROF_REAL_RT_OR_FAIL(cudaHostAlloc);
     KPROF_WRAP_ALLOC(KPROF_API_cudaHostAlloc, cudaError_t, cudaSuccess, KPROF_MEM_PINNED, pHost, size, real_(pHost, size, flags));
 }
 
 KPROF_EXPORT cudaError_t cudaFreeHost(void *ptr)
 {
-    REAL_OR_FAIL(cudaFreeHost);
+    KPROF_REAL_RT_OR_FAIL(cudaFreeHost);
     KPROF_WRAP_FREE(KPROF_API_cudaFreeHost, cudaError_t, cudaSuccess, kprof_free_record(KPROF_MEM_PINNED, ptr, ns_), ptr, real_(ptr));
 }
 
@@ -274,45 +161,38 @@ KPROF_EXPORT cudaError_t cudaFreeHost(void *ptr)
 
 KPROF_EXPORT cudaError_t cudaSetDevice(int device)
 {
-    REAL_OR_FAIL(cudaSetDevice);
+    KPROF_REAL_RT_OR_FAIL(cudaSetDevice);
     KPROF_WRAP_HOST(KPROF_API_cudaSetDevice, cudaError_t, cudaSuccess, real_(device));
 }
 
 KPROF_EXPORT cudaError_t cudaStreamCreate(cudaStream_t *pStream)
 {
-    REAL_OR_FAIL(cudaStreamCreate);
+    KPROF_REAL_RT_OR_FAIL(cudaStreamCreate);
     KPROF_WRAP_HOST(KPROF_API_cudaStreamCreate, cudaError_t, cudaSuccess, real_(pStream));
 }
 
 KPROF_EXPORT cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags)
 {
-    REAL_OR_FAIL(cudaStreamCreateWithFlags);
+    KPROF_REAL_RT_OR_FAIL(cudaStreamCreateWithFlags);
     KPROF_WRAP_HOST(KPROF_API_cudaStreamCreateWithFlags, cudaError_t, cudaSuccess, real_(pStream, flags));
 }
 
 KPROF_EXPORT cudaError_t cudaDeviceSynchronize(void)
 {
-    REAL_OR_FAIL(cudaDeviceSynchronize);
+    KPROF_REAL_RT_OR_FAIL(cudaDeviceSynchronize);
     KPROF_WRAP_HOST(KPROF_API_cudaDeviceSynchronize, cudaError_t, cudaSuccess, real_());
 }
 
-KPROF_EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t stream)
-{
-    REAL_OR_FAIL(cudaStreamSynchronize);
-    KPROF_WRAP_HOST(KPROF_API_cudaStreamSynchronize, cudaError_t, cudaSuccess, real_(stream));
-}
+/* Host time only, as a KPROF_WRAP_TWINS body (per-thread or not, the same). */
+#define HOST(api, per_thread, call) KPROF_WRAP_HOST(api, cudaError_t, cudaSuccess, call)
 
-KPROF_EXPORT cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream)
-{
-    REAL_OR_FAIL(cudaStreamSynchronize_ptsz);
-    KPROF_WRAP_HOST(KPROF_API_cudaStreamSynchronize_ptsz, cudaError_t, cudaSuccess, real_(stream));
-}
+RT_TWINS(HOST, cudaStreamSynchronize, _ptsz, (cudaStream_t stream), (stream))
 
 /* The real cudart resets the device without going through any driver function libkprof wraps (seen on
  * an H200, CUDA 13.0), so the reset is caught here too: the current context's pairs are read first. */
 KPROF_EXPORT cudaError_t cudaDeviceReset(void)
 {
-    REAL_OR_FAIL(cudaDeviceReset);
+    KPROF_REAL_RT_OR_FAIL(cudaDeviceReset);
     CUcontext ctx = NULL;
     if (kprof_is_finished() || kprof_config.disabled || !kprof_driver_ready() || !kprof_driver_is_initialized() ||
         kprof_drv.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx)
@@ -326,7 +206,7 @@ KPROF_EXPORT cudaError_t cudaDeviceReset(void)
 
 KPROF_EXPORT cudaError_t cudaEventSynchronize(cudaEvent_t event)
 {
-    REAL_OR_FAIL(cudaEventSynchronize);
+    KPROF_REAL_RT_OR_FAIL(cudaEventSynchronize);
     KPROF_WRAP_HOST(KPROF_API_cudaEventSynchronize, cudaError_t, cudaSuccess, real_(event));
 }
 

@@ -17,10 +17,22 @@ extern struct kprof_runtime kprof_rt;
  * when no later library defines it.  Thread-safe and idempotent. */
 void *kprof_rt_resolve(void **slot, const char *name);
 
-/* The real function behind a wrapper: one predictable branch once resolved. */
-#define KPROF_REAL(name)                                                                           \
+/* The real runtime function `name` (a KPROF_RT or KPROF_RTUSE entry), found on first use: one
+ * predictable branch once resolved; NULL when no later library defines it.  Thread-safe.  Unlike the
+ * driver's (KPROF_REAL_DRV in driver.h, one table filled when libcuda.so.1 is loaded), each runtime
+ * function is looked up alone and late: libcudart may be loaded after libkprof, or not at all, or be
+ * linked statically into the program (then only the functions it exports are found). */
+#define KPROF_REAL_RT(name)                                                                        \
     (__atomic_load_n(&kprof_rt.name, __ATOMIC_ACQUIRE)                                             \
          ? kprof_rt.name                                                                           \
          : (__typeof__(kprof_rt.name))kprof_rt_resolve((void **)&kprof_rt.name, #name))
+
+/* The first statement of a runtime wrapper: declares real_, the real function `name`, or returns
+ * cudaErrorSharedObjectSymbolNotFound (as a missing symbol would fail) when it cannot be found.  The
+ * driver's wrappers use KPROF_REAL_DRV_OR_FAIL (driver.h): another lookup, another error code. */
+#define KPROF_REAL_RT_OR_FAIL(name)                                                                \
+    __typeof__(kprof_rt.name) real_ = KPROF_REAL_RT(name);                                         \
+    if (KPROF_UNLIKELY(!real_))                                                                    \
+        return cudaErrorSharedObjectSymbolNotFound
 
 #endif

@@ -126,7 +126,7 @@ void kprof_names_bind(const void *kernel_handle, const void *host_stub)
  * error is pending, and clearing the one the query itself may leave.  Returns a malloc'd copy or NULL. */
 static char *name_from_runtime(const void *key)
 {
-    if (!KPROF_REAL(cudaFuncGetName) || !KPROF_REAL(cudaPeekAtLastError) || !KPROF_REAL(cudaGetLastError))
+    if (!KPROF_REAL_RT(cudaFuncGetName) || !KPROF_REAL_RT(cudaPeekAtLastError) || !KPROF_REAL_RT(cudaGetLastError))
         return NULL;
     if (kprof_rt.cudaPeekAtLastError() != cudaSuccess)
         return NULL;

@@ -67,6 +67,12 @@ void kprof_copy_describe(const struct kprof_copy *c, enum kprof_dir *dir, enum k
 /* 1 if c is the memset aggregate. */
 int kprof_copy_is_memset(const struct kprof_copy *c);
 
+/* The direction of a copy from whether its source and its destination are device memory (1) or not. */
+static inline enum kprof_dir kprof_dir_of(int src_device, int dst_device)
+{
+    return src_device ? (dst_device ? KPROF_DTOD : KPROF_DTOH) : (dst_device ? KPROF_HTOD : KPROF_HTOH);
+}
+
 /* ---- driver.c: the memory a copy's pointers name ---- */
 
 /* The CUmemorytype of the memory at p (CU_POINTER_ATTRIBUTE_MEMORY_TYPE), or 0 for memory the driver does
@@ -74,6 +80,14 @@ int kprof_copy_is_memset(const struct kprof_copy *c);
  * cuPointerGetAttribute, succeeds on unknown memory: the query is never an error in the app's process.
  * Thread-safe; the driver must be loaded (kprof_driver_ready). */
 unsigned int kprof_memory_type(CUdeviceptr p);
+/* 1 if p is device memory (a device allocation, an array, or managed memory), 0 for host memory or
+ * memory the driver does not know (ordinary host memory).  For copies whose direction the caller left to
+ * the pointers (cudaMemcpyDefault, cuMemcpy, unified 2D/3D sides).  Thread-safe, as kprof_memory_type. */
+static inline int kprof_is_device_memory(CUdeviceptr p)
+{
+    unsigned int type = kprof_memory_type(p);
+    return type == CU_MEMORYTYPE_DEVICE || type == CU_MEMORYTYPE_ARRAY || type == CU_MEMORYTYPE_UNIFIED;
+}
 /* A host pointer's memory kind, from the driver: pinned if the driver knows it, else pageable. */
 enum kprof_host_mem kprof_host_mem_of(const void *p);
 /* The host memory kind of a copy in direction dir (its host side; NONE for DtoD). */
