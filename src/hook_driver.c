@@ -672,7 +672,7 @@ STREAM_OPS_PTDS(cuMemcpyAtoA_v2,
 #define STREAM_DESTROY_FN(name)                                                                    \
     KPROF_EXPORT CUresult name(CUstream s)                                                         \
     {                                                                                              \
-        DREAL(name);                                                                               \
+        KPROF_REAL_DRV_OR_FAIL(name);                                                              \
         struct kprof_call c_;                                                                      \
         kprof_chain_break();                                                                       \
         if (s != NULL && s != CU_STREAM_LEGACY && s != CU_STREAM_PER_THREAD && !kprof_config.disabled && \
