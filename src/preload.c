@@ -10,6 +10,7 @@
 #include "call.h"
 #include "fork.h"
 #include "preload.h"
+#include "resolve.h"
 
 struct loaded {
     struct kprof_loaded_key key;
@@ -45,16 +46,46 @@ void kprof_preload_note_kernel(const void *handle)
     pthread_mutex_unlock(&pl.lock);
 }
 
+/* The driver function behind a host function pointer (cudaLaunchKernel's `func`, as CUDA 12's nvcc and
+ * PyTorch launch) in the current context, from the runtime that will launch it (cudaGetFuncBySymbol,
+ * CUDA 11.0+), asked without disturbing the app's last-error state: only when no error is pending, and
+ * clearing the one a failed lookup leaves (as name_from_runtime in stats.c).  The runtime's own driver
+ * calls are not the app's (kprof_tls_depth).  NULL when there is none. */
+static CUfunction function_from_runtime(const void *func)
+{
+    if (!KPROF_REAL_RT(cudaGetFuncBySymbol) || !KPROF_REAL_RT(cudaPeekAtLastError) ||
+        !KPROF_REAL_RT(cudaGetLastError))
+        return NULL;
+    CUfunction f = NULL;
+    kprof_tls_depth++;
+    if (kprof_rt.cudaPeekAtLastError() == cudaSuccess &&
+        kprof_rt.cudaGetFuncBySymbol((cudaFunction_t *)&f, func) != cudaSuccess) {
+        kprof_rt.cudaGetLastError();
+        f = NULL;
+    }
+    kprof_tls_depth--;
+    return f;
+}
+
 /* Loads the function behind handle in the current context if it is not loaded yet.  A CUkernel is first
- * turned into its function for the current context (cuKernelGetFunction); a handle of unknown kind is
- * tried as a CUfunction, then as a CUkernel.  Returns 1 when the function is known to be loaded. */
+ * turned into its function for the current context (cuKernelGetFunction); a host function pointer (a
+ * runtime launch key that is no CUkernel) into the runtime's function for it; a handle of unknown kind
+ * is tried as a CUfunction, then as a CUkernel.  Returns 1 when the function is known to be loaded. */
 static int load(const void *handle, int is_kernel, int runtime)
 {
     if (!kprof_drv.cuFuncIsLoaded || !kprof_drv.cuFuncLoad)
         return 0;
-    if (runtime && !is_kernel)
-        return 0; /* a host function pointer (cudaLaunchKernel's `func`): no driver handle to load */
     CUfunction f = (CUfunction)handle;
+    if (runtime && !is_kernel) {
+        f = function_from_runtime(handle);
+        if (!f)
+            return 0; /* its first launch loads it: kprof_tls_may_load */
+        CUfunctionLoadingState state = CU_FUNCTION_LOADING_STATE_LOADED;
+        CUresult r = kprof_drv.cuFuncIsLoaded(&state, f);
+        if (r == CUDA_SUCCESS && state != CU_FUNCTION_LOADING_STATE_LOADED)
+            r = kprof_drv.cuFuncLoad(f);
+        return r == CUDA_SUCCESS;
+    }
     if (is_kernel &&
         (!kprof_drv.cuKernelGetFunction || kprof_drv.cuKernelGetFunction(&f, (CUkernel)handle) != CUDA_SUCCESS))
         return 0;

@@ -69,6 +69,7 @@
     X(LibraryUnload, __typeof__(cuLibraryUnload) *, "cuLibraryUnload", 12000, 0) \
     X(LibraryGetKernel, __typeof__(cuLibraryGetKernel) *, "cuLibraryGetKernel", 12000, 0) \
     X(KernelGetName, __typeof__(cuKernelGetName) *, "cuKernelGetName", 12030, 0) \
+    X(KernelGetFunction, __typeof__(cuKernelGetFunction) *, "cuKernelGetFunction", 12000, 0) \
     X(LaunchKernel, __typeof__(cuLaunchKernel) *, "cuLaunchKernel", 4000, 0) \
     X(LaunchKernel_ptsz, __typeof__(cuLaunchKernel) *, "cuLaunchKernel", 7000, 2) \
     X(LaunchKernelEx, __typeof__(cuLaunchKernelEx) *, "cuLaunchKernelEx", 11060, 0) \
@@ -672,6 +673,29 @@ cudaError_t cudaFuncGetName(const char **name, const void *func)
     if (func && drv.KernelGetName(name, (CUkernel)func) == CUDA_SUCCESS)
         return cudaSuccess;
     return ret(cudaErrorInvalidDeviceFunction);
+}
+
+/* The driver function behind a host stub in the current context (CUDA 11.0+).  FAKECUDART_NO_FUNC_BY_SYMBOL=1
+ * makes it fail, as a runtime without it or a symbol it does not know would (the error is left for
+ * cudaGetLastError). */
+cudaError_t cudaGetFuncBySymbol(cudaFunction_t *functionPtr, const void *symbolPtr)
+{
+    CUkernel k;
+    CUfunction f;
+    cudaError_t e;
+
+    ENTER_CTX();
+    if (!functionPtr)
+        return ret(cudaErrorInvalidValue);
+    const char *off = getenv("FAKECUDART_NO_FUNC_BY_SYMBOL");
+    if (off && strcmp(off, "1") == 0)
+        return ret(cudaErrorInvalidDeviceFunction);
+    if ((e = resolve_func(symbolPtr, &k)))
+        return ret(e);
+    if (drv.KernelGetFunction(&f, k) != CUDA_SUCCESS)
+        return ret(cudaErrorInvalidDeviceFunction);
+    *functionPtr = (cudaFunction_t)f;
+    return cudaSuccess;
 }
 
 cudaError_t cudaFuncGetAttributes(struct cudaFuncAttributes *attr, const void *func)

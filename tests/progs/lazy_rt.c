@@ -1,7 +1,7 @@
 /* lazy_rt: runtime launches by host function pointer (cudaLaunchKernel(func), as code built by CUDA 12's
- * nvcc makes them), which libkprof cannot load ahead of their first launch: lead_k launched 3 times on a
- * non-blocking stream, each waited for, then late_k 3 times the same way (its first launch loads it, on a
- * stream whose last work was a kernel).  Truth: lead_k 3, late_k 3. */
+ * nvcc and PyTorch make them): lead_k launched 3 times on a non-blocking stream, each waited for, then
+ * late_k 3 times the same way, with an error of the app's own (a bad cudaFree) pending, which must still be
+ * there after them (and nothing else).  Truth: lead_k 3, late_k 3. */
 #include "fakeprog.h"
 
 static void lead_k(void) {}
@@ -18,11 +18,20 @@ int main(void)
     cudaStream_t s;
     CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
     void (*kernels[2])(void) = { lead_k, late_k };
-    for (int k = 0; k < 2; k++)
+    cudaError_t pending = cudaSuccess;
+    for (int k = 0; k < 2; k++) {
+        if (k == 1) /* an error of the app's own, left pending across late_k's launches */
+            pending = cudaFree((void *)8);
         for (int i = 0; i < 3; i++) {
             CHECK(cudaLaunchKernel((const void *)kernels[k], one, one, args, 0, s));
             CHECK(cudaStreamSynchronize(s));
         }
+    }
+    if (pending == cudaSuccess || cudaGetLastError() != pending) {
+        fprintf(stderr, "lazy_rt: the app's pending error was not kept (%d)\n", (int)pending);
+        return 1;
+    }
+    CHECK(cudaGetLastError()); /* and nothing else was left */
     printf("lazy_rt: ok\n");
     return 0;
 }
