@@ -13,7 +13,7 @@
  * blocking stream, each launching while the other is inside a slow launch: FAKEGPU_LAUNCH_SLEEP_US=slow=us;
  * bslow_k then leg_k, lslow_k then blk_k, and bslow_k behind blong_k, so that it may start at blong_k's
  * stop, then leg_k; the blocking stream may have the handle of a non-blocking one destroyed before),
- * "apimix" (11 launches of fast_k and 10 of slow_k, for the api table's median: FAKEGPU_LAUNCH_SLEEP_US). */
+ * "apimix" (16 launches of fast_k and 5 of slow_k, for the api table's median: FAKEGPU_LAUNCH_SLEEP_US). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -234,7 +234,7 @@ static int mixed(void)
 static int apimix(CUstream s)
 {
     for (int i = 0; i < 21; i++)
-        launch(fn(i % 2 ? "slow_k" : "fast_k"), s);
+        launch(fn(i % 4 == 3 ? "slow_k" : "fast_k"), s);
     CK(cuCtxSynchronize());
     return 0;
 }
