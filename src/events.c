@@ -287,6 +287,16 @@ static struct pool *pool_for(CUcontext ctx)
     return p;
 }
 
+/* A call goes untimed for lack of events (KPROF_MAX_EVENTS in use, their pairs not read yet): counted
+ * (the report's events line), and said once, or a report with blank kernel rows would not say why.
+ * Call with ev.lock held. */
+static void pool_exhausted_once(void)
+{
+    if (ev.n.pool_exhausted++ == 0)
+        kprof_warn("all KPROF_MAX_EVENTS=%ld events of a context are in use: calls go untimed until their "
+                   "pairs are read (counted in the report's events line)", (long)kprof_config.max_events);
+}
+
 /* Takes one event from p's free list, or reserves the right to create one (returning NULL and setting
  * *create) while p is under KPROF_MAX_EVENTS; call with ev.lock held. */
 static CUevent pool_take(struct pool *p, int *create)
@@ -348,7 +358,7 @@ static CUevent event_get(struct pool *p)
     pthread_mutex_lock(&ev.lock);
     CUevent e = pool_take(p, &create);
     if (!e && !create)
-        ev.n.pool_exhausted++;
+        pool_exhausted_once();
     pthread_mutex_unlock(&ev.lock);
     return create ? pool_create(p) : e;
 }
@@ -656,7 +666,7 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
         if (lent)
             unlend(q, p, lent, t->lent_seq);
         if (q)
-            ev.n.pool_exhausted++;
+            pool_exhausted_once();
         pthread_mutex_unlock(&ev.lock);
         order_end(t, p);
         untimed(t);

@@ -93,7 +93,7 @@ static void kernels(FILE *f, const struct kprof_snapshot *s)
 {
     kernel_table(f, "kernels", "no kernel launches", s->kernels, s->nkernels, s->kernel_total_ns, 1);
     if (s->nfiltered)
-        fprintf(f, "  (%zu kernel%s left out by KPROF_INCLUDE/KPROF_EXCLUDE: passed through, not counted)\n",
+        fprintf(f, "  (%zu kernel%s left out by KPROF_INCLUDE/KPROF_EXCLUDE: passed through, not in this table)\n",
                 s->nfiltered, s->nfiltered == 1 ? "" : "s");
     if (s->nkernels && kprof_config.sample > 1)
         fprintf(f, "Sampled (KPROF_SAMPLE=%ld): the first launch of each kernel and every %ldth after it are timed; Timed\n"

@@ -1,6 +1,6 @@
 #!/bin/sh
 # When every event of the pool is in flight (KPROF_MAX_EVENTS), calls are counted but left untimed,
-# reported as such: memory stays bounded and the app never waits.
+# reported as such, and said once on stderr: memory stays bounded and the app never waits.
 . "${top_srcdir:-..}/tests/lib.sh"
 need_jq
 FAKEGPU_EVENT_PENDING_QUERIES=100000 KPROF_MAX_EVENTS=8 KPROF_EXIT_TIMEOUT=100 KPROF_FORMAT=json \
@@ -13,3 +13,7 @@ expect_eq "$(jqr '.events.created' "$WORK/r.json")" 8 "no more events than KPROF
 untimed=$(jqr '.events.untimed_no_event' "$WORK/r.json")
 [ "$untimed" -ge 980 ] || fail "only $untimed calls untimed for lack of events"
 pass "$untimed calls reported untimed for lack of events"
+# Said once on stderr (a report whose kernel rows are blank would not say why otherwise).
+expect_eq "$(grep -c 'events of a context are in use' "$WORK/err")" 1 "one warning line"
+expect_grep '^libkprof: all KPROF_MAX_EVENTS=8 events of a context are in use: calls go untimed' "$WORK/err" \
+    "naming the variable and its value"

@@ -8,6 +8,11 @@ K=$top_builddir/tools/kprof
 expect_grep '^Usage: kprof ' "$WORK/help" "--help prints the usage"
 expect_grep 'csv' "$WORK/help" "--help names every format"
 expect_grep '^kprof \(libkprof\) [0-9]' "$(("$K" --version >"$WORK/v"); echo "$WORK/v")" "--version"
+for args in "" "-o x"; do
+    rc=0; "$K" $args 2>"$WORK/err" || rc=$?
+    expect_eq "$rc:$(wc -l <"$WORK/err" | tr -d ' '):$(cut -c1-23 "$WORK/err")" "2:1:kprof: no program given" \
+        "no program ('$args'): one kprof: line (not the whole help), exit status 2"
+done
 rc=0; "$K" --bogus true 2>"$WORK/err" || rc=$?
 expect_eq "$rc" 2 "unknown option: exit status 2"
 rc=0; "$K" -f xml true 2>"$WORK/err" || rc=$?
