@@ -145,7 +145,9 @@ static void memsets(FILE *f, const struct kprof_snapshot *s)
     }
     struct kprof_copy_rows t;
     kprof_copy_rows(&t, s, 1);
-    const char *labels[KPROF_COLUMN_COUNT] = { [KPROF_COL_copies_direction] = "", [KPROF_COL_copies_host_memory] = "" };
+    /* One row, "memset": its first column names what the row is; it has no host memory. */
+    const char *labels[KPROF_COLUMN_COUNT] = { [KPROF_COL_copies_direction] = "Operation",
+                                               [KPROF_COL_copies_host_memory] = "" };
     table(f, KPROF_TABLE_copies, &t, 1, labels, NULL);
 }
 
