@@ -120,7 +120,6 @@ static int (*const row_timed[KPROF_TABLE_COUNT])(const void *ctx, size_t row) = 
 #define CSV(header, order) header, order
 #define TEXT(header, order, width, unit) header, order, width, KPROF_TU_##unit
 #define TIMED KPROF_COL_TIMED
-#define REF KPROF_COL_REF
 #define LABEL KPROF_COL_LABEL
 #define KERNEL KPROF_COL_KERNEL
 #define KPROF_COLUMN(table, id, kind, flags, value, prec, json, csv, text) \
@@ -156,40 +155,47 @@ static size_t ordered(int table, int format, int *ids)
 
 /* ------------------------------------------------------------------------------------------ text */
 
-static const struct kprof_unit unit_ms = { "ms", 1e6 }, unit_s = { "s", 1e9 };
-
-/* The time unit of column col under the table's chosen units. */
-static struct kprof_unit time_unit(const struct kprof_column *col, const struct kprof_unit *units)
+/* Whether the cell of column col in row `row` is written as a value (not "-"). */
+static int text_has_value(const struct kprof_column *col, struct kprof_value v, const void *ctx, size_t row)
 {
-    switch (col->text_unit) {
-    case KPROF_TU_AUTO: return units[0];
-    case KPROF_TU_AUTO2: return units[1];
-    case KPROF_TU_MS: return unit_ms;
-    case KPROF_TU_S: return unit_s;
-    default: return (struct kprof_unit){ "ns", 1.0 };
-    }
+    if (v.type == KPROF_V_NONE)
+        return 0;
+    return !(col->flags & KPROF_COL_TIMED) || !row_timed[col->table] || row_timed[col->table](ctx, row);
 }
 
 void kprof_text_units(int table, const void *ctx, size_t nrows, int (*rows)(const void *ctx, size_t row),
                       struct kprof_unit *units)
 {
-    uint64_t max[KPROF_TU_AUTO_COUNT] = { 0 };
+    struct kprof_unit_pick own[KPROF_COLUMN_COUNT], group;
+    memset(own, 0, sizeof own);
+    memset(&group, 0, sizeof group);
     for (int c = 0; c < KPROF_COLUMN_COUNT; c++) {
         const struct kprof_column *col = &kprof_columns[c];
-        if (col->table != table || !(col->flags & KPROF_COL_REF))
+        units[c] = kprof_unit_at(0);
+        if (col->table != table || col->kind != KPROF_KIND_TIME ||
+            (col->text_unit != KPROF_TU_AUTO && col->text_unit != KPROF_TU_GROUP))
             continue;
-        int slot = col->text_unit == KPROF_TU_AUTO2;
+        struct kprof_unit_pick *p = col->text_unit == KPROF_TU_GROUP ? &group : &own[c];
         for (size_t r = 0; r < nrows; r++) {
             if (rows && !rows(ctx, r))
                 continue;
             struct kprof_value v = col->value(ctx, r);
-            uint64_t x = v.type == KPROF_V_U64 ? v.v.u : v.type == KPROF_V_F64 ? (uint64_t)v.v.d : 0;
-            if (x > max[slot])
-                max[slot] = x;
+            if (text_has_value(col, v, ctx, r))
+                kprof_unit_pick_add(p, v.type == KPROF_V_F64 ? v.v.d : (double)v.v.u);
         }
     }
-    for (int i = 0; i < KPROF_TU_AUTO_COUNT; i++)
-        units[i] = kprof_unit_for(max[i]);
+    for (int c = 0; c < KPROF_COLUMN_COUNT; c++) {
+        const struct kprof_column *col = &kprof_columns[c];
+        if (col->table != table)
+            continue;
+        switch (col->text_unit) {
+        case KPROF_TU_AUTO: units[c] = kprof_unit_pick_best(&own[c]); break;
+        case KPROF_TU_GROUP: units[c] = kprof_unit_pick_best(&group); break;
+        case KPROF_TU_MS: units[c] = kprof_unit_at(2); break;
+        case KPROF_TU_S: units[c] = kprof_unit_at(3); break;
+        default: break;
+        }
+    }
 }
 
 /* The text before column ids[i]: none for the first, two spaces before a TEXT column written in full, one
@@ -209,7 +215,7 @@ void kprof_text_header(FILE *f, int table, const struct kprof_unit *units, const
         const char *label = labels && labels[ids[i]] ? labels[ids[i]] : col->text_header;
         char buf[64];
         if (col->kind == KPROF_KIND_TIME && col->text_unit != KPROF_TU_NONE) {
-            snprintf(buf, sizeof buf, "%s (%s)", label, time_unit(col, units).name);
+            snprintf(buf, sizeof buf, "%s (%s)", label, units[ids[i]].name);
             label = buf;
         }
         fputs(text_sep(ids, i), f);
@@ -231,14 +237,13 @@ void kprof_text_row(FILE *f, int table, const void *ctx, size_t row, const struc
 {
     int ids[KPROF_COLUMN_COUNT];
     size_t n = ordered(table, 3, ids);
-    int timed = !row_timed[table] || row_timed[table](ctx, row);
     for (size_t i = 0; i < n; i++) {
         const struct kprof_column *col = &kprof_columns[ids[i]];
         struct kprof_value v = col->value(ctx, row);
         int w = col->text_width;
         char buf[64];
         fputs(text_sep(ids, i), f);
-        if (v.type == KPROF_V_NONE || (!timed && (col->flags & KPROF_COL_TIMED))) {
+        if (!text_has_value(col, v, ctx, row)) {
             fprintf(f, col->kind == KPROF_KIND_TEXT ? "%-*s" : "%*s", w, "-");
             continue;
         }
@@ -260,7 +265,7 @@ void kprof_text_row(FILE *f, int table, const void *ctx, size_t row, const struc
             }
             if (col->kind == KPROF_KIND_TIME) {
                 double x = v.type == KPROF_V_F64 ? v.v.d : (double)v.v.u;
-                snprintf(buf, sizeof buf, "%.3f", x / time_unit(col, units).ns);
+                snprintf(buf, sizeof buf, "%.3f", x / units[ids[i]].ns);
             } else if (v.type == KPROF_V_F64) {
                 snprintf(buf, sizeof buf, "%.2f", v.v.d);
             } else {

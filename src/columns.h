@@ -15,15 +15,14 @@
 enum kprof_kind { KPROF_KIND_TIME, KPROF_KIND_BYTES, KPROF_KIND_COUNT, KPROF_KIND_RATIO, KPROF_KIND_TEXT,
                   KPROF_KIND_FLAG, KPROF_KIND_DIM3 };
 
-/* The text unit of a column: none, one of the table's two units chosen when it is rendered (AUTO, AUTO2),
- * a fixed time unit (MS, S), or a ratio's presentation (PCT: x 100; TIMES: a trailing "x"). */
-enum kprof_text_unit { KPROF_TU_NONE, KPROF_TU_AUTO, KPROF_TU_AUTO2, KPROF_TU_MS, KPROF_TU_S, KPROF_TU_PCT,
+/* The text unit of a column: none, chosen when the table is rendered from the column's own values (AUTO)
+ * or from those of all the table's GROUP columns (GROUP), a fixed time unit (MS, S), or a ratio's
+ * presentation (PCT: x 100; TIMES: a trailing "x"). */
+enum kprof_text_unit { KPROF_TU_NONE, KPROF_TU_AUTO, KPROF_TU_GROUP, KPROF_TU_MS, KPROF_TU_S, KPROF_TU_PCT,
                        KPROF_TU_TIMES };
-#define KPROF_TU_AUTO_COUNT 2
 
 /* Column flags (columns.def says what each means to the writers). */
 #define KPROF_COL_TIMED  1u
-#define KPROF_COL_REF    2u
 #define KPROF_COL_LABEL  4u
 #define KPROF_COL_KERNEL 8u
 
@@ -94,13 +93,14 @@ void kprof_copy_rows(struct kprof_copy_rows *t, const struct kprof_snapshot *s, 
 /* captured, allocations (row: enum kprof_mem), devices, api (row: the API's index), context_init: the
  * snapshot itself. */
 
-/* Text: the units of the table's AUTO and AUTO2 columns, each chosen (kprof_unit_for) from the largest
- * value of its REF columns over rows 0 to nrows - 1 of ctx (those for which `rows`, when not NULL, holds;
- * hidden rows and "-" cells count), into units[KPROF_TU_AUTO_COUNT]. */
+/* Text: the unit of each time column of the table into units[column id] (KPROF_COLUMN_COUNT of them):
+ * AUTO and GROUP ones chosen (kprof_unit_pick) from the values over rows 0 to nrows - 1 of ctx (those for
+ * which `rows`, when not NULL, holds, hidden rows included; "-" cells left out). */
 void kprof_text_units(int table, const void *ctx, size_t nrows, int (*rows)(const void *ctx, size_t row),
                       struct kprof_unit *units);
-/* Text: the table's header line, with its newline; labels, when not NULL, replaces a column's header by
- * labels[column id] where that is not NULL. */
+/* Text: the table's header line, with its newline, each time column's unit from units[column id] (as
+ * kprof_text_units() fills it); labels, when not NULL, replaces a column's header by labels[column id]
+ * where that is not NULL. */
 void kprof_text_header(FILE *f, int table, const struct kprof_unit *units, const char *const *labels);
 /* Text: row `row` of ctx, without its newline (the caller may add a note after the last column). */
 void kprof_text_row(FILE *f, int table, const void *ctx, size_t row, const struct kprof_unit *units);

@@ -20,7 +20,7 @@ static void table_of(FILE *f, int id, const void *ctx, size_t n, const char *con
                      int (*shown)(const void *ctx, size_t row),
                      int (*unit_rows)(const void *ctx, size_t row))
 {
-    struct kprof_unit units[KPROF_TU_AUTO_COUNT];
+    struct kprof_unit units[KPROF_COLUMN_COUNT];
     kprof_text_units(id, ctx, n, unit_rows, units);
     kprof_text_header(f, id, units, labels);
     for (size_t i = 0; i < n; i++)
@@ -54,10 +54,10 @@ static void kernel_table(FILE *f, const char *section, const char *empty, struct
         fprintf(f, "  (%s)\n", empty);
         return;
     }
-    /* Totals in one unit (AUTO), per-launch figures in another (AUTO2): a long-running kernel's total
-     * must not turn every per-launch column into 0.001. */
+    /* Total in its own unit, the per-launch figures (First to StdDev) in one unit for all of them, so a
+     * row's Avg and Max compare at a glance; units from all rows, shown or not (KPROF_TOP). */
     struct kprof_kernel_rows t = { rows, n, all_ns };
-    struct kprof_unit units[KPROF_TU_AUTO_COUNT];
+    struct kprof_unit units[KPROF_COLUMN_COUNT];
     kprof_text_units(KPROF_TABLE_kernels, &t, n, NULL, units);
     int shapes = kprof_config.group == KPROF_GROUP_SHAPE && !rows[0]->is_graph;
     const char *labels[KPROF_COLUMN_COUNT] = { [KPROF_COL_kernels_name] = rows[0]->is_graph ? "Graph"
@@ -145,7 +145,9 @@ static void memsets(FILE *f, const struct kprof_snapshot *s)
     }
     struct kprof_copy_rows t;
     kprof_copy_rows(&t, s, 1);
-    const char *labels[KPROF_COLUMN_COUNT] = { [KPROF_COL_copies_direction] = "", [KPROF_COL_copies_host_memory] = "" };
+    /* One row, "memset": its first column names what the row is; it has no host memory. */
+    const char *labels[KPROF_COLUMN_COUNT] = { [KPROF_COL_copies_direction] = "Operation",
+                                               [KPROF_COL_copies_host_memory] = "" };
     table(f, KPROF_TABLE_copies, &t, 1, labels, NULL);
 }
 

@@ -477,6 +477,36 @@ static void busy_add(struct device_acc *d, uint64_t start, uint64_t end)
     d->open[i].end = end;
 }
 
+/* Where each stream's last kernel ended on the timeline, by stream number (0: none yet).  A stream runs its
+ * kernels one after another, but a start is read as float ms from a reference event and can land a few ns
+ * (on a GPU, up to its event resolution) before the previous kernel's end: taken at face value, the two
+ * would overlap and the union (busy) read less than the stream's own kernel time. */
+static struct {
+    uint64_t *end;
+    size_t n;
+} stream_ends;
+
+/* The start of a kernel that began at start_ns on stream `index`, no earlier than the stream's last
+ * kernel's end; records its end.  Under stats_lock. */
+static uint64_t stream_ordered_start(unsigned index, uint64_t start_ns, uint64_t dur_ns)
+{
+    if (index >= stream_ends.n) {
+        size_t n = (size_t)index + 16;
+        uint64_t *a = realloc(stream_ends.end, n * sizeof *a);
+        if (!a)
+            return start_ns; /* no memory: the start as read */
+        memset(a + stream_ends.n, 0, (n - stream_ends.n) * sizeof *a);
+        stream_ends.end = a;
+        stream_ends.n = n;
+    }
+    uint64_t *last = &stream_ends.end[index];
+    if (start_ns < *last) /* the pairs of a stream are read in its order */
+        start_ns = *last;
+    if (start_ns + dur_ns > *last)
+        *last = start_ns + dur_ns;
+    return start_ns;
+}
+
 static struct {
     struct kprof_trace_event *ev;
     size_t n, cap;
@@ -551,8 +581,10 @@ void kprof_sample_record(const struct kprof_sample *s)
         d->used = 1;
         d->kernel_ns += s->dur_ns;
         d->kernels++;
-        if (s->has_time)
-            busy_add(d, s->start_ns, s->start_ns + s->dur_ns);
+        if (s->has_time) {
+            uint64_t start = stream_ordered_start(s->stream_index, s->start_ns, s->dur_ns);
+            busy_add(d, start, start + s->dur_ns);
+        }
     }
     if (kprof_config.trace && s->has_time)
         trace_add(s);
@@ -950,6 +982,8 @@ static void fork_child(void)
     memset(copies, 0, sizeof copies);
     memset(&memsets, 0, sizeof memsets);
     memset(devices, 0, sizeof devices);
+    if (stream_ends.end)
+        memset(stream_ends.end, 0, stream_ends.n * sizeof *stream_ends.end);
     memset(api_stats, 0, sizeof api_stats);
     memset(api_buckets, 0, sizeof api_buckets);
     nctx_inits = 0;

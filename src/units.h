@@ -1,5 +1,6 @@
-/* units.h: how libkprof's text tables (and kprof-merge's) write times and sizes: one time unit per table,
- * sizes in B, KiB, MiB or GiB.  Header-only, so the tools share it without linking the library. */
+/* units.h: how libkprof's text tables (and kprof-merge's) write times and sizes: a time unit chosen from
+ * the values it writes, sizes in B, KiB, MiB or GiB.  Header-only, so the tools share it without linking
+ * the library. */
 #ifndef KPROF_UNITS_H
 #define KPROF_UNITS_H
 
@@ -9,13 +10,49 @@
 /* A time unit: its name and its length in ns. */
 struct kprof_unit { const char *name; double ns; };
 
-/* The unit for a whole table, chosen so that its largest value, max_ns, reads in the thousands at most. */
+/* The unit in which the largest value, max_ns, reads in the thousands at most (kprof-merge's tables). */
 static inline struct kprof_unit kprof_unit_for(uint64_t max_ns)
 {
     if (max_ns >= 10000000000ull) return (struct kprof_unit){ "s", 1e9 };
     if (max_ns >= 10000000ull) return (struct kprof_unit){ "ms", 1e6 };
     if (max_ns >= 10000ull) return (struct kprof_unit){ "us", 1e3 };
     return (struct kprof_unit){ "ns", 1.0 };
+}
+
+/* The time units of the text report, from 0 (ns) to KPROF_UNITS - 1 (s). */
+#define KPROF_UNITS 4
+static inline struct kprof_unit kprof_unit_at(int i)
+{
+    static const struct kprof_unit u[KPROF_UNITS] = { { "ns", 1.0 }, { "us", 1e3 }, { "ms", 1e6 }, { "s", 1e9 } };
+    return u[i];
+}
+
+/* Chooses a column's (or a group of columns') unit from its values, given one by one to
+ * kprof_unit_pick_add(), for values written with 3 decimals: the largest unit in which the largest value
+ * reads at least 1 (1.000 us, not 1000.000 ns), unless a smaller one has fewer nonzero values reading 0.000
+ * and still gives no value more than 4 integer digits (more than 4 digits is the worse: a 0.000 beside
+ * 20000.000 keeps the larger unit).  Zero-initialise it before the first value. */
+struct kprof_unit_pick {
+    double max;                      /* ns */
+    unsigned long zeros[KPROF_UNITS]; /* nonzero values that read 0.000 in each unit */
+};
+static inline void kprof_unit_pick_add(struct kprof_unit_pick *p, double ns)
+{
+    if (ns > p->max)
+        p->max = ns;
+    for (int i = 0; i < KPROF_UNITS; i++)
+        if (ns > 0.0 && ns / kprof_unit_at(i).ns < 0.0005)
+            p->zeros[i]++;
+}
+static inline struct kprof_unit kprof_unit_pick_best(const struct kprof_unit_pick *p)
+{
+    int best = KPROF_UNITS - 1;
+    while (best > 0 && p->max / kprof_unit_at(best).ns < 0.9995) /* what %.3f rounds to 1.000 counts */
+        best--;
+    for (int i = best - 1; i >= 0 && p->max / kprof_unit_at(i).ns < 9999.9995; i--)
+        if (p->zeros[i] < p->zeros[best])
+            best = i;
+    return kprof_unit_at(best);
 }
 
 /* Writes the byte count b right-aligned in `width` columns of f. */

@@ -17,7 +17,8 @@ KPROF_FORMAT=csv KPROF_OUTPUT="$WORK/report" run
 awk '
     /^== libkprof: / { section = $0; print; next }
     /^Process: / { print "Process: <masked>"; next }
-    section ~ /context init/ && /^ +[0-9]+ +[0-9.]+  / { $2 = "<ms>"; print; next }
+    section ~ /context init/ && /^ +[0-9]+ +[0-9.]+  / { $2 = "<time>"; print; next }
+    section ~ /context init/ { gsub(/Host time \([a-z]+\)/, "Host time (*)") }
     section ~ /allocations/ { gsub(/Host time \([a-z]+\)/, "Host time (*)"); if ($0 !~ /^Kind/) $0 = substr($0, 1, 55) "<masked>" substr($0, 71); print; next }
     section ~ /devices/ && /^ +[0-9]+ / { $6 = "<s>"; $7 = "<%>"; print; next }
     section ~ /api/ { if ($0 ~ /^ +Calls/) print "Calls Errors API"; else print $1, $2, $NF; next }
