@@ -191,6 +191,13 @@ struct alloc {
     bool has_peak;     /* some process had a peak above 0 */
 };
 
+/* A program the reports come from: the base name of the first word of a report's "command" (argv[0]:
+ * every rank of one MPI job has the same), and the first report that named it. */
+struct program {
+    char *name;        /* owned */
+    char *first_file;  /* owned; made valid UTF-8 */
+};
+
 /* An entry of the set of distinct hosts. */
 struct host {
     const char *name;  /* borrowed from merge.hosts; hash key */
@@ -203,6 +210,8 @@ struct merge {
     size_t nprocs, procs_cap;
     char **hosts;      /* distinct host names, first-seen order */
     size_t nhosts, hosts_cap;
+    struct program *programs; /* distinct programs, first-seen order */
+    size_t nprograms, programs_cap;
     size_t skipped;
     struct kernel *kernels; /* uthash table */
     struct kernel *open;    /* the kernels the report being merged has (linked by next_open), so that
@@ -230,6 +239,30 @@ static void add_host(struct merge *m, const char *host)
     e = xrealloc(NULL, sizeof *e);
     e->name = *h;
     HASH_ADD_KEYPTR(hh, m->host_set, e->name, strlen(e->name), e);
+}
+
+/* Records the program of a report's command (file: the report's path) in m's distinct program list;
+ * a command that is missing or empty is not recorded. */
+static void add_program(struct merge *m, const char *command, const char *file)
+{
+    if (!command)
+        return;
+    size_t len = strcspn(command, " \t");
+    const char *base = command;
+    for (const char *c = command; c < command + len; c++)
+        if (*c == '/')
+            base = c + 1;
+    len -= (size_t)(base - command);
+    if (!len)
+        return;
+    for (size_t i = 0; i < m->nprograms; i++)
+        if (strlen(m->programs[i].name) == len && !memcmp(m->programs[i].name, base, len))
+            return;
+    struct program *pg = push(&m->programs, &m->nprograms, &m->programs_cap, sizeof *m->programs);
+    pg->name = xrealloc(NULL, len + 1);
+    memcpy(pg->name, base, len);
+    pg->name[len] = '\0';
+    pg->first_file = utf8_dup(file);
 }
 
 /* Ends the contribution of the process being merged to kernel k: folds its total into the per-process
@@ -400,6 +433,7 @@ static bool merge_file(struct merge *m, const char *path)
     }
     if (host)
         add_host(m, host);
+    add_program(m, get_str(root, "command"), path);
     pr->has_wall = get_u64(root, "wall_ns", &pr->wall_ns);
 
     size_t ignored = 0, i;
@@ -461,6 +495,11 @@ static void merge_free(struct merge *m)
     for (size_t i = 0; i < m->nhosts; i++)
         free(m->hosts[i]);
     free(m->hosts);
+    for (size_t i = 0; i < m->nprograms; i++) {
+        free(m->programs[i].name);
+        free(m->programs[i].first_file);
+    }
+    free(m->programs);
     struct kernel *k, *tmp;
     HASH_ITER(hh, m->kernels, k, tmp) {
         HASH_DEL(m->kernels, k);
@@ -889,6 +928,18 @@ int main(int argc, char **argv)
         warn("no report merged");
         merge_free(&m);
         return 1;
+    }
+    if (m.nprograms > 1) {
+        /* One line, whatever the number of programs: a warning, not a refusal (a driver script and its
+         * workers may be profiled on purpose). */
+        fprintf(stderr, "kprof-merge: the reports come from %zu different programs (", m.nprograms);
+        for (size_t i = 0; i < m.nprograms; i++) {
+            fputs(i ? ", " : "", stderr);
+            kprof_text_put(stderr, m.programs[i].name, 0);
+            fputs(" in ", stderr);
+            kprof_text_put(stderr, m.programs[i].first_file, 0);
+        }
+        fputs("); merged anyway\n", stderr);
     }
 
     FILE *f = stdout;
