@@ -51,6 +51,8 @@ for r in 0 1 2; do
     cat >"$WORK/h$r.json" <<JSON
 {"schema_version": 1, "tool": "libkprof", "pid": $r, "host": "node", "command": "/bin/app",
  "devices": [{"device": 0, "kernels": 1, "kernel_ns": 10, "busy_ns": 10}],
+ "graphs": [{"name": "graph 1 (2 kernel nodes)", "mangled": "graph 1", "calls": 2, "timed": $((r == 2 ? 0 : 2)),
+             "total_ns": 200, "min_ns": $((r * 10 + 90)), "max_ns": $((r * 10 + 110))}],
  "api": [{"name": "cudaMalloc", "calls": $((r == 1 ? 5 : 1)), "errors": 0, "total_ns": 100,
           "max_ns": $((r * 100 + 150)), "median_ns": $((r * 100 + 100)), "min_ns": $((r * 100 + 50))}]}
 JSON
@@ -58,6 +60,8 @@ done
 "$MERGE" -f json -o "$WORK/h.json" "$WORK/h0.json" "$WORK/h1.json" "$WORK/h2.json"
 expect_eq "$(jqr '.api[0] | "\(.calls) \(.min_ns) \(.max_ns) \(.median_of_medians_ns)"' "$WORK/h.json")" "7 50 350 200" \
     "medians 100 (1 call), 200 (5 calls), 300 (1 call): weighted median 200"
+expect_eq "$(jqr '.graphs[0] | "\(.calls) \(.timed) \(.min_ns) \(.max_ns)"' "$WORK/h.json")" "6 4 90 120" \
+    "graph min of mins, max of maxes, over the processes that timed it (rank 2's untimed 110/130 left out)"
 expect_eq "$(jqr '[.devices[] | "\(.uuid) \(.process) \(.processes)"] | join(",")' "$WORK/h.json")" \
     "null 0@node 1,null 1@node 1,null 2@node 1" "devices without a UUID are not matched across processes"
 

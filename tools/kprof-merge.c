@@ -481,13 +481,13 @@ static bool merge_device(struct merge *m, size_t p, json_t *e)
 /* Adds the copy or memset figures of object e to x. */
 static void merge_xfer(struct xfer *x, json_t *e)
 {
-    uint64_t total = u64_or_0(e, "total_ns"), tb;
-    add(&x->count, u64_or_0(e, "count"));
-    add(&x->bytes, u64_or_0(e, "bytes"));
-    add(&x->timed, u64_or_0(e, "timed"));
+    uint64_t total = u64_or_0(e, K(copies, total)), tb;
+    add(&x->count, u64_or_0(e, K(copies, count)));
+    add(&x->bytes, u64_or_0(e, K(copies, bytes)));
+    add(&x->timed, u64_or_0(e, K(copies, timed)));
     /* Reports without timed_bytes: every byte counted as timed when all calls were. */
-    if (!get_u64(e, "timed_bytes", &tb))
-        tb = u64_or_0(e, "timed") >= u64_or_0(e, "count") ? u64_or_0(e, "bytes") : 0;
+    if (!get_u64(e, K(copies, timed_bytes), &tb))
+        tb = u64_or_0(e, K(copies, timed)) >= u64_or_0(e, K(copies, count)) ? u64_or_0(e, K(copies, bytes)) : 0;
     add(&x->timed_bytes, tb);
     add(&x->total_ns, total);
 }
@@ -495,7 +495,7 @@ static void merge_xfer(struct xfer *x, json_t *e)
 /* Adds one entry of a report's "copies" array to m; false when it has no direction. */
 static bool merge_copy(struct merge *m, json_t *e)
 {
-    const char *dir = get_str(e, "direction");
+    const char *dir = get_str(e, K(copies, direction));
     if (!dir)
         return false;
     struct xfer *x = NULL;
@@ -514,7 +514,7 @@ static bool merge_copy(struct merge *m, json_t *e)
  * kind. */
 static bool merge_alloc(struct merge *m, size_t p, json_t *e)
 {
-    const char *kind = get_str(e, "kind");
+    const char *kind = get_str(e, K(allocations, kind));
     if (!kind)
         return false;
     struct alloc *a = NULL;
@@ -525,13 +525,13 @@ static bool merge_alloc(struct merge *m, size_t p, json_t *e)
         a = push(&m->allocs, &m->nallocs, &m->allocs_cap, sizeof *m->allocs);
         a->kind = xstrdup(kind);
     }
-    add(&a->count, u64_or_0(e, "count"));
-    add(&a->bytes, u64_or_0(e, "bytes"));
-    add(&a->frees, u64_or_0(e, "frees"));
-    add(&a->freed_bytes, u64_or_0(e, "freed_bytes"));
-    add(&a->host_ns, u64_or_0(e, "host_ns"));
+    add(&a->count, u64_or_0(e, K(allocations, count)));
+    add(&a->bytes, u64_or_0(e, K(allocations, bytes)));
+    add(&a->frees, u64_or_0(e, K(allocations, frees)));
+    add(&a->freed_bytes, u64_or_0(e, K(allocations, freed_bytes)));
+    add(&a->host_ns, u64_or_0(e, K(allocations, host)));
     uint64_t peak;
-    if (get_u64(e, "peak_bytes", &peak) && peak > a->peak_bytes) {
+    if (get_u64(e, K(allocations, peak), &peak) && peak > a->peak_bytes) {
         a->peak_bytes = peak;
         a->peak_proc = p;
         a->has_peak = true;
@@ -636,7 +636,7 @@ static bool merge_file(struct merge *m, const char *path)
     if (json_is_array(arr) && json_array_size(arr) > 0) {
         uint64_t sum = 0;
         json_array_foreach(arr, i, e)
-            add(&sum, u64_or_0(e, "host_ns"));
+            add(&sum, u64_or_0(e, K(context_init, host)));
         if (m->ctx_procs == 0 || sum < m->ctx_min_ns) {
             m->ctx_min_ns = sum;
             m->ctx_min_proc = p;
