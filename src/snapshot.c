@@ -11,11 +11,28 @@
 #include "kernels.h"
 #include "graphs.h"
 #include "snapshot.h"
+#include "driver.h"
+
+/* Writes device's UUID into out (41 bytes) as nvidia-smi does, or "" when the driver lacks
+ * cuDeviceGetUuid_v2 or it fails.  libkprof's own call: straight to the driver, never counted. */
+static void device_uuid(int device, char *out)
+{
+    CUuuid u;
+    out[0] = '\0';
+    if (!kprof_driver_ready() || !kprof_drv.cuDeviceGetUuid_v2 ||
+        kprof_drv.cuDeviceGetUuid_v2(&u, (CUdevice)device) != CUDA_SUCCESS)
+        return;
+    const unsigned char *b = (const unsigned char *)u.bytes;
+    snprintf(out, 41, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", b[0], b[1], b[2],
+             b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15]);
+}
 
 int kprof_snapshot_take(struct kprof_snapshot *s)
 {
     memset(s, 0, sizeof *s);
     int any = kprof_stats_snapshot(s) || __atomic_load_n(&kprof_cuda_used, __ATOMIC_RELAXED);
+    for (size_t i = 0; i < s->ndevices; i++)
+        device_uuid(s->devices[i].device, s->devices[i].uuid);
     size_t ng = 0;
     s->graphs = kprof_graph_rows(&ng);
     for (size_t i = 0; s->graphs && i < ng; i++)

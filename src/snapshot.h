@@ -16,8 +16,9 @@ struct kprof_api_stat { uint64_t calls, errors, total_ns, max_ns, min_ns, median
 struct kprof_ctx_init { int device; int api; uint64_t host_ns; };
 struct kprof_alloc_stat { uint64_t count, bytes, frees, freed_bytes, host_ns, in_use, peak; };
 /* Per device: the sum of its kernels' GPU times and their union (the time the device was busy with at
- * least one kernel); the two differ when streams overlap. */
-struct kprof_device_stat { int device; uint64_t kernel_ns, busy_ns, kernels; };
+ * least one kernel); the two differ when streams overlap.  uuid: "GPU-<8>-<4>-<4>-<4>-<12 hex digits>" as
+ * nvidia-smi writes it, or "" when the driver could not say. */
+struct kprof_device_stat { int device; uint64_t kernel_ns, busy_ns, kernels; char uuid[41]; };
 
 /* One timed call for the Chrome trace (KPROF_TRACE). */
 struct kprof_trace_event {

@@ -151,6 +151,29 @@ static uint64_t mean_u64(uint64_t sum, uint64_t n)
     return n ? (uint64_t)llround((double)sum / (double)n) : 0;
 }
 
+/* ------------------------------------------------------------------------------- the report's columns */
+
+/* The JSON keys of libkprof's report tables, from src/columns.def (the one list of columns): K(table, id)
+ * is the key of column id of table, NULL for a column that is not in JSON. */
+enum column_index {
+#define KPROF_TABLE(table)
+#define KPROF_COLUMN(table, id, kind, flags, value, prec, json, csv, text) COL_##table##_##id,
+#include "columns.def"
+#undef KPROF_COLUMN
+#undef KPROF_TABLE
+    COL_COUNT
+};
+static const char *const column_key[COL_COUNT] = {
+#define JSON(key, order) key
+#define KPROF_TABLE(table)
+#define KPROF_COLUMN(table, id, kind, flags, value, prec, json, csv, text) [COL_##table##_##id] = json,
+#include "columns.def"
+#undef KPROF_COLUMN
+#undef KPROF_TABLE
+#undef JSON
+};
+#define K(table, id) column_key[COL_##table##_##id]
+
 /* --------------------------------------------------------------------------------------- merged state */
 
 /* One merged process: label is "pid@host", or the report's file name (made valid UTF-8) when pid or host is
@@ -168,13 +191,44 @@ struct kernel {
     uint64_t nproc;    /* processes that ran it */
     uint64_t calls, timed, total_ns;
     uint64_t measured_ns;      /* the timed launches' own time (total_ns is estimated under KPROF_SAMPLE) */
+    uint64_t min_ns, max_ns;   /* shortest and longest timed launch over processes, when has_minmax */
+    bool has_minmax;
     uint64_t pmin_ns, pmax_ns; /* per-process total_ns, over the processes that ran it */
     size_t pmax_proc;  /* index in merge.procs of the first process with pmax_ns */
     bool open;         /* cur_* hold the contribution of the process being merged */
     size_t cur_proc;
     uint64_t cur_ns;
-    struct kernel *next_open; /* the list of open kernels (merge.open), while open */
+    struct kernel *next_open; /* the list of open kernels (ktable.open), while open */
     UT_hash_handle hh;
+};
+
+/* A table of struct kernel rows: libkprof's kernels, graphs (a graph's row is timed as a whole; its
+ * label, "graph N", numbers the graphs in the order the process created them) or captured kernels
+ * (calls: their launches into a capturing stream). */
+struct ktable {
+    struct kernel *hash;  /* uthash table */
+    struct kernel *open;  /* the rows the report being merged has (linked by next_open), so that ending a
+                           * report costs its own rows, not every row seen so far */
+};
+
+/* One API function's host times: sums over processes, shortest and longest call, and each process's
+ * median with its calls (for the calls-weighted median of the medians). */
+struct api {
+    char *name;           /* owned */
+    uint64_t nproc, calls, errors, total_ns, min_ns, max_ns;
+    bool has_minmax;      /* some process had a call */
+    struct median { uint64_t ns, calls; } *medians; /* owned */
+    size_t nmedians, medians_cap;
+};
+
+/* One GPU: matched across processes by its UUID; a report's device without a UUID (libkprof before the
+ * uuid column, or a driver older than CUDA 11.4) stays a row of its own, of its process. */
+struct device {
+    char *key;            /* owned: the UUID, or "<process label>\n<index>" */
+    bool has_uuid;
+    int64_t index;        /* the device's index in the first process that reported it */
+    size_t first_proc;
+    uint64_t nproc, kernels, kernel_ns, busy_ns;
 };
 
 /* Copies of one direction, or the memsets: sums over processes. */
@@ -191,6 +245,13 @@ struct alloc {
     bool has_peak;     /* some process had a peak above 0 */
 };
 
+/* A program the reports come from: the base name of the first word of a report's "command" (argv[0]:
+ * every rank of one MPI job has the same), and the first report that named it. */
+struct program {
+    char *name;        /* owned */
+    char *first_file;  /* owned; made valid UTF-8 */
+};
+
 /* An entry of the set of distinct hosts. */
 struct host {
     const char *name;  /* borrowed from merge.hosts; hash key */
@@ -203,10 +264,14 @@ struct merge {
     size_t nprocs, procs_cap;
     char **hosts;      /* distinct host names, first-seen order */
     size_t nhosts, hosts_cap;
+    struct program *programs; /* distinct programs, first-seen order */
+    size_t nprograms, programs_cap;
     size_t skipped;
-    struct kernel *kernels; /* uthash table */
-    struct kernel *open;    /* the kernels the report being merged has (linked by next_open), so that
-                             * ending a report costs its own kernels, not every kernel seen so far */
+    struct ktable kernels, graphs, captured;
+    struct api *apis;
+    size_t napis, apis_cap;
+    struct device *devices;
+    size_t ndevices, devices_cap;
     struct host *host_set;  /* uthash table of hosts[] (borrowed names) */
     struct xfer *copies;
     size_t ncopies, copies_cap;
@@ -232,6 +297,30 @@ static void add_host(struct merge *m, const char *host)
     HASH_ADD_KEYPTR(hh, m->host_set, e->name, strlen(e->name), e);
 }
 
+/* Records the program of a report's command (file: the report's path) in m's distinct program list;
+ * a command that is missing or empty is not recorded. */
+static void add_program(struct merge *m, const char *command, const char *file)
+{
+    if (!command)
+        return;
+    size_t len = strcspn(command, " \t");
+    const char *base = command;
+    for (const char *c = command; c < command + len; c++)
+        if (*c == '/')
+            base = c + 1;
+    len -= (size_t)(base - command);
+    if (!len)
+        return;
+    for (size_t i = 0; i < m->nprograms; i++)
+        if (strlen(m->programs[i].name) == len && !memcmp(m->programs[i].name, base, len))
+            return;
+    struct program *pg = push(&m->programs, &m->nprograms, &m->programs_cap, sizeof *m->programs);
+    pg->name = xrealloc(NULL, len + 1);
+    memcpy(pg->name, base, len);
+    pg->name[len] = '\0';
+    pg->first_file = utf8_dup(file);
+}
+
 /* Ends the contribution of the process being merged to kernel k: folds its total into the per-process
  * minimum, maximum and the process count. */
 static void kernel_flush(struct kernel *k)
@@ -248,22 +337,18 @@ static void kernel_flush(struct kernel *k)
     k->open = false;
 }
 
-/* Adds one entry of a report's "kernels" array, from process number p, to m; returns false (nothing
- * added) when the entry has neither mangled nor name. */
-static bool merge_kernel(struct merge *m, size_t p, json_t *e)
+/* Finds or adds the row of key (name shown: name, or key when NULL) in table t and opens it for process
+ * p; returns the row. */
+static struct kernel *ktable_row(struct ktable *t, size_t p, const char *key, const char *name)
 {
-    const char *mangled = get_str(e, "mangled"), *name = get_str(e, "name");
-    const char *key = mangled ? mangled : name;
-    if (!key)
-        return false;
     struct kernel *k;
-    HASH_FIND_STR(m->kernels, key, k);
+    HASH_FIND_STR(t->hash, key, k);
     if (!k) {
         k = xrealloc(NULL, sizeof *k);
         memset(k, 0, sizeof *k);
         k->key = xstrdup(key);
         k->name = xstrdup(name ? name : key);
-        HASH_ADD_KEYPTR(hh, m->kernels, k->key, strlen(k->key), k);
+        HASH_ADD_KEYPTR(hh, t->hash, k->key, strlen(k->key), k);
     }
     if (k->open && k->cur_proc != p)
         kernel_flush(k);
@@ -271,29 +356,138 @@ static bool merge_kernel(struct merge *m, size_t p, json_t *e)
         k->open = true;
         k->cur_proc = p;
         k->cur_ns = 0;
-        k->next_open = m->open;
-        m->open = k;
+        k->next_open = t->open;
+        t->open = k;
     }
-    uint64_t total = u64_or_0(e, "total_ns");
-    add(&k->calls, u64_or_0(e, "calls"));
-    add(&k->timed, u64_or_0(e, "timed"));
+    return k;
+}
+
+/* Ends the report being merged in table t: folds each of its rows' per-process figures. */
+static void ktable_end_report(struct ktable *t)
+{
+    for (struct kernel *k = t->open; k; k = k->next_open)
+        kernel_flush(k);
+    t->open = NULL;
+}
+
+/* Adds one entry of a report's "kernels" or "graphs" array (the kernels table's columns), from process
+ * number p, to t; returns false (nothing added) when the entry has neither mangled nor name. */
+static bool merge_kernel(struct ktable *t, size_t p, json_t *e)
+{
+    const char *mangled = get_str(e, K(kernels, mangled)), *name = get_str(e, K(kernels, name));
+    const char *key = mangled ? mangled : name;
+    if (!key)
+        return false;
+    struct kernel *k = ktable_row(t, p, key, name);
+    uint64_t total = u64_or_0(e, K(kernels, total)), timed = u64_or_0(e, K(kernels, timed)), v;
+    add(&k->calls, u64_or_0(e, K(kernels, calls)));
+    add(&k->timed, timed);
     add(&k->total_ns, total);
     /* Reports without measured_ns timed every launch: their total is measured. */
-    add(&k->measured_ns, json_object_get(e, "measured_ns") ? u64_or_0(e, "measured_ns") : total);
+    add(&k->measured_ns, json_object_get(e, K(kernels, measured)) ? u64_or_0(e, K(kernels, measured)) : total);
     add(&k->cur_ns, total);
+    /* A row's minimum and maximum mean something only when some launch of it was timed. */
+    if (timed && get_u64(e, K(kernels, min), &v) && (!k->has_minmax || v < k->min_ns))
+        k->min_ns = v;
+    if (timed && get_u64(e, K(kernels, max), &v) && (!k->has_minmax || v > k->max_ns))
+        k->max_ns = v;
+    if (timed && json_object_get(e, K(kernels, min)) && json_object_get(e, K(kernels, max)))
+        k->has_minmax = true;
+    return true;
+}
+
+/* Adds one entry of a report's "captured" array, from process number p, to t; false when it has neither
+ * mangled nor name. */
+static bool merge_captured(struct ktable *t, size_t p, json_t *e)
+{
+    const char *mangled = get_str(e, K(captured, mangled)), *name = get_str(e, K(captured, name));
+    const char *key = mangled ? mangled : name;
+    if (!key)
+        return false;
+    add(&ktable_row(t, p, key, name)->calls, u64_or_0(e, K(captured, launches)));
+    return true;
+}
+
+/* Adds one entry of a report's "api" array to m; false when it has no name. */
+static bool merge_api(struct merge *m, json_t *e)
+{
+    const char *name = get_str(e, K(api, name));
+    if (!name)
+        return false;
+    struct api *a = NULL;
+    for (size_t i = 0; i < m->napis && !a; i++)
+        if (!strcmp(m->apis[i].name, name))
+            a = &m->apis[i];
+    if (!a) {
+        a = push(&m->apis, &m->napis, &m->apis_cap, sizeof *m->apis);
+        a->name = xstrdup(name);
+    }
+    uint64_t calls = u64_or_0(e, K(api, calls)), v;
+    a->nproc++;
+    add(&a->calls, calls);
+    add(&a->errors, u64_or_0(e, K(api, errors)));
+    add(&a->total_ns, u64_or_0(e, K(api, total)));
+    if (!calls)
+        return true;
+    if (get_u64(e, K(api, min), &v) && (!a->has_minmax || v < a->min_ns))
+        a->min_ns = v;
+    if (get_u64(e, K(api, max), &v) && (!a->has_minmax || v > a->max_ns))
+        a->max_ns = v;
+    a->has_minmax = a->has_minmax || (json_object_get(e, K(api, min)) && json_object_get(e, K(api, max)));
+    if (get_u64(e, K(api, median), &v)) {
+        struct median *md = push(&a->medians, &a->nmedians, &a->medians_cap, sizeof *a->medians);
+        md->ns = v;
+        md->calls = calls;
+    }
+    return true;
+}
+
+/* Adds one entry of a report's "devices" array, from process number p, to m; false when it has no
+ * device index. */
+static bool merge_device(struct merge *m, size_t p, json_t *e)
+{
+    json_t *idx = json_object_get(e, K(devices, device));
+    if (!json_is_integer(idx))
+        return false;
+    const char *uuid = get_str(e, K(devices, uuid));
+    char *key;
+    if (uuid) {
+        key = xstrdup(uuid);
+    } else {
+        size_t n = (size_t)snprintf(NULL, 0, "%s\n%lld", m->procs[p].label, (long long)json_integer_value(idx)) + 1;
+        key = xrealloc(NULL, n);
+        snprintf(key, n, "%s\n%lld", m->procs[p].label, (long long)json_integer_value(idx));
+    }
+    struct device *d = NULL;
+    for (size_t i = 0; i < m->ndevices && !d; i++)
+        if (!strcmp(m->devices[i].key, key))
+            d = &m->devices[i];
+    if (d) {
+        free(key);
+    } else {
+        d = push(&m->devices, &m->ndevices, &m->devices_cap, sizeof *m->devices);
+        d->key = key;
+        d->has_uuid = uuid != NULL;
+        d->index = json_integer_value(idx);
+        d->first_proc = p;
+    }
+    d->nproc++;
+    add(&d->kernels, u64_or_0(e, K(devices, kernels)));
+    add(&d->kernel_ns, u64_or_0(e, K(devices, kernel)));
+    add(&d->busy_ns, u64_or_0(e, K(devices, busy)));
     return true;
 }
 
 /* Adds the copy or memset figures of object e to x. */
 static void merge_xfer(struct xfer *x, json_t *e)
 {
-    uint64_t total = u64_or_0(e, "total_ns"), tb;
-    add(&x->count, u64_or_0(e, "count"));
-    add(&x->bytes, u64_or_0(e, "bytes"));
-    add(&x->timed, u64_or_0(e, "timed"));
+    uint64_t total = u64_or_0(e, K(copies, total)), tb;
+    add(&x->count, u64_or_0(e, K(copies, count)));
+    add(&x->bytes, u64_or_0(e, K(copies, bytes)));
+    add(&x->timed, u64_or_0(e, K(copies, timed)));
     /* Reports without timed_bytes: every byte counted as timed when all calls were. */
-    if (!get_u64(e, "timed_bytes", &tb))
-        tb = u64_or_0(e, "timed") >= u64_or_0(e, "count") ? u64_or_0(e, "bytes") : 0;
+    if (!get_u64(e, K(copies, timed_bytes), &tb))
+        tb = u64_or_0(e, K(copies, timed)) >= u64_or_0(e, K(copies, count)) ? u64_or_0(e, K(copies, bytes)) : 0;
     add(&x->timed_bytes, tb);
     add(&x->total_ns, total);
 }
@@ -301,7 +495,7 @@ static void merge_xfer(struct xfer *x, json_t *e)
 /* Adds one entry of a report's "copies" array to m; false when it has no direction. */
 static bool merge_copy(struct merge *m, json_t *e)
 {
-    const char *dir = get_str(e, "direction");
+    const char *dir = get_str(e, K(copies, direction));
     if (!dir)
         return false;
     struct xfer *x = NULL;
@@ -320,7 +514,7 @@ static bool merge_copy(struct merge *m, json_t *e)
  * kind. */
 static bool merge_alloc(struct merge *m, size_t p, json_t *e)
 {
-    const char *kind = get_str(e, "kind");
+    const char *kind = get_str(e, K(allocations, kind));
     if (!kind)
         return false;
     struct alloc *a = NULL;
@@ -331,13 +525,13 @@ static bool merge_alloc(struct merge *m, size_t p, json_t *e)
         a = push(&m->allocs, &m->nallocs, &m->allocs_cap, sizeof *m->allocs);
         a->kind = xstrdup(kind);
     }
-    add(&a->count, u64_or_0(e, "count"));
-    add(&a->bytes, u64_or_0(e, "bytes"));
-    add(&a->frees, u64_or_0(e, "frees"));
-    add(&a->freed_bytes, u64_or_0(e, "freed_bytes"));
-    add(&a->host_ns, u64_or_0(e, "host_ns"));
+    add(&a->count, u64_or_0(e, K(allocations, count)));
+    add(&a->bytes, u64_or_0(e, K(allocations, bytes)));
+    add(&a->frees, u64_or_0(e, K(allocations, frees)));
+    add(&a->freed_bytes, u64_or_0(e, K(allocations, freed_bytes)));
+    add(&a->host_ns, u64_or_0(e, K(allocations, host)));
     uint64_t peak;
-    if (get_u64(e, "peak_bytes", &peak) && peak > a->peak_bytes) {
+    if (get_u64(e, K(allocations, peak), &peak) && peak > a->peak_bytes) {
         a->peak_bytes = peak;
         a->peak_proc = p;
         a->has_peak = true;
@@ -400,6 +594,7 @@ static bool merge_file(struct merge *m, const char *path)
     }
     if (host)
         add_host(m, host);
+    add_program(m, get_str(root, "command"), path);
     pr->has_wall = get_u64(root, "wall_ns", &pr->wall_ns);
 
     size_t ignored = 0, i;
@@ -407,10 +602,16 @@ static bool merge_file(struct merge *m, const char *path)
 
     arr = json_object_get(root, "kernels");
     json_array_foreach(arr, i, e)
-        ignored += !merge_kernel(m, p, e);
-    for (struct kernel *k = m->open; k; k = k->next_open)
-        kernel_flush(k);
-    m->open = NULL;
+        ignored += !merge_kernel(&m->kernels, p, e);
+    ktable_end_report(&m->kernels);
+    arr = json_object_get(root, "graphs");
+    json_array_foreach(arr, i, e)
+        ignored += !merge_kernel(&m->graphs, p, e);
+    ktable_end_report(&m->graphs);
+    arr = json_object_get(root, "captured");
+    json_array_foreach(arr, i, e)
+        ignored += !merge_captured(&m->captured, p, e);
+    ktable_end_report(&m->captured);
 
     arr = json_object_get(root, "copies");
     json_array_foreach(arr, i, e)
@@ -423,11 +624,19 @@ static bool merge_file(struct merge *m, const char *path)
     json_array_foreach(arr, i, e)
         ignored += !merge_alloc(m, p, e);
 
+    arr = json_object_get(root, "devices");
+    json_array_foreach(arr, i, e)
+        ignored += !merge_device(m, p, e);
+
+    arr = json_object_get(root, "api");
+    json_array_foreach(arr, i, e)
+        ignored += !merge_api(m, e);
+
     arr = json_object_get(root, "context_init");
     if (json_is_array(arr) && json_array_size(arr) > 0) {
         uint64_t sum = 0;
         json_array_foreach(arr, i, e)
-            add(&sum, u64_or_0(e, "host_ns"));
+            add(&sum, u64_or_0(e, K(context_init, host)));
         if (m->ctx_procs == 0 || sum < m->ctx_min_ns) {
             m->ctx_min_ns = sum;
             m->ctx_min_proc = p;
@@ -442,7 +651,7 @@ static bool merge_file(struct merge *m, const char *path)
     }
 
     if (ignored)
-        warn("%s: %zu entr%s without a name, direction or kind ignored", path, ignored, ignored == 1 ? "y" : "ies");
+        warn("%s: %zu entr%s without a name, direction, kind or device ignored", path, ignored, ignored == 1 ? "y" : "ies");
     json_decref(root);
     return true;
 }
@@ -461,13 +670,29 @@ static void merge_free(struct merge *m)
     for (size_t i = 0; i < m->nhosts; i++)
         free(m->hosts[i]);
     free(m->hosts);
-    struct kernel *k, *tmp;
-    HASH_ITER(hh, m->kernels, k, tmp) {
-        HASH_DEL(m->kernels, k);
-        free(k->key);
-        free(k->name);
-        free(k);
+    for (size_t i = 0; i < m->nprograms; i++) {
+        free(m->programs[i].name);
+        free(m->programs[i].first_file);
     }
+    free(m->programs);
+    struct ktable *tables[] = { &m->kernels, &m->graphs, &m->captured };
+    for (size_t t = 0; t < sizeof tables / sizeof tables[0]; t++) {
+        struct kernel *k, *tmp;
+        HASH_ITER(hh, tables[t]->hash, k, tmp) {
+            HASH_DEL(tables[t]->hash, k);
+            free(k->key);
+            free(k->name);
+            free(k);
+        }
+    }
+    for (size_t i = 0; i < m->napis; i++) {
+        free(m->apis[i].name);
+        free(m->apis[i].medians);
+    }
+    free(m->apis);
+    for (size_t i = 0; i < m->ndevices; i++)
+        free(m->devices[i].key);
+    free(m->devices);
     for (size_t i = 0; i < m->ncopies; i++)
         free(m->copies[i].key);
     free(m->copies);
@@ -486,16 +711,61 @@ static int kernel_cmp(const void *a, const void *b)
     return c ? c : strcmp(x->key, y->key);
 }
 
-/* The merged kernels in report order, in a new array of *n borrowed pointers (caller frees the array). */
-static struct kernel **sorted_kernels(const struct merge *m, size_t *n)
+/* qsort order of captured kernels: launches, most first; then name and key. */
+static int captured_cmp(const void *a, const void *b)
 {
-    *n = HASH_COUNT(m->kernels);
+    const struct kernel *x = *(const struct kernel *const *)a, *y = *(const struct kernel *const *)b;
+    if (x->calls != y->calls)
+        return x->calls > y->calls ? -1 : 1;
+    int c = strcmp(x->name, y->name);
+    return c ? c : strcmp(x->key, y->key);
+}
+
+/* The rows of table t sorted by cmp, in a new array of *n borrowed pointers (caller frees the array). */
+static struct kernel **sorted_rows(const struct ktable *t, size_t *n, int (*cmp)(const void *, const void *))
+{
+    *n = HASH_COUNT(t->hash);
     struct kernel **v = xrealloc(NULL, *n * sizeof *v);
     size_t i = 0;
-    for (struct kernel *k = m->kernels; k; k = k->hh.next)
+    for (struct kernel *k = t->hash; k; k = k->hh.next)
         v[i++] = k;
-    qsort(v, *n, sizeof *v, kernel_cmp);
+    qsort(v, *n, sizeof *v, cmp);
     return v;
+}
+/* The merged kernels in report order (see sorted_rows). */
+static struct kernel **sorted_kernels(const struct merge *m, size_t *n)
+{
+    return sorted_rows(&m->kernels, n, kernel_cmp);
+}
+
+/* qsort order of struct median by time. */
+static int median_cmp(const void *a, const void *b)
+{
+    const struct median *x = a, *y = b;
+    return x->ns < y->ns ? -1 : x->ns > y->ns;
+}
+
+/* The calls-weighted median of api a's per-process medians (ns): the smallest process median at which
+ * the processes' calls, counted from the shortest median up, reach half of them.  Not the median of all
+ * calls (medians do not merge exactly), but equal to it when every process has the same distribution;
+ * false when no process reported a median.  Sorts a's medians. */
+static bool weighted_median(struct api *a, uint64_t *out)
+{
+    if (!a->nmedians)
+        return false;
+    qsort(a->medians, a->nmedians, sizeof *a->medians, median_cmp);
+    uint64_t all = 0, run = 0;
+    for (size_t i = 0; i < a->nmedians; i++)
+        add(&all, a->medians[i].calls);
+    for (size_t i = 0; i < a->nmedians; i++) {
+        add(&run, a->medians[i].calls);
+        if (run >= all - all / 2) {
+            *out = a->medians[i].ns;
+            return true;
+        }
+    }
+    *out = a->medians[a->nmedians - 1].ns;
+    return true;
 }
 
 /* Wall-time statistics (ns) over the processes whose report has wall_ns; *_proc index merge.procs. */
@@ -552,8 +822,48 @@ static void text_xfer_row(FILE *f, const struct xfer *x, struct kprof_unit u)
         fprintf(f, " %10d %14s %12s %10s\n", 0, "-", "-", "-");
 }
 
+/* Writes the kernels-style rows ks[0..n) (kernels, or graphs) as a table whose last column, the row's
+ * name, is headed what; empty: what the "(no ...)" line says; noun: the row's kind in the footnote. */
+static void text_kernel_rows(FILE *f, const struct merge *m, struct kernel *const *ks, size_t nk, const char *what,
+                             const char *empty, const char *noun)
+{
+    if (!nk) {
+        fprintf(f, "  (no %s)\n", empty);
+        return;
+    }
+    struct kprof_unit u = kprof_unit_for(ks[0]->total_ns);
+    int lw = (int)strlen("Max on");
+    for (size_t i = 0; i < nk; i++)
+        if (kprof_text_len(m->procs[ks[i]->pmax_proc].label) > lw)
+            lw = kprof_text_len(m->procs[ks[i]->pmax_proc].label);
+    char h[5][32];
+    snprintf(h[0], sizeof h[0], "Total (%s)", u.name);
+    snprintf(h[1], sizeof h[1], "Avg/call (%s)", u.name);
+    snprintf(h[2], sizeof h[2], "Min/proc (%s)", u.name);
+    snprintf(h[3], sizeof h[3], "Max/proc (%s)", u.name);
+    snprintf(h[4], sizeof h[4], "Mean/proc (%s)", u.name);
+    fprintf(f, "%5s %10s %14s %14s %14s %14s %15s %10s  %-*s  %s\n", "Procs", "Calls", h[0], h[1], h[2], h[3],
+            h[4], "Imbalance", lw, "Max on", what);
+    for (size_t i = 0; i < nk; i++) {
+        const struct kernel *k = ks[i];
+        char avg[32] = "-", imb[32] = "-";
+        if (k->timed)
+            snprintf(avg, sizeof avg, "%.3f", (double)k->measured_ns / (double)k->timed / u.ns);
+        if (imbalance(k) >= 0)
+            snprintf(imb, sizeof imb, "%.2f", imbalance(k));
+        fprintf(f, "%5llu %10llu %14.3f %14s %14.3f %14.3f %15.3f %10s  ", U(k->nproc), U(k->calls),
+                (double)k->total_ns / u.ns, avg, (double)k->pmin_ns / u.ns, (double)k->pmax_ns / u.ns,
+                (double)k->total_ns / (double)k->nproc / u.ns, imb);
+        kprof_text_put(f, m->procs[k->pmax_proc].label, lw);
+        fputs("  ", f);
+        kprof_text_put(f, k->name, 0);
+        fputc('\n', f);
+    }
+    fprintf(f, "Per-process figures are over the processes that ran the %s; Imbalance = Max/proc / Mean/proc.\n", noun);
+}
+
 /* Writes the merged summary m to f as aligned tables under "== kprof-merge: <section> ==" headers. */
-static void write_text(FILE *f, const struct merge *m)
+static void write_text(FILE *f, struct merge *m)
 {
     fprintf(f, "== kprof-merge: report ==\n");
     fprintf(f, "Processes: %zu merged, %zu skipped\n", m->nprocs, m->skipped);
@@ -591,39 +901,25 @@ static void write_text(FILE *f, const struct merge *m)
     fprintf(f, "== kprof-merge: kernels ==\n");
     size_t nk;
     struct kernel **ks = sorted_kernels(m, &nk);
+    text_kernel_rows(f, m, ks, nk, "Kernel", "kernel launches", "kernel");
+    free(ks);
+
+    fprintf(f, "== kprof-merge: graphs ==\n");
+    ks = sorted_rows(&m->graphs, &nk, kernel_cmp);
+    text_kernel_rows(f, m, ks, nk, "Graph", "graph launches", "graph");
+    free(ks);
+
+    fprintf(f, "== kprof-merge: captured ==\n");
+    ks = sorted_rows(&m->captured, &nk, captured_cmp);
     if (!nk) {
-        fprintf(f, "  (no kernel launches)\n");
+        fprintf(f, "  (no kernel launched into a capturing stream)\n");
     } else {
-        struct kprof_unit u = kprof_unit_for(ks[0]->total_ns);
-        int lw = (int)strlen("Max on");
-        for (size_t i = 0; i < nk; i++)
-            if (kprof_text_len(m->procs[ks[i]->pmax_proc].label) > lw)
-                lw = kprof_text_len(m->procs[ks[i]->pmax_proc].label);
-        char h[5][32];
-        snprintf(h[0], sizeof h[0], "Total (%s)", u.name);
-        snprintf(h[1], sizeof h[1], "Avg/call (%s)", u.name);
-        snprintf(h[2], sizeof h[2], "Min/proc (%s)", u.name);
-        snprintf(h[3], sizeof h[3], "Max/proc (%s)", u.name);
-        snprintf(h[4], sizeof h[4], "Mean/proc (%s)", u.name);
-        fprintf(f, "%5s %10s %14s %14s %14s %14s %15s %10s  %-*s  %s\n", "Procs", "Calls", h[0], h[1], h[2], h[3],
-                h[4], "Imbalance", lw, "Max on", "Kernel");
+        fprintf(f, "%5s %10s  %s\n", "Procs", "Launches", "Kernel (launched into a capturing stream: runs when its graph does)");
         for (size_t i = 0; i < nk; i++) {
-            const struct kernel *k = ks[i];
-            char avg[32] = "-", imb[32] = "-";
-            if (k->timed)
-                snprintf(avg, sizeof avg, "%.3f", (double)k->measured_ns / (double)k->timed / u.ns);
-            if (imbalance(k) >= 0)
-                snprintf(imb, sizeof imb, "%.2f", imbalance(k));
-            fprintf(f, "%5llu %10llu %14.3f %14s %14.3f %14.3f %15.3f %10s  ", U(k->nproc), U(k->calls),
-                    (double)k->total_ns / u.ns, avg, (double)k->pmin_ns / u.ns, (double)k->pmax_ns / u.ns,
-                    (double)k->total_ns / (double)k->nproc / u.ns, imb);
-            kprof_text_put(f, m->procs[k->pmax_proc].label, lw);
-            fputs("  ", f);
-            kprof_text_put(f, k->name, 0);
+            fprintf(f, "%5llu %10llu  ", U(ks[i]->nproc), U(ks[i]->calls));
+            kprof_text_put(f, ks[i]->name, 0);
             fputc('\n', f);
         }
-        fprintf(f, "Per-process figures are over the processes that ran the kernel; "
-                   "Imbalance = Max/proc / Mean/proc.\n");
     }
     free(ks);
 
@@ -698,6 +994,70 @@ static void write_text(FILE *f, const struct merge *m)
             fputc('\n', f);
         }
     }
+    fprintf(f, "== kprof-merge: devices ==\n");
+    max = 0;
+    for (size_t i = 0; i < m->ndevices; i++)
+        if (m->devices[i].busy_ns > max)
+            max = m->devices[i].busy_ns;
+    if (!m->ndevices) {
+        fprintf(f, "  (no device ran a timed kernel)\n");
+    } else {
+        struct kprof_unit u = kprof_unit_for(max);
+        char h[2][32];
+        snprintf(h[0], sizeof h[0], "Kernel sum (%s)", u.name);
+        snprintf(h[1], sizeof h[1], "Busy sum (%s)", u.name);
+        fprintf(f, "%5s %10s %16s %16s  %s\n", "Procs", "Kernels", h[0], h[1], "Device (UUID, or process/index)");
+        for (size_t i = 0; i < m->ndevices; i++) {
+            const struct device *d = &m->devices[i];
+            fprintf(f, "%5llu %10llu %16.3f %16.3f  ", U(d->nproc), U(d->kernels), (double)d->kernel_ns / u.ns,
+                    (double)d->busy_ns / u.ns);
+            if (d->has_uuid) {
+                kprof_text_put(f, d->key, 0);
+            } else {
+                kprof_text_put(f, m->procs[d->first_proc].label, 0);
+                fprintf(f, " device %lld (no UUID)", (long long)d->index);
+            }
+            fputc('\n', f);
+        }
+        fprintf(f, "Busy sum: each process's busy time, summed (processes that shared a GPU may have overlapped).\n");
+    }
+
+    fprintf(f, "== kprof-merge: api ==\n");
+    max = 0;
+    for (size_t i = 0; i < m->napis; i++)
+        if (m->apis[i].total_ns > max)
+            max = m->apis[i].total_ns;
+    if (!m->napis) {
+        fprintf(f, "  (no API calls reported)\n");
+    } else {
+        struct kprof_unit u = kprof_unit_for(max);
+        char h[5][32];
+        snprintf(h[0], sizeof h[0], "Total (%s)", u.name);
+        snprintf(h[1], sizeof h[1], "Avg (%s)", u.name);
+        snprintf(h[2], sizeof h[2], "Min (%s)", u.name);
+        snprintf(h[3], sizeof h[3], "Max (%s)", u.name);
+        snprintf(h[4], sizeof h[4], "Med* (%s)", u.name);
+        fprintf(f, "%5s %10s %8s %13s %11s %11s %11s %11s  %s\n", "Procs", "Calls", "Errors", h[0], h[1], h[2], h[3],
+                h[4], "API (host time)");
+        for (size_t i = 0; i < m->napis; i++) {
+            struct api *a = &m->apis[i];
+            char avg[32] = "-", mn[32] = "-", mx[32] = "-", med[32] = "-";
+            uint64_t wm;
+            if (a->calls)
+                snprintf(avg, sizeof avg, "%.3f", (double)a->total_ns / (double)a->calls / u.ns);
+            if (a->has_minmax) {
+                snprintf(mn, sizeof mn, "%.3f", (double)a->min_ns / u.ns);
+                snprintf(mx, sizeof mx, "%.3f", (double)a->max_ns / u.ns);
+            }
+            if (weighted_median(a, &wm))
+                snprintf(med, sizeof med, "%.3f", (double)wm / u.ns);
+            fprintf(f, "%5llu %10llu %8llu %13.3f %11s %11s %11s %11s  ", U(a->nproc), U(a->calls), U(a->errors),
+                    (double)a->total_ns / u.ns, avg, mn, mx, med);
+            kprof_text_put(f, a->name, 0);
+            fputc('\n', f);
+        }
+        fprintf(f, "Med*: the calls-weighted median of the processes' medians, not the median of all calls.\n");
+    }
     fprintf(f, "== kprof-merge: end ==\n");
 }
 
@@ -727,8 +1087,43 @@ static json_t *json_xfer(const struct xfer *x)
     return o;
 }
 
+/* Puts the kernels-style rows ks[0..n) (kernels or graphs) into r as the array r[key], and their summed
+ * total_ns as r[total_key] unless total_key is NULL; returns that total.  A row's share is of it. */
+static uint64_t json_kernel_rows(json_t *r, const char *total_key, const char *key, const struct merge *m,
+                                 struct kernel *const *ks, size_t nk)
+{
+    json_t *a, *o;
+    uint64_t total = 0;
+    for (size_t i = 0; i < nk; i++)
+        add(&total, ks[i]->total_ns);
+    if (total_key)
+        put(r, total_key, jint(total));
+    put(r, key, a = json_array());
+    for (size_t i = 0; i < nk; i++) {
+        const struct kernel *k = ks[i];
+        double imb = imbalance(k);
+        json_array_append_new(a, o = json_object());
+        put(o, K(kernels, name), json_string(k->name));
+        put(o, K(kernels, mangled), json_string(k->key));
+        put(o, "processes", jint(k->nproc));
+        put(o, K(kernels, calls), jint(k->calls));
+        put(o, K(kernels, timed), jint(k->timed));
+        put(o, K(kernels, total), jint(k->total_ns));
+        put(o, K(kernels, avg), k->timed ? jint(mean_u64(k->measured_ns, k->timed)) : json_null());
+        put(o, K(kernels, min), k->has_minmax ? jint(k->min_ns) : json_null());
+        put(o, K(kernels, max), k->has_minmax ? jint(k->max_ns) : json_null());
+        put(o, K(kernels, share), json_real(total ? (double)k->total_ns / (double)total : 0.0));
+        put(o, "process_min_ns", jint(k->pmin_ns));
+        put(o, "process_max_ns", jint(k->pmax_ns));
+        put(o, "process_mean_ns", jint(mean_u64(k->total_ns, k->nproc)));
+        put(o, "imbalance", imb >= 0 ? json_real(imb) : json_null());
+        put(o, "max_process", json_string(m->procs[k->pmax_proc].label));
+    }
+    return total;
+}
+
 /* Writes the merged summary m to f as one JSON object (see kprof-merge(1)); false on a write error. */
-static bool write_json(FILE *f, const struct merge *m)
+static bool write_json(FILE *f, struct merge *m)
 {
     json_t *r = json_object(), *a;
     if (!r)
@@ -767,28 +1162,19 @@ static bool write_json(FILE *f, const struct merge *m)
 
     size_t nk;
     struct kernel **ks = sorted_kernels(m, &nk);
-    uint64_t ktotal = 0;
-    for (size_t i = 0; i < nk; i++)
-        add(&ktotal, ks[i]->total_ns);
-    put(r, "kernel_total_ns", jint(ktotal));
-    put(r, "kernels", a = json_array());
+    json_kernel_rows(r, "kernel_total_ns", "kernels", m, ks, nk);
+    free(ks);
+    ks = sorted_rows(&m->graphs, &nk, kernel_cmp);
+    json_kernel_rows(r, NULL, "graphs", m, ks, nk);
+    free(ks);
+    ks = sorted_rows(&m->captured, &nk, captured_cmp);
+    put(r, "captured", a = json_array());
     for (size_t i = 0; i < nk; i++) {
-        const struct kernel *k = ks[i];
-        double imb = imbalance(k);
         json_array_append_new(a, o = json_object());
-        put(o, "name", json_string(k->name));
-        put(o, "mangled", json_string(k->key));
-        put(o, "processes", jint(k->nproc));
-        put(o, "calls", jint(k->calls));
-        put(o, "timed", jint(k->timed));
-        put(o, "total_ns", jint(k->total_ns));
-        put(o, "avg_ns", k->timed ? jint(mean_u64(k->measured_ns, k->timed)) : json_null());
-        put(o, "share", json_real(ktotal ? (double)k->total_ns / (double)ktotal : 0.0));
-        put(o, "process_min_ns", jint(k->pmin_ns));
-        put(o, "process_max_ns", jint(k->pmax_ns));
-        put(o, "process_mean_ns", jint(mean_u64(k->total_ns, k->nproc)));
-        put(o, "imbalance", imb >= 0 ? json_real(imb) : json_null());
-        put(o, "max_process", json_string(m->procs[k->pmax_proc].label));
+        put(o, K(captured, name), json_string(ks[i]->name));
+        put(o, K(captured, mangled), json_string(ks[i]->key));
+        put(o, "processes", jint(ks[i]->nproc));
+        put(o, K(captured, launches), jint(ks[i]->calls));
     }
     free(ks);
 
@@ -811,6 +1197,36 @@ static bool write_json(FILE *f, const struct merge *m)
         put(o, "peak_process", al->has_peak ? json_string(m->procs[al->peak_proc].label) : json_null());
     }
 
+    put(r, "devices", a = json_array());
+    for (size_t i = 0; i < m->ndevices; i++) {
+        const struct device *d = &m->devices[i];
+        json_array_append_new(a, o = json_object());
+        put(o, K(devices, uuid), d->has_uuid ? json_string(d->key) : json_null());
+        put(o, K(devices, device), json_integer(d->index));
+        put(o, "process", d->has_uuid ? json_null() : json_string(m->procs[d->first_proc].label));
+        put(o, "processes", jint(d->nproc));
+        put(o, K(devices, kernels), jint(d->kernels));
+        put(o, K(devices, kernel), jint(d->kernel_ns));
+        put(o, K(devices, busy), jint(d->busy_ns));
+    }
+
+    put(r, "api", a = json_array());
+    for (size_t i = 0; i < m->napis; i++) {
+        struct api *ap = &m->apis[i];
+        uint64_t wm;
+        bool has_wm = weighted_median(ap, &wm);
+        json_array_append_new(a, o = json_object());
+        put(o, K(api, name), json_string(ap->name));
+        put(o, "processes", jint(ap->nproc));
+        put(o, K(api, calls), jint(ap->calls));
+        put(o, K(api, errors), jint(ap->errors));
+        put(o, K(api, total), jint(ap->total_ns));
+        put(o, "avg_ns", ap->calls ? jint(mean_u64(ap->total_ns, ap->calls)) : json_null());
+        put(o, K(api, min), ap->has_minmax ? jint(ap->min_ns) : json_null());
+        put(o, K(api, max), ap->has_minmax ? jint(ap->max_ns) : json_null());
+        put(o, "median_of_medians_ns", has_wm ? jint(wm) : json_null());
+    }
+
     int rc = json_dumpf(r, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
     json_decref(r);
     return rc == 0 && fputc('\n', f) != EOF;
@@ -825,7 +1241,9 @@ static void usage(FILE *f)
             "Usage: kprof-merge [-f text|json] [-o FILE] REPORT.json...\n"
             "Merges the JSON reports of many processes profiled by libkprof (KPROF_FORMAT=json) into one summary:\n"
             "per kernel, calls and GPU time summed over processes, with the per-process minimum, maximum, mean\n"
-            "and imbalance (max/mean); copies, memsets, allocations and context init.\n"
+            "and imbalance (max/mean); graphs and captured kernels likewise; copies, memsets, allocations, context\n"
+            "init; devices matched by GPU UUID; API host times (medians only as the calls-weighted median of the\n"
+            "processes' medians). Reports of different programs are merged with a one-line warning.\n"
             "\n"
             "  -f, --format FORMAT   output format: text (default) or json\n"
             "  -o, --output FILE     write the summary to FILE, not stdout\n"
@@ -889,6 +1307,18 @@ int main(int argc, char **argv)
         warn("no report merged");
         merge_free(&m);
         return 1;
+    }
+    if (m.nprograms > 1) {
+        /* One line, whatever the number of programs: a warning, not a refusal (a driver script and its
+         * workers may be profiled on purpose). */
+        fprintf(stderr, "kprof-merge: the reports come from %zu different programs (", m.nprograms);
+        for (size_t i = 0; i < m.nprograms; i++) {
+            fputs(i ? ", " : "", stderr);
+            kprof_text_put(stderr, m.programs[i].name, 0);
+            fputs(" in ", stderr);
+            kprof_text_put(stderr, m.programs[i].first_file, 0);
+        }
+        fputs("); merged anyway\n", stderr);
     }
 
     FILE *f = stdout;

@@ -32,6 +32,9 @@ struct kernel_rule {
 
 static struct {
     int devices;            /* FAKEGPU_DEVICES */
+    unsigned long uuid_base; /* FAKEGPU_UUID_BASE (default 0): device d's UUID is
+                                GPU-fa4e0000-0000-0000-0000-<base + d as 12 hex digits>, so that two fake
+                                processes can be on one GPU (same base) or on two (different bases) */
     long ctx_init_ms;       /* FAKEGPU_CTX_INIT_MS */
     uint64_t kernel_ns;     /* FAKEGPU_KERNEL_NS default= */
     struct kernel_rule *rules;
@@ -182,6 +185,7 @@ static void parse_handoff_ns(void)
 static void load_config(void)
 {
     cfg.devices = (int)env_num("FAKEGPU_DEVICES", 1, 64);
+    cfg.uuid_base = (unsigned long)env_num("FAKEGPU_UUID_BASE", 0, 0xffffffffUL);
     cfg.ctx_init_ms = (long)env_num("FAKEGPU_CTX_INIT_MS", 20, 600000);
     cfg.copy_ps_per_byte = env_num("FAKEGPU_COPY_PS_PER_BYTE", 1000, 1000000000ULL);
     cfg.pending_queries = (unsigned)env_num("FAKEGPU_EVENT_PENDING_QUERIES", 0, 1000000000ULL);
@@ -896,6 +900,30 @@ CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
         RETURN(CUDA_ERROR_INVALID_VALUE);
     snprintf(name, (size_t)len, "Fake GPU");
     RETURN(CUDA_SUCCESS);
+}
+
+/* The device's UUID (FAKEGPU_UUID_BASE); cuDeviceGetUuid (CUDA 9.2) and its _v2 (11.4) answer the same. */
+CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev);
+CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
+{
+    CUresult rc;
+
+    lock();
+    if ((rc = check_device(dev)))
+        RETURN(rc);
+    if (!uuid)
+        RETURN(CUDA_ERROR_INVALID_VALUE);
+    unsigned long long n = (unsigned long long)cfg.uuid_base + (unsigned long long)dev;
+    memset(uuid->bytes, 0, sizeof uuid->bytes);
+    uuid->bytes[0] = (char)0xfa;
+    uuid->bytes[1] = 0x4e;
+    for (int i = 0; i < 6; i++)
+        uuid->bytes[15 - i] = (char)(n >> (8 * i));
+    RETURN(CUDA_SUCCESS);
+}
+CUresult cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)
+{
+    return cuDeviceGetUuid_v2(uuid, dev);
 }
 
 /* Values of an H100-class part, so that programs which size launches from them behave. */
@@ -3632,6 +3660,8 @@ static const struct proc procs[] = {
     P("cuDriverGetVersion", 2020, cuDriverGetVersion),
     P("cuDeviceGet", 2000, cuDeviceGet),
     P("cuDeviceGetCount", 2000, cuDeviceGetCount),
+    P("cuDeviceGetUuid", 9020, cuDeviceGetUuid),
+    P("cuDeviceGetUuid", 11040, cuDeviceGetUuid_v2),
     P("cuDeviceGetName", 2000, cuDeviceGetName),
     P("cuDeviceGetAttribute", 2000, cuDeviceGetAttribute),
     P("cuDeviceTotalMem", 2000, cuDeviceTotalMem),
