@@ -39,7 +39,9 @@ esac
 # (perl: sh ends with _exit() and coreutils close stderr at exit, and then no line can be written, as no
 # report could.)
 command -v perl >/dev/null 2>&1 || skip "perl not found"
-kp perl -e 'system("/bin/true"); system("sh", "-c", "/bin/true; /bin/true"); print "hello\n"' >"$WORK/out" 2>"$WORK/err"
+# (detect_leaks=0: in the AddressSanitizer build, LeakSanitizer reports perl's own leaks at its exit.)
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+    kp perl -e 'system("/bin/true"); system("sh", "-c", "/bin/true; /bin/true"); print "hello\n"' >"$WORK/out" 2>"$WORK/err"
 expect_eq "$(cat "$WORK/out")" hello "program output"
 cat "$WORK/err"
 expect_eq "$(wc -l <"$WORK/err" | tr -d ' ')" 1 "no CUDA call: one line"
