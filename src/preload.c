@@ -49,22 +49,18 @@ void kprof_preload_note_kernel(const void *handle)
 /* The driver function behind a host function pointer (cudaLaunchKernel's `func`, as CUDA 12's nvcc and
  * PyTorch launch) in the current context, from the runtime that will launch it (cudaGetFuncBySymbol,
  * CUDA 11.0+), asked without disturbing the app's last-error state: only when no error is pending, and
- * clearing the one a failed lookup leaves (as name_from_runtime in stats.c).  The runtime's own driver
+ * clearing the one a failed lookup leaves (kprof_rt_quiet_begin/end).  The runtime's own driver
  * calls are not the app's (kprof_tls_depth).  NULL when there is none. */
 static CUfunction function_from_runtime(const void *func)
 {
-    if (!KPROF_REAL_RT(cudaGetFuncBySymbol) || !KPROF_REAL_RT(cudaPeekAtLastError) ||
-        !KPROF_REAL_RT(cudaGetLastError))
+    if (!KPROF_REAL_RT(cudaGetFuncBySymbol) || !kprof_rt_quiet_begin())
         return NULL;
     CUfunction f = NULL;
     kprof_tls_depth++;
-    if (kprof_rt.cudaPeekAtLastError() == cudaSuccess &&
-        kprof_rt.cudaGetFuncBySymbol((cudaFunction_t *)&f, func) != cudaSuccess) {
-        kprof_rt.cudaGetLastError();
-        f = NULL;
-    }
+    cudaError_t r = kprof_rt.cudaGetFuncBySymbol((cudaFunction_t *)&f, func);
+    kprof_rt_quiet_end(r);
     kprof_tls_depth--;
-    return f;
+    return r == cudaSuccess ? f : NULL;
 }
 
 /* Loads the function behind handle in the current context if it is not loaded yet.  A CUkernel is first

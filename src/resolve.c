@@ -130,3 +130,15 @@ void *kprof_rt_resolve(void **slot, const char *name)
     return fn;
 }
 
+
+int kprof_rt_quiet_begin(void)
+{
+    return KPROF_REAL_RT(cudaPeekAtLastError) && KPROF_REAL_RT(cudaGetLastError) &&
+           kprof_rt.cudaPeekAtLastError() == cudaSuccess;
+}
+
+void kprof_rt_quiet_end(cudaError_t r)
+{
+    if (r != cudaSuccess)
+        kprof_rt.cudaGetLastError();
+}

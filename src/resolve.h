@@ -27,6 +27,13 @@ void *kprof_rt_resolve(void **slot, const char *name);
          ? kprof_rt.name                                                                           \
          : (__typeof__(kprof_rt.name))kprof_rt_resolve((void **)&kprof_rt.name, #name))
 
+/* libkprof's own questions to the runtime (KPROF_RTUSE), asked without disturbing the app's last-error
+ * state: kprof_rt_quiet_begin says whether the runtime can be asked now (its cudaPeekAtLastError and
+ * cudaGetLastError found, and no error of the app's pending); kprof_rt_quiet_end(r) clears the error a
+ * failed question left (r, the question's result).  Thread-safe (the last error is per thread). */
+int kprof_rt_quiet_begin(void);
+void kprof_rt_quiet_end(cudaError_t r);
+
 /* The first statement of a runtime wrapper: declares real_, the real function `name`, or returns
  * cudaErrorSharedObjectSymbolNotFound (as a missing symbol would fail) when it cannot be found.  The
  * driver's wrappers use KPROF_REAL_DRV_OR_FAIL (driver.h): another lookup, another error code. */

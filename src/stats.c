@@ -126,16 +126,12 @@ void kprof_names_bind(const void *kernel_handle, const void *host_stub)
  * error is pending, and clearing the one the query itself may leave.  Returns a malloc'd copy or NULL. */
 static char *name_from_runtime(const void *key)
 {
-    if (!KPROF_REAL_RT(cudaFuncGetName) || !KPROF_REAL_RT(cudaPeekAtLastError) || !KPROF_REAL_RT(cudaGetLastError))
-        return NULL;
-    if (kprof_rt.cudaPeekAtLastError() != cudaSuccess)
+    if (!KPROF_REAL_RT(cudaFuncGetName) || !kprof_rt_quiet_begin())
         return NULL;
     const char *n = NULL;
-    if (kprof_rt.cudaFuncGetName(&n, key) != cudaSuccess || !n) {
-        kprof_rt.cudaGetLastError();
-        return NULL;
-    }
-    return strdup(n);
+    cudaError_t r = kprof_rt.cudaFuncGetName(&n, key);
+    kprof_rt_quiet_end(r);
+    return r == cudaSuccess && n ? strdup(n) : NULL;
 }
 
 /* Finds or creates the kernel entry for a mangled name; call with names.lock held for writing.  Takes
