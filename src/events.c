@@ -429,6 +429,26 @@ static double backlog_collect(const struct queue *q, const struct pool *p, struc
     return most;
 }
 
+/* Other streams asked at most per held launch (their last stops), and queues looked at for them. */
+#define BESIDE_ASKED 4
+#define BESIDE_SCANNED 64
+
+/* Fills out[] with the last stop events of other streams of context ctx that have pairs not read yet
+ * (at most BESIDE_ASKED, looking at BESIDE_SCANNED queues at most), for the caller to ask, without
+ * ev.lock, whether they are still running: then a hold on q's stream could stall them.  Measured on an
+ * H200 (tests/gpu/probe_concurrency.cu): 8 threads launching 20 us kernels on a stream each read +100 to
+ * +380 us a kernel on average held (other streams' kernels queued behind a hold on their hardware queue),
+ * +24 us not held.  Returns the number of events.  ev.lock held. */
+static int beside_collect(const struct queue *q, CUcontext ctx, CUevent *out)
+{
+    int n = 0, looked = 0;
+    for (const struct queue *o = ev.queues; o && n < BESIDE_ASKED && looked < BESIDE_SCANNED;
+         o = o->hh.next, looked++)
+        if (o != q && o->key.ctx == ctx && o->count > 0)
+            out[n++] = o->ring[(o->head + o->count - 1) % o->cap].stop;
+    return n;
+}
+
 static CUevent lend_last_stop(struct queue *q, struct pool *p, int legacy, struct kprof_timing *t, struct backlog *bl)
 {
     if (q->skip > 0) {
@@ -554,6 +574,7 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
     t->broke = 0;
     t->no_context = 0;
     t->held = 0;
+    t->beside = 0;
     t->ordered = 0;
     t->unordered = 0;
     int capturing = __atomic_load_n(&kprof_captures_active, __ATOMIC_RELAXED) > 0;
@@ -626,6 +647,7 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
         q = queue_for(t, p);
     }
     t->tested = 0;
+    t->beside = 0;
     t->pred = q ? q->last_pred : KPROF_PRED_UNKNOWN;
     if (q && may_share)
         lent = lend_last_stop(q, p, legacy, t, &bl);
@@ -657,6 +679,10 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
             ask_busy = most < 0.0 || most >= backlog_needed_ns();
         }
     }
+    /* A hold stalls every stream that shares its hardware queue, and libkprof cannot see which do: held
+     * only when no other stream of the context has timed work in flight (its last stop asked below). */
+    CUevent beside[BESIDE_ASKED];
+    int nbeside = hold > 0 && q ? beside_collect(q, t->ctx, beside) : 0;
     if (!q || (!b && !cb) || (!lent && !a && !ca)) {
         /* Out of memory, or the pool is exhausted: this call stays untimed (no start was taken). */
         if (b)
@@ -719,6 +745,11 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
     if (ask_busy && !t->shared && kprof_event_query_uncaptured(busy.last_stop) == CUDA_ERROR_NOT_READY &&
         backlog_outlasts_launch(&busy))
         hold = -hold; /* the stream stays busy: the pair starts behind its last work, no hold needed */
+    for (int i = 0; i < nbeside && hold > 0 && !t->shared; i++)
+        if (kprof_event_query_uncaptured(beside[i]) == CUDA_ERROR_NOT_READY) {
+            hold = 0;
+            t->beside = 1;
+        }
     if (hold > 0 && !t->shared) { /* a word and number of its own (struct pool's holds) */
         uint64_t n = __atomic_fetch_add(&p->holds, 1, __ATOMIC_RELAXED);
         t->hold_slot = 1 + (unsigned)(n % (KPROF_HOLD_SLOTS - 1));
@@ -953,6 +984,7 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
     ev.n.one_event += t->shared;
     ev.n.held += t->held == 1;
     ev.n.held_kernel += t->held == 2;
+    ev.n.beside_busy += t->beside;
     if (!ev.harvester_started && !ev.harvester_stop)
         start_harvester();
     else if (ev.harvester_sleeping)

@@ -227,9 +227,10 @@ void kprof_report_text(FILE *f, const struct kprof_snapshot *s)
     api(f, s);
     fprintf(f, "== libkprof: events ==\n");
     fprintf(f, "Events created %ld, pairs incomplete at exit %ld, failed %ld, calls untimed for lack of events %ld, "
-               "launches timed with one event (busy stream) %ld, held until queued %ld (behind other work %ld)\n",
+               "launches timed with one event (busy stream) %ld, held until queued %ld (behind other work %ld), "
+               "not held beside another busy stream %ld\n",
             s->events.created, s->events.incomplete, s->events.failed, s->events.pool_exhausted, s->events.one_event,
-            s->events.held + s->events.held_kernel, s->events.held_kernel);
+            s->events.held + s->events.held_kernel, s->events.held_kernel, s->events.beside_busy);
     for (size_t i = 0; i < s->ncalibs; i++) {
         const struct kprof_calibration *c = &s->calibs[i];
         if (c->state != KPROF_CALIB_DONE) {

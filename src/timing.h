@@ -35,6 +35,7 @@ struct kprof_timing {
     unsigned char held;   /* the stream is held until the call is queued (struct kprof_hold): 0 no, 1 after a
                              kernel or a wait (HELD), 2 behind a copy, memset or host function (HELD_KERNEL),
                              3 held but kprof_hold gave up (read as idle) */
+    unsigned char beside; /* not held: another stream of the context had timed work in flight */
     unsigned char ordered; /* 1: the pool's order lock is held until the stop is queued (events.c) */
     unsigned char unordered; /* 1: counted among the launches in flight that hold no order lock (events.c) */
     unsigned hold_slot;   /* then: the hold's word and number */
@@ -141,8 +142,9 @@ long kprof_events_drain(long timeout_ms);
 
 /* Counters for the report: pairs dropped because their events failed, calls untimed for lack of events,
  * events created, launches timed with one event (their start shared with the previous call's stop),
- * launches held (struct kprof_hold) after a kernel or wait and behind other work (HELD, HELD_KERNEL). */
-struct kprof_event_counters { long incomplete, failed, pool_exhausted, created, one_event, held, held_kernel; };
+ * launches held (struct kprof_hold) after a kernel or wait and behind other work (HELD, HELD_KERNEL), and
+ * launches not held because another stream of their context had timed work in flight (beside_busy). */
+struct kprof_event_counters { long incomplete, failed, pool_exhausted, created, one_event, held, held_kernel, beside_busy; };
 void kprof_events_counters(struct kprof_event_counters *out);
 /* Copies the calibration of each context timed so far (at most max, oldest first) to out; returns how
  * many.  Thread-safe. */

@@ -22,12 +22,12 @@ awk '
     section ~ /allocations/ { gsub(/Host time \([a-z]+\)/, "Host time (*)"); if ($0 !~ /^Kind/) $0 = substr($0, 1, 55) "<masked>" substr($0, 71); print; next }
     section ~ /devices/ && /^ +[0-9]+ / { $6 = "<s>"; $7 = "<%>"; print; next }
     section ~ /api/ { if ($0 ~ /^ +Calls/) print "Calls Errors API"; else print $1, $2, $NF; next }
-    section ~ /events/ { sub(/created [0-9]+/, "created <n>"); sub(/one event \(busy stream\) [0-9]+/, "one event (busy stream) <n>"); sub(/held until queued [0-9]+ \(behind other work [0-9]+\)/, "held until queued <n> (behind other work <n>)")
+    section ~ /events/ { sub(/created [0-9]+/, "created <n>"); sub(/one event \(busy stream\) [0-9]+/, "one event (busy stream) <n>"); sub(/held until queued [0-9]+ \(behind other work [0-9]+\)/, "held until queued <n> (behind other work <n>)"); sub(/beside another busy stream [0-9]+/, "beside another busy stream <n>")
                          sub(/ \([0-9.]+ ms\): taken off/, " (<ms>): taken off") }
     { print }' "$WORK/report.txt" >"$WORK/report.txt.norm"
 # JSON: drop what varies.
 jq -S 'del(.pid, .host, .command, .wall_ns, .version) | .context_init[].host_ns = 0
-       | .allocations[].host_ns = 0 | .api |= map({name, calls, errors}) | .events.created = 0 | .events.one_event = 0 | .events.held = 0 | .events.held_kernel = 0
+       | .allocations[].host_ns = 0 | .api |= map({name, calls, errors}) | .events.created = 0 | .events.one_event = 0 | .events.held = 0 | .events.held_kernel = 0 | .events.beside_busy = 0
        | .calibration[].cost_ns = 0' \
     "$WORK/report.json" >"$WORK/report.json.norm"
 # Trace: times relative to the first event, in time order (pairs are read in no set order across

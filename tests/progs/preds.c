@@ -13,7 +13,8 @@
  * blocking stream, each launching while the other is inside a slow launch: FAKEGPU_LAUNCH_SLEEP_US=slow=us;
  * bslow_k then leg_k, lslow_k then blk_k, and bslow_k behind blong_k, so that it may start at blong_k's
  * stop, then leg_k; the blocking stream may have the handle of a non-blocking one destroyed before),
- * "apimix" (16 launches of fast_k and 5 of slow_k, for the api table's median: FAKEGPU_LAUNCH_SLEEP_US). */
+ * "apimix" (16 launches of fast_k and 5 of slow_k, for the api table's median: FAKEGPU_LAUNCH_SLEEP_US),
+ * "beside" (beside_k on an idle stream while long_k may still run on another, then once it is done). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -252,6 +253,24 @@ static int marks(CUstream s)
     return 0;
 }
 
+/* long_k on `other`, then beside_k 5 times on s (each waited for) while long_k may still run, then
+ * beside_k 3 times more once `other` has been waited for. */
+static int beside(CUstream s, CUstream other)
+{
+    CUfunction l = fn("long_k"), b = fn("beside_k");
+    launch(l, other);
+    for (int i = 0; i < 5; i++) {
+        launch(b, s);
+        CK(cuStreamSynchronize(s));
+    }
+    CK(cuStreamSynchronize(other));
+    for (int i = 0; i < 3; i++) {
+        launch(b, s);
+        CK(cuStreamSynchronize(s));
+    }
+    return 0;
+}
+
 static int reload(CUstream s)
 {
     CUfunction a = fn("reloaded_a");
@@ -291,6 +310,7 @@ int main(int argc, char **argv)
              : !strcmp(mode, "marks") ? marks(s)
              : !strcmp(mode, "mixed") ? mixed()
              : !strcmp(mode, "apimix") ? apimix(s)
+             : !strcmp(mode, "beside") ? beside(s, other)
                                      : preds(s, other);
     printf("preds %s: ok\n", mode);
     return rc;
