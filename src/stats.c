@@ -46,6 +46,7 @@ const char *const kprof_api_names[KPROF_API_COUNT] = {
 #define KPROF_CLASS_GRAPHNODE 0
 #define KPROF_CLASS_CTXEND 1
 #define KPROF_CLASS_STREAMOP 1
+#define KPROF_CLASS_OUTER 1
 const char kprof_api_counted[KPROF_API_COUNT] = {
 #define KPROF_RT(name, proto, cls) KPROF_CLASS_##cls,
 #define KPROF_DH(name, cls) KPROF_CLASS_##cls,
@@ -733,17 +734,18 @@ void kprof_api_record(int api, uint64_t host_ns, int ok)
         ;
 }
 
-void kprof_ctx_init_record(int device, int api, uint64_t host_ns)
+void kprof_ctx_init_record(int device, int api, int driver, uint64_t host_ns)
 {
     pthread_mutex_lock(&stats_lock);
     static int warned;
     if (nctx_inits == sizeof ctx_inits / sizeof ctx_inits[0] && !warned++)
         kprof_warn("more than %zu contexts created: the report lists the first %zu", nctx_inits, nctx_inits);
     if (nctx_inits < sizeof ctx_inits / sizeof ctx_inits[0]) {
-        ctx_inits[nctx_inits].device = device;
-        ctx_inits[nctx_inits].api = api;
-        ctx_inits[nctx_inits].host_ns = host_ns;
-        nctx_inits++;
+        struct kprof_ctx_init *c = &ctx_inits[nctx_inits++];
+        c->device = device;
+        c->api = api;
+        c->driver = driver;
+        c->host_ns = host_ns;
     }
     pthread_mutex_unlock(&stats_lock);
 }
