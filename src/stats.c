@@ -746,6 +746,10 @@ void kprof_ctx_init_record(int device, int api, int driver, uint64_t host_ns)
         c->api = api;
         c->driver = driver;
         c->host_ns = host_ns;
+        if (driver >= 0 && driver != api)
+            snprintf(c->label, sizeof c->label, "%s (%s)", kprof_api_names[api], kprof_api_names[driver]);
+        else
+            snprintf(c->label, sizeof c->label, "%s", kprof_api_names[api]);
     }
     pthread_mutex_unlock(&stats_lock);
 }
