@@ -20,6 +20,7 @@
 #include "fork.h"
 #include "timing.h"
 #include "kernels.h"
+#include "kernel_name.h"
 #include "stats.h"
 #include "snapshot.h"
 
@@ -162,6 +163,8 @@ static struct kprof_kernel *kernel_by_name(char *mangled_owned, char *demangled_
     } else {
         k->name = demangled_owned;
     }
+    if (k->name && kprof_config.names == KPROF_NAMES_BASE)
+        k->base = kprof_kernel_base_name(k->name); /* NULL when out of memory: the full name is shown */
     if (!k->name) {
         free(k->mangled);
         free(k);
@@ -191,7 +194,9 @@ struct kprof_kernel *kprof_kernel_shaped(struct kprof_kernel *k, const unsigned 
     if (!c && (c = calloc(1, sizeof *c)) != NULL) {
         c->mangled = strdup(k->mangled);
         c->name = strdup(k->name);
+        c->base = k->base ? strdup(k->base) : NULL;
         if (!c->mangled || !c->name) {
+            free(c->base);
             free(c->mangled);
             free(c->name);
             free(c);
