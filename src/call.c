@@ -23,8 +23,9 @@ static struct {
     int n, full;
 } contexts = { .lock = PTHREAD_MUTEX_INITIALIZER };
 static __thread CUcontext tls_ctx __attribute__((tls_model("initial-exec")));
-/* The outermost counted call in progress on this thread, and the context-creation time measured inside
- * calls on this thread by the driver hooks. */
+/* The outermost counted call in progress on this thread (-1: none; a call other than an outer runtime
+ * call's inner driver calls raises the guard, so at most two are in progress), and the context-creation
+ * time measured inside calls on this thread by the driver hooks. */
 static __thread int tls_api __attribute__((tls_model("initial-exec"))) = -1;
 static __thread uint64_t tls_ctx_init_ns __attribute__((tls_model("initial-exec")));
 /* After a context is created, the next few counted calls register the exit handler again: a static
@@ -103,7 +104,7 @@ void kprof_context_created(CUcontext ctx, CUdevice device, int api, uint64_t hos
         return;
     tls_ctx_init_ns += host_ns;
     host_ns += __atomic_exchange_n(&driver_init_ns, 0, __ATOMIC_RELAXED);
-    kprof_ctx_init_record((int)device, tls_api >= 0 ? tls_api : api, host_ns);
+    kprof_ctx_init_record((int)device, tls_api >= 0 ? tls_api : api, api, host_ns);
 }
 
 static int paused;
@@ -126,10 +127,13 @@ void kprof_set_paused(int p)
         kprof_info("profiling %s", p ? "paused (cudaProfilerStop)" : "running (cudaProfilerStart)");
 }
 
-int kprof_call_begin(struct kprof_call *c, int api)
+/* kprof_call_begin (guard 1) and kprof_call_begin_outer (guard 0); inlined into each with its constant. */
+static inline __attribute__((always_inline)) int call_begin(struct kprof_call *c, int api, int guard)
 {
     if (KPROF_UNLIKELY(kprof_is_finished() || kprof_config.disabled || kprof_tls_depth > 0))
         return 0;
+    if (!guard && tls_api >= 0)
+        return 0; /* cudart calling an exported runtime function of its own: the outer call counts */
     if (KPROF_UNLIKELY(__atomic_load_n(&paused, __ATOMIC_RELAXED))) {
         if (!__atomic_load_n(&paused_calls, __ATOMIC_RELAXED))
             __atomic_store_n(&paused_calls, 1, __ATOMIC_RELAXED);
@@ -140,12 +144,16 @@ int kprof_call_begin(struct kprof_call *c, int api)
     }
     if (KPROF_UNLIKELY(!kprof_driver_ready()))
         return 0;
-    kprof_tls_depth++;
+    if (guard)
+        kprof_tls_depth++;
     if (KPROF_UNLIKELY(__atomic_load_n(&reregister_left, __ATOMIC_RELAXED) > 0) &&
         __atomic_sub_fetch(&reregister_left, 1, __ATOMIC_RELAXED) >= 0 && exit_handler)
         atexit(exit_handler);
     c->api = api;
-    tls_api = api;
+    c->guarded = guard;
+    c->outer = tls_api;
+    if (tls_api < 0)
+        tls_api = api;
     c->ctx_init_ns = tls_ctx_init_ns;
     c->ctx_before = NULL;
     if (KPROF_UNLIKELY(!kprof_driver_is_initialized()) ||
@@ -153,6 +161,16 @@ int kprof_call_begin(struct kprof_call *c, int api)
         c->ctx_before = NULL; /* the driver is not initialised yet: no context */
     c->t0_ns = kprof_now_ns();
     return 1;
+}
+
+int kprof_call_begin(struct kprof_call *c, int api)
+{
+    return call_begin(c, api, 1);
+}
+
+int kprof_call_begin_outer(struct kprof_call *c, int api)
+{
+    return call_begin(c, api, 0);
 }
 
 uint64_t kprof_call_end(struct kprof_call *c, int ok)
@@ -169,16 +187,19 @@ uint64_t kprof_call_end(struct kprof_call *c, int ok)
                 CUdevice dev = -1;
                 if (kprof_drv.cuCtxGetDevice(&dev) != CUDA_SUCCESS)
                     dev = -1;
-                kprof_ctx_init_record((int)dev, c->api, dt);
-                dt = 0; /* the call's own statistics leave context creation out */
+                /* No creation hook saw it: the driver function is unknown. */
+                kprof_ctx_init_record((int)dev, c->outer >= 0 ? c->outer : c->api, -1, dt);
+                tls_ctx_init_ns += dt; /* an outer call leaves it out too */
+                dt = 0;                /* the call's own statistics leave context creation out */
             }
             tls_ctx = after;
         }
     }
-    if (kprof_api_counted[c->api])
+    if (kprof_api_counted[c->api] && c->outer < 0)
         kprof_api_record(c->api, dt, ok);
-    tls_api = -1;
-    kprof_tls_depth--;
+    tls_api = c->outer;
+    if (c->guarded)
+        kprof_tls_depth--;
     return dt;
 }
 

@@ -51,6 +51,8 @@ void kprof_call_on_untimed(void (*fn)(void));
 /* The state a wrapper keeps across the real call. */
 struct kprof_call {
     int api;              /* index into the API table (enum kprof_api) */
+    int outer;            /* the runtime call (kprof_call_begin_outer) this one runs inside, -1: none */
+    int guarded;          /* 1: the call raised the guard (kprof_call_begin) */
     CUcontext ctx_before; /* the thread's current context before the call (NULL: none) */
     uint64_t t0_ns;       /* host clock at entry */
     uint64_t ctx_init_ns; /* this thread's context-creation time so far, to leave out of this call's */
@@ -58,18 +60,28 @@ struct kprof_call {
 
 /* Starts a counted call: returns 0 if the call must pass straight through (libkprof disabled, finished,
  * or re-entered on this thread), else fills *c and raises the guard.  Must be paired with
- * kprof_call_end() when it returns 1. */
+ * kprof_call_end() when it returns 1.  Inside a call begun with kprof_call_begin_outer, the call does its
+ * work as usual but leaves the API table to that one. */
 int kprof_call_begin(struct kprof_call *c, int api);
 
-/* Ends a counted call: drops the guard, adds the host time to the API table, and, when the call created a
- * CUDA context, moves its host time to the `context init` row instead.  Returns the host time in ns.
- * `ok` is 1 when the real call succeeded. */
+/* Starts a runtime call that cudart carries out through driver functions libkprof wraps (class OUTER of
+ * api.def: cudaMemsetAsync through cuMemsetD8Async...): as kprof_call_begin, but the guard stays down,
+ * so that those driver wrappers still time and book the work; the call is counted once, here, under the
+ * runtime's name, and a context created inside it is attributed to it.  Returns 0 (pass through) also
+ * inside another counted call.  Must be paired with kprof_call_end() when it returns 1.  Per-thread
+ * state only. */
+int kprof_call_begin_outer(struct kprof_call *c, int api);
+
+/* Ends a counted call: drops the guard (if raised), adds the host time to the API table (unless the call
+ * ran inside an outer runtime call), and, when the call created a CUDA context, moves its host time to the
+ * `context init` row instead.  Returns the host time in ns.  `ok` is 1 when the real call succeeded. */
 uint64_t kprof_call_end(struct kprof_call *c, int ok);
 
 /* Called by the context-creation hooks (cuDevicePrimaryCtxRetain, cuCtxCreate) with the host time of
  * the call that returned ctx: if libkprof had not seen ctx, that time goes to the `context init` row of
- * `device`, attributed to the runtime call in progress on this thread (if any) or to `api`, and is left
- * out of the enclosing call's own host time.  Thread-safe. */
+ * `device`, attributed to the program's call in progress on this thread (the outermost counted call, if
+ * any, else `api`) and to `api`, the driver function that created it, and is left out of the enclosing
+ * call's own host time.  Thread-safe. */
 void kprof_context_created(CUcontext ctx, CUdevice device, int api, uint64_t host_ns);
 
 /* 1 once the driver is initialised (a cuInit succeeded, or a context was seen created): before that the

@@ -122,6 +122,7 @@ static int (*const row_timed[KPROF_TABLE_COUNT])(const void *ctx, size_t row) = 
 #define TIMED KPROF_COL_TIMED
 #define LABEL KPROF_COL_LABEL
 #define KERNEL KPROF_COL_KERNEL
+#define NAME KPROF_COL_NAME
 #define KPROF_COLUMN(table, id, kind, flags, value, prec, json, csv, text) \
     { KPROF_TABLE_##table, #id, KPROF_KIND_##kind, flags, get_##table##_##id, prec, json, csv, text },
 const struct kprof_column kprof_columns[KPROF_COLUMN_COUNT] = {
@@ -249,7 +250,10 @@ void kprof_text_row(FILE *f, int table, const void *ctx, size_t row, const struc
         }
         switch (v.type) {
         case KPROF_V_STR:
-            kprof_text_put(f, v.v.s, w);
+            if ((col->flags & KPROF_COL_NAME) && kprof_config.name_width > 0)
+                kprof_text_put_capped(f, v.v.s, w, kprof_config.name_width > INT_MAX ? INT_MAX : (int)kprof_config.name_width);
+            else
+                kprof_text_put(f, v.v.s, w);
             continue;
         case KPROF_V_FRAC:
             if (col->text_unit == KPROF_TU_PCT)

@@ -25,6 +25,7 @@ enum kprof_text_unit { KPROF_TU_NONE, KPROF_TU_AUTO, KPROF_TU_GROUP, KPROF_TU_MS
 #define KPROF_COL_TIMED  1u
 #define KPROF_COL_LABEL  4u
 #define KPROF_COL_KERNEL 8u
+#define KPROF_COL_NAME   16u
 
 /* One cell.  The string (STR) and the array (DIM3) are borrowed from the row. */
 struct kprof_value {

@@ -218,7 +218,7 @@ void kprof_config_load(void)
     static const char *const bools_on[] = { "1", "0", NULL }; /* default 1 */
     static const char *const starts[] = { "running", "paused", NULL };
     static const char *const groups[] = { "name", "shape", NULL };
-    static const char *const names[] = { "demangled", "mangled", NULL };
+    static const char *const names[] = { "demangled", "mangled", "base", NULL };
     struct kprof_config *c = &kprof_config;
 
     /* KPROF_LOG first, so the rest can be logged at the chosen level. */
@@ -236,7 +236,15 @@ void kprof_config_load(void)
     c->max_events = env_long(VAR_KPROF_MAX_EVENTS, 2, 1L << 24, "a number of events from 2 to 16777216",
                              c->max_events);
     c->group = (enum kprof_group)env_choice(VAR_KPROF_GROUP, groups, "name or shape", 0);
-    c->names = (enum kprof_names)env_choice(VAR_KPROF_NAMES, names, "demangled or mangled", 0);
+    c->names = (enum kprof_names)env_choice(VAR_KPROF_NAMES, names, "demangled, mangled or base", 0);
+    c->name_width = env_long(VAR_KPROF_NAME_WIDTH, 0, 1L << 30, "0 (whole names) or 10 to 1073741824", 0);
+    if (c->name_width > 0 && c->name_width < 10) { /* too short for a name and its "..." */
+        char v[24];
+        snprintf(v, sizeof v, "%ld", c->name_width);
+        bad_value(vars[VAR_KPROF_NAME_WIDTH].name, v, "0 (whole names) or 10 to 1073741824", "0");
+        c->name_width = 0;
+        snprintf(effective_number[VAR_KPROF_NAME_WIDTH], sizeof effective_number[0], "0");
+    }
     c->top = env_long(VAR_KPROF_TOP, 0, 1L << 30, "a number of kernels (0 for all)", 0);
     c->sample = env_long(VAR_KPROF_SAMPLE, 1, 1L << 30, "a period from 1 (every launch) to 1073741824", 1);
     c->one_event = !env_choice(VAR_KPROF_ONE_EVENT, bools_on, "1 or 0", 0);

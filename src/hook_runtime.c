@@ -210,6 +210,44 @@ KPROF_EXPORT cudaError_t cudaEventSynchronize(cudaEvent_t event)
     KPROF_WRAP_HOST(KPROF_API_cudaEventSynchronize, cudaError_t, cudaSuccess, real_(event));
 }
 
+/* ---- carried out through wrapped driver functions, or creating the context ------------------ */
+
+/* cudart carries these out through driver functions that libkprof wraps too (cuMemsetD8Async,
+ * cuMemAllocAsync, cuEventRecord, cuGraphLaunch, cuStreamDestroy_v2...), which time and book the work;
+ * the wrappers here only put the call in the API table under the name the program called, once (without
+ * them, the driver's names would appear for calls the program never made).  The queries at the end may
+ * create the context (PyTorch's first CUDA call is often cudaStreamIsCapturing): its `context init` row
+ * then names them.  KPROF_WRAP_OUTER; RT_OUTER defines one wrapper, OUTER is the KPROF_WRAP_TWINS body. */
+#define RT_OUTER(name, params, args)                                                               \
+    KPROF_EXPORT cudaError_t name params                                                           \
+    {                                                                                              \
+        KPROF_REAL_RT_OR_FAIL(name);                                                               \
+        KPROF_WRAP_OUTER(KPROF_API_##name, real_ args);                                            \
+    }
+#define OUTER(api, per_thread, call) KPROF_WRAP_OUTER(api, call)
+
+RT_TWINS(OUTER, cudaMemset, _ptds, (void *p, int value, size_t count), (p, value, count))
+RT_TWINS(OUTER, cudaMemsetAsync, _ptsz, (void *p, int value, size_t count, cudaStream_t s), (p, value, count, s))
+RT_TWINS(OUTER, cudaMallocAsync, _ptsz, (void **p, size_t size, cudaStream_t s), (p, size, s))
+RT_TWINS(OUTER, cudaFreeAsync, _ptsz, (void *p, cudaStream_t s), (p, s))
+RT_OUTER(cudaMallocManaged, (void **p, size_t size, unsigned int flags), (p, size, flags))
+RT_TWINS(OUTER, cudaEventRecord, _ptsz, (cudaEvent_t e, cudaStream_t s), (e, s))
+RT_TWINS(OUTER, cudaEventRecordWithFlags, _ptsz, (cudaEvent_t e, cudaStream_t s, unsigned int flags), (e, s, flags))
+RT_TWINS(OUTER, cudaStreamWaitEvent, _ptsz, (cudaStream_t s, cudaEvent_t e, unsigned int flags), (s, e, flags))
+RT_OUTER(cudaStreamDestroy, (cudaStream_t s), (s))
+RT_OUTER(cudaGraphInstantiate, (cudaGraphExec_t *exec, cudaGraph_t graph, unsigned long long flags),
+         (exec, graph, flags))
+RT_OUTER(cudaGraphInstantiateWithFlags, (cudaGraphExec_t *exec, cudaGraph_t graph, unsigned long long flags),
+         (exec, graph, flags))
+RT_TWINS(OUTER, cudaGraphLaunch, _ptsz, (cudaGraphExec_t exec, cudaStream_t s), (exec, s))
+
+RT_TWINS(OUTER, cudaStreamIsCapturing, _ptsz, (cudaStream_t s, enum cudaStreamCaptureStatus *status), (s, status))
+RT_OUTER(cudaStreamCreateWithPriority, (cudaStream_t *s, unsigned int flags, int priority), (s, flags, priority))
+RT_OUTER(cudaEventCreate, (cudaEvent_t *e), (e))
+RT_OUTER(cudaEventCreateWithFlags, (cudaEvent_t *e, unsigned int flags), (e, flags))
+RT_OUTER(cudaMemGetInfo, (size_t *free_bytes, size_t *total_bytes), (free_bytes, total_bytes))
+RT_OUTER(cudaDeviceGetStreamPriorityRange, (int *least, int *greatest), (least, greatest))
+
 /* Every KPROF_RT entry of api.def must have its wrapper above: this table refers to each by name, so a
  * missing one fails the link (-Wl,--no-undefined). */
 const void *const kprof_rt_wrappers[KPROF_API_COUNT] = {

@@ -14,6 +14,8 @@
 struct kprof_kernel {
     char *mangled;             /* owned */
     char *name;                /* demangled (or as KPROF_NAMES says), owned */
+    char *base;                /* KPROF_NAMES=base: the text report's name (kprof_kernel_base_name), owned;
+                                * NULL otherwise */
     int selected;              /* 0 when KPROF_INCLUDE/KPROF_EXCLUDE leave it out: passed through */
     uint64_t calls;            /* successful launches (atomic) */
     uint64_t timed;            /* launches with a completed event pair, the first included */

@@ -8,7 +8,7 @@
 
 enum kprof_format { KPROF_FORMAT_TEXT, KPROF_FORMAT_CSV, KPROF_FORMAT_JSON };
 enum kprof_group { KPROF_GROUP_NAME, KPROF_GROUP_SHAPE };
-enum kprof_names { KPROF_NAMES_DEMANGLED, KPROF_NAMES_MANGLED };
+enum kprof_names { KPROF_NAMES_DEMANGLED, KPROF_NAMES_MANGLED, KPROF_NAMES_BASE };
 
 /* The effective configuration: defaults, then KPROF_* environment variables (config.c is the only code
  * that reads the environment).  Filled once by kprof_config_load() before any hook runs; read-only after.
@@ -25,7 +25,10 @@ struct kprof_config {
     long exit_timeout_ms;       /* KPROF_EXIT_TIMEOUT: longest wait for pending events at exit, ms */
     long max_events;            /* KPROF_MAX_EVENTS: events per context (two per timed call) */
     enum kprof_group group;     /* KPROF_GROUP: one row per kernel name, or per name and launch shape */
-    enum kprof_names names;     /* KPROF_NAMES: show demangled (default) or mangled names */
+    enum kprof_names names;     /* KPROF_NAMES: show demangled (default) or mangled names, or (text report)
+                                   the base name, the full one staying in JSON, CSV and the trace */
+    long name_width;            /* KPROF_NAME_WIDTH: text report, longest kernel name shown (longer ones cut,
+                                   ending "..."); 0 = whole names */
     long top;                   /* KPROF_TOP: kernels shown in the text table; 0 = all */
     long sample;                /* KPROF_SAMPLE: time 1 launch in N per kernel (the first always); 1 = all */
     int one_event;              /* KPROF_ONE_EVENT: a launch on a busy stream starts at the previous stop */

@@ -60,7 +60,7 @@ static void kernel_table(FILE *f, const char *section, const char *empty, struct
     struct kprof_unit units[KPROF_COLUMN_COUNT];
     kprof_text_units(KPROF_TABLE_kernels, &t, n, NULL, units);
     int shapes = kprof_config.group == KPROF_GROUP_SHAPE && !rows[0]->is_graph;
-    const char *labels[KPROF_COLUMN_COUNT] = { [KPROF_COL_kernels_name] = rows[0]->is_graph ? "Graph"
+    const char *labels[KPROF_COLUMN_COUNT] = { [KPROF_COL_kernels_shown_name] = rows[0]->is_graph ? "Graph"
                                                : shapes ? "Kernel [grid] [block]" : NULL };
     kprof_text_header(f, KPROF_TABLE_kernels, units, labels);
     size_t shown = n;

@@ -13,7 +13,9 @@
 /* One API function's host times: calls, failed calls, total, longest, shortest and median (ns; the median
  * from log-linear buckets, within 6.25% of the middle call's time, clamped to [min_ns, max_ns]). */
 struct kprof_api_stat { uint64_t calls, errors, total_ns, max_ns, min_ns, median_ns; };
-struct kprof_ctx_init { int device; int api; uint64_t host_ns; };
+/* One context created: `api` is the program's call, `driver` the driver function that created it (-1:
+ * unknown), enum kprof_api indexes; label is what the text report shows, "api (driver)" or "api". */
+struct kprof_ctx_init { int device; int api; int driver; uint64_t host_ns; char label[96]; };
 struct kprof_alloc_stat { uint64_t count, bytes, frees, freed_bytes, host_ns, in_use, peak; };
 /* Per device: the sum of its kernels' GPU times and their union (the time the device was busy with at
  * least one kernel); the two differ when streams overlap.  uuid: "GPU-<8>-<4>-<4>-<4>-<12 hex digits>" as

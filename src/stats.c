@@ -20,6 +20,7 @@
 #include "fork.h"
 #include "timing.h"
 #include "kernels.h"
+#include "kernel_name.h"
 #include "stats.h"
 #include "snapshot.h"
 
@@ -46,6 +47,7 @@ const char *const kprof_api_names[KPROF_API_COUNT] = {
 #define KPROF_CLASS_GRAPHNODE 0
 #define KPROF_CLASS_CTXEND 1
 #define KPROF_CLASS_STREAMOP 1
+#define KPROF_CLASS_OUTER 1
 const char kprof_api_counted[KPROF_API_COUNT] = {
 #define KPROF_RT(name, proto, cls) KPROF_CLASS_##cls,
 #define KPROF_DH(name, cls) KPROF_CLASS_##cls,
@@ -161,6 +163,8 @@ static struct kprof_kernel *kernel_by_name(char *mangled_owned, char *demangled_
     } else {
         k->name = demangled_owned;
     }
+    if (k->name && kprof_config.names == KPROF_NAMES_BASE)
+        k->base = kprof_kernel_base_name(k->name); /* NULL when out of memory: the full name is shown */
     if (!k->name) {
         free(k->mangled);
         free(k);
@@ -190,7 +194,9 @@ struct kprof_kernel *kprof_kernel_shaped(struct kprof_kernel *k, const unsigned 
     if (!c && (c = calloc(1, sizeof *c)) != NULL) {
         c->mangled = strdup(k->mangled);
         c->name = strdup(k->name);
+        c->base = k->base ? strdup(k->base) : NULL;
         if (!c->mangled || !c->name) {
+            free(c->base);
             free(c->mangled);
             free(c->name);
             free(c);
@@ -733,17 +739,22 @@ void kprof_api_record(int api, uint64_t host_ns, int ok)
         ;
 }
 
-void kprof_ctx_init_record(int device, int api, uint64_t host_ns)
+void kprof_ctx_init_record(int device, int api, int driver, uint64_t host_ns)
 {
     pthread_mutex_lock(&stats_lock);
     static int warned;
     if (nctx_inits == sizeof ctx_inits / sizeof ctx_inits[0] && !warned++)
         kprof_warn("more than %zu contexts created: the report lists the first %zu", nctx_inits, nctx_inits);
     if (nctx_inits < sizeof ctx_inits / sizeof ctx_inits[0]) {
-        ctx_inits[nctx_inits].device = device;
-        ctx_inits[nctx_inits].api = api;
-        ctx_inits[nctx_inits].host_ns = host_ns;
-        nctx_inits++;
+        struct kprof_ctx_init *c = &ctx_inits[nctx_inits++];
+        c->device = device;
+        c->api = api;
+        c->driver = driver;
+        c->host_ns = host_ns;
+        if (driver >= 0 && driver != api)
+            snprintf(c->label, sizeof c->label, "%s (%s)", kprof_api_names[api], kprof_api_names[driver]);
+        else
+            snprintf(c->label, sizeof c->label, "%s", kprof_api_names[api]);
     }
     pthread_mutex_unlock(&stats_lock);
 }

@@ -59,8 +59,11 @@ void kprof_stream_named(unsigned index, int device, const char *name);
 /* Host-side API table. */
 void kprof_api_record(int api, uint64_t host_ns, int ok);
 
-/* Context creation, attributed to the API call that caused it. */
-void kprof_ctx_init_record(int device, int api, uint64_t host_ns);
+/* Context creation on `device`, host_ns long: `api` is the program's call that caused it (the outermost
+ * counted call on the thread, or the driver function when none was in progress), `driver` the driver
+ * function that created it (-1: unknown, the context seen only after `api` returned); both enum kprof_api
+ * indexes.  The first 64 are kept.  Thread-safe. */
+void kprof_ctx_init_record(int device, int api, int driver, uint64_t host_ns);
 
 /* The direction and host memory of a copy aggregate (an element of the copies table). */
 void kprof_copy_describe(const struct kprof_copy *c, enum kprof_dir *dir, enum kprof_host_mem *host);

@@ -50,4 +50,35 @@ static inline void kprof_text_put(FILE *f, const char *s, int width)
         fputc(' ', f);
 }
 
+/* As kprof_text_put, but s is cut to at most `cap` characters (cap >= 4; a UTF-8 sequence counts as one,
+ * an escape as its length), its last three then "...": a long C++ name (KPROF_NAME_WIDTH).  Never cuts an
+ * escape or a UTF-8 sequence in two. */
+static inline void kprof_text_put_capped(FILE *f, const char *s, int width, int cap)
+{
+    char buf[5];
+    int total = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p && total <= cap; p++)
+        if ((*p & 0xc0) != 0x80)
+            total += (int)kprof_text_char(*p, buf);
+    if (total <= cap) {
+        kprof_text_put(f, s, width);
+        return;
+    }
+    int n = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if ((*p & 0xc0) == 0x80) { /* the rest of a character already begun */
+            fputc(*p, f);
+            continue;
+        }
+        size_t l = kprof_text_char(*p, buf);
+        if (n + (int)l > cap - 3)
+            break;
+        fwrite(buf, 1, l, f);
+        n += (int)l;
+    }
+    fputs("...", f);
+    for (n += 3; n < width; n++)
+        fputc(' ', f);
+}
+
 #endif

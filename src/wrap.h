@@ -27,6 +27,18 @@
         return r_;                                                                                 \
     } while (0)
 
+/* A runtime call of class OUTER (api.def): counted once, under its own name, while the driver wrappers
+ * that cudart calls inside it still do their work (kprof_call_begin_outer).  Host time only. */
+#define KPROF_WRAP_OUTER(api, call)                                                                \
+    do {                                                                                           \
+        struct kprof_call c_;                                                                      \
+        if (!kprof_call_begin_outer(&c_, (api)))                                                   \
+            return (call);                                                                         \
+        cudaError_t r_ = (call);                                                                   \
+        kprof_call_end(&c_, r_ == cudaSuccess);                                                    \
+        return r_;                                                                                 \
+    } while (0)
+
 /* A call whose success is recorded afterwards: `record` runs when it succeeded and `cond` holds, with
  * ns_ its host time (context creation left out). */
 #define KPROF_WRAP_RECORD(api, type, success, cond, record, call)                                  \

@@ -1,6 +1,6 @@
 #!/bin/sh
 # kprof's options for the common settings (--sample, --include, --exclude, --top, --group, --names,
-# --paused, --signals, --log) set their KPROF_* variables, over the environment's, and libkprof reads them
+# --name-width, --paused, --signals, --log) set their KPROF_* variables, over the environment's, and libkprof reads them
 # (its KPROF_LOG=debug print of the configuration, and the report); a bad value is a one-line kprof:
 # usage error (exit status 2), and the program is not started.
 . "${top_srcdir:-..}/tests/lib.sh"
@@ -28,6 +28,8 @@ bad --include '('
 bad --exclude '(a)\1'
 bad --group size
 bad --names short
+bad --name-width 5
+bad --name-width=-1
 bad --log trace
 bad --paused=1
 bad --signals=yes
@@ -41,11 +43,11 @@ esac
 # Every option at once, over the environment's values: libkprof's effective configuration.
 env KPROF_SAMPLE=8 KPROF_TOP=9 KPROF_LOG=warn LD_LIBRARY_PATH="$FAKE_LIB" LD_PRELOAD="$SAN_PRELOAD" \
     "$K" --log debug --sample 4 --include '^reduce_b' --exclude=final --top=3 --group shape --names mangled \
-    --paused --signals true 2>"$WORK/err" || fail "kprof ... true failed"
+    --name-width 40 --paused --signals true 2>"$WORK/err" || fail "kprof ... true failed"
 sed -n 's/^libkprof: configuration: //p' "$WORK/err" | tr ' ' '\n' >"$WORK/effective"
 [ -s "$WORK/effective" ] || { cat "$WORK/err" >&2; fail "--log debug printed no configuration"; }
 for want in KPROF_LOG=debug KPROF_SAMPLE=4 'KPROF_INCLUDE=^reduce_b' KPROF_EXCLUDE=final KPROF_TOP=3 \
-    KPROF_GROUP=shape KPROF_NAMES=mangled KPROF_START=paused KPROF_SIGNALS=1; do
+    KPROF_GROUP=shape KPROF_NAMES=mangled KPROF_NAME_WIDTH=40 KPROF_START=paused KPROF_SIGNALS=1; do
     grep -qxF -- "$want" "$WORK/effective" || { cat "$WORK/effective" >&2; fail "$want not in effect"; }
     pass "$want in effect"
 done
@@ -60,6 +62,9 @@ expect_eq "$(jq -c '[.sample_period, .kernels[0].calls, .kernels[0].timed]' "$WO
 kp -f json -o "$WORK/b.json" --exclude 'blocks' --names mangled --group shape $R >/dev/null
 expect_eq "$(jq -r '[.kernels[].name] | join(" ")' "$WORK/b.json")" "_Z12reduce_finalPKdPdi" "--exclude and --names mangled"
 expect_eq "$(jq -c '.kernels[0].grid' "$WORK/b.json")" '[1,1,1]' "--group shape: the row has its shape"
+kp --names base --name-width 12 $R 2>"$WORK/base" >/dev/null
+expect_grep '[0-9]  reduce_bl\.\.\.$' "$WORK/base" "--names base --name-width 12: the base name, cut"
+expect_grep '[0-9]  reduce_final$' "$WORK/base" "--names base --name-width 12: a short base name whole"
 kp --top 1 $R 2>"$WORK/top" >/dev/null
 expect_grep 'not shown: KPROF_TOP=1\)$' "$WORK/top" "--top 1"
 kp -f json -o "$WORK/p.json" --paused $R >/dev/null 2>&1 || true

@@ -1377,6 +1377,18 @@ cudaError_t cudaGetDevice(int *device)
     return cudaSuccess;
 }
 
+/* The real runtime asks the driver (cuCtxGetStreamPriorityRange), which needs a context: the first call
+ * creates it here as there.  The range is an H200's (the fake's streams take any priority). */
+cudaError_t cudaDeviceGetStreamPriorityRange(int *leastPriority, int *greatestPriority)
+{
+    ENTER_CTX();
+    if (leastPriority)
+        *leastPriority = 0;
+    if (greatestPriority)
+        *greatestPriority = -5;
+    return cudaSuccess;
+}
+
 cudaError_t cudaGetDeviceCount(int *count)
 {
     ENTER();

@@ -1,0 +1,181 @@
+/* kernel_name.c: a kernel's base name (KPROF_NAMES=base): its demangled name without the return type,
+ * template arguments and parameters. */
+#include <stdlib.h>
+#include <string.h>
+#include "kernel_name.h"
+
+/* The length of the bracketed group that opens at s[0] ('<', '(', '[' or '{'), its closing bracket
+ * included; 0 when it is not closed.  Brackets nest; inside parentheses and square brackets '<' and '>'
+ * are operators (a template argument's expression, "(1)>(2)"), and the '>' of "->" closes nothing.
+ * stack: room for strlen(s) bytes. */
+static size_t group_len(const char *s, char *stack)
+{
+    size_t depth = 0;
+    for (size_t i = 0; s[i]; i++) {
+        char c = s[i], top = depth ? stack[depth - 1] : 0;
+        switch (c) {
+        case '(':
+        case '[':
+        case '{':
+            stack[depth++] = c;
+            break;
+        case '<':
+            if (top != '(' && top != '[')
+                stack[depth++] = c;
+            break;
+        case '>':
+            if (top == '<' && !(i > 0 && s[i - 1] == '-'))
+                depth--;
+            break;
+        case ')':
+        case ']':
+        case '}': {
+            char open = c == ')' ? '(' : c == ']' ? '[' : '{';
+            while (depth && stack[depth - 1] != open) /* a '<' left open inside: a less-than */
+                depth--;
+            if (!depth)
+                return 0;
+            depth--;
+            break;
+        }
+        default:
+            break;
+        }
+        if (depth == 0)
+            return i + 1;
+    }
+    return 0;
+}
+
+static int ident_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$' ||
+           (unsigned char)c >= 0x80;
+}
+
+/* The length of an operator's name after the word "operator" at s (s[0] not an identifier character):
+ * "()", "[]", "\"\"" (a literal operator, its suffix follows), " new[]", " delete", a conversion's
+ * " unsigned long" (up to the parameter list), or a run of operator characters ("<<=", "->*").  0 when it
+ * does not parse. */
+static size_t operator_len(const char *s, char *stack)
+{
+    if ((s[0] == '(' && s[1] == ')') || (s[0] == '[' && s[1] == ']') || (s[0] == '"' && s[1] == '"'))
+        return 2;
+    if (s[0] == ' ') {
+        size_t i = 1;
+        while (s[i] && s[i] != '(') {
+            size_t g = s[i] == '<' || s[i] == '[' ? group_len(s + i, stack) : 1;
+            if (!g)
+                return 0;
+            i += g;
+        }
+        return i;
+    }
+    size_t i = 0;
+    while (s[i] && strchr("+-*/%^&|~!=<>,.", s[i]))
+        i++;
+    return i;
+}
+
+char *kprof_kernel_base_name(const char *name)
+{
+    size_t n = strlen(name);
+    char *out = malloc(n + 1), *stack = malloc(n + 1);
+    if (!out || !stack)
+        goto whole;
+    size_t len = 0;  /* of out */
+    size_t comp = 0; /* where the name's last component starts in out */
+    size_t i = 0;
+    int params = 0;  /* 1 once the function's parameter list is reached */
+    while (i < n && !params) {
+        char c = name[i];
+        if (len - comp == 8 && memcmp(out + comp, "operator", 8) == 0 && !ident_char(c)) {
+            size_t k = operator_len(name + i, stack);
+            if (!k)
+                goto whole;
+            memcpy(out + len, name + i, k);
+            len += k;
+            i += k;
+            if (name[i] == ' ' && name[i + 1] == '<') /* "operator< <int>(...)": template arguments follow */
+                i++;
+            continue;
+        }
+        switch (c) {
+        case ' ': /* what came before was the return type: the name starts after it */
+            len = comp = 0;
+            i++;
+            continue;
+        case ':':
+            if (name[i + 1] == ':') {
+                memcpy(out + len, "::", 2);
+                len += 2;
+                i += 2;
+                comp = len;
+                continue;
+            }
+            break;
+        case '<': /* template arguments, an ABI tag ("[abi:cxx11]"): left out */
+        case '[': {
+            size_t g = group_len(name + i, stack);
+            if (!g)
+                goto whole;
+            i += g;
+            continue;
+        }
+        case '{': { /* an unnamed entity ("{lambda(int)#1}", "{unnamed type#1}"): kept */
+            size_t g = group_len(name + i, stack);
+            if (!g)
+                goto whole;
+            memcpy(out + len, name + i, g);
+            len += g;
+            i += g;
+            continue;
+        }
+        case '(': {
+            static const char anon[] = "(anonymous namespace)";
+            size_t g = strncmp(name + i, anon, sizeof anon - 1) == 0 ? sizeof anon - 1 : group_len(name + i, stack);
+            if (!g)
+                goto whole;
+            if (g == sizeof anon - 1 || (len > comp && out[len - 1] == '\'')) { /* or 'lambda'(int) */
+                memcpy(out + len, name + i, g);
+                len += g;
+                i += g;
+                continue;
+            }
+            /* Parameters, and a member function's qualifiers after them. */
+            size_t j = i + g;
+            for (;;) {
+                if (strncmp(name + j, " const", 6) == 0)
+                    j += 6;
+                else if (strncmp(name + j, " volatile", 9) == 0)
+                    j += 9;
+                else if (strncmp(name + j, " &&", 3) == 0)
+                    j += 3;
+                else if (strncmp(name + j, " &", 2) == 0)
+                    j += 2;
+                else
+                    break;
+            }
+            if (name[j] == ':' && name[j + 1] == ':') { /* an entity local to this function: go on */
+                i = j;
+                continue;
+            }
+            params = 1;
+            continue;
+        }
+        default:
+            break;
+        }
+        out[len++] = c;
+        i++;
+    }
+    if (!params || len == 0)
+        goto whole;
+    out[len] = '\0';
+    free(stack);
+    return out;
+whole:
+    free(out);
+    free(stack);
+    return strdup(name);
+}
