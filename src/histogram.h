@@ -66,6 +66,11 @@ struct kprof_hist {
 
 #define KPROF_HIST_INIT {0}
 
+/* A set of durations summed up as nsys's summaries (cuda_gpu_kern_sum, cuda_gpu_mem_time_sum, cuda_api_sum)
+ * sum up each row: how many, their total, mean, extremes and sample standard deviation (0 for fewer than
+ * two), in ns; all 0 for an empty set.  The median, which costs a walk of the histogram, is asked apart. */
+struct kprof_spread { uint64_t n, total_ns, min_ns, max_ns; double avg_ns, stddev_ns; };
+
 /* Records one duration of `ns` nanoseconds (any value; >= 2^43 goes to the overflow bucket).  O(1); may
  * allocate or grow the count array (the first add, and a new largest value in a higher group); if that
  * allocation fails the sample is dropped and `h` is unchanged.  Not thread-safe. */
