@@ -781,10 +781,22 @@ static uint64_t api_median(int api, uint64_t min_ns, uint64_t max_ns, double *mi
     return lo;
 }
 
-/* Each API's spread, lock-free: the first call's time as a shift K (stored + 1; 0 until then), and the sums
- * of the calls' t - K and (t - K)^2, from which the variance is (S2 - S1^2 / n) / (n - 1); shifted, large
- * times that vary little keep their digits (the plain sums of t and t^2 would cancel). */
-static struct { uint64_t shift; int64_t sum; double sum2; } api_spread[KPROF_API_COUNT];
+/* Each API's spread, lock-free and with one atomic add per call: the first call's time as a shift K
+ * (stored + 1; 0 until then) and the sum of the calls' (t - K)^2, from which, with the sum of t - K known
+ * from the total and the count (total - n K), the variance is (S2 - S1^2 / n) / (n - 1); shifted, long
+ * calls that vary little keep their digits (plain sums of t and t^2 would cancel).  The sum of squares is
+ * an integer (exact) while |t - K| < 2^32 ns (4.3 s), wrapping at 2^64: each wrap, and each larger square,
+ * goes to `big` (a compare-and-swap loop, rare). */
+static struct { uint64_t shift, sq; double big; } api_spread[KPROF_API_COUNT];
+
+static void api_spread_big(int api, double v)
+{
+    double old, sum;
+    __atomic_load(&api_spread[api].big, &old, __ATOMIC_RELAXED);
+    do
+        sum = old + v;
+    while (!__atomic_compare_exchange(&api_spread[api].big, &old, &sum, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+}
 
 static void api_spread_add(int api, uint64_t ns)
 {
@@ -792,22 +804,25 @@ static void api_spread_add(int api, uint64_t ns)
     if (k == 0 && __atomic_compare_exchange_n(&api_spread[api].shift, &k, ns + 1, 0, __ATOMIC_RELAXED,
                                               __ATOMIC_RELAXED))
         k = ns + 1; /* else k holds the shift another call stored */
-    int64_t d = (int64_t)(ns - (k - 1));
-    ATOMIC_ADD(&api_spread[api].sum, d);
-    double old, sq = (double)d * (double)d, sum2;
-    __atomic_load(&api_spread[api].sum2, &old, __ATOMIC_RELAXED);
-    do
-        sum2 = old + sq;
-    while (!__atomic_compare_exchange(&api_spread[api].sum2, &old, &sum2, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+    uint64_t d = ns >= k - 1 ? ns - (k - 1) : (k - 1) - ns;
+    if (d >= (uint64_t)1 << 32) {
+        api_spread_big(api, (double)d * (double)d);
+        return;
+    }
+    uint64_t sq = d * d, before = ATOMIC_ADD(&api_spread[api].sq, sq);
+    if (before + sq < before)
+        api_spread_big(api, 18446744073709551616.0); /* the 2^64 the sum wrapped past */
 }
 
-/* The sample standard deviation of the n calls counted in api_spread (0 for fewer than two). */
-static double api_stddev(int api, uint64_t n)
+/* The sample standard deviation of an API's n calls of `total` ns (0 for fewer than two). */
+static double api_stddev(int api, uint64_t n, uint64_t total)
 {
-    if (n < 2)
+    uint64_t k = __atomic_load_n(&api_spread[api].shift, __ATOMIC_RELAXED);
+    if (n < 2 || k == 0)
         return 0.0;
-    double s1 = (double)__atomic_load_n(&api_spread[api].sum, __ATOMIC_RELAXED), s2;
-    __atomic_load(&api_spread[api].sum2, &s2, __ATOMIC_RELAXED);
+    double big, s1 = (double)total - (double)n * (double)(k - 1);
+    __atomic_load(&api_spread[api].big, &big, __ATOMIC_RELAXED);
+    double s2 = big + (double)__atomic_load_n(&api_spread[api].sq, __ATOMIC_RELAXED);
     double var = (s2 - s1 * s1 / (double)n) / (double)(n - 1);
     return var > 0.0 ? sqrt(var) : 0.0; /* read while calls go on, the sums can be a call apart */
 }
@@ -949,7 +964,7 @@ int kprof_stats_snapshot(struct kprof_snapshot *s)
         uint64_t low = __atomic_load_n(&api_stats[i].min_ns, __ATOMIC_RELAXED);
         s->api[i].min_ns = low ? low - 1 : 0;
         s->api[i].median_ns = api_median(i, s->api[i].min_ns, s->api[i].max_ns, &s->api[i].mid_ns);
-        s->api[i].stddev_ns = api_stddev(i, s->api[i].calls);
+        s->api[i].stddev_ns = api_stddev(i, s->api[i].calls, s->api[i].total_ns);
     }
     return s->nkernels > 0;
 }

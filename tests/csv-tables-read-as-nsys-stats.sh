@@ -86,7 +86,7 @@ shares(list(copies.values()) + memsets, 10000 + 8000 + 4000, "copies and memsets
 
 # cuda_api_sum: host times, not known in advance; __cudaLaunchKernel's 7 calls are 2 of over 20 ms
 # (beta_k's) and 5 quick ones: the median (the 4th) is a quick one, the deviation about 0.49 x the
-# difference; every row's figures hold together.
+# difference; every row's figures hold together, and a row of two calls has a known median and deviation.
 count, label = "Num Calls", "Name"
 api = {r["Name"]: r for r in table("api", API)}
 shares(api.values(), sum(int(r["Total Time (ns)"]) for r in api.values()), "api")
@@ -98,6 +98,10 @@ for name, r in api.items():
     bound = (hi - lo) / 2 * (n / (n - 1)) ** 0.5 + 0.05 if n > 1 else 0.0 # Popoviciu's, and the rounding
     check(sd == 0.0 if n == 1 or lo == hi else 0.0 < sd <= bound,
           "%s: StdDev (ns) %.1f (0 for one call, else above 0 and at most %.1f)" % (name, sd, bound))
+    if n == 2: # the two calls are Min and Max, exact: their deviation is known
+        check(close(sd, (hi - lo) / 2 ** 0.5), "%s: StdDev (ns) of two calls %.1f, (Max - Min) / sqrt(2)" % (name, sd))
+        check(close(med, (lo + hi) / 2), "%s: Med (ns) of two calls %.1f, their mean" % (name, med))
+check(any(r["Num Calls"] == "2" for r in api.values()), "api: a row of two calls (the memsets') to check exactly")
 launch = api.get("__cudaLaunchKernel", {})
 if launch:
     hi, med, sd = int(launch["Max (ns)"]), float(launch["Med (ns)"]), float(launch["StdDev (ns)"])
