@@ -20,6 +20,56 @@ static struct steady steady(const struct kprof_kernel *k)
     return s;
 }
 
+/* nsys's per-instance figures of a kernel and of a copy or memset aggregate (the first launch included). */
+static struct kprof_spread nsys_k(const struct kprof_kernel *k)
+{
+    struct kprof_spread s;
+    kprof_kernel_instances(k, &s);
+    return s;
+}
+static struct kprof_spread nsys_c(const struct kprof_copy *c)
+{
+    struct kprof_spread s;
+    kprof_copy_instances(c, &s);
+    return s;
+}
+
+/* 100 x part / all: nsys's Time (%); 0 when all is. */
+static double pct(uint64_t part, uint64_t all)
+{
+    return all ? 100.0 * (double)part / (double)all : 0.0;
+}
+
+/* The GPU time of every timed copy and memset: what nsys's cuda_gpu_mem_time_sum shares out. */
+static uint64_t mem_ops_ns(const struct kprof_snapshot *s)
+{
+    uint64_t all = s->memsets.total_ns;
+    for (int d = 0; d < KPROF_DIR_COUNT; d++)
+        for (int h = 0; h < KPROF_HOST_COUNT; h++)
+            all += s->copies[d][h].total_ns;
+    return all;
+}
+
+/* The host time of the api table's rows (the APIs counted and called): what cuda_api_sum shares out. */
+static uint64_t api_ns(const struct kprof_snapshot *s)
+{
+    uint64_t all = 0;
+    for (size_t i = 0; i < KPROF_API_COUNT; i++)
+        if (kprof_api_counted[i])
+            all += s->api[i].total_ns;
+    return all;
+}
+
+void kprof_kernel_rows_init(struct kprof_kernel_rows *t, struct kprof_kernel *const *rows, size_t n, uint64_t all_ns)
+{
+    t->rows = rows;
+    t->n = n;
+    t->all_ns = all_ns;
+    t->measured_ns = 0;
+    for (size_t i = 0; i < n; i++)
+        t->measured_ns += rows[i]->total_ns;
+}
+
 /* What a column's value expression (columns.def) sees: the table's rows `t`, and its row. */
 #define KPROF_ROW_kernels \
     const struct kprof_kernel_rows *t = ctx; \
@@ -27,15 +77,20 @@ static struct steady steady(const struct kprof_kernel *k)
     (void)t;
 
 
-/* A row of the copies table: its labels and figures. */
-struct copy_cell { const char *direction, *host; const struct kprof_copy *c; };
+/* A row of the copies table: its labels (operation: as nsys's cuda_gpu_mem_time_sum names it) and
+ * figures. */
+struct copy_cell { const char *direction, *host, *operation; const struct kprof_copy *c; };
+static const char *const operations[KPROF_DIR_COUNT] = {
+    [KPROF_HTOH] = "[CUDA memcpy Host-to-Host]", [KPROF_HTOD] = "[CUDA memcpy Host-to-Device]",
+    [KPROF_DTOH] = "[CUDA memcpy Device-to-Host]", [KPROF_DTOD] = "[CUDA memcpy Device-to-Device]",
+};
 static struct copy_cell copy_cell(const struct kprof_copy_rows *t, size_t row)
 {
     if (t->memsets)
-        return (struct copy_cell){ "memset", "", &t->s->memsets };
+        return (struct copy_cell){ "memset", "", "[CUDA memset]", &t->s->memsets };
     int d = t->dir[row], h = t->host[row];
     return (struct copy_cell){ kprof_dir_names[d], h == KPROF_HOST_NONE ? NULL : kprof_host_mem_names[h],
-                               &t->s->copies[d][h] };
+                               operations[d], &t->s->copies[d][h] };
 }
 
 void kprof_copy_rows(struct kprof_copy_rows *t, const struct kprof_snapshot *s, int memsets)

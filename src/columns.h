@@ -79,8 +79,12 @@ extern const struct kprof_column kprof_columns[KPROF_COLUMN_COUNT];
 
 /* The rows each table's values are read from (the `ctx` of the renderers below); row i of a table is the
  * i-th of these. */
-/* kernels: rows[i], its share of all_ns (the kernels' or the graphs' total). */
-struct kprof_kernel_rows { struct kprof_kernel *const *rows; size_t n; uint64_t all_ns; };
+/* kernels: rows[i], its share of all_ns (the kernels' or the graphs' total); measured_ns, the rows'
+ * measured totals (total_ns) summed, is what nsys's Time (%) column is a share of.  Filled by
+ * kprof_kernel_rows_init(). */
+struct kprof_kernel_rows { struct kprof_kernel *const *rows; size_t n; uint64_t all_ns, measured_ns; };
+/* Fills *t with the n kernels-style rows (borrowed) and all_ns, and sums their measured_ns. */
+void kprof_kernel_rows_init(struct kprof_kernel_rows *t, struct kprof_kernel *const *rows, size_t n, uint64_t all_ns);
 /* copies: the snapshot's copies with a call, by direction then host memory, or its memsets alone (one row
  * named "memset"; the LABEL columns left out of its CSV and JSON).  Filled by kprof_copy_rows(). */
 struct kprof_copy_rows {

@@ -79,6 +79,37 @@ uint64_t kprof_hist_count(const struct kprof_hist *h) { return h->total; }
 uint64_t kprof_hist_min(const struct kprof_hist *h) { return h->total ? h->min : 0; }
 uint64_t kprof_hist_max(const struct kprof_hist *h) { return h->total ? h->max : 0; }
 
+/* The sample of rank `rank` (1 .. the count) among h's samples and, when `also` is not NULL, the one more
+ * sample *also: its bucket's representative clamped to the exact [min, max] of them all, min itself for
+ * rank 1 and max for the last; max when it lies in the overflow bucket. */
+static uint64_t at_rank(const struct kprof_hist *h, uint64_t rank, const uint64_t *also)
+{
+    uint64_t n = h->total + (also != NULL);
+    uint64_t mn = h->min, mx = h->max;
+    if (also && (h->total == 0 || *also < mn))
+        mn = *also;
+    if (also && (h->total == 0 || *also > mx))
+        mx = *also;
+    if (rank <= 1)
+        return mn;
+    if (rank >= n)
+        return mx;
+
+    uint32_t extra = also && *also < KPROF_HIST_LIMIT ? bucket_of(*also) : UINT32_MAX;
+    uint32_t nb = h->ngroups * SUB;
+    if (extra != UINT32_MAX && extra >= nb)
+        nb = extra + 1;
+    uint64_t seen = 0;
+    for (uint32_t i = 0; i < nb; i++) {
+        seen += (i < h->ngroups * SUB ? h->counts[i] : 0) + (i == extra);
+        if (seen >= rank) {
+            uint64_t v = bucket_rep(i);
+            return v < mn ? mn : v > mx ? mx : v;
+        }
+    }
+    return mx; /* the overflow bucket */
+}
+
 uint64_t kprof_hist_percentile(const struct kprof_hist *h, double q)
 {
     uint64_t n = h->total;
@@ -103,21 +134,18 @@ uint64_t kprof_hist_percentile(const struct kprof_hist *h, double q)
         if ((double)rank < x)
             rank++;
     }
-    if (rank == 1)
-        return h->min;
-    if (rank == n)
-        return h->max;
+    return at_rank(h, rank, NULL);
+}
 
-    uint64_t seen = 0;
-    uint32_t nb = h->ngroups * SUB;
-    for (uint32_t i = 0; i < nb; i++) {
-        seen += h->counts[i];
-        if (seen >= rank) {
-            uint64_t v = bucket_rep(i);
-            return v < h->min ? h->min : v > h->max ? h->max : v;
-        }
-    }
-    return h->max; /* the overflow bucket */
+double kprof_hist_median(const struct kprof_hist *h, const uint64_t *also)
+{
+    uint64_t n = h->total + (also != NULL);
+    if (n == 0)
+        return 0.0;
+    uint64_t lo = at_rank(h, (n + 1) / 2, also);
+    if (n % 2)
+        return (double)lo;
+    return ((double)lo + (double)at_rank(h, n / 2 + 1, also)) / 2.0;
 }
 
 void kprof_hist_merge(struct kprof_hist *into, const struct kprof_hist *from)

@@ -66,6 +66,11 @@ struct kprof_hist {
 
 #define KPROF_HIST_INIT {0}
 
+/* A set of durations summed up as nsys's summaries (cuda_gpu_kern_sum, cuda_gpu_mem_time_sum, cuda_api_sum)
+ * sum up each row: how many, their total, mean, extremes and sample standard deviation (0 for fewer than
+ * two), in ns; all 0 for an empty set.  The median, which costs a walk of the histogram, is asked apart. */
+struct kprof_spread { uint64_t n, total_ns, min_ns, max_ns; double avg_ns, stddev_ns; };
+
 /* Records one duration of `ns` nanoseconds (any value; >= 2^43 goes to the overflow bucket).  O(1); may
  * allocate or grow the count array (the first add, and a new largest value in a higher group); if that
  * allocation fails the sample is dropped and `h` is unchanged.  Not thread-safe. */
@@ -85,6 +90,14 @@ uint64_t kprof_hist_max(const struct kprof_hist *h);
  * v < 128 ns, for q = 0 (min) and for rank N (max); the maximum recorded if v is in the overflow bucket.
  * Returns 0 for an empty histogram.  O(number of buckets), allocates nothing.  Not thread-safe. */
 uint64_t kprof_hist_percentile(const struct kprof_hist *h, double q);
+
+/* The median in ns as nsys's summaries compute it: the middle sample, or the mean of the two middle ones
+ * for an even count, of h's samples and, when `also` is not NULL, of the one more sample *also (a value kept
+ * out of the histogram, such as a kernel's first launch).  Each middle sample is read as
+ * kprof_hist_percentile reads one (its bucket's representative clamped to the exact min and max, now
+ * those of the samples and *also): within KPROF_HIST_REL_ERROR of it, exact below 128 ns.  Returns 0 when
+ * there is no sample.  O(number of buckets), allocates nothing.  Not thread-safe. */
+double kprof_hist_median(const struct kprof_hist *h, const uint64_t *also);
 
 /* Adds every sample of `from` to `into` (counts, min, max), as if each had been added to `into`; `from`
  * is not changed and keeps its own array (`into == from` doubles every count).  May grow `into`'s array;

@@ -75,6 +75,13 @@ static inline double kprof_kernel_mean_ns(const struct kprof_kernel *k)
 uint64_t kprof_kernel_percentile(const struct kprof_kernel *k, double q);
 double kprof_kernel_stddev(const struct kprof_kernel *k);
 
+/* A kernel's figures as nsys's cuda_gpu_kern_sum gives them: over every timed launch, the first included
+ * (its measured total_ns, not kprof_kernel_total's estimate); the median from the histogram with the
+ * first launch added (kprof_hist_median: within KPROF_HIST_REL_ERROR), 0 when none was timed.  Read
+ * after the drain (the report's snapshot), as the other figures are. */
+void kprof_kernel_instances(const struct kprof_kernel *k, struct kprof_spread *out);
+double kprof_kernel_instances_median(const struct kprof_kernel *k);
+
 /* Finds or creates the aggregate for a kernel launched through `key` (a cudaKernel_t or a host stub).
  * The name comes from registration, then the driver, then cudaFuncGetName.  Thread-safe; the returned
  * pointer stays valid for the life of the process. */

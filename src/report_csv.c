@@ -80,7 +80,8 @@ static void csv_table(FILE *f, int table, const void *ctx, size_t n, unsigned sk
 /* A kernels-style table with its header row (kernels.csv, graphs.csv); all_ns: the total their share is of. */
 static void kernel_rows(FILE *f, struct kprof_kernel *const *rows, size_t n, uint64_t all_ns)
 {
-    struct kprof_kernel_rows t = { rows, n, all_ns };
+    struct kprof_kernel_rows t;
+    kprof_kernel_rows_init(&t, rows, n, all_ns);
     csv_table(f, KPROF_TABLE_kernels, &t, n, 0);
 }
 

@@ -64,7 +64,8 @@ static int api_called(const void *ctx, size_t i)
  * in_conditional_bodies); `all_ns` is the total their share is of. */
 static void kernel_rows(FILE *f, struct kprof_kernel *const *rows, size_t n, uint64_t all_ns)
 {
-    struct kprof_kernel_rows t = { rows, n, all_ns };
+    struct kprof_kernel_rows t;
+    kprof_kernel_rows_init(&t, rows, n, all_ns);
     for (size_t i = 0; i < n; i++) {
         fprintf(f, "%s\n    ", i ? "," : "");
         kprof_json_object(f, KPROF_TABLE_kernels, &t, i, rows[i]->is_graph ? KPROF_COL_KERNEL : 0);

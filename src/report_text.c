@@ -56,7 +56,8 @@ static void kernel_table(FILE *f, const char *section, const char *empty, struct
     }
     /* Total in its own unit, the per-launch figures (First to StdDev) in one unit for all of them, so a
      * row's Avg and Max compare at a glance; units from all rows, shown or not (KPROF_TOP). */
-    struct kprof_kernel_rows t = { rows, n, all_ns };
+    struct kprof_kernel_rows t;
+    kprof_kernel_rows_init(&t, rows, n, all_ns);
     struct kprof_unit units[KPROF_COLUMN_COUNT];
     kprof_text_units(KPROF_TABLE_kernels, &t, n, NULL, units);
     int shapes = kprof_config.group == KPROF_GROUP_SHAPE && !rows[0]->is_graph;

@@ -58,5 +58,9 @@ void kprof_snapshot_free(struct kprof_snapshot *s)
     free(s->captured);
     free(s->devices);
     free(s->ctx_inits);
+    for (int d = 0; d < KPROF_DIR_COUNT; d++)
+        for (int h = 0; h < KPROF_HOST_COUNT; h++)
+            kprof_hist_free(&s->copies[d][h].hist);
+    kprof_hist_free(&s->memsets.hist);
     memset(s, 0, sizeof *s);
 }

@@ -11,8 +11,10 @@
 
 /* Read-only snapshot for the report writers (taken under the statistics lock, after the drain). */
 /* One API function's host times: calls, failed calls, total, longest, shortest and median (ns; the median
- * from log-linear buckets, within 6.25% of the middle call's time, clamped to [min_ns, max_ns]). */
-struct kprof_api_stat { uint64_t calls, errors, total_ns, max_ns, min_ns, median_ns; };
+ * from log-linear buckets, within 6.25% of the middle call's time, clamped to [min_ns, max_ns]); mid_ns,
+ * the median as nsys's cuda_api_sum computes it (the mean of the two middle calls for an even count, each
+ * read from the same buckets), and stddev_ns, the calls' sample standard deviation (0 for fewer than two). */
+struct kprof_api_stat { uint64_t calls, errors, total_ns, max_ns, min_ns, median_ns; double mid_ns, stddev_ns; };
 /* One context created: `api` is the program's call, `driver` the driver function that created it (-1:
  * unknown), enum kprof_api indexes; label is what the text report shows, "api (driver)" or "api". */
 struct kprof_ctx_init { int device; int api; int driver; uint64_t host_ns; char label[96]; };
@@ -45,7 +47,7 @@ struct kprof_snapshot {
     size_t ncaptured;
     size_t nfiltered;                /* kernels KPROF_INCLUDE/KPROF_EXCLUDE left out */
     uint64_t kernel_total_ns;
-    struct kprof_copy copies[KPROF_DIR_COUNT][KPROF_HOST_COUNT];
+    struct kprof_copy copies[KPROF_DIR_COUNT][KPROF_HOST_COUNT]; /* each with a histogram of its own */
     struct kprof_copy memsets;
     struct kprof_device_stat *devices; size_t ndevices; /* owned by the snapshot */
     const struct kprof_trace_event *trace; size_t ntrace; /* not owned: valid after the drain */

@@ -411,7 +411,59 @@ void kprof_copy_add_time(struct kprof_copy *c, uint64_t ns, uint64_t bytes)
         c->min_ns = ns;
     if (ns > c->max_ns)
         c->max_ns = ns;
+    double d = (double)ns - c->mean_ns;
+    c->mean_ns += d / (double)c->timed;
+    c->m2 += d * ((double)ns - c->mean_ns);
+    kprof_hist_add(&c->hist, ns);
     pthread_mutex_unlock(&stats_lock);
+}
+
+void kprof_copy_instances(const struct kprof_copy *c, struct kprof_spread *o)
+{
+    memset(o, 0, sizeof *o);
+    if (c->timed == 0)
+        return;
+    o->n = c->timed;
+    o->total_ns = c->total_ns;
+    o->min_ns = c->min_ns;
+    o->max_ns = c->max_ns;
+    o->avg_ns = (double)c->total_ns / (double)c->timed;
+    o->stddev_ns = c->timed > 1 ? sqrt(c->m2 / (double)(c->timed - 1)) : 0.0;
+}
+
+double kprof_copy_instances_median(const struct kprof_copy *c)
+{
+    return kprof_hist_median(&c->hist, NULL);
+}
+
+void kprof_kernel_instances(const struct kprof_kernel *k, struct kprof_spread *o)
+{
+    memset(o, 0, sizeof *o);
+    uint64_t rest = k->timed - (uint64_t)k->first_timed; /* the launches after the first, timed */
+    if (k->timed == 0)
+        return;
+    o->n = k->timed;
+    o->total_ns = k->total_ns;
+    o->avg_ns = (double)k->total_ns / (double)k->timed;
+    double mean = rest ? k->mean_ns : 0.0, m2 = rest ? k->m2 : 0.0;
+    o->min_ns = rest ? k->min_ns : k->first_ns;
+    o->max_ns = rest ? k->max_ns : k->first_ns;
+    if (k->first_timed) {
+        if (k->first_ns < o->min_ns)
+            o->min_ns = k->first_ns;
+        if (k->first_ns > o->max_ns)
+            o->max_ns = k->first_ns;
+        /* The first launch added to the others' running mean and sum of squares: one more Welford step. */
+        double d = (double)k->first_ns - mean;
+        mean += d / (double)(rest + 1);
+        m2 += d * ((double)k->first_ns - mean);
+    }
+    o->stddev_ns = k->timed > 1 ? sqrt((m2 > 0.0 ? m2 : 0.0) / (double)(k->timed - 1)) : 0.0;
+}
+
+double kprof_kernel_instances_median(const struct kprof_kernel *k)
+{
+    return kprof_hist_median(&k->hist, k->first_timed ? &k->first_ns : NULL);
 }
 
 uint64_t kprof_kernel_percentile(const struct kprof_kernel *k, double q)
@@ -700,16 +752,15 @@ static uint64_t api_bucket_mid(unsigned i)
     return ((uint64_t)((1u << API_SUB_BITS) + sub) << (g - API_SUB_BITS)) + width / 2;
 }
 
-/* The median of an API's counted times (nearest rank, the bucket's midpoint clamped to [min, max]), ns;
- * buckets read without a lock while calls go on, so the ranks are of the counts read. */
-static uint64_t api_median(int api, uint64_t min_ns, uint64_t max_ns)
+/* The API's call of rank `rank` (1 .. n) among its n counted times, ns: min and max themselves for the
+ * first and the last, else the bucket's midpoint clamped to [min, max]. */
+static uint64_t api_at_rank(int api, uint64_t rank, uint64_t n, uint64_t min_ns, uint64_t max_ns)
 {
-    uint64_t n = 0, seen = 0;
-    for (unsigned i = 0; i < API_BUCKETS; i++)
-        n += __atomic_load_n(&api_buckets[api][i], __ATOMIC_RELAXED);
-    if (n == 0)
-        return 0;
-    uint64_t rank = (n + 1) / 2;
+    if (rank <= 1)
+        return min_ns;
+    if (rank >= n)
+        return max_ns;
+    uint64_t seen = 0;
     for (unsigned i = 0; i < API_BUCKETS; i++) {
         seen += __atomic_load_n(&api_buckets[api][i], __ATOMIC_RELAXED);
         if (seen >= rank) {
@@ -720,6 +771,68 @@ static uint64_t api_median(int api, uint64_t min_ns, uint64_t max_ns)
     return max_ns;
 }
 
+/* The median of an API's counted times, ns: the nearest rank's, and into *mid nsys's (the mean of the two
+ * middle calls for an even count).  Buckets read without a lock while calls go on, so the ranks are of
+ * the counts read. */
+static uint64_t api_median(int api, uint64_t min_ns, uint64_t max_ns, double *mid)
+{
+    uint64_t n = 0;
+    for (unsigned i = 0; i < API_BUCKETS; i++)
+        n += __atomic_load_n(&api_buckets[api][i], __ATOMIC_RELAXED);
+    *mid = 0.0;
+    if (n == 0)
+        return 0;
+    uint64_t lo = api_at_rank(api, (n + 1) / 2, n, min_ns, max_ns);
+    *mid = n % 2 ? (double)lo : ((double)lo + (double)api_at_rank(api, n / 2 + 1, n, min_ns, max_ns)) / 2.0;
+    return lo;
+}
+
+/* Each API's spread, lock-free and with one atomic add per call: the first call's time as a shift K
+ * (stored + 1; 0 until then) and the sum of the calls' (t - K)^2, from which, with the sum of t - K known
+ * from the total and the count (total - n K), the variance is (S2 - S1^2 / n) / (n - 1); shifted, long
+ * calls that vary little keep their digits (plain sums of t and t^2 would cancel).  The sum of squares is
+ * an integer (exact) while |t - K| < 2^32 ns (4.3 s), wrapping at 2^64: each wrap, and each larger square,
+ * goes to `big` (a compare-and-swap loop, rare). */
+static struct { uint64_t shift, sq; double big; } api_spread[KPROF_API_COUNT];
+
+static void api_spread_big(int api, double v)
+{
+    double old, sum;
+    __atomic_load(&api_spread[api].big, &old, __ATOMIC_RELAXED);
+    do
+        sum = old + v;
+    while (!__atomic_compare_exchange(&api_spread[api].big, &old, &sum, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED));
+}
+
+static void api_spread_add(int api, uint64_t ns)
+{
+    uint64_t k = __atomic_load_n(&api_spread[api].shift, __ATOMIC_RELAXED);
+    if (k == 0 && __atomic_compare_exchange_n(&api_spread[api].shift, &k, ns + 1, 0, __ATOMIC_RELAXED,
+                                              __ATOMIC_RELAXED))
+        k = ns + 1; /* else k holds the shift another call stored */
+    uint64_t d = ns >= k - 1 ? ns - (k - 1) : (k - 1) - ns;
+    if (d >= (uint64_t)1 << 32) {
+        api_spread_big(api, (double)d * (double)d);
+        return;
+    }
+    uint64_t sq = d * d, before = ATOMIC_ADD(&api_spread[api].sq, sq);
+    if (before + sq < before)
+        api_spread_big(api, 18446744073709551616.0); /* the 2^64 the sum wrapped past */
+}
+
+/* The sample standard deviation of an API's n calls of `total` ns (0 for fewer than two). */
+static double api_stddev(int api, uint64_t n, uint64_t total)
+{
+    uint64_t k = __atomic_load_n(&api_spread[api].shift, __ATOMIC_RELAXED);
+    if (n < 2 || k == 0)
+        return 0.0;
+    double big, s1 = (double)total - (double)n * (double)(k - 1);
+    __atomic_load(&api_spread[api].big, &big, __ATOMIC_RELAXED);
+    double s2 = big + (double)__atomic_load_n(&api_spread[api].sq, __ATOMIC_RELAXED);
+    double var = (s2 - s1 * s1 / (double)n) / (double)(n - 1);
+    return var > 0.0 ? sqrt(var) : 0.0; /* read while calls go on, the sums can be a call apart */
+}
+
 void kprof_api_record(int api, uint64_t host_ns, int ok)
 {
     struct kprof_api_stat *a = &api_stats[api];
@@ -728,6 +841,7 @@ void kprof_api_record(int api, uint64_t host_ns, int ok)
         ATOMIC_ADD(&a->errors, 1);
     ATOMIC_ADD(&a->total_ns, host_ns);
     ATOMIC_ADD(&api_buckets[api][api_bucket(host_ns)], 1);
+    api_spread_add(api, host_ns);
     uint64_t m = __atomic_load_n(&a->max_ns, __ATOMIC_RELAXED);
     while (host_ns > m &&
            !__atomic_compare_exchange_n(&a->max_ns, &m, host_ns, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
@@ -804,6 +918,14 @@ int kprof_stats_snapshot(struct kprof_snapshot *s)
     }
     memcpy(s->copies, copies, sizeof copies);
     s->memsets = memsets;
+    /* Each histogram copied: the snapshot's own, which a copy timed after it cannot grow or move. */
+    for (int d = 0; d < KPROF_DIR_COUNT; d++)
+        for (int h = 0; h < KPROF_HOST_COUNT; h++) {
+            memset(&s->copies[d][h].hist, 0, sizeof s->copies[d][h].hist);
+            kprof_hist_merge(&s->copies[d][h].hist, &copies[d][h].hist);
+        }
+    memset(&s->memsets.hist, 0, sizeof s->memsets.hist);
+    kprof_hist_merge(&s->memsets.hist, &memsets.hist);
     s->devices = calloc(MAX_DEVICES, sizeof *s->devices);
     for (int i = 0; i < MAX_DEVICES && s->devices; i++) {
         if (!devices[i].used)
@@ -852,7 +974,8 @@ int kprof_stats_snapshot(struct kprof_snapshot *s)
         s->api[i].max_ns = __atomic_load_n(&api_stats[i].max_ns, __ATOMIC_RELAXED);
         uint64_t low = __atomic_load_n(&api_stats[i].min_ns, __ATOMIC_RELAXED);
         s->api[i].min_ns = low ? low - 1 : 0;
-        s->api[i].median_ns = api_median(i, s->api[i].min_ns, s->api[i].max_ns);
+        s->api[i].median_ns = api_median(i, s->api[i].min_ns, s->api[i].max_ns, &s->api[i].mid_ns);
+        s->api[i].stddev_ns = api_stddev(i, s->api[i].calls, s->api[i].total_ns);
     }
     return s->nkernels > 0;
 }
@@ -986,6 +1109,10 @@ static void fork_child(void)
         for (struct kprof_kernel *c = k->shapes; c; c = c->hh.next)
             kernel_reset(c);
     }
+    for (int d = 0; d < KPROF_DIR_COUNT; d++)
+        for (int h = 0; h < KPROF_HOST_COUNT; h++)
+            kprof_hist_free(&copies[d][h].hist);
+    kprof_hist_free(&memsets.hist);
     memset(copies, 0, sizeof copies);
     memset(&memsets, 0, sizeof memsets);
     memset(devices, 0, sizeof devices);
@@ -993,6 +1120,7 @@ static void fork_child(void)
         memset(stream_ends.end, 0, stream_ends.n * sizeof *stream_ends.end);
     memset(api_stats, 0, sizeof api_stats);
     memset(api_buckets, 0, sizeof api_buckets);
+    memset(api_spread, 0, sizeof api_spread);
     nctx_inits = 0;
     free(trace.ev);
     trace.ev = NULL;

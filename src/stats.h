@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "cuda_api.h"
+#include "histogram.h"
 #include "timing.h"
 
 /* The API table's index for each interposed runtime and driver function. */
@@ -24,6 +25,8 @@ extern const char *const kprof_dir_names[KPROF_DIR_COUNT];
 struct kprof_copy {
     uint64_t count, bytes;     /* successful copies (atomic) */
     uint64_t timed, timed_bytes, total_ns, min_ns, max_ns;
+    double mean_ns, m2;        /* Welford running mean and sum of squares of the timed copies' times */
+    struct kprof_hist hist;    /* the timed copies' times, for the median; owned (a snapshot's: its own) */
 };
 
 /* Host memory of a copy's host side: page-locked (pinned) or ordinary (pageable); NONE for DtoD. */
@@ -32,6 +35,12 @@ extern const char *const kprof_host_mem_names[KPROF_HOST_COUNT];
 
 /* Adds one GPU duration (ns) of a copy of `bytes` to a copy aggregate.  Thread-safe (statistics lock). */
 void kprof_copy_add_time(struct kprof_copy *c, uint64_t ns, uint64_t bytes);
+
+/* A copy or memset aggregate's figures as nsys's cuda_gpu_mem_time_sum gives them, over its timed calls;
+ * the median from its histogram (kprof_hist_median: within KPROF_HIST_REL_ERROR), 0 when none was timed.
+ * Read a snapshot's aggregate (kprof_snapshot_take), whose histogram is its own. */
+void kprof_copy_instances(const struct kprof_copy *c, struct kprof_spread *out);
+double kprof_copy_instances_median(const struct kprof_copy *c);
 
 /* The aggregate of copies in one direction; counts one copy of `bytes`. */
 struct kprof_copy *kprof_copy_count(enum kprof_dir dir, enum kprof_host_mem host, size_t bytes);

@@ -15,7 +15,8 @@ expect_eq "$(echo "$row" | jq '.min_ns < 20000000 and .median_ns < 20000000')" t
 expect_eq "$(echo "$row" | jq '.max_ns >= 20000000')" true "max: a slow launch"
 expect_eq "$(echo "$row" | jq '.min_ns <= .median_ns and .median_ns <= .max_ns')" true "min <= median <= max"
 KPROF_FORMAT=csv KPROF_OUTPUT="$WORK/r" run_kprof "$PROGS/preds" apimix >/dev/null 2>&1 || fail "csv run failed"
-expect_eq "$(head -n 1 "$WORK/r.api.csv")" "name,calls,errors,total_ns,max_ns,median_ns,min_ns" "CSV header"
+expect_eq "$(head -n 1 "$WORK/r.api.csv" | cut -d, -f10-)" "name,calls,errors,total_ns,max_ns,median_ns,min_ns" \
+    "CSV header: libkprof's columns after nsys's"
 KPROF_OUTPUT="$WORK/r.txt" run_kprof "$PROGS/preds" apimix >/dev/null 2>&1 || fail "text run failed"
 expect_grep '^ +Calls +Errors +Total \([a-z]+\) +Avg \([a-z]+\) +Med \([a-z]+\) +Min \([a-z]+\) +Max \([a-z]+\)  API \(host time\)$' \
     "$WORK/r.txt" "text header: Med and Min between Avg and Max"

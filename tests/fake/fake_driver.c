@@ -25,9 +25,12 @@
 
 /* ------------------------------------------------------------------ configuration (FAKEGPU_*) */
 
+#define KERNEL_NS_SEQ 16
 struct kernel_rule {
     char *substr; /* matched against the mangled kernel name */
-    uint64_t ns;
+    uint64_t ns;  /* the first of seq */
+    uint64_t seq[KERNEL_NS_SEQ]; /* "substr=ns1/ns2/...": a function's launches take these in turn */
+    int nseq;
 };
 
 static struct {
@@ -108,7 +111,9 @@ static unsigned long long env_num(const char *name, unsigned long long def, unsi
     return v;
 }
 
-/* FAKEGPU_KERNEL_NS="gemm=5000,relu=200,default=1000": first matching substring wins. */
+/* FAKEGPU_KERNEL_NS="gemm=5000,relu=200,default=1000": first matching substring wins.  A duration may be a
+ * list, "relu=9000/1000/3000": each function's direct launches take its values in turn, from the first
+ * (kernel nodes of graphs always take the first). */
 static void parse_kernel_ns(void)
 {
     const char *s = getenv("FAKEGPU_KERNEL_NS");
@@ -129,12 +134,24 @@ static void parse_kernel_ns(void)
             continue;
         }
         *eq = '\0';
-        errno = 0;
-        ns = strtoull(eq + 1, &end, 10);
-        if (errno || *end || eq[1] == '\0' || eq[1] == '-') {
+        uint64_t seq[KERNEL_NS_SEQ];
+        int nseq = 0, bad = 0;
+        for (const char *v = eq + 1;; v = end + 1) {
+            errno = 0;
+            ns = strtoull(v, &end, 10);
+            if (errno || end == v || *v == '-' || (*end && *end != '/') || nseq == KERNEL_NS_SEQ) {
+                bad = 1;
+                break;
+            }
+            seq[nseq++] = ns;
+            if (!*end)
+                break;
+        }
+        if (bad || (nseq > 1 && strcmp(tok, "default") == 0)) {
             fprintf(stderr, "fakegpu: FAKEGPU_KERNEL_NS entry '%s=%s' has a bad duration; ignored\n", tok, eq + 1);
             continue;
         }
+        ns = seq[0];
         if (strcmp(tok, "default") == 0) {
             cfg.kernel_ns = ns;
         } else {
@@ -144,6 +161,8 @@ static void parse_kernel_ns(void)
             cfg.rules = r;
             r[cfg.nrules].substr = strdup(tok);
             r[cfg.nrules].ns = ns;
+            memcpy(r[cfg.nrules].seq, seq, sizeof seq);
+            r[cfg.nrules].nseq = nseq;
             if (r[cfg.nrules].substr)
                 cfg.nrules++;
         }
@@ -210,12 +229,19 @@ static void load_config(void)
         fprintf(stderr, "fakegpu: FAKEGPU_LAUNCH_SLEEP_US=%s is not name=us; ignored\n", sl);
 }
 
-static uint64_t kernel_duration(const char *name)
+/* The FAKEGPU_KERNEL_NS rule of a kernel, or NULL for the default. */
+static const struct kernel_rule *kernel_rule(const char *name)
 {
     for (int i = 0; i < cfg.nrules; i++)
         if (strstr(name, cfg.rules[i].substr))
-            return cfg.rules[i].ns;
-    return cfg.kernel_ns;
+            return &cfg.rules[i];
+    return NULL;
+}
+
+static uint64_t kernel_duration(const char *name)
+{
+    const struct kernel_rule *r = kernel_rule(name);
+    return r ? r->ns : cfg.kernel_ns;
 }
 
 /* ------------------------------------------------------------------ objects */
@@ -327,6 +353,8 @@ struct CUfunc_st {
     struct CUlib_st *lib;
     char *name;
     uint64_t ns;
+    const struct kernel_rule *rule; /* its FAKEGPU_KERNEL_NS rule (a list of durations), or NULL */
+    uint64_t launches;              /* direct launches so far: the next takes rule->seq[launches % nseq] */
     struct CUfunc_st *next;
     /* lazy loading: the contexts (and their generation) it is loaded in */
     struct loaded_in { const struct CUctx_st *ctx; unsigned gen; } *loaded;
@@ -2025,6 +2053,7 @@ static CUresult code_get(struct CUfunc_st **out, struct CUlib_st *h, const char 
     }
     f->lib = l;
     f->ns = kernel_duration(name);
+    f->rule = kernel_rule(name);
     f->next = l->funcs;
     l->funcs = f;
     *out = f;
@@ -2270,7 +2299,8 @@ static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
     }
     {
         int calib = strcmp(fn->name, "kprof_calibrate") == 0;
-        uint64_t ns = calib ? calib_ns(fn, params) : fn->ns;
+        uint64_t ns = calib ? calib_ns(fn, params)
+                      : fn->rule ? fn->rule->seq[fn->launches++ % (uint64_t)fn->rule->nseq] : fn->ns;
         int lazy = func_load(fn, c);
         /* "Loading kernels might require context synchronization" (CUDA Programming Guide, Lazy Loading):
          * a launch that loads its kernel waits for the context's work, holds included (a hold placed

@@ -1,9 +1,11 @@
-/* histogram_test.c: unit test of src/histogram.c: percentiles vs exact nearest-rank ones, error bound, merge. */
+/* histogram_test.c: unit test of src/histogram.c: percentiles vs exact nearest-rank ones, medians, error bound,
+ * merge. */
 /*
  * Built from this file and src/histogram.c alone (no CUDA, no libkprof).  For each sample set it builds a
  * histogram, sorts a copy of the samples, and compares p50/p90/p95/p99/p99.9, min and max with the exact
- * nearest-rank percentiles (rank ceil(q/100 * N) in integer arithmetic), asserting
- * |got - exact| <= exact * 2^-7 (exact equality below 128 ns and where the set says so).  Prints one line
+ * nearest-rank percentiles (rank ceil(q/100 * N) in integer arithmetic), and its median (kprof_hist_median,
+ * also with one sample kept apart) with the exact one, asserting |got - exact| <= exact * 2^-7 (exact
+ * equality below 128 ns and where the set says so).  Prints one line
  * per check ("ok ..." or "FAIL ..."); exits 1 if any check failed.
  *
  * With -DKPROF_HIST_REALLOC=histogram_test_realloc on both files it also checks the allocation-failure
@@ -122,15 +124,81 @@ static void sweep(const char *name, const struct kprof_hist *h, const uint64_t *
     check(!bad, "%-24s sweep q = 0, 0.1 .. 100: %d outside the bound, worst rel err %.4f%%", name, bad, worst);
 }
 
+/* The exact median of sorted[0..n) as nsys computes it: the middle sample, or the mean of the two middle
+ * ones. */
+static double exact_median(const uint64_t *sorted, uint64_t n)
+{
+    return n % 2 ? (double)sorted[n / 2] : ((double)sorted[n / 2 - 1] + (double)sorted[n / 2]) / 2.0;
+}
+
+/* kprof_hist_median of h against the exact median, each middle sample within the bound (so their mean is
+ * too); `what` says which samples. */
+static void check_median(const char *name, const char *what, double got, double exact, int exact_only)
+{
+    int ok = exact_only || exact < 128 ? got == exact : fabs(got - exact) <= exact * KPROF_HIST_REL_ERROR;
+    check(ok, "%-24s median %-14s %.1f (exact %.1f, bound %s)", name, what, got, exact,
+          exact_only || exact < 128 ? "exact" : "0.78125%");
+}
+
 static void run_set(const char *name, uint64_t *samples, uint64_t n, int exact_only, int do_sweep)
 {
     struct kprof_hist h = KPROF_HIST_INIT;
-    for (uint64_t i = 0; i < n; i++)
+    /* The first sample kept out of the histogram, then given as kprof_hist_median's `also`, as a kernel's
+     * first launch is. */
+    uint64_t first = samples[0];
+    for (uint64_t i = 1; i < n; i++)
         kprof_hist_add(&h, samples[i]);
+    qsort(samples + 1, n - 1, sizeof *samples, cmp_u64);
+    if (n > 1)
+        check_median(name, "of the rest", kprof_hist_median(&h, NULL), exact_median(samples + 1, n - 1),
+                     exact_only);
+    kprof_hist_add(&h, first);
     qsort(samples, n, sizeof *samples, cmp_u64);
     check_hist(name, &h, samples, n, exact_only);
+    check_median(name, "of all", kprof_hist_median(&h, NULL), exact_median(samples, n), exact_only);
     if (do_sweep)
         sweep(name, &h, samples, n);
+    kprof_hist_free(&h);
+    /* The same samples, the first apart. */
+    for (uint64_t i = 0; i < n; i++)
+        if (samples[i] == first) {
+            samples[i] = samples[n - 1];
+            break;
+        }
+    for (uint64_t i = 0; i + 1 < n; i++)
+        kprof_hist_add(&h, samples[i]);
+    samples[n - 1] = first;
+    qsort(samples, n, sizeof *samples, cmp_u64);
+    check_median(name, "first apart", kprof_hist_median(&h, &first), exact_median(samples, n), exact_only);
+    kprof_hist_free(&h);
+}
+
+/* Small sets whose medians are known: an even count averages the two middle samples; the extra sample
+ * can be the smallest, the largest, or in the overflow bucket. */
+static void medians(void)
+{
+    struct kprof_hist h = KPROF_HIST_INIT;
+    uint64_t x = 40;
+    check(kprof_hist_median(&h, NULL) == 0.0 && kprof_hist_median(&h, &x) == 40.0,
+          "median                   empty: 0; empty and one more sample 40: 40");
+    kprof_hist_add(&h, 10);
+    check(kprof_hist_median(&h, NULL) == 10.0 && kprof_hist_median(&h, &x) == 25.0,
+          "median                   {10}: 10; {10} and 40: 25 (mean of the two)");
+    kprof_hist_add(&h, 20);
+    kprof_hist_add(&h, 30);
+    check(kprof_hist_median(&h, NULL) == 20.0 && kprof_hist_median(&h, &x) == 25.0,
+          "median                   {10, 20, 30}: 20; and 40: 25");
+    x = 1;
+    check(kprof_hist_median(&h, &x) == 15.0, "median                   {10, 20, 30} and 1: 15");
+    x = (uint64_t)1 << 50;
+    check(kprof_hist_median(&h, &x) == 25.0, "median                   {10, 20, 30} and 2^50 (overflow): 25");
+    kprof_hist_free(&h);
+    kprof_hist_add(&h, 1000);
+    kprof_hist_add(&h, 3000);
+    x = 2000;
+    double m = kprof_hist_median(&h, &x);
+    check(kprof_hist_median(&h, NULL) == 2000.0 && fabs(m - 2000.0) <= 2000.0 * KPROF_HIST_REL_ERROR,
+          "median                   {1000, 3000}: 2000 (the ends exact); and 2000: %.1f (within the bound)", m);
     kprof_hist_free(&h);
 }
 
@@ -440,6 +508,7 @@ int main(void)
     run_set("single sample", s, 1, 1, 0);
 
     empty_and_edges();
+    medians();
     overflow();
     bucket_bound();
     rank_boundaries();
