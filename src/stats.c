@@ -415,12 +415,6 @@ uint64_t kprof_kernel_percentile(const struct kprof_kernel *k, double q)
     return k->first_timed ? k->first_ns : 0;
 }
 
-double kprof_kernel_stddev(const struct kprof_kernel *k)
-{
-    uint64_t n = k->timed - (uint64_t)k->first_timed;
-    return n > 1 ? sqrt(k->m2 / (double)(n - 1)) : 0.0;
-}
-
 /* ---- samples: devices' busy time and the trace ------------------------------------------------ */
 
 /* The union of a device's kernel intervals, kept as up to BUSY_OPEN disjoint intervals sorted by start;
