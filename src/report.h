@@ -6,7 +6,8 @@
 #include "snapshot.h"
 
 /* Writes the report to the KPROF_OUTPUT destination (stderr by default, or when the path cannot be
- * written) in the KPROF_FORMAT format. */
+ * written) in the KPROF_FORMAT format; then its JSON copy (KPROF_SAVE) and the trace (KPROF_TRACE), when
+ * asked for, each to its own file (a warning, and nothing else, when that cannot be written). */
 void kprof_report_write(const struct kprof_snapshot *s);
 void kprof_report_text(FILE *f, const struct kprof_snapshot *s);
 void kprof_report_json(FILE *f, const struct kprof_snapshot *s);
