@@ -1,7 +1,8 @@
 /* kprof-report.c: `kprof report`: renders saved libkprof JSON reports (KPROF_FORMAT=json, KPROF_SAVE) again,
  * as nsys stats does a saved report: one report in text, CSV or JSON with libkprof's own report writers
  * (src/columns.c, src/report_*.c, linked in), so that its text is byte for byte the text report of the
- * run; several reports merged by kprof-merge's code (report-merge.c). */
+ * run; several reports merged by kprof-merge's code (report-merge.c); or one HTML page of them (--html,
+ * report-html.c). */
 #include "config.h"
 
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include "snapshot.h"
 #include "report.h"
 #include "report-read.h"
+#include "report-html.h"
 
 /* kprof-merge's main (report-merge.c): merges the reports named in argv and writes its summary. */
 int kprof_merge_main(int argc, char **argv);
@@ -23,15 +25,20 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "Usage: kprof report [-f text|csv|json] [--top N] [-o FILE] REPORT.json...\n"
+            "       kprof report --html [--top N] [-o FILE] REPORT.json...\n"
             "Renders a libkprof JSON report saved by a run (kprof -f json -o FILE, or kprof --save FILE) again:\n"
             "its text is the text report of that run, byte for byte. Several reports are merged into one summary,\n"
-            "as kprof-merge writes it (text or json).\n"
+            "as kprof-merge writes it (text or json). --html writes one self-contained page (inline SVG, no script,\n"
+            "nothing fetched) of one report or several: the top kernels by GPU time, copies by direction, each\n"
+            "device's busy share and, for several processes, each kernel's time per process.\n"
             "\n"
             "  -f, --format FORMAT   text (default), csv or json (one report: the run's own report in that\n"
             "                        format; csv: files FILE.kernels.csv..., FILE defaulting to REPORT\n"
             "                        without .json)\n"
             "      --top N           kernels shown in the text report's table, 0 (all, the default) to\n"
-            "                        1073741824 (as KPROF_TOP; one report only)\n"
+            "                        1073741824 (as KPROF_TOP; one report only); with --html, kernels\n"
+            "                        in the page (default 20, 0 for all)\n"
+            "      --html            write the HTML page (to stdout, or FILE)\n"
             "  -o, --output FILE     write to FILE, not stdout (csv: the base name of its files)\n"
             "  -h, --help            show this help and exit\n"
             "  -V, --version         show the version and exit\n"
@@ -122,6 +129,34 @@ static int render_merged(char **files, int nfiles, char format, const char *outp
     return rc;
 }
 
+/* The HTML page of the reports files[0..nfiles) (every one must be read); exit status 0 or 1. */
+static int render_html(char **files, int nfiles, long top, const char *output)
+{
+    struct kprof_saved *r = calloc((size_t)nfiles, sizeof *r);
+    if (!r) {
+        fputs("kprof: out of memory\n", stderr);
+        return 1;
+    }
+    int rc = 0, n = 0;
+    for (; n < nfiles && rc == 0; n++)
+        if (!kprof_saved_read(&r[n], files[n]))
+            rc = 1;
+    FILE *f = stdout;
+    errno = 0;
+    if (rc == 0 && output && !(f = fopen(output, "w"))) {
+        fprintf(stderr, "kprof: cannot write %s: %s\n", output, strerror(errno));
+        rc = 1;
+    }
+    if (rc == 0) {
+        kprof_html_write(f, r, (size_t)nfiles, top < 0 ? 20 : top);
+        rc = finish(f, output) ? 0 : 1;
+    }
+    for (int i = 0; i < n; i++)
+        kprof_saved_free(&r[i]);
+    free(r);
+    return rc;
+}
+
 /* Parses the options and renders; exit status 0, 1 (a report unread, the output not written) or 2 (a usage
  * error). */
 int main(int argc, char **argv)
@@ -130,6 +165,7 @@ int main(int argc, char **argv)
         { "format", required_argument, NULL, 'f' },
         { "output", required_argument, NULL, 'o' },
         { "top", required_argument, NULL, 't' },
+        { "html", no_argument, NULL, 'H' },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
@@ -137,13 +173,14 @@ int main(int argc, char **argv)
     char format = 't';
     const char *output = NULL;
     long top = -1;
+    bool html = false, format_given = false;
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, ":f:o:hV", longopts, NULL)) != -1) {
         switch (c) {
         case 'f':
             if (!strcmp(optarg, "text") || !strcmp(optarg, "csv") || !strcmp(optarg, "json"))
-                format = optarg[0];
+                format = optarg[0], format_given = true;
             else
                 return usage_error("unknown format '%s' for -f (text, csv or json)", optarg);
             break;
@@ -158,6 +195,9 @@ int main(int argc, char **argv)
                 return usage_error("--top needs a whole number from 0 to 1073741824, not '%s'", optarg);
             break;
         }
+        case 'H':
+            html = true;
+            break;
         case 'h':
             usage(stdout);
             return 0;
@@ -173,6 +213,10 @@ int main(int argc, char **argv)
     int nfiles = argc - optind;
     if (nfiles < 1)
         return usage_error("%s", "no report given (kprof report --help lists the options)");
+    if (html && format_given)
+        return usage_error("%s", "--html writes a page: -f does not apply to it");
+    if (html)
+        return render_html(argv + optind, nfiles, top, output);
     if (nfiles == 1) {
         kprof_config.top = top > 0 ? top : 0;
         return render_one(argv[optind], format, output);
