@@ -375,7 +375,9 @@ static int machine_number(FILE *f, const struct kprof_column *col, struct kprof_
     case KPROF_V_FRAC: d = frac(v, 1.0); break;
     default: return 0;
     }
-    if (col->prec < 0)
+    if (col->prec == -2)
+        kprof_json_real(f, d);
+    else if (col->prec < 0)
         fprintf(f, "%llu", (unsigned long long)(d + 0.5));
     else
         fprintf(f, "%.*f", col->prec, d);

@@ -226,6 +226,7 @@ void kprof_config_load(void)
     c->format = (enum kprof_format)env_choice(VAR_KPROF_FORMAT, formats, "text, csv or json", 0);
     c->output = env_path(VAR_KPROF_OUTPUT, c->format == KPROF_FORMAT_CSV ? "kprof.%p" : "stderr");
     c->trace = env_path(VAR_KPROF_TRACE, "no trace");
+    c->save = env_path(VAR_KPROF_SAVE, "no JSON copy");
     c->trace_limit = env_long(VAR_KPROF_TRACE_LIMIT, 0, 1L << 30, "a number of events from 0 to 1073741824",
                               c->trace_limit);
     c->disabled = env_choice(VAR_KPROF_DISABLE, bools, "0 or 1", 0);

@@ -2,6 +2,7 @@
 #ifndef KPROF_KERNELS_H
 #define KPROF_KERNELS_H
 
+#include <math.h>
 #include <stdint.h>
 #include "cuda_api.h"
 #include "kprof_hash.h"
@@ -70,10 +71,15 @@ static inline double kprof_kernel_mean_ns(const struct kprof_kernel *k)
 }
 
 /* Spread of a kernel's launches after the first: percentile q (0-100) from its histogram (relative
- * error at most KPROF_HIST_REL_ERROR) and the sample standard deviation, in ns; the first launch alone
- * when it is the only one timed. */
+ * error at most KPROF_HIST_REL_ERROR) and the sample standard deviation (from steady_ns's Welford m2), in
+ * ns; the first launch alone when it is the only one timed.  The standard deviation is inline so that
+ * kprof-report, which links the report writers but not stats.c, computes it with the same arithmetic. */
 uint64_t kprof_kernel_percentile(const struct kprof_kernel *k, double q);
-double kprof_kernel_stddev(const struct kprof_kernel *k);
+static inline double kprof_kernel_stddev(const struct kprof_kernel *k)
+{
+    uint64_t n = k->timed - (uint64_t)k->first_timed;
+    return n > 1 ? sqrt(k->m2 / (double)(n - 1)) : 0.0;
+}
 
 /* A kernel's figures as nsys's cuda_gpu_kern_sum gives them: over every timed launch, the first included
  * (its measured total_ns, not kprof_kernel_total's estimate); the median from the histogram with the

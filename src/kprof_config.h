@@ -17,6 +17,7 @@ struct kprof_config {
     enum kprof_format format;   /* KPROF_FORMAT: text (default), csv or json */
     const char *output;         /* KPROF_OUTPUT: report path pattern; NULL means stderr (csv: kprof.%p) */
     const char *trace;          /* KPROF_TRACE: Chrome trace path pattern; NULL means no trace */
+    const char *save;           /* KPROF_SAVE: path pattern of a JSON copy of the report; NULL means none */
     long trace_limit;           /* KPROF_TRACE_LIMIT: most trace events kept */
     enum kprof_log_level log;   /* KPROF_LOG: warn (default), info, debug */
     int disabled;               /* KPROF_DISABLE=1: every wrapper passes straight through */
@@ -49,7 +50,7 @@ extern struct kprof_config kprof_config;
  * values, each of which falls back to its default.  Not thread-safe: called once from the constructor. */
 void kprof_config_load(void);
 
-/* Expands a KPROF_OUTPUT/KPROF_TRACE pattern: %p the pid, %h the host name, %q{VAR} the value of the
+/* Expands a KPROF_OUTPUT/KPROF_TRACE/KPROF_SAVE pattern: %p the pid, %h the host name, %q{VAR} the value of the
  * environment variable VAR (empty if unset; its name of any length), %% a percent sign; any other %
  * sequence is kept as it is.
  * Returns a malloc'd string the caller frees, or NULL when out of memory. */

@@ -1,5 +1,5 @@
-/* report.c: where the report and the trace go (KPROF_OUTPUT and KPROF_TRACE patterns, stderr as the
- * fallback) and in which format; output.c opens their files. */
+/* report.c: where the report, its JSON copy and the trace go (KPROF_OUTPUT, KPROF_SAVE and KPROF_TRACE
+ * patterns, stderr as the report's fallback) and in which format; output.c opens their files. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -210,6 +210,16 @@ void kprof_report_write(const struct kprof_snapshot *s)
         }
     }
     fflush(stderr);
+
+    /* The JSON copy (KPROF_SAVE), for kprof report: the same snapshot as the report above. */
+    if (kprof_config.save) {
+        struct dest d;
+        if (dest_open(&d, kprof_config.save, "JSON copy of the report", "")) {
+            errno = 0;
+            kprof_report_json(d.f, s);
+            dest_close(&d, "JSON copy of the report", "");
+        }
+    }
 
     if (kprof_config.trace) {
         struct dest d;

@@ -1,5 +1,6 @@
 /* report_json.c: the machine-readable report (schema_version 1, times in ns, sizes in bytes; the schema
  * is documented in man/libkprof.7). */
+#include <math.h>
 #include <stdlib.h>
 #include "config.h"
 #include "calibrate.h"
@@ -33,6 +34,21 @@ void kprof_json_string(FILE *f, const char *s)
         }
     }
     fputc('"', f);
+}
+
+void kprof_json_real(FILE *f, double d)
+{
+    if (!isfinite(d)) {
+        fputs("null", f);
+        return;
+    }
+    char buf[32];
+    for (int p = 1; p <= 17; p++) {
+        snprintf(buf, sizeof buf, "%.*g", p, d);
+        if (strtod(buf, NULL) == d)
+            break;
+    }
+    fputs(buf, f);
 }
 
 #define U(x) ((unsigned long long)(x))
@@ -82,7 +98,8 @@ void kprof_report_json(FILE *f, const struct kprof_snapshot *s)
     kprof_json_string(f, s->host);
     fprintf(f, ",\n  \"command\": ");
     kprof_json_string(f, s->command);
-    fprintf(f, ",\n  \"wall_ns\": %llu,\n  \"sample_period\": %ld,\n", U(s->wall_ns), kprof_config.sample);
+    fprintf(f, ",\n  \"wall_ns\": %llu,\n  \"sample_period\": %ld,\n  \"group\": \"%s\",\n", U(s->wall_ns),
+            kprof_config.sample, kprof_config.group == KPROF_GROUP_SHAPE ? "shape" : "name");
 
     fprintf(f, "  \"context_init\": [");
     json_rows(f, KPROF_TABLE_context_init, s, s->nctx_inits, NULL);
@@ -133,8 +150,10 @@ void kprof_report_json(FILE *f, const struct kprof_snapshot *s)
                 c->hold.ok ? "true" : "false");
         for (int sh = 0; sh < KPROF_START_COUNT; sh++) {
             fprintf(f, ", \"%s\": {", sh ? "handoff_shared_ns" : "handoff_ns");
-            for (int p = 0; p < (sh ? KPROF_PRED_SHARED_COUNT : KPROF_PRED_COUNT); p++)
-                fprintf(f, "%s\"%s\": %.0f", p ? ", " : "", kprof_pred_names[p], c->handoff_ns[sh][p]);
+            for (int p = 0; p < (sh ? KPROF_PRED_SHARED_COUNT : KPROF_PRED_COUNT); p++) {
+                fprintf(f, "%s\"%s\": ", p ? ", " : "", kprof_pred_names[p]);
+                kprof_json_real(f, c->handoff_ns[sh][p]); /* exact: the text report writes it in us */
+            }
             fprintf(f, "}");
         }
         fprintf(f, "}");

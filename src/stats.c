@@ -26,34 +26,6 @@
 
 #define ATOMIC_ADD(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
 
-const char *const kprof_api_names[KPROF_API_COUNT] = {
-#define KPROF_RT(name, proto, cls) #name,
-#define KPROF_DH(name, cls) #name,
-#include "api.def"
-};
-#define KPROF_CLASS_NAME 0
-#define KPROF_CLASS_LAUNCH 1
-#define KPROF_CLASS_COPY 1
-#define KPROF_CLASS_ALLOC 1
-#define KPROF_CLASS_FREE 1
-#define KPROF_CLASS_SYNC 1
-#define KPROF_CLASS_OTHER 1
-#define KPROF_CLASS_MEMSET 1
-#define KPROF_CLASS_PROC 0
-#define KPROF_CLASS_CTX 0
-#define KPROF_CLASS_RANGE 0
-#define KPROF_CLASS_CAPTURE 0
-#define KPROF_CLASS_GRAPH 1
-#define KPROF_CLASS_GRAPHNODE 0
-#define KPROF_CLASS_CTXEND 1
-#define KPROF_CLASS_STREAMOP 1
-#define KPROF_CLASS_OUTER 1
-const char kprof_api_counted[KPROF_API_COUNT] = {
-#define KPROF_RT(name, proto, cls) KPROF_CLASS_##cls,
-#define KPROF_DH(name, cls) KPROF_CLASS_##cls,
-#include "api.def"
-};
-const char *const kprof_dir_names[KPROF_DIR_COUNT] = { "HtoH", "HtoD", "DtoH", "DtoD" };
 
 /* ---- names ----------------------------------------------------------------------------------- */
 
@@ -418,47 +390,9 @@ void kprof_copy_add_time(struct kprof_copy *c, uint64_t ns, uint64_t bytes)
     pthread_mutex_unlock(&stats_lock);
 }
 
-void kprof_copy_instances(const struct kprof_copy *c, struct kprof_spread *o)
-{
-    memset(o, 0, sizeof *o);
-    if (c->timed == 0)
-        return;
-    o->n = c->timed;
-    o->total_ns = c->total_ns;
-    o->min_ns = c->min_ns;
-    o->max_ns = c->max_ns;
-    o->avg_ns = (double)c->total_ns / (double)c->timed;
-    o->stddev_ns = c->timed > 1 ? sqrt(c->m2 / (double)(c->timed - 1)) : 0.0;
-}
-
 double kprof_copy_instances_median(const struct kprof_copy *c)
 {
     return kprof_hist_median(&c->hist, NULL);
-}
-
-void kprof_kernel_instances(const struct kprof_kernel *k, struct kprof_spread *o)
-{
-    memset(o, 0, sizeof *o);
-    uint64_t rest = k->timed - (uint64_t)k->first_timed; /* the launches after the first, timed */
-    if (k->timed == 0)
-        return;
-    o->n = k->timed;
-    o->total_ns = k->total_ns;
-    o->avg_ns = (double)k->total_ns / (double)k->timed;
-    double mean = rest ? k->mean_ns : 0.0, m2 = rest ? k->m2 : 0.0;
-    o->min_ns = rest ? k->min_ns : k->first_ns;
-    o->max_ns = rest ? k->max_ns : k->first_ns;
-    if (k->first_timed) {
-        if (k->first_ns < o->min_ns)
-            o->min_ns = k->first_ns;
-        if (k->first_ns > o->max_ns)
-            o->max_ns = k->first_ns;
-        /* The first launch added to the others' running mean and sum of squares: one more Welford step. */
-        double d = (double)k->first_ns - mean;
-        mean += d / (double)(rest + 1);
-        m2 += d * ((double)k->first_ns - mean);
-    }
-    o->stddev_ns = k->timed > 1 ? sqrt((m2 > 0.0 ? m2 : 0.0) / (double)(k->timed - 1)) : 0.0;
 }
 
 double kprof_kernel_instances_median(const struct kprof_kernel *k)
@@ -471,12 +405,6 @@ uint64_t kprof_kernel_percentile(const struct kprof_kernel *k, double q)
     if (kprof_hist_count(&k->hist) > 0)
         return kprof_hist_percentile(&k->hist, q);
     return k->first_timed ? k->first_ns : 0;
-}
-
-double kprof_kernel_stddev(const struct kprof_kernel *k)
-{
-    uint64_t n = k->timed - (uint64_t)k->first_timed;
-    return n > 1 ? sqrt(k->m2 / (double)(n - 1)) : 0.0;
 }
 
 /* ---- samples: devices' busy time and the trace ------------------------------------------------ */
@@ -865,10 +793,7 @@ void kprof_ctx_init_record(int device, int api, int driver, uint64_t host_ns)
         c->api = api;
         c->driver = driver;
         c->host_ns = host_ns;
-        if (driver >= 0 && driver != api)
-            snprintf(c->label, sizeof c->label, "%s (%s)", kprof_api_names[api], kprof_api_names[driver]);
-        else
-            snprintf(c->label, sizeof c->label, "%s", kprof_api_names[api]);
+        kprof_ctx_init_label(c);
     }
     pthread_mutex_unlock(&stats_lock);
 }

@@ -25,10 +25,12 @@ awk '
     section ~ /events/ { sub(/created [0-9]+/, "created <n>"); sub(/one event \(busy stream\) [0-9]+/, "one event (busy stream) <n>"); sub(/held until queued [0-9]+ \(behind other work [0-9]+\)/, "held until queued <n> (behind other work <n>)"); sub(/beside another busy stream [0-9]+/, "beside another busy stream <n>")
                          sub(/ \([0-9.]+ ms\): taken off/, " (<ms>): taken off") }
     { print }' "$WORK/report.txt" >"$WORK/report.txt.norm"
-# JSON: drop what varies.
+# JSON: drop what varies; the calibration's hand-offs in whole ns (written exactly, they carry the float
+# noise of cuEventElapsedTime's milliseconds).
 jq -S 'del(.pid, .host, .command, .wall_ns, .version) | .context_init[].host_ns = 0
        | .allocations[].host_ns = 0 | .api |= map({name, calls, errors}) | .events.created = 0 | .events.one_event = 0 | .events.held = 0 | .events.held_kernel = 0 | .events.beside_busy = 0
-       | .calibration[].cost_ns = 0' \
+       | .calibration[].cost_ns = 0
+       | .calibration[].handoff_ns |= map_values(round) | .calibration[].handoff_shared_ns |= map_values(round)' \
     "$WORK/report.json" >"$WORK/report.json.norm"
 # Trace: times relative to the first event, in time order (pairs are read in no set order across
 # streams), stream names without their addresses; what was taken off a kernel's pair, and after what,

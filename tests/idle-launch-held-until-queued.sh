@@ -20,7 +20,7 @@ expect_eq "$(kernel_field "$WORK/r.json" idle_k calls)" 11 "idle_k: 11 launches"
 expect_eq "$(kernel_field "$WORK/r.json" idle_k min_ns)-$(kernel_field "$WORK/r.json" idle_k max_ns)" 3000-3000 \
     "idle_k: every launch held reads its own length"
 expect_eq "$(kernel_field "$WORK/r.json" idle_k total_ns)" 33000 "idle_k: total of 11 launches"
-expect_eq "$(jq -c '.calibration[0] | [.holds, .handoff_ns.held, .handoff_ns.held_kernel]' "$WORK/r.json")" \
+expect_eq "$(jq -c '.calibration[0] | [.holds, (.handoff_ns.held | round), (.handoff_ns.held_kernel | round)]' "$WORK/r.json")" \
     '[true,700,700]' "the calibration measured the hand-off behind each kind of hold (a kernel's; no wait)"
 expect_eq "$(jq -c '[.traceEvents[] | select(.name == "idle_k") | [.args.after, .args.taken_off_ns]] | unique' "$WORK/t.json")" \
     '[["held",700],["held_kernel",700]]' "the trace says which hold each launch had and what was taken off"

@@ -1,0 +1,112 @@
+#!/bin/sh
+# kprof report renders a saved JSON report (kprof --save, KPROF_SAVE) with libkprof's own report writers:
+# its text is the text report of the same run byte for byte (kernels whose times have fractions of a ns,
+# graphs and captured kernels, KPROF_GROUP=shape, KPROF_SAMPLE, --top as KPROF_TOP), its JSON the saved
+# file itself, its CSV the run's CSV tables; several reports are kprof-merge's summary; what it cannot
+# render is a one-line kprof: error.
+. "${top_srcdir:-..}/tests/lib.sh"
+need_kernels; need_jq
+K=$top_builddir/tools/kprof
+[ -x "$top_builddir/tools/kprof-report" ] || skip "kprof-report not built (configure found no jansson)"
+for v in $(env | sed -n 's/^\(KPROF_[A-Za-z0-9_]*\)=.*/\1/p'); do
+    [ "$v" = KPROF_TEST_TIMEOUT ] || unset "$v"
+done
+case $SAN_PRELOAD in
+*tsan*) skip "runs the launcher (a shell script) with the sanitizer runtime preloaded, and ThreadSanitizer's runtime crashes dash's subshells" ;;
+esac
+# kprof runs under the fake CUDA stack (run_kprof's LD_PRELOAD is the launcher's to set).
+kp() { timeout -k 10 "${KPROF_TEST_TIMEOUT:-300}" env LD_LIBRARY_PATH="$FAKE_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+           ${SAN_PRELOAD:+LD_PRELOAD="$SAN_PRELOAD"} "$K" "$@"; }
+
+# same NAME [REPORT-OPTIONS] -- KPROF-OPTIONS PROGRAM...: the run's text report and kprof report of its
+# saved JSON are the same bytes, kprof report says nothing on stderr, and -f json gives back the file.
+same() {
+    n=$1; shift
+    ropts=
+    while [ "$1" != -- ]; do ropts="$ropts $1"; shift; done
+    shift
+    kp --save "$WORK/$n.json" -o "$WORK/$n.txt" "$@" >/dev/null 2>"$WORK/$n.err" || true
+    [ -s "$WORK/$n.txt" ] && [ -s "$WORK/$n.json" ] || { cat "$WORK/$n.err" >&2; fail "$n: no report or no JSON copy"; }
+    "$K" report $ropts "$WORK/$n.json" >"$WORK/$n.again" 2>"$WORK/$n.again.err" || fail "$n: kprof report failed: $(cat "$WORK/$n.again.err")"
+    expect_eq "$(cat "$WORK/$n.again.err")" "" "$n: kprof report says nothing on stderr"
+    cmp "$WORK/$n.txt" "$WORK/$n.again" || { diff -u "$WORK/$n.txt" "$WORK/$n.again" >&2; fail "$n: kprof report differs from the run's text report"; }
+    pass "$n: kprof report$ropts is the run's text report, byte for byte"
+    "$K" report -f json "$WORK/$n.json" >"$WORK/$n.again.json" || fail "$n: kprof report -f json failed"
+    cmp "$WORK/$n.json" "$WORK/$n.again.json" || { diff -u "$WORK/$n.json" "$WORK/$n.again.json" >&2; fail "$n: -f json differs from the saved report"; }
+    pass "$n: kprof report -f json is the saved report"
+}
+
+export FAKEGPU_KERNEL_NS="scale_chunk=11000" FAKEGPU_COPY_PS_PER_BYTE=250
+same overlap -- "$KERNELS/stream_overlap" --no-verify --chunks 4 --chunk-bytes 1048576
+unset FAKEGPU_KERNEL_NS FAKEGPU_COPY_PS_PER_BYTE
+same graphs -- "$KERNELS/graph_replay"
+jq -e '(.graphs | length) > 0' "$WORK/graphs.json" >/dev/null || fail "graph_replay's report has no graph row"
+# Idle streams without holds: times corrected by the host's launch latency, fractions of a ns in Avg and
+# StdDev (avg_ns is rounded and stddev_ns has one decimal: the text is rendered from steady_ns, steady_m2).
+export FAKEGPU_EVENT_PENDING_QUERIES=0 FAKEGPU_LAUNCH_LATENCY_NS=3000 KPROF_HOLD=0
+same idle -- "$KERNELS/threads_streams"
+expect_grep 'StdDev \(ns\)' "$WORK/idle.txt" "idle: the spread is in ns, with three decimals"
+same shape -- --group shape --sample 3 "$KERNELS/threads_streams"
+expect_grep 'Kernel \[grid\] \[block\]' "$WORK/shape.txt" "shape: rows by launch shape"
+expect_grep '^Sampled \(KPROF_SAMPLE=3\)' "$WORK/shape.txt" "shape: sampled"
+unset FAKEGPU_EVENT_PENDING_QUERIES FAKEGPU_LAUNCH_LATENCY_NS KPROF_HOLD
+same top --top 1 -- --top 1 "$KERNELS/graph_replay"
+FAKEGPU_DEVICES=2 same devices -- "$KERNELS/multi_gpu"
+expect_grep 'not shown: KPROF_TOP=1' "$WORK/top.txt" "top: one kernel shown"
+
+# CSV: the run's tables (stream_overlap's GPU tables are exact on the fake GPU: tests/golden).
+"$K" report -f csv -o "$WORK/csv" "$WORK/overlap.json" || fail "kprof report -f csv failed"
+for t in kernels copies memsets; do
+    cmp "$top_srcdir/tests/golden/stream_overlap.$t.csv" "$WORK/csv.$t.csv" || fail "$t.csv differs from the run's"
+done
+pass "kprof report -f csv writes the run's kernels, copies and memsets tables"
+for t in summary context_init graphs captured allocations devices api calibration; do
+    [ -s "$WORK/csv.$t.csv" ] || fail "no $t.csv"
+done
+expect_eq "$(sed -n 2p "$WORK/csv.summary.csv" | cut -d, -f1)" "$(jq .pid "$WORK/overlap.json")" "summary.csv: the run's pid"
+cp "$WORK/overlap.json" "$WORK/base.json"
+"$K" report -f csv "$WORK/base.json" && [ -s "$WORK/base.kernels.csv" ] || fail "-f csv without -o: no base.kernels.csv"
+pass "-f csv without -o: the files are named after the report"
+
+# Several reports: kprof-merge's summary, in text and JSON.
+M=$top_builddir/tools/kprof-merge
+for f in text json; do
+    "$K" report -f $f "$WORK/overlap.json" "$WORK/idle.json" >"$WORK/merged.$f" || fail "kprof report of two reports ($f) failed"
+    "$M" -f $f "$WORK/overlap.json" "$WORK/idle.json" >"$WORK/merge.$f"
+    cmp "$WORK/merge.$f" "$WORK/merged.$f" || fail "kprof report of two reports ($f) is not kprof-merge's summary"
+    pass "kprof report of two reports ($f): kprof-merge's summary"
+done
+
+# Errors: one kprof: line; 2 for a usage error, 1 for a report that cannot be read.
+err() {
+    want=$1; shift
+    rc=0; "$K" report "$@" >"$WORK/out" 2>"$WORK/err" || rc=$?
+    expect_eq "$rc" "$want" "kprof report $*: exit status $want"
+    expect_eq "$(wc -l <"$WORK/err" | tr -d ' ')" 1 "kprof report $*: one line ($(cat "$WORK/err"))"
+    expect_grep '^kprof: ' "$WORK/err" "kprof report $*: a kprof: message"
+}
+err 2
+err 2 -f html "$WORK/overlap.json"
+err 2 --top x "$WORK/overlap.json"
+err 2 -f csv "$WORK/overlap.json" "$WORK/idle.json"
+err 2 --top 3 "$WORK/overlap.json" "$WORK/idle.json"
+err 1 "$WORK/missing.json"
+echo '{"schema_version": 2, "tool": "libkprof"}' >"$WORK/v2.json"
+err 1 "$WORK/v2.json"
+"$M" -f json "$WORK/overlap.json" >"$WORK/summary.json"
+err 1 "$WORK/summary.json"
+expect_grep 'kprof-merge summary' "$WORK/err" "a kprof-merge summary is said to be one"
+
+# kprof report --help, kprof(1)'s KPROF REPORT section and README.md's kprof report paragraph name the same
+# options (help and version aside in the README).
+"$K" report --help >"$WORK/help" || fail "kprof report --help failed"
+sed -n 's/^  \(-[A-Za-z]\)\{0,1\}\(, \)\{0,1\} *\(--[a-z][a-z-]*\).*/\1 \3/p' "$WORK/help" | tr ' ' '\n' | sed '/^$/d' | sort -u >"$WORK/help.opts"
+awk '/^\.SH/ {on = ($0 == ".SH \"KPROF REPORT\"")} on' "$top_srcdir/man/kprof.1" >"$WORK/man.sec"
+awk 'prev == ".TP" {print} {prev = $0}' "$WORK/man.sec" | sed 's/\\-/-/g' |
+    grep -oE '(^|[ "])--?[A-Za-z][a-z-]*' | tr -d ' "' | sort -u >"$WORK/man.opts"
+expect_eq "$(cat "$WORK/help.opts" | tr '\n' ' ')" "$(cat "$WORK/man.opts" | tr '\n' ' ')" "kprof report --help and kprof(1)'s KPROF REPORT list the same options"
+awk '/^`kprof report / {on = 1} on && /^$/ {exit} on' "$top_srcdir/README.md" >"$WORK/readme"
+for o in $(grep -v -e '^-h$' -e '^--help$' -e '^-V$' -e '^--version$' "$WORK/help.opts"); do
+    grep -q -- "\`$o[\` /]" "$WORK/readme" || fail "README.md's kprof report paragraph lacks $o"
+done
+pass "README.md's kprof report paragraph names every option"

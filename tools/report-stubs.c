@@ -1,0 +1,74 @@
+/* report-stubs.c: what libkprof's report writers (linked into kprof-report) take from the parts of the
+ * library that kprof-report does not link (config.c, stats.c, calibrate.c: they need the CUDA driver and
+ * the interposed process): the configuration, the name tables and a kernel's percentiles.
+ *
+ * The API and copy-direction names come from src/names.c (linked in); the other tables are copies of
+ * stats.c's and calibrate.c's (calibrate.c cannot be linked without the driver).  A report entry whose
+ * name is not in these tables is left out with a warning, so tests/report-rereads-the-text-report.sh
+ * fails as soon as a table here drifts from the library's. */
+#include <string.h>
+#include "kprof_config.h"
+#include "kernels.h"
+#include "stats.h"
+#include "calibrate.h"
+#include "report-stubs.h"
+
+/* The writers read the format settings from here: kprof_saved_apply() sets the report's own. */
+struct kprof_config kprof_config = { .format = KPROF_FORMAT_TEXT, .sample = 1 };
+
+const char *const kprof_host_mem_names[KPROF_HOST_COUNT] = { "-", "pinned", "pageable" };
+const char *const kprof_mem_names[KPROF_MEM_COUNT] = { "device", "pinned", "managed" };
+const char *const kprof_pred_names[KPROF_PRED_COUNT] = { "idle", "kernel", "HtoD", "DtoH", "DtoD", "memset", "other",
+                                                          "held", "held_kernel" };
+
+const char *kprof_calib_state_text(enum kprof_calib_state state)
+{
+    switch (state) {
+    case KPROF_CALIB_DONE: return "done";
+    case KPROF_CALIB_OFF: return "off (KPROF_CALIBRATE=0)";
+    case KPROF_CALIB_TOOL: return "skipped (another tool that counts kernels is attached)";
+    case KPROF_CALIB_CAPTURE: return "skipped (a stream capture was in progress)";
+    case KPROF_CALIB_FAILED: return "failed";
+    default: return "not run";
+    }
+}
+
+/* The saved percentiles of a kernel read back (struct kprof_saved_kernel); the writers ask for 50, 95
+ * and 99 only, any other q reads 0. */
+uint64_t kprof_kernel_percentile(const struct kprof_kernel *k, double q)
+{
+    const struct kprof_saved_kernel *sk = (const struct kprof_saved_kernel *)k; /* k is its first member */
+    return q == 50.0 ? sk->median_ns : q == 95.0 ? sk->p95_ns : q == 99.0 ? sk->p99_ns : 0;
+}
+
+/* nsys's medians of a saved report, read back (report-read.c): a kernel's is in its saved row, a copy
+ * aggregate's in this table (at most one per direction and host memory, and the memsets). */
+double kprof_kernel_instances_median(const struct kprof_kernel *k)
+{
+    return ((const struct kprof_saved_kernel *)k)->instances_median_ns; /* k is its first member */
+}
+
+static struct {
+    const struct kprof_copy *c;
+    double median_ns;
+} copy_medians[KPROF_DIR_COUNT * KPROF_HOST_COUNT + 1];
+static size_t ncopy_medians;
+
+void kprof_saved_copy_median(const struct kprof_copy *c, double median_ns)
+{
+    for (size_t i = 0; i < ncopy_medians; i++)
+        if (copy_medians[i].c == c) {
+            copy_medians[i].median_ns = median_ns;
+            return;
+        }
+    if (ncopy_medians < sizeof copy_medians / sizeof copy_medians[0])
+        copy_medians[ncopy_medians++] = (__typeof__(copy_medians[0])){ c, median_ns };
+}
+
+double kprof_copy_instances_median(const struct kprof_copy *c)
+{
+    for (size_t i = 0; i < ncopy_medians; i++)
+        if (copy_medians[i].c == c)
+            return copy_medians[i].median_ns;
+    return 0.0;
+}

@@ -1,0 +1,20 @@
+/* report-stubs.h: a kernel row read back from a report (report-read.c), with the percentiles that
+ * kprof_kernel_percentile (report-stubs.c) answers from, since a report holds no histogram. */
+#ifndef KPROF_REPORT_STUBS_H
+#define KPROF_REPORT_STUBS_H
+
+#include <stdint.h>
+#include "kernels.h"
+#include "stats.h"
+
+struct kprof_saved_kernel {
+    struct kprof_kernel k;     /* first: the writers see &k */
+    uint64_t median_ns, p95_ns, p99_ns;
+    double instances_median_ns; /* nsys's median, the first launch included (kprof_kernel_instances_median) */
+};
+
+/* Records the nsys median (ns) read back for the copy or memset aggregate c, which
+ * kprof_copy_instances_median then answers (a report holds no histogram).  Not thread-safe. */
+void kprof_saved_copy_median(const struct kprof_copy *c, double median_ns);
+
+#endif
