@@ -7,8 +7,11 @@
 # has every section a run prints (a section added since the example was made fails here: refresh it).
 . "${top_srcdir:-..}/tests/lib.sh"
 need_kernels
+# A sanitizer build's libkprof needs the sanitizer runtime preloaded into the whole script, and there the
+# script's own tools fail (mktemp exits 1 under AddressSanitizer's runtime; ThreadSanitizer's crashes
+# dash's subshells): this test is about the script, which the plain and -O0 builds run.
 case $SAN_PRELOAD in
-*tsan*) skip "the script runs the launcher (a shell script) with the sanitizer runtime preloaded, and ThreadSanitizer's runtime crashes dash's subshells" ;;
+?*) skip "a sanitizer build: the script's own tools (mktemp, dash) fail with the sanitizer runtime preloaded" ;;
 esac
 S=$top_srcdir/tools/readme-example.sh
 B=$(cd "$top_builddir" && pwd)
@@ -18,7 +21,7 @@ inside() { sed -n '/^<!-- readme-example: begin/,/^<!-- readme-example: end -->$
 sections() { grep '^== libkprof: .* ==$' "$1"; }
 
 for run in 1 2; do
-    LD_PRELOAD="$SAN_PRELOAD" sh "$S" --fake "$B" "$WORK/README.md" 2>"$WORK/err" || fail "readme-example.sh --fake failed: $(cat "$WORK/err")"
+    sh "$S" --fake "$B" "$WORK/README.md" 2>"$WORK/err" || fail "readme-example.sh --fake failed: $(cat "$WORK/err")"
     outside "$WORK/README.md" >"$WORK/out.new"
     outside "$top_srcdir/README.md" >"$WORK/out.old"
     diff -u "$WORK/out.old" "$WORK/out.new" >&2 || fail "run $run: README changed outside the markers"
