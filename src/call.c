@@ -2,6 +2,7 @@
  * and the contexts libkprof has seen (which call created one). */
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include "cuda_api.h"
 #include "log.h"
 #include "kprof_config.h"
@@ -178,6 +179,12 @@ uint64_t kprof_call_end(struct kprof_call *c, int ok)
     uint64_t dt = kprof_now_ns() - c->t0_ns;
     uint64_t created = tls_ctx_init_ns - c->ctx_init_ns; /* measured by the context-creation hooks */
     dt = dt > created ? dt - created : 0;
+    /* A runtime call that succeeded has initialised the driver, though libkprof may not have seen the
+     * cuInit: another tool can hand the runtime its driver entry points (Nsight Compute's injection
+     * library answers the runtime's dlopen of libcuda.so.1 with itself), and then none of libkprof's
+     * driver wrappers is called. */
+    if (KPROF_UNLIKELY(!kprof_driver_is_initialized()) && ok && strncmp(kprof_api_names[c->api], "cuda", 4) == 0)
+        __atomic_store_n(&kprof_driver_inited, 1, __ATOMIC_RELAXED);
     /* Only look again when the call may have changed the thread's context. */
     if ((c->ctx_before == NULL || c->ctx_before != tls_ctx || c->api == KPROF_API_cudaSetDevice) &&
         kprof_driver_is_initialized()) {
