@@ -84,7 +84,10 @@ bench "copy 64 MiB x 20, pageable" region_us "$B" copy --bytes 67108864 --n 20 -
 bench "reduce, its own timed loop (us/launch)" sed "$top/kernels/reduce" --iters 50
 bench "PyTorch steady-state step (ms)" step_ms python3 "$top/tests/gpu/torch_workload.py" --steps 50 --warmup 10
 
-[ -n "${CASES:-}" ] && [ "${CASES:-}" != all ] && case " $CASES " in *" accuracy "*) ;; *) exit 0 ;; esac
+# accuracy and scale each run when CASES is all (or unset) or names them; one not named is skipped, and
+# the other still runs (CASES=scale used to exit here, before the scale case).
+wanted() { case " ${CASES:-all} " in *" all "*|*" $1 "*) return 0 ;; *) return 1 ;; esac; }
+if wanted accuracy; then
 echo
 echo "== accuracy: libkprof's per-kernel mean against CUPTI's (launches after the first)"
 printf '%-12s %-5s %12s %12s %10s %8s  %s\n' "kernel" "stream" "libkprof us" "CUPTI us" "diff us" "diff %" "target"
@@ -119,7 +122,9 @@ PY
     done
 done
 
-case " ${CASES:-all} " in *" all "*|*" scale "*) ;; *) exit 0 ;; esac
+fi
+
+wanted scale || exit 0
 echo
 echo "== scale: 10 million launches (resident memory added by libkprof, exit time after main)"
 for m in plain kprof; do
