@@ -106,6 +106,17 @@ static long env_long(enum config_var id, long lo, long hi, const char *expected,
     return n;
 }
 
+/* KPROF_SAMPLE: a period from 1 to 2^30, or "auto" (0). */
+static long env_sample(enum config_var id)
+{
+    const char *v = secure_getenv(vars[id].name);
+    if (v && strcmp(v, "auto") == 0) {
+        effective[id] = "auto";
+        return 0;
+    }
+    return env_long(id, 1, 1L << 30, "a period from 1 (every launch) to 1073741824, or auto", 1);
+}
+
 /* Variable `id` as a path pattern; NULL when unset or empty (with a warning). */
 static const char *env_path(enum config_var id, const char *dflt_name)
 {
@@ -247,7 +258,10 @@ void kprof_config_load(void)
         snprintf(effective_number[VAR_KPROF_NAME_WIDTH], sizeof effective_number[0], "0");
     }
     c->top = env_long(VAR_KPROF_TOP, 0, 1L << 30, "a number of kernels (0 for all)", 0);
-    c->sample = env_long(VAR_KPROF_SAMPLE, 1, 1L << 30, "a period from 1 (every launch) to 1073741824", 1);
+    c->sample = env_sample(VAR_KPROF_SAMPLE);
+    c->sample_budget = env_long(VAR_KPROF_SAMPLE_BUDGET, 1, 1000000000L, "timed launches per second from 1 to 1000000000",
+                                2000);
+    c->seed = env_long(VAR_KPROF_SEED, 0, (1L << 62) - 1, "a seed from 1 to 4611686018427387903 (0: chosen at start)", 0);
     c->one_event = !env_choice(VAR_KPROF_ONE_EVENT, bools_on, "1 or 0", 0);
     c->calibrate = !env_choice(VAR_KPROF_CALIBRATE, bools_on, "1 or 0", 0);
     c->hold = !env_choice(VAR_KPROF_HOLD, bools_on, "1 or 0", 0);

@@ -79,6 +79,7 @@ struct pair {
     uint64_t idle_lag_ns;   /* host time between the start event and the launch's return, idle stream */
     uint64_t start_host_ns; /* host clock before the start event was recorded */
     unsigned grid[3], block[3];
+    float weight;           /* kernels, KPROF_SAMPLE=auto: 1/p (kprof_tls_sample_weight at its launch) */
     struct pool *pool;
     int own_stop;           /* 0 once the next launch took the stop event as its start (it gives it back) */
     int shared;             /* 1: the start is the previous pair's stop (one-event timing) */
@@ -619,7 +620,7 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
     t->stream = s;
     t->shared = 0;
     int legacy = s == NULL || s == CU_STREAM_LEGACY;
-    int chains = kprof_config.one_event && kprof_config.sample <= 1;
+    int chains = kprof_config.one_event && kprof_config.sample == 1;
     if (chains && s == CU_STREAM_PER_THREAD && !watch_thread_exit())
         __atomic_store_n(&exit_unwatched, 1, __ATOMIC_RELAXED);
     int may_share = chains && (want == KPROF_TIME_LAUNCH || want == KPROF_TIME_GRAPH) && !capturing &&
@@ -956,6 +957,7 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
     pr->stop = t->stop;
     pr->kind = kind;
     pr->target = target;
+    pr->weight = kind != KPROF_TARGET_COPY && kprof_config.sample == 0 ? kprof_tls_sample_weight : 1.0f;
     pr->bytes = bytes;
     pr->idle_lag_ns = lag;
     pr->start_host_ns = t->start_before_ns;
@@ -1090,6 +1092,7 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
     s.shared = (unsigned char)pr->shared;
     s.kind = pr->kind;
     s.target = pr->target;
+    s.weight = pr->weight;
     s.bytes = pr->bytes;
     s.device = pr->pool->device;
     s.stream_index = q->index;

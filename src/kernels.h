@@ -9,6 +9,7 @@
 #include "histogram.h"
 #include "kprof_config.h"
 #include "timing.h"
+#include "sampling.h"
 
 /* Per-kernel aggregate, one per mangled name; lives until the process exits.  calls is counted on the
  * launching thread; the time fields are updated by the harvester under the statistics lock. */
@@ -35,6 +36,11 @@ struct kprof_kernel {
                                 * their graph, not here */
     int in_conditional;        /* a kernel node of a conditional graph body: launches there are unknown */
     uint64_t seq;              /* KPROF_SAMPLE: launches offered for timing so far (atomic) */
+    uint64_t name_hash;        /* KPROF_SAMPLE=auto: hash of mangled, 0 until computed (atomic) */
+    double w_sum, wx_sum;      /* auto: over timed launches, sum of 1/p and of x/p (statistics lock) */
+    double c_sum, cx_sum, cx2_sum; /* auto: sums of c, c x, c x^2 with c = (1 - p) / p^2 */
+    int estimated;             /* auto, in a snapshot: est_* hold the total's estimate and its interval */
+    double est_total_ns, est_ci95_ns;
     int is_graph;              /* a graphs-table row: a graph exec, its launches timed as one pair */
     UT_hash_handle hh;         /* by mangled name, or by shape among a parent's shapes */
 };
@@ -100,11 +106,14 @@ struct kprof_kernel *kprof_kernel_for_function(CUfunction f);
  * first, so that no cuFuncGetName is asked about it and fails. */
 struct kprof_kernel *kprof_kernel_for_kernel(CUkernel k);
 
-/* KPROF_SAMPLE=N: 1 when this launch of k is to be timed (the first, then every Nth).  Lock-free. */
+/* KPROF_SAMPLE=N: 1 when this launch of k is to be timed (the first, then every Nth); KPROF_SAMPLE=auto:
+ * as kprof_sample_auto chooses.  Lock-free. */
 static inline int kprof_sample_this(struct kprof_kernel *k)
 {
-    if (KPROF_LIKELY(kprof_config.sample <= 1) || !k)
+    if (KPROF_LIKELY(kprof_config.sample == 1) || !k)
         return 1;
+    if (kprof_config.sample == 0)
+        return kprof_sample_auto(k);
     return __atomic_fetch_add(&k->seq, 1, __ATOMIC_RELAXED) % (uint64_t)kprof_config.sample == 0;
 }
 
@@ -122,10 +131,13 @@ static inline uint64_t kprof_kernel_direct(const struct kprof_kernel *k)
 }
 
 /* A kernel's total GPU time in ns over its launches outside graphs (a graph's kernels are timed with their
- * graph, in the graphs table): measured when every such launch was timed, else (KPROF_SAMPLE) estimated
- * from the timed ones: measured total x direct launches / timed. */
+ * graph, in the graphs table): measured when every such launch was timed, else (KPROF_SAMPLE=N) estimated
+ * from the timed ones: measured total x direct launches / timed; KPROF_SAMPLE=auto: the snapshot's
+ * estimate (kprof_sample_estimate). */
 static inline uint64_t kprof_kernel_total(const struct kprof_kernel *k)
 {
+    if (k->estimated)
+        return (uint64_t)(k->est_total_ns + 0.5);
     uint64_t direct = kprof_kernel_direct(k);
     if (k->timed == 0 || k->timed >= direct)
         return k->total_ns;

@@ -31,7 +31,10 @@ struct kprof_config {
     long name_width;            /* KPROF_NAME_WIDTH: text report, longest kernel name shown (longer ones cut,
                                    ending "..."); 0 = whole names */
     long top;                   /* KPROF_TOP: kernels shown in the text table; 0 = all */
-    long sample;                /* KPROF_SAMPLE: time 1 launch in N per kernel (the first always); 1 = all */
+    long sample;                /* KPROF_SAMPLE: time 1 launch in N per kernel (the first always); 1 = all;
+                                   0 = auto (sampling.h) */
+    long sample_budget;         /* KPROF_SAMPLE_BUDGET: auto, most timed launches per second */
+    long seed;                  /* KPROF_SEED: auto, the draws' seed; 0 = chosen at start */
     int one_event;              /* KPROF_ONE_EVENT: a launch on a busy stream starts at the previous stop */
     int calibrate;              /* KPROF_CALIBRATE: measure and take off each context's event hand-off */
     int hold;                   /* KPROF_HOLD: hold streams until a timed launch is queued (struct kprof_hold) */

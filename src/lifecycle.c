@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <time.h>
 #include <unistd.h>
+#include "sampling.h"
 #include "cuda_api.h"
 #include "log.h"
 #include "kprof_config.h"
@@ -184,6 +185,7 @@ __attribute__((constructor)) static void kprof_init(void)
         return;
     }
     kprof_config_load();
+    kprof_sampling_init();
     kprof_call_start(kprof_atexit, kprof_config.start_paused);
     if (kprof_config.disabled)
         kprof_info("disabled by KPROF_DISABLE=1");

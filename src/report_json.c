@@ -98,8 +98,10 @@ void kprof_report_json(FILE *f, const struct kprof_snapshot *s)
     kprof_json_string(f, s->host);
     fprintf(f, ",\n  \"command\": ");
     kprof_json_string(f, s->command);
-    fprintf(f, ",\n  \"wall_ns\": %llu,\n  \"sample_period\": %ld,\n  \"group\": \"%s\",\n", U(s->wall_ns),
-            kprof_config.sample, kprof_config.group == KPROF_GROUP_SHAPE ? "shape" : "name");
+    fprintf(f, ",\n  \"wall_ns\": %llu,\n  \"sample_period\": %ld,\n  \"sample_seed\": %llu,\n  \"sample_budget\": %ld,\n"
+               "  \"group\": \"%s\",\n",
+            U(s->wall_ns), kprof_config.sample, U(kprof_config.sample == 0 ? (uint64_t)kprof_config.seed : 0),
+            kprof_config.sample_budget, kprof_config.group == KPROF_GROUP_SHAPE ? "shape" : "name");
 
     fprintf(f, "  \"context_init\": [");
     json_rows(f, KPROF_TABLE_context_init, s, s->nctx_inits, NULL);

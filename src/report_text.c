@@ -78,6 +78,9 @@ static void kernel_table(FILE *f, const char *section, const char *empty, struct
             fprintf(f, "  [%llu of the calls in graphs: timed there]", (unsigned long long)k->graph_calls);
         if (k->in_conditional)
             fprintf(f, "  [also in conditional graph bodies: launches there unknown]");
+        if (k->estimated && kprof_config.sample == 0)
+            fprintf(f, "  [Total +-%.1f%%: 95%% interval]",
+                    k->est_total_ns > 0.0 ? 100.0 * k->est_ci95_ns / k->est_total_ns : 0.0);
         fputc('\n', f);
     }
     if (shown < n) {
@@ -100,6 +103,11 @@ static void kernels(FILE *f, const struct kprof_snapshot *s)
         fprintf(f, "Sampled (KPROF_SAMPLE=%ld): the first launch of each kernel and every %ldth after it are timed; Timed\n"
                    "says how many. Total is estimated as the timed launches' time x Calls / Timed.\n",
                 kprof_config.sample, kprof_config.sample);
+    if (s->nkernels && kprof_config.sample == 0)
+        fprintf(f, "Sampled (KPROF_SAMPLE=auto, KPROF_SEED=%ld, at most %ld timed launches a second): each kernel's\n"
+                   "first %d launches are timed, then fewer and fewer, at random; Timed says how many. Total is\n"
+                   "estimated from the timed launches, each weighed by its odds; +-: its 95%% interval.\n",
+                kprof_config.seed, kprof_config.sample_budget, KPROF_AUTO_WARMUP);
     if (s->nkernels)
         fprintf(f, "First: the first launch (lazy module loading makes it slow); Avg, Med, p95, p99, Min, Max and StdDev\n"
                    "leave it out. Percentiles come from a log-linear histogram (relative error at most 0.78%%).\n"

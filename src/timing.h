@@ -126,6 +126,7 @@ struct kprof_sample {
     uint64_t taken_ns;       /* kernels: what was taken off the pair (idle-stream latency and hand-off) */
     unsigned char pred;      /* kernels: enum kprof_pred whose hand-off was taken off (UNKNOWN: none) */
     unsigned char shared;    /* kernels: 1 when the start was the previous call's stop */
+    float weight;            /* kernels, KPROF_SAMPLE=auto: 1/p, p the launch's probability of being timed */
 };
 
 /* Before a context is destroyed (cudaDeviceReset, cuCtxDestroy, the last primary-context release):

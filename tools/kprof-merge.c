@@ -191,6 +191,7 @@ struct kernel {
     uint64_t nproc;    /* processes that ran it */
     uint64_t calls, timed, total_ns;
     uint64_t measured_ns;      /* the timed launches' own time (total_ns is estimated under KPROF_SAMPLE) */
+    double ci95_var;           /* KPROF_SAMPLE=auto: sum over processes of (total_ci95_ns / 1.96)^2 */
     uint64_t min_ns, max_ns;   /* shortest and longest timed launch over processes, when has_minmax */
     bool has_minmax;
     uint64_t pmin_ns, pmax_ns; /* per-process total_ns, over the processes that ran it */
@@ -386,6 +387,10 @@ static bool merge_kernel(struct ktable *t, size_t p, json_t *e)
     /* Reports without measured_ns timed every launch: their total is measured. */
     add(&k->measured_ns, json_object_get(e, K(kernels, measured)) ? u64_or_0(e, K(kernels, measured)) : total);
     add(&k->cur_ns, total);
+    /* Processes sample independently: the variances of their estimates add. */
+    json_t *ci = json_object_get(e, K(kernels, total_ci95));
+    if (json_is_number(ci) && json_number_value(ci) > 0)
+        k->ci95_var += (json_number_value(ci) / 1.96) * (json_number_value(ci) / 1.96);
     /* A row's minimum and maximum mean something only when some launch of it was timed. */
     if (timed && get_u64(e, K(kernels, min), &v) && (!k->has_minmax || v < k->min_ns))
         k->min_ns = v;
@@ -1109,6 +1114,7 @@ static uint64_t json_kernel_rows(json_t *r, const char *total_key, const char *k
         put(o, K(kernels, calls), jint(k->calls));
         put(o, K(kernels, timed), jint(k->timed));
         put(o, K(kernels, total), jint(k->total_ns));
+        put(o, K(kernels, total_ci95), json_real(1.96 * sqrt(k->ci95_var)));
         put(o, K(kernels, avg), k->timed ? jint(mean_u64(k->measured_ns, k->timed)) : json_null());
         put(o, K(kernels, min), k->has_minmax ? jint(k->min_ns) : json_null());
         put(o, K(kernels, max), k->has_minmax ? jint(k->max_ns) : json_null());

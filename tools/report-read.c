@@ -98,6 +98,12 @@ static struct kprof_kernel *read_kernel(json_t *e, int graph, int *old)
     /* total_ns is the estimate kprof_kernel_total() makes again from the measured sum (KPROF_SAMPLE). */
     k->total_ns = get(e, KEY(kernels, measured)) ? u64(e, KEY(kernels, measured)) : u64(e, KEY(kernels, total));
     k->graph_calls = u64(e, KEY(kernels, graph_calls));
+    /* A sampled kernel's total_ns (KPROF_SAMPLE) is kept as the run estimated it, with its interval. */
+    if (get(e, KEY(kernels, total_ci95)) && !graph && k->timed < kprof_kernel_direct(k)) {
+        k->estimated = 1;
+        k->est_total_ns = (double)u64(e, KEY(kernels, total));
+        k->est_ci95_ns = real(e, KEY(kernels, total_ci95));
+    }
     k->in_conditional = json_is_true(get(e, KEY(kernels, in_conditional)));
     k->first_timed = get(e, KEY(kernels, first)) != NULL && k->timed > 0;
     k->first_ns = u64(e, KEY(kernels, first));
@@ -155,6 +161,8 @@ static void read_root(struct kprof_saved *r, json_t *root)
     snprintf(s->command, sizeof s->command, "%s", str(root, "command"));
     s->wall_ns = u64(root, "wall_ns");
     r->sample = get(root, "sample_period") ? lng(root, "sample_period") : 1;
+    r->seed = lng(root, "sample_seed");
+    r->budget = get(root, "sample_budget") ? lng(root, "sample_budget") : 2000;
     r->group = strcmp(str(root, "group"), "shape") == 0 ? KPROF_GROUP_SHAPE : KPROF_GROUP_NAME;
     s->nfiltered = (size_t)u64(root, "filtered_kernels");
     s->kernel_total_ns = u64(root, "kernel_total_ns");
@@ -340,6 +348,8 @@ bool kprof_saved_read(struct kprof_saved *r, const char *path)
 void kprof_saved_apply(const struct kprof_saved *r)
 {
     kprof_config.sample = r->sample;
+    kprof_config.seed = r->seed;
+    kprof_config.sample_budget = r->budget;
     kprof_config.group = r->group;
 }
 

@@ -1,0 +1,42 @@
+/* many_launches.c N THREADS: THREADS host threads, each on its own stream, launch kernel_a N times and
+ * kernel_b N / 10 times, interleaved (a workload for KPROF_SAMPLE=auto). */
+#include <pthread.h>
+#include <stdlib.h>
+#include "fakeprog.h"
+
+static void stub_a(void) {}
+static void stub_b(void) {}
+static long n;
+
+static void *worker(void *arg)
+{
+    cudaStream_t s;
+    CHECK(cudaStreamCreate(&s));
+    for (long i = 0; i < n; i++) {
+        CHECK(launch(stub_a, (dim3){ 64, 1, 1 }, (dim3){ 128, 1, 1 }, s));
+        if (i % 10 == 0)
+            CHECK(launch(stub_b, (dim3){ 8, 1, 1 }, (dim3){ 32, 1, 1 }, s));
+    }
+    CHECK(cudaStreamSynchronize(s));
+    CHECK(cudaStreamDestroy(s));
+    return arg;
+}
+
+int main(int argc, char **argv)
+{
+    n = argc > 1 ? atol(argv[1]) : 1000;
+    int threads = argc > 2 ? atoi(argv[2]) : 1;
+    if (n <= 0 || threads <= 0 || threads > 64)
+        return 2;
+    void **m = register_module();
+    register_kernel(m, stub_a, "_Z8kernel_aPf");
+    register_kernel(m, stub_b, "_Z8kernel_bPf");
+    __cudaRegisterFatBinaryEnd(m);
+    CHECK(cudaFree(0));
+    pthread_t t[64];
+    for (int i = 0; i < threads; i++)
+        pthread_create(&t[i], NULL, worker, NULL);
+    for (int i = 0; i < threads; i++)
+        pthread_join(t[i], NULL);
+    return 0;
+}
