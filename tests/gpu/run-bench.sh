@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # run-bench.sh OUTDIR: libkprof's overhead and accuracy on the GPU (issue: overhead near the floor of event
 # timing).  Each case runs without libkprof (plain), with it (kprof: the defaults, every launch timed),
-# with two events per timed call always (pairs: KPROF_ONE_EVENT=0), with KPROF_SAMPLE=16 and 64, and
+# with two events per timed call always (pairs: KPROF_ONE_EVENT=0), with KPROF_SAMPLE=16, 64 and auto, and
 # under the CUPTI activity tracer (what Nsight Systems uses), interleaved, REPS times; the figure is the
 # region the benchmark times itself, and the table shows medians and ratios to plain.  Then accuracy
 # (per-kernel means against CUPTI's, for kprof and pairs) and scale (10 million launches: added resident
@@ -18,7 +18,7 @@ B=$top/kernels/kbench
 REPS=${REPS:-3}
 export LD_LIBRARY_PATH=/usr/local/cuda-13.0/targets/x86_64-linux/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export PYTHONUNBUFFERED=1
-MODES=${MODES:-plain kprof pairs sample16 sample64 cupti}
+MODES=${MODES:-plain kprof pairs sample16 sample64 auto cupti}
 
 # run MODE CMD...: one run; prints the program's output
 run() {
@@ -30,6 +30,7 @@ run() {
     pairs) KPROF_ONE_EVENT=0 KPROF_OUTPUT=/dev/null LD_PRELOAD="$lib" "$@" ;;
     sample16) KPROF_SAMPLE=16 KPROF_OUTPUT=/dev/null LD_PRELOAD="$lib" "$@" ;;
     sample64) KPROF_SAMPLE=64 KPROF_OUTPUT=/dev/null LD_PRELOAD="$lib" "$@" ;;
+    auto) KPROF_SAMPLE=auto KPROF_OUTPUT=/dev/null LD_PRELOAD="$lib" "$@" ;;
     cupti) CUDA_INJECTION64_PATH="$cupti" CUPTI_TRACE_OUT=/dev/null "$@" ;;
     esac
 }
@@ -61,13 +62,13 @@ for line in open(path):
         vals.setdefault(m, []).append(float(v))
 base = statistics.median(vals["plain"]) if vals.get("plain") else None
 cells = []
-for m in ("plain", "base", "kprof", "pairs", "sample16", "sample64", "cupti"):
+for m in ("plain", "base", "kprof", "pairs", "sample16", "sample64", "auto", "cupti"):
     if vals.get(m) and base:
         med = statistics.median(vals[m])
         # per launch where the figure allows: the launch cases time 200k launches, reduce prints us/launch
         per = 200000 if "200k" in name else 1 if "us/launch" in name else None
         cells.append("%s %.4gx" % (m, med / base) + (" (%+.2f us)" % ((med - base) / per) if per else ""))
-    elif m != "base":
+    elif m not in ("base", "auto"):
         cells.append("%s -" % m)
 print("%-34s base %10.1f   %s" % (name, base or 0, "   ".join(cells[1:])))
 PY
@@ -83,6 +84,7 @@ bench "copy 64 MiB x 20, pinned" region_us "$B" copy --bytes 67108864 --n 20 --p
 bench "copy 64 MiB x 20, pageable" region_us "$B" copy --bytes 67108864 --n 20 --pageable
 bench "reduce, its own timed loop (us/launch)" sed "$top/kernels/reduce" --iters 50
 bench "PyTorch steady-state step (ms)" step_ms python3 "$top/tests/gpu/torch_workload.py" --steps 50 --warmup 10
+bench "decode, eager LLM, 12 layers (ms/token)" token_ms python3 "$top/tests/gpu/decode_loop.py"
 
 # accuracy and scale each run when CASES is all (or unset) or names them; one not named is skipped, and
 # the other still runs (CASES=scale used to exit here, before the scale case).
