@@ -36,10 +36,9 @@ struct kprof_kernel {
                                 * their graph, not here */
     int in_conditional;        /* a kernel node of a conditional graph body: launches there are unknown */
     uint64_t seq;              /* KPROF_SAMPLE: launches offered for timing so far (atomic) */
-    uint64_t name_hash;        /* KPROF_SAMPLE=auto: hash of mangled, 0 until computed (atomic) */
-    double w_sum, wx_sum;      /* auto: over timed launches, sum of 1/p and of x/p (statistics lock) */
-    double c_sum, cx_sum, cx2_sum; /* auto: sums of c, c x, c x^2 with c = (1 - p) / p^2 */
-    int estimated;             /* auto, in a snapshot: est_* hold the total's estimate and its interval */
+    struct kprof_sampling sampling; /* KPROF_SAMPLE=auto */
+    int estimated;             /* in a snapshot (auto) or a saved report (any sampling): est_* hold the
+                                * total's estimate and the half-width of its 95% interval, ns */
     double est_total_ns, est_ci95_ns;
     int is_graph;              /* a graphs-table row: a graph exec, its launches timed as one pair */
     UT_hash_handle hh;         /* by mangled name, or by shape among a parent's shapes */
@@ -112,8 +111,10 @@ static inline int kprof_sample_this(struct kprof_kernel *k)
 {
     if (KPROF_LIKELY(kprof_config.sample == 1) || !k)
         return 1;
-    if (kprof_config.sample == 0)
-        return kprof_sample_auto(k);
+    if (kprof_config.sample == 0) {
+        kprof_tls_sample_weight = 1.0f;
+        return k->is_graph || kprof_sample_auto(&k->sampling, k->mangled); /* a replay: never extrapolated */
+    }
     return __atomic_fetch_add(&k->seq, 1, __ATOMIC_RELAXED) % (uint64_t)kprof_config.sample == 0;
 }
 
@@ -130,10 +131,23 @@ static inline uint64_t kprof_kernel_direct(const struct kprof_kernel *k)
     return k->calls > k->graph_calls ? k->calls - k->graph_calls : 0;
 }
 
+/* KPROF_SAMPLE=auto: sets k->estimated, and k->est_total_ns and k->est_ci95_ns from its sampling state
+ * (kprof_sample_estimate), when some launch of it outside graphs went untimed.  Called under the statistics
+ * lock (the snapshot). */
+static inline void kprof_kernel_estimate(struct kprof_kernel *k)
+{
+    uint64_t direct = kprof_kernel_direct(k);
+    k->estimated = 0;
+    if (kprof_config.sample != 0 || k->is_graph || k->timed >= direct)
+        return;
+    double sd = kprof_kernel_stddev(k);
+    k->estimated = kprof_sample_estimate(&k->sampling, direct, sd * sd, &k->est_total_ns, &k->est_ci95_ns);
+}
+
 /* A kernel's total GPU time in ns over its launches outside graphs (a graph's kernels are timed with their
  * graph, in the graphs table): measured when every such launch was timed, else (KPROF_SAMPLE=N) estimated
  * from the timed ones: measured total x direct launches / timed; KPROF_SAMPLE=auto: the snapshot's
- * estimate (kprof_sample_estimate). */
+ * estimate (kprof_kernel_estimate). */
 static inline uint64_t kprof_kernel_total(const struct kprof_kernel *k)
 {
     if (k->estimated)

@@ -3,7 +3,6 @@
 #include <unistd.h>
 #include "sampling.h"
 #include "clock.h"
-#include "kernels.h"
 #include "kprof_config.h"
 
 __thread float kprof_tls_sample_weight __attribute__((tls_model("initial-exec"))) = 1.0f;
@@ -28,16 +27,16 @@ static uint64_t mix(uint64_t x)
 }
 
 /* FNV-1a of a kernel's mangled name, never 0 (0 marks "not computed yet"). */
-static uint64_t name_hash(struct kprof_kernel *k)
+static uint64_t name_hash(struct kprof_sampling *s, const char *mangled)
 {
-    uint64_t h = __atomic_load_n(&k->name_hash, __ATOMIC_RELAXED);
+    uint64_t h = __atomic_load_n(&s->name_hash, __ATOMIC_RELAXED);
     if (h)
         return h;
     h = 0xcbf29ce484222325ull;
-    for (const unsigned char *c = (const unsigned char *)(k->mangled ? k->mangled : ""); *c; c++)
+    for (const unsigned char *c = (const unsigned char *)(mangled ? mangled : ""); *c; c++)
         h = (h ^ *c) * 0x100000001b3ull;
     h |= 1;
-    __atomic_store_n(&k->name_hash, h, __ATOMIC_RELAXED);
+    __atomic_store_n(&s->name_hash, h, __ATOMIC_RELAXED);
     return h;
 }
 
@@ -58,12 +57,10 @@ static void demand_one(void)
     __atomic_store_n(&budget.factor, (uint64_t)(f * (double)FACTOR_ONE), __ATOMIC_RELAXED);
 }
 
-int kprof_sample_auto(struct kprof_kernel *k)
+int kprof_sample_auto(struct kprof_sampling *s, const char *mangled)
 {
     kprof_tls_sample_weight = 1.0f;
-    if (k->is_graph)
-        return 1; /* a graph replay's time is never extrapolated */
-    uint64_t i = __atomic_fetch_add(&k->seq, 1, __ATOMIC_RELAXED);
+    uint64_t i = __atomic_fetch_add(&s->seq, 1, __ATOMIC_RELAXED);
     if (i == 0) {
         demand_one();
         return 1;
@@ -72,7 +69,7 @@ int kprof_sample_auto(struct kprof_kernel *k)
     if (pk < KPROF_AUTO_FLOOR)
         pk = KPROF_AUTO_FLOOR;
     /* u uniform in [0, 1) from the top 53 bits of the hash. */
-    double u = (double)(mix(budget.seed ^ mix(name_hash(k) + i)) >> 11) * 0x1.0p-53;
+    double u = (double)(mix(budget.seed ^ mix(name_hash(s, mangled) + i)) >> 11) * 0x1.0p-53;
     if (u >= pk)
         return 0;
     demand_one();
@@ -83,36 +80,32 @@ int kprof_sample_auto(struct kprof_kernel *k)
     return 1;
 }
 
-void kprof_sample_weigh(struct kprof_kernel *k, uint64_t ns, double weight)
+void kprof_sample_weigh(struct kprof_sampling *s, uint64_t ns, double weight)
 {
     double x = (double)ns, w = weight >= 1.0 ? weight : 1.0;
     double c = (w - 1.0) * w; /* (1 - p) / p^2 */
-    k->w_sum += w;
-    k->wx_sum += w * x;
-    k->c_sum += c;
-    k->cx_sum += c * x;
-    k->cx2_sum += c * x * x;
+    s->w_sum += w;
+    s->wx_sum += w * x;
+    s->c_sum += c;
+    s->cx_sum += c * x;
+    s->cx2_sum += c * x * x;
 }
 
-void kprof_sample_estimate(struct kprof_kernel *k)
+int kprof_sample_estimate(const struct kprof_sampling *s, uint64_t direct, double s2, double *total_ns,
+                          double *ci95_ns)
 {
-    uint64_t direct = kprof_kernel_direct(k);
-    k->estimated = 0;
-    if (kprof_config.sample != 0 || k->is_graph || k->w_sum <= 0.0 || k->timed >= direct)
-        return;
-    double scale = (double)direct / k->w_sum, m = k->wx_sum / k->w_sum;
-    /* The design's variance from the timed launches' own spread around m, or, when fewer heavy launches
-     * carry most of the weight (the budget thinned them), the spread of all timed launches (Welford's s^2
-     * over those after the first) times the weights' sum of c: a few launches that happen to agree must
-     * not make the interval narrow. */
-    double v = k->cx2_sum - 2.0 * m * k->cx_sum + m * m * k->c_sum;
-    uint64_t n = k->timed - (uint64_t)k->first_timed;
-    double s2 = n > 1 ? k->m2 / (double)(n - 1) : 0.0;
-    if (s2 * k->c_sum > v)
-        v = s2 * k->c_sum;
-    k->est_total_ns = scale * k->wx_sum;
-    k->est_ci95_ns = v > 0.0 ? 1.96 * scale * sqrt(v) : 0.0;
-    k->estimated = 1;
+    if (s->w_sum <= 0.0)
+        return 0;
+    double scale = (double)direct / s->w_sum, m = s->wx_sum / s->w_sum;
+    /* The design's variance from the timed launches' own spread around m, or, when a few heavy launches
+     * carry most of the weight (the budget thinned them), s2 times the weights' sum of c: a few launches
+     * that happen to agree must not make the interval narrow. */
+    double v = s->cx2_sum - 2.0 * m * s->cx_sum + m * m * s->c_sum;
+    if (s2 * s->c_sum > v)
+        v = s2 * s->c_sum;
+    *total_ns = scale * s->wx_sum;
+    *ci95_ns = v > 0.0 ? 1.96 * scale * sqrt(v) : 0.0;
+    return 1;
 }
 
 void kprof_sampling_init(void)

@@ -5,36 +5,43 @@
 
 #include <stdint.h>
 
-struct kprof_kernel;
-
 /* Launches of a kernel timed every time before its sampling starts thinning (its first always is). */
 #define KPROF_AUTO_WARMUP 100
 /* The least probability of timing a launch once a kernel has warmed up (before the budget's factor). */
 #define KPROF_AUTO_FLOOR (1.0 / 128.0)
 
+/* One kernel's sampling state, a member of its aggregate (struct kprof_kernel). */
+struct kprof_sampling {
+    uint64_t seq;              /* launches offered so far (atomic) */
+    uint64_t name_hash;        /* hash of the kernel's mangled name; 0 until computed (atomic) */
+    double w_sum, wx_sum;      /* over timed launches: sums of 1/p and of x/p (the statistics lock) */
+    double c_sum, cx_sum, cx2_sum; /* sums of c, c x and c x^2, c = (1 - p) / p^2 */
+};
+
 /* 1/p of the last launch kprof_sample_auto chose to time on this thread (p: the probability it had of being
  * timed); read by kprof_timing_end when it queues that launch's pair. */
 extern __thread float kprof_tls_sample_weight __attribute__((tls_model("initial-exec")));
 
-/* KPROF_SAMPLE=auto: 1 when this launch of k is to be timed.  Launch i of a kernel (from 0) is timed with
- * probability p = min(1, max(KPROF_AUTO_WARMUP / (i + 1), KPROF_AUTO_FLOOR)) x f, the first launch always
- * (p = 1), where f <= 1 keeps the process's timed launches within KPROF_SAMPLE_BUDGET per second (the
- * demand measured over windows of 100 ms).  The draw is a hash of KPROF_SEED, the kernel's mangled name and
- * i, so a run with the same seed and launch order times the same launches, and periodic programs do not
- * alias.  Graph rows are never sampled.  Sets kprof_tls_sample_weight.  Thread-safe, lock-free. */
-int kprof_sample_auto(struct kprof_kernel *k);
+/* KPROF_SAMPLE=auto: 1 when this launch of the kernel named `mangled` is to be timed.  Launch i of a
+ * kernel (from 0) is timed with probability p = min(1, max(KPROF_AUTO_WARMUP / (i + 1), KPROF_AUTO_FLOOR))
+ * x f, the first launch always (p = 1), where f <= 1 keeps the process's timed launches within
+ * KPROF_SAMPLE_BUDGET per second (the demand measured over windows of 100 ms).  The draw is a hash of
+ * KPROF_SEED, the mangled name and i, so a run with the same seed and launch order times the same
+ * launches, and periodic programs do not alias.  Sets kprof_tls_sample_weight.  Thread-safe, lock-free. */
+int kprof_sample_auto(struct kprof_sampling *s, const char *mangled);
 
-/* Adds one timed launch of k (duration ns, weight 1/p from kprof_tls_sample_weight) to its estimator.
- * Called by the harvester under the statistics lock. */
-void kprof_sample_weigh(struct kprof_kernel *k, uint64_t ns, double weight);
+/* Adds one timed launch (duration ns, weight 1/p from kprof_tls_sample_weight) to the estimator.  Called
+ * by the harvester under the statistics lock. */
+void kprof_sample_weigh(struct kprof_sampling *s, uint64_t ns, double weight);
 
-/* Fills k->est_total_ns and k->est_ci95_ns (KPROF_SAMPLE=auto): the Hajek estimate of the total over the
- * kernel's launches outside graphs, direct x (sum of x/p) / (sum of 1/p) over the timed launches, and the
- * half-width of its 95% interval, 1.96 x the square root of the linearised variance
- * (direct / sum 1/p)^2 x sum of (1 - p) / p^2 x (x - mean)^2 (Sarndal, Swensson and Wretman, Model
- * Assisted Survey Sampling, 5.7).  Sets k->estimated when some launch was not timed.  Called under the
- * statistics lock (the snapshot). */
-void kprof_sample_estimate(struct kprof_kernel *k);
+/* The Hajek estimate of a kernel's total over its `direct` launches (those outside graphs), direct x
+ * (sum of x/p) / (sum of 1/p) over the timed ones, in *total_ns, and the half-width of its 95% interval in
+ * *ci95_ns: 1.96 x the square root of the linearised variance (direct / sum 1/p)^2 x sum of
+ * (1 - p) / p^2 x (x - mean)^2 (Sarndal, Swensson and Wretman, Model Assisted Survey Sampling, 5.7), or of
+ * s2 x sum of (1 - p) / p^2 when that is larger (s2: the timed launches' own variance, ns^2).  Returns 0
+ * (leaving both alone) when nothing was weighed.  Called under the statistics lock. */
+int kprof_sample_estimate(const struct kprof_sampling *s, uint64_t direct, double s2, double *total_ns,
+                          double *ci95_ns);
 
 /* Starts the budget's first window and fixes the seed of the draws: KPROF_SEED, or, when it is unset (0),
  * one chosen from the clock and the process id and written back to kprof_config.seed (the report gives

@@ -559,7 +559,7 @@ void kprof_sample_record(const struct kprof_sample *s)
     /* A graph's time counts as kernel time on its device: its kernels are not timed one by one. */
     pthread_mutex_lock(&stats_lock);
     if (s->kind != KPROF_TARGET_COPY && kprof_config.sample == 0)
-        kprof_sample_weigh(s->target, s->dur_ns, s->weight);
+        kprof_sample_weigh(&((struct kprof_kernel *)s->target)->sampling, s->dur_ns, s->weight);
     if (s->kind != KPROF_TARGET_COPY && s->device >= 0 && s->device < MAX_DEVICES) {
         struct device_acc *d = &devices[s->device];
         d->used = 1;
@@ -834,13 +834,13 @@ int kprof_stats_snapshot(struct kprof_snapshot *s)
         if (k->shapes) {
             for (struct kprof_kernel *c = k->shapes; c; c = c->hh.next)
                 if (c->calls > 0) {
-                    kprof_sample_estimate(c);
+                    kprof_kernel_estimate(c);
                     s->kernels[s->nkernels++] = c;
                     s->kernel_total_ns += kprof_kernel_total(c);
                 }
         }
         if (k->calls > 0 || k->in_conditional) {
-            kprof_sample_estimate(k);
+            kprof_kernel_estimate(k);
             s->kernels[s->nkernels++] = k;
             s->kernel_total_ns += kprof_kernel_total(k);
         }
