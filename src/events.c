@@ -52,7 +52,8 @@ struct pool {
     CUstream own;                /* libkprof's non-blocking stream for references; NULL if none */
     struct ref refs[REF_RING];   /* refs[0] newest */
     int nrefs;
-    CUevent pending_ref;         /* recorded, not yet placed on the timeline (ev.lock) */
+    CUevent pending_ref;         /* recorded, not yet placed on the timeline (ev.lock; stored atomically, so
+                                    that pair_account may look without it) */
     uint64_t pending_before_ns, pending_host_done_ns, last_request_ns;
     int ref_busy;                /* a thread is recording a reference (ev.lock) */
     unsigned nstreams;           /* streams of this context seen so far */
@@ -1050,7 +1051,7 @@ static void ref_request(struct pool *p)
     pthread_mutex_lock(&ev.lock);
     p->ref_busy = 0;
     if (e) {
-        p->pending_ref = e;
+        __atomic_store_n(&p->pending_ref, e, __ATOMIC_RELAXED);
         p->pending_before_ns = now;
         p->pending_host_done_ns = done;
     }
@@ -1084,7 +1085,7 @@ static void ref_complete(struct pool *p)
     p->refs[0].ev = e;
     p->refs[0].host_done_ns = done;
     pthread_mutex_lock(&ev.lock);
-    p->pending_ref = NULL;
+    __atomic_store_n(&p->pending_ref, NULL, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&ev.lock);
 }
 
@@ -1123,9 +1124,12 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
     } else {
         /* A reference recorded before this pair's start but not placed yet (a pass that began before it
          * was recorded reads the pair): placed now, the host anchor nearest the pair. */
-        pthread_mutex_lock(&ev.lock);
-        int fresh = pr->pool->pending_ref && pr->pool->pending_host_done_ns <= pr->start_host_ns;
-        pthread_mutex_unlock(&ev.lock);
+        int fresh = 0;
+        if (__atomic_load_n(&pr->pool->pending_ref, __ATOMIC_RELAXED)) { /* rare: one lock only then */
+            pthread_mutex_lock(&ev.lock);
+            fresh = pr->pool->pending_ref && pr->pool->pending_host_done_ns <= pr->start_host_ns;
+            pthread_mutex_unlock(&ev.lock);
+        }
         if (fresh)
             ref_complete(pr->pool);
         const struct ref *r = ref_for(pr->pool, pr->start_host_ns);
