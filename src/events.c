@@ -82,8 +82,8 @@ struct pair {
     uint64_t bytes;
     uint64_t idle_lag_ns;   /* host time between the start event and the launch's return, idle stream */
     uint64_t start_host_ns; /* host clock before the start event was recorded */
-    uint64_t call_ns;       /* kernels: host clock when the launch call began, and the call's host time */
-    uint64_t launch_ns;
+    uint64_t call_ns;       /* kernels: host clock when the launch call began */
+    uint64_t launch_ns;     /* kernels: the launch call's host time */
     uint64_t hold_ns;       /* held: host time from the call's return to the hold's release */
     unsigned grid[3], block[3];
     struct pool *pool;
