@@ -28,8 +28,8 @@ export LD_LIBRARY_PATH=/usr/local/cuda-13.0/targets/x86_64-linux/lib${LD_LIBRARY
 mkdir -p "$out"
 failed=0
 
-# split NAME JUDGED CMD...: both runs and the comparison (JUDGED 0: printed only).
-split() {
+# judge NAME JUDGED CMD...: both runs and the comparison (JUDGED 0: printed only).
+judge() {
     local name=$1 judged=$2; shift 2
     echo; echo "== $name: $*"
     KPROF_FORMAT=json KPROF_OUTPUT="$out/$name.json" LD_PRELOAD="$lib" "$@" >"$out/$name.out" 2>"$out/$name.err" ||
@@ -76,8 +76,8 @@ PY
 }
 
 nvidia-smi -L
-split spin_idle 1 "$K/kbench" spin --us 20 --n 200 --idle
-split reduce 1 "$K/reduce" --iters 100
-split spin_busy 0 "$K/kbench" spin --us 20 --n 200 --busy
+judge spin_idle 1 "$K/kbench" spin --us 20 --n 200 --idle
+judge reduce 1 "$K/reduce" --iters 100
+judge spin_busy 0 "$K/kbench" spin --us 20 --n 200 --busy
 echo; echo "queue-time-vs-cupti: $([ $failed = 0 ] && echo PASSED || echo FAILED) (tolerance max($US us, $PCT%), kernels with at least $MIN_LAUNCHES launches; logs in $out)"
 exit $failed
