@@ -20,6 +20,15 @@ static struct steady steady(const struct kprof_kernel *k)
     return s;
 }
 
+/* Percentile q of a kernel's launch call host times or queue times (kprof_kernel_split), or no value. */
+static struct kprof_value split(const struct kprof_kernel *k, enum kprof_split which, double q)
+{
+    struct kprof_value v = { .type = KPROF_V_NONE };
+    if (kprof_kernel_split(k, which, q, &v.v.u))
+        v.type = KPROF_V_U64;
+    return v;
+}
+
 /* nsys's per-instance figures of a kernel and of a copy or memset aggregate (the first launch included). */
 static struct kprof_spread nsys_k(const struct kprof_kernel *k)
 {

@@ -36,6 +36,9 @@ struct ref {
     CUevent ev;
     uint64_t host_done_ns; /* host clock once its record had returned */
     double base_ns;        /* its time on the process timeline (ns since libkprof started) */
+    double host_ns;        /* the host clock when it was recorded (the midpoint of its record, ns since
+                              libkprof started): base_ns chains GPU time from reference to reference, this
+                              re-anchors each on the host clock, for the queue time (docs/accuracy.md) */
 };
 
 /* A context's reusable events, its private stream and references.  Pools are never freed: a context's
@@ -49,7 +52,8 @@ struct pool {
     CUstream own;                /* libkprof's non-blocking stream for references; NULL if none */
     struct ref refs[REF_RING];   /* refs[0] newest */
     int nrefs;
-    CUevent pending_ref;         /* recorded, not yet placed on the timeline (ev.lock) */
+    CUevent pending_ref;         /* recorded, not yet placed on the timeline (ev.lock; stored atomically, so
+                                    that pair_account may look without it) */
     uint64_t pending_before_ns, pending_host_done_ns, last_request_ns;
     int ref_busy;                /* a thread is recording a reference (ev.lock) */
     unsigned nstreams;           /* streams of this context seen so far */
@@ -78,6 +82,9 @@ struct pair {
     uint64_t bytes;
     uint64_t idle_lag_ns;   /* host time between the start event and the launch's return, idle stream */
     uint64_t start_host_ns; /* host clock before the start event was recorded */
+    uint64_t call_ns;       /* kernels: host clock when the launch call began */
+    uint64_t launch_ns;     /* kernels: the launch call's host time */
+    uint64_t hold_ns;       /* held: host time from the call's return to the hold's release */
     unsigned grid[3], block[3];
     float weight;           /* kernels, KPROF_SAMPLE=auto: 1/p (kprof_tls_sample_weight at its launch) */
     struct pool *pool;
@@ -107,6 +114,7 @@ struct queue {
     /* Harvest passes only: where the last pair read stopped, on the timeline before any idle-stream
      * correction, so that the next pair, if it started at that stop, is placed without a driver call. */
     double last_stop_ns;
+    double last_shift_ns;    /* the host anchor of the reference it was placed from, less its base_ns */
     uint64_t last_stop_seq;  /* that pair's number + 1; 0: none */
     unsigned derived;        /* starts placed that way in a row (re-anchored on a reference every 256) */
     unsigned char last_pred; /* enum kprof_pred: what libkprof last put on this stream (ev.lock) */
@@ -216,6 +224,7 @@ static void pool_start_timeline(struct pool *p)
     kprof_drv.cuThreadExchangeStreamCaptureMode(&mode);
     uint64_t before = kprof_now_ns();
     CUresult r = kprof_drv.cuEventRecord(e, p->own);
+    uint64_t recorded = kprof_now_ns();
     if (r == CUDA_SUCCESS)
         r = kprof_drv.cuEventSynchronize(e);
     uint64_t after = kprof_now_ns();
@@ -228,6 +237,8 @@ static void pool_start_timeline(struct pool *p)
     p->refs[0].ev = e;
     p->refs[0].host_done_ns = after;
     p->refs[0].base_ns = (double)((before + after) / 2 - kprof_start_ns);
+    /* The host anchor (the queue time's): the record alone, without the synchronisation. */
+    p->refs[0].host_ns = (double)((before + recorded) / 2 - kprof_start_ns);
     p->nrefs = 1;
     /* Before the context's first pair: its hand-offs, then taken off every pair it times.  The host time it
      * takes is left out of the call that started it (as context creation is). */
@@ -907,9 +918,9 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
     /* Kernel launches only: a copy or memset call may itself wait for its work (pageable memory), and
      * then the host time is the work, not the latency before it.  A shared start means a busy stream.
      * No query while any stream capture is in progress: a global-mode capture forbids it. */
-    uint64_t lag = 0;
+    uint64_t lag = 0, now = 0;
     if (ok && kind != KPROF_TARGET_COPY) {
-        uint64_t now = kprof_now_ns();
+        now = kprof_now_ns(); /* also the launch call's end (struct pair's launch_ns) */
         /* Held, the start has completed only if kprof_hold gave up waiting (a host descheduled for longer
          * than its timeout): then as on an idle stream. */
         if (!t->shared && kprof_event_query_uncaptured(t->start) == CUDA_SUCCESS) {
@@ -921,8 +932,12 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
         tls_launch_ns = tls_launch_ns > 0.0 ? tls_launch_ns + (took - tls_launch_ns) / 8.0 : took;
     }
     int stopped = ok && kprof_drv.cuEventRecord(t->stop, t->stream) == CUDA_SUCCESS;
-    if (t->held) /* the start, the kernel and the stop are queued: let the GPU run them */
+    uint64_t hold_ns = 0;
+    if (t->held) { /* the start, the kernel and the stop are queued: let the GPU run them */
+        if (now && t->held != 3)
+            hold_ns = kprof_now_ns() - now; /* the kernel waited for this, which it would not unheld */
         kprof_hold_release(&p->calib.hold, t->hold_slot, t->hold_seq);
+    }
     order_end(t, p);
     if (!stopped) {
         timing_drop(t);
@@ -961,6 +976,9 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
     pr->bytes = bytes;
     pr->idle_lag_ns = lag;
     pr->start_host_ns = t->start_before_ns;
+    pr->call_ns = t->start_host_ns;
+    pr->launch_ns = now ? now - t->start_host_ns : 0;
+    pr->hold_ns = hold_ns;
     for (int i = 0; i < 3; i++) {
         pr->grid[i] = grid ? grid[i] : 0;
         pr->block[i] = block ? block[i] : 0;
@@ -1035,7 +1053,7 @@ static void ref_request(struct pool *p)
     pthread_mutex_lock(&ev.lock);
     p->ref_busy = 0;
     if (e) {
-        p->pending_ref = e;
+        __atomic_store_n(&p->pending_ref, e, __ATOMIC_RELAXED);
         p->pending_before_ns = now;
         p->pending_host_done_ns = done;
     }
@@ -1065,10 +1083,11 @@ static void ref_complete(struct pool *p)
         p->nrefs++;
     memmove(&p->refs[1], &p->refs[0], (size_t)(p->nrefs - 1) * sizeof p->refs[0]);
     p->refs[0].base_ns = base;
+    p->refs[0].host_ns = (double)((before + done) / 2 - kprof_start_ns);
     p->refs[0].ev = e;
     p->refs[0].host_done_ns = done;
     pthread_mutex_lock(&ev.lock);
-    p->pending_ref = NULL;
+    __atomic_store_n(&p->pending_ref, NULL, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&ev.lock);
 }
 
@@ -1098,17 +1117,29 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
     s.stream_index = q->index;
     memcpy(s.grid, pr->grid, sizeof s.grid);
     memcpy(s.block, pr->block, sizeof s.block);
-    double start = 0.0;
+    double start = 0.0, shift = 0.0;
     int known = 0;
     if (pr->shared && q->last_stop_seq == pr->start_seq + 1 && q->derived < 256) {
         start = q->last_stop_ns;
+        shift = q->last_shift_ns;
         known = 1;
         q->derived++;
     } else {
+        /* A reference recorded before this pair's start but not placed yet (a pass that began before it
+         * was recorded reads the pair): placed now, the host anchor nearest the pair. */
+        int fresh = 0;
+        if (__atomic_load_n(&pr->pool->pending_ref, __ATOMIC_RELAXED)) { /* rare: one lock only then */
+            pthread_mutex_lock(&ev.lock);
+            fresh = pr->pool->pending_ref && pr->pool->pending_host_done_ns <= pr->start_host_ns;
+            pthread_mutex_unlock(&ev.lock);
+        }
+        if (fresh)
+            ref_complete(pr->pool);
         const struct ref *r = ref_for(pr->pool, pr->start_host_ns);
         float at = 0.0f;
         if (r && kprof_drv.cuEventElapsedTime_v2(&at, r->ev, pr->start) == CUDA_SUCCESS) {
             start = r->base_ns + (double)at * 1e6;
+            shift = r->host_ns - r->base_ns;
             known = 1;
         }
         q->derived = 0;
@@ -1116,10 +1147,23 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
     q->last_stop_seq = 0;
     if (known) {
         q->last_stop_ns = start + (double)ms * 1e6;
+        q->last_shift_ns = shift;
         q->last_stop_seq = pr->seq + 1;
         start += (double)(ns - s.dur_ns);
         s.start_ns = start > 0.0 ? (uint64_t)(start + 0.5) : 0;
         s.has_time = 1;
+    }
+    /* Kernels: the launch call's host time, and the queue time from the call's start to the kernel's start,
+     * the latter read on the host clock through the reference's host anchor (less what a hold kept it
+     * waiting past the call's return); below 0 (the model's error) it reads 0. */
+    if (pr->kind != KPROF_TARGET_COPY && pr->call_ns) {
+        s.has_split = 1;
+        s.launch_host_ns = pr->launch_ns;
+        if (known) {
+            double queue = start + shift - (double)(pr->call_ns - kprof_start_ns) - (double)pr->hold_ns;
+            s.has_queue = 1;
+            s.queue_ns = queue > 0.0 ? (uint64_t)(queue + 0.5) : 0;
+        }
     }
     kprof_sample_record(&s);
 }

@@ -41,6 +41,9 @@ struct kprof_kernel {
                                 * total's estimate and the half-width of its 95% interval, ns */
     double est_total_ns, est_ci95_ns;
     int is_graph;              /* a graphs-table row: a graph exec, its launches timed as one pair */
+    /* Host versus device time (kprof_kernel_split): over the timed launches, the launch calls' host times
+     * and the queue times from each call's start to its kernel's start, in ns (statistics lock). */
+    struct kprof_hist launch_hist, queue_hist;
     UT_hash_handle hh;         /* by mangled name, or by shape among a parent's shapes */
 };
 
@@ -85,6 +88,18 @@ static inline double kprof_kernel_stddev(const struct kprof_kernel *k)
     uint64_t n = k->timed - (uint64_t)k->first_timed;
     return n > 1 ? sqrt(k->m2 / (double)(n - 1)) : 0.0;
 }
+
+/* The split nsys's cuda_kern_exec_sum makes of a kernel's launches, over its timed launches (the first
+ * included): KPROF_SPLIT_LAUNCH, the launch call's host time (CLOCK_MONOTONIC around the real call), or
+ * KPROF_SPLIT_QUEUE, the time from the call's start to the kernel's start on the GPU (read on the host
+ * clock, docs/accuracy.md).  Returns 1 and sets *ns to percentile q (nearest rank, within
+ * KPROF_HIST_REL_ERROR) when at least one launch has it, else 0.  Read after the drain (the report's
+ * snapshot); kprof-report answers from the saved report (tools/report-stubs.c). */
+enum kprof_split { KPROF_SPLIT_LAUNCH, KPROF_SPLIT_QUEUE };
+int kprof_kernel_split(const struct kprof_kernel *k, enum kprof_split which, double q, uint64_t *ns);
+/* Adds one timed launch's launch call host time and, when has_queue, its queue time (ns) to k.
+ * Thread-safe (statistics lock). */
+void kprof_kernel_add_split(struct kprof_kernel *k, uint64_t launch_ns, int has_queue, uint64_t queue_ns);
 
 /* A kernel's figures as nsys's cuda_gpu_kern_sum gives them: over every timed launch, the first included
  * (its measured total_ns, not kprof_kernel_total's estimate); the median from the histogram with the

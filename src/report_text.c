@@ -112,7 +112,9 @@ static void kernels(FILE *f, const struct kprof_snapshot *s)
         fprintf(f, "First: the first launch (lazy module loading makes it slow); Avg, Med, p95, p99, Min, Max and StdDev\n"
                    "leave it out. Percentiles come from a log-linear histogram (relative error at most 0.78%%).\n"
                    "Calls include launches replayed by CUDA graphs, which are timed with their graph (see graphs) and\n"
-                   "marked on their row; launches inside conditional graph bodies cannot be counted from the host.\n");
+                   "marked on their row; launches inside conditional graph bodies cannot be counted from the host.\n"
+                   "Host: the launch call's host time; Queue: from the call's start to the kernel's start on the GPU\n"
+                   "(median and p95 over the timed launches, the first included; as nsys's cuda_kern_exec_sum).\n");
 }
 
 static void graphs(FILE *f, const struct kprof_snapshot *s)

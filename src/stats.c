@@ -407,6 +407,24 @@ uint64_t kprof_kernel_percentile(const struct kprof_kernel *k, double q)
     return k->first_timed ? k->first_ns : 0;
 }
 
+void kprof_kernel_add_split(struct kprof_kernel *k, uint64_t launch_ns, int has_queue, uint64_t queue_ns)
+{
+    pthread_mutex_lock(&stats_lock);
+    kprof_hist_add(&k->launch_hist, launch_ns);
+    if (has_queue)
+        kprof_hist_add(&k->queue_hist, queue_ns);
+    pthread_mutex_unlock(&stats_lock);
+}
+
+int kprof_kernel_split(const struct kprof_kernel *k, enum kprof_split which, double q, uint64_t *ns)
+{
+    const struct kprof_hist *h = which == KPROF_SPLIT_QUEUE ? &k->queue_hist : &k->launch_hist;
+    if (kprof_hist_count(h) == 0)
+        return 0;
+    *ns = kprof_hist_percentile(h, q);
+    return 1;
+}
+
 /* ---- samples: devices' busy time and the trace ------------------------------------------------ */
 
 /* The union of a device's kernel intervals, kept as up to BUSY_OPEN disjoint intervals sorted by start;
@@ -556,6 +574,8 @@ void kprof_sample_record(const struct kprof_sample *s)
         kprof_copy_add_time(s->target, s->dur_ns, s->bytes);
     else
         kprof_kernel_add_time(s->target, s->dur_ns, s->kind == KPROF_TARGET_KERNEL_FIRST);
+    if (s->kind != KPROF_TARGET_COPY && s->has_split)
+        kprof_kernel_add_split(s->target, s->launch_host_ns, s->has_queue, s->queue_ns);
     /* A graph's time counts as kernel time on its device: its kernels are not timed one by one. */
     pthread_mutex_lock(&stats_lock);
     if (s->kind != KPROF_TARGET_COPY && kprof_config.sample == 0)
@@ -1025,6 +1045,8 @@ static void kernel_reset(struct kprof_kernel *k)
     k->min_ns = UINT64_MAX;
     k->mean_ns = k->m2 = 0.0;
     kprof_hist_free(&k->hist);
+    kprof_hist_free(&k->launch_hist);
+    kprof_hist_free(&k->queue_hist);
 }
 
 /* In the child: a fresh start, so its report holds only what the child itself does. */

@@ -127,6 +127,13 @@ struct kprof_sample {
     unsigned char pred;      /* kernels: enum kprof_pred whose hand-off was taken off (UNKNOWN: none) */
     unsigned char shared;    /* kernels: 1 when the start was the previous call's stop */
     float weight;            /* kernels, KPROF_SAMPLE=auto: 1/p, p the launch's probability of being timed */
+    /* Kernels (and graph launches), the split nsys's cuda_kern_exec_sum makes: has_split when the launch
+     * call's host time launch_host_ns (CLOCK_MONOTONIC around the real call) is known; has_queue when the
+     * queue time queue_ns is too: the kernel's start (start_ns) less the call's start, both on the host
+     * clock through the reference events' host anchors (docs/accuracy.md), 0 where the model put the
+     * kernel's start before the call's. */
+    unsigned char has_split, has_queue;
+    uint64_t launch_host_ns, queue_ns;
 };
 
 /* Before a context is destroyed (cudaDeviceReset, cuCtxDestroy, the last primary-context release):

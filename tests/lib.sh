@@ -70,5 +70,8 @@ expect_no_grep() {
 jqr() { jq -r "$1" "$2"; }
 # kernel_field FILE NAME-SUBSTRING FIELD: a field of the (first) kernel whose demangled name contains NAME
 kernel_field() { jq -r --arg n "$2" --arg f "$3" '[.kernels[] | select(.name | contains($n))][0][$f]' "$1"; }
+# mask_split_csv KERNELS.CSV: the file with its last four fields (the launch call host times and queue
+# times, which vary from run to run) read <host> on every row but the header.
+mask_split_csv() { sed -E '1!s/(,[^,]*){4}$/,<host>,<host>,<host>,<host>/' "$1"; }
 # copy_field FILE DIRECTION FIELD
 copy_field() { jq -r --arg d "$2" --arg f "$3" '[.copies[] | select(.direction == $d)][0][$f] // 0' "$1"; }

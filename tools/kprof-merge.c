@@ -200,6 +200,12 @@ struct kernel {
     size_t cur_proc;
     uint64_t cur_ns;
     struct kernel *next_open; /* the list of open kernels (ktable.open), while open */
+    /* Host versus device time, [0] the launch call's host time, [1] the queue time: each process's median
+     * with its timed launches (for the weighted median of the medians), and the largest p95 */
+    struct median *split_medians[2];
+    size_t nsplit[2], split_cap[2];
+    uint64_t split_p95[2];
+    bool has_split_p95[2];
     UT_hash_handle hh;
 };
 
@@ -398,6 +404,19 @@ static bool merge_kernel(struct ktable *t, size_t p, json_t *e)
         k->max_ns = v;
     if (timed && json_object_get(e, K(kernels, min)) && json_object_get(e, K(kernels, max)))
         k->has_minmax = true;
+    const char *med_keys[2] = { K(kernels, launch_host_med), K(kernels, queue_med) };
+    const char *p95_keys[2] = { K(kernels, launch_host_p95), K(kernels, queue_p95) };
+    for (int w = 0; w < 2; w++) {
+        if (timed && get_u64(e, med_keys[w], &v)) {
+            struct median *md = push(&k->split_medians[w], &k->nsplit[w], &k->split_cap[w], sizeof *md);
+            md->ns = v;
+            md->calls = timed;
+        }
+        if (timed && get_u64(e, p95_keys[w], &v) && (!k->has_split_p95[w] || v > k->split_p95[w])) {
+            k->split_p95[w] = v;
+            k->has_split_p95[w] = true;
+        }
+    }
     return true;
 }
 
@@ -687,6 +706,8 @@ static void merge_free(struct merge *m)
             HASH_DEL(tables[t]->hash, k);
             free(k->key);
             free(k->name);
+            free(k->split_medians[0]);
+            free(k->split_medians[1]);
             free(k);
         }
     }
@@ -750,27 +771,32 @@ static int median_cmp(const void *a, const void *b)
     return x->ns < y->ns ? -1 : x->ns > y->ns;
 }
 
-/* The calls-weighted median of api a's per-process medians (ns): the smallest process median at which
+/* The calls-weighted median of per-process medians v[0..n) (ns; an api's, or a kernel's host or queue
+ * times, weighted by timed launches): the smallest process median at which
  * the processes' calls, counted from the shortest median up, reach half of them.  Not the median of all
  * calls (medians do not merge exactly), but equal to it when every process has the same distribution;
- * false when no process reported a median.  Sorts a's medians. */
-static bool weighted_median(struct api *a, uint64_t *out)
+ * false when no process reported a median.  Sorts v. */
+static bool weighted_median_of(struct median *v, size_t n, uint64_t *out)
 {
-    if (!a->nmedians)
+    if (!n)
         return false;
-    qsort(a->medians, a->nmedians, sizeof *a->medians, median_cmp);
+    qsort(v, n, sizeof *v, median_cmp);
     uint64_t all = 0, run = 0;
-    for (size_t i = 0; i < a->nmedians; i++)
-        add(&all, a->medians[i].calls);
-    for (size_t i = 0; i < a->nmedians; i++) {
-        add(&run, a->medians[i].calls);
+    for (size_t i = 0; i < n; i++)
+        add(&all, v[i].calls);
+    for (size_t i = 0; i < n; i++) {
+        add(&run, v[i].calls);
         if (run >= all - all / 2) {
-            *out = a->medians[i].ns;
+            *out = v[i].ns;
             return true;
         }
     }
-    *out = a->medians[a->nmedians - 1].ns;
+    *out = v[n - 1].ns;
     return true;
+}
+static bool weighted_median(struct api *a, uint64_t *out)
+{
+    return weighted_median_of(a->medians, a->nmedians, out);
 }
 
 /* Wall-time statistics (ns) over the processes whose report has wall_ns; *_proc index merge.procs. */
@@ -841,14 +867,23 @@ static void text_kernel_rows(FILE *f, const struct merge *m, struct kernel *cons
     for (size_t i = 0; i < nk; i++)
         if (kprof_text_len(m->procs[ks[i]->pmax_proc].label) > lw)
             lw = kprof_text_len(m->procs[ks[i]->pmax_proc].label);
-    char h[5][32];
+    /* The host versus device split's medians, in one unit of their own. */
+    uint64_t split_max = 0, md;
+    for (size_t i = 0; i < nk; i++)
+        for (int w = 0; w < 2; w++)
+            if (weighted_median_of(ks[i]->split_medians[w], ks[i]->nsplit[w], &md) && md > split_max)
+                split_max = md;
+    struct kprof_unit su = kprof_unit_for(split_max);
+    char h[7][32];
+    snprintf(h[5], sizeof h[5], "Host med* (%s)", su.name);
+    snprintf(h[6], sizeof h[6], "Queue med* (%s)", su.name);
     snprintf(h[0], sizeof h[0], "Total (%s)", u.name);
     snprintf(h[1], sizeof h[1], "Avg/call (%s)", u.name);
     snprintf(h[2], sizeof h[2], "Min/proc (%s)", u.name);
     snprintf(h[3], sizeof h[3], "Max/proc (%s)", u.name);
     snprintf(h[4], sizeof h[4], "Mean/proc (%s)", u.name);
-    fprintf(f, "%5s %10s %14s %14s %14s %14s %15s %10s  %-*s  %s\n", "Procs", "Calls", h[0], h[1], h[2], h[3],
-            h[4], "Imbalance", lw, "Max on", what);
+    fprintf(f, "%5s %10s %14s %14s %14s %14s %15s %10s %15s %16s  %-*s  %s\n", "Procs", "Calls", h[0], h[1], h[2],
+            h[3], h[4], "Imbalance", h[5], h[6], lw, "Max on", what);
     for (size_t i = 0; i < nk; i++) {
         const struct kernel *k = ks[i];
         char avg[32] = "-", imb[32] = "-";
@@ -856,15 +891,23 @@ static void text_kernel_rows(FILE *f, const struct merge *m, struct kernel *cons
             snprintf(avg, sizeof avg, "%.3f", (double)k->measured_ns / (double)k->timed / u.ns);
         if (imbalance(k) >= 0)
             snprintf(imb, sizeof imb, "%.2f", imbalance(k));
-        fprintf(f, "%5llu %10llu %14.3f %14s %14.3f %14.3f %15.3f %10s  ", U(k->nproc), U(k->calls),
+        char split[2][32];
+        for (int w = 0; w < 2; w++) {
+            strcpy(split[w], "-");
+            if (weighted_median_of(k->split_medians[w], k->nsplit[w], &md))
+                snprintf(split[w], sizeof split[w], "%.3f", (double)md / su.ns);
+        }
+        fprintf(f, "%5llu %10llu %14.3f %14s %14.3f %14.3f %15.3f %10s %15s %16s  ", U(k->nproc), U(k->calls),
                 (double)k->total_ns / u.ns, avg, (double)k->pmin_ns / u.ns, (double)k->pmax_ns / u.ns,
-                (double)k->total_ns / (double)k->nproc / u.ns, imb);
+                (double)k->total_ns / (double)k->nproc / u.ns, imb, split[0], split[1]);
         kprof_text_put(f, m->procs[k->pmax_proc].label, lw);
         fputs("  ", f);
         kprof_text_put(f, k->name, 0);
         fputc('\n', f);
     }
     fprintf(f, "Per-process figures are over the processes that ran the %s; Imbalance = Max/proc / Mean/proc.\n", noun);
+    fprintf(f, "Host med*, Queue med*: the timed-launch-weighted median of the processes' medians of the launch call's\n"
+               "host time and of the queue time from the call's start to the kernel's start.\n");
 }
 
 /* Writes the merged summary m to f as aligned tables under "== kprof-merge: <section> ==" headers. */
@@ -1119,6 +1162,14 @@ static uint64_t json_kernel_rows(json_t *r, const char *total_key, const char *k
         put(o, K(kernels, min), k->has_minmax ? jint(k->min_ns) : json_null());
         put(o, K(kernels, max), k->has_minmax ? jint(k->max_ns) : json_null());
         put(o, K(kernels, share), json_real(total ? (double)k->total_ns / (double)total : 0.0));
+        const char *med_keys[2] = { K(kernels, launch_host_med), K(kernels, queue_med) };
+        const char *p95_keys[2] = { K(kernels, launch_host_p95), K(kernels, queue_p95) };
+        for (int w = 0; w < 2; w++) {
+            uint64_t md;
+            struct kernel *mk = (struct kernel *)k; /* weighted_median_of sorts the medians */
+            put(o, med_keys[w], weighted_median_of(mk->split_medians[w], mk->nsplit[w], &md) ? jint(md) : json_null());
+            put(o, p95_keys[w], k->has_split_p95[w] ? jint(k->split_p95[w]) : json_null());
+        }
         put(o, "process_min_ns", jint(k->pmin_ns));
         put(o, "process_max_ns", jint(k->pmax_ns));
         put(o, "process_mean_ns", jint(mean_u64(k->total_ns, k->nproc)));

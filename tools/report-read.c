@@ -124,6 +124,14 @@ static struct kprof_kernel *read_kernel(json_t *e, int graph, int *old)
     sk->instances_median_ns = real(e, KEY(kernels, nsys_median));
     sk->p95_ns = u64(e, KEY(kernels, p95));
     sk->p99_ns = u64(e, KEY(kernels, p99));
+    static const int split_cols[2][2] = { { KPROF_COL_kernels_launch_host_med, KPROF_COL_kernels_launch_host_p95 },
+                                          { KPROF_COL_kernels_queue_med, KPROF_COL_kernels_queue_p95 } };
+    for (int w = 0; w < 2; w++)
+        for (int i = 0; i < 2; i++) {
+            const char *key = kprof_columns[split_cols[w][i]].json_key;
+            sk->split_known[w][i] = json_is_integer(get(e, key));
+            sk->split_ns[w][i] = u64(e, key);
+        }
     read_dim3(e, KEY(kernels, grid), k->grid);
     read_dim3(e, KEY(kernels, block), k->block);
     return k;

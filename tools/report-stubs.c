@@ -41,6 +41,18 @@ uint64_t kprof_kernel_percentile(const struct kprof_kernel *k, double q)
     return q == 50.0 ? sk->median_ns : q == 95.0 ? sk->p95_ns : q == 99.0 ? sk->p99_ns : 0;
 }
 
+/* The saved host versus device split of a kernel (struct kprof_saved_kernel): the writers ask for the
+ * median and p95 only, any other q has no value. */
+int kprof_kernel_split(const struct kprof_kernel *k, enum kprof_split which, double q, uint64_t *ns)
+{
+    const struct kprof_saved_kernel *sk = (const struct kprof_saved_kernel *)k; /* k is its first member */
+    int i = q == 50.0 ? 0 : q == 95.0 ? 1 : -1;
+    if (i < 0 || !sk->split_known[which][i])
+        return 0;
+    *ns = sk->split_ns[which][i];
+    return 1;
+}
+
 /* nsys's medians of a saved report, read back (report-read.c): a kernel's is in its saved row, a copy
  * aggregate's in this table (at most one per direction and host memory, and the memsets). */
 double kprof_kernel_instances_median(const struct kprof_kernel *k)

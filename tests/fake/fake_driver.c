@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <cuda.h>
 
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -79,6 +80,16 @@ static struct {
                               yet, or its work seen complete by the host) starts this much later: the
                               host's launch latency, which an event recorded before the launch does not
                               wait for.  Behind a hold (cuStreamWaitValue32, kprof_hold) a stream is busy. */
+    /* With the virtual host clock (hostclock.c's libfakeclock.so preloaded), the GPU clock runs with the
+     * host's: GPU time = host time + FAKEGPU_CLOCK_OFFSET_NS, faster by FAKEGPU_CLOCK_DRIFT_PPM (parts per
+     * million, from the clock's start); no work starts before the host has queued it; a kernel launch
+     * takes FAKEGPU_LAUNCH_HOST_NS of host time, its kernel queued at the call's end; a synchronising call
+     * (cuCtxSynchronize, cuStreamSynchronize, cuEventSynchronize) returns when the GPU has done what it
+     * waits for; a new stream starts at the GPU's "now".  Copies take no host time. */
+    uint64_t clock_offset_ns, clock_drift_ppm, launch_host_ns;
+    uint64_t (*host_now)(void);     /* fakeclock_now_ns, or NULL without the virtual host clock */
+    void (*host_advance)(uint64_t);
+    uint64_t host_start;            /* the virtual host clock when the fake started */
     unsigned while_iters;  /* FAKEGPU_WHILE_ITERS (default 3): how often a WHILE conditional graph node
                               runs its body, whatever its handle's default value (IF and SWITCH nodes go
                               by the default value) */
@@ -221,6 +232,14 @@ static void load_config(void)
     cfg.calib_c0_ns = env_num("FAKEGPU_CALIB_C0_NS", 600, 1000000000ULL);
     cfg.lazy_load_ns = env_num("FAKEGPU_LAZY_LOAD_NS", 0, 1000000000000ULL);
     cfg.launch_latency_ns = env_num("FAKEGPU_LAUNCH_LATENCY_NS", 0, 1000000000000ULL);
+    cfg.host_now = (uint64_t (*)(void))dlsym(RTLD_DEFAULT, "fakeclock_now_ns");
+    cfg.host_advance = (void (*)(uint64_t))dlsym(RTLD_DEFAULT, "fakeclock_advance");
+    if (!cfg.host_advance)
+        cfg.host_now = NULL;
+    cfg.host_start = cfg.host_now ? cfg.host_now() : 0;
+    cfg.clock_offset_ns = env_num("FAKEGPU_CLOCK_OFFSET_NS", 0, 1000000000000000ULL);
+    cfg.clock_drift_ppm = env_num("FAKEGPU_CLOCK_DRIFT_PPM", 0, 100000);
+    cfg.launch_host_ns = env_num("FAKEGPU_LAUNCH_HOST_NS", 0, 1000000000ULL);
     cfg.while_iters = (unsigned)env_num("FAKEGPU_WHILE_ITERS", 3, 1000000);
     const char *sl = getenv("FAKEGPU_LAUNCH_SLEEP_US"), *eq = sl ? strchr(sl, '=') : NULL;
     if (eq && eq > sl && (cfg.sleep_name = strndup(sl, (size_t)(eq - sl))))
@@ -792,11 +811,37 @@ static struct CUgraphNode_st *capture_node(struct CUstream_st *s, CUgraphNodeTyp
     return n;
 }
 
+/* The GPU clock now (with the virtual host clock), or 0: no work starts before the host has queued it. */
+static uint64_t gpu_now(void)
+{
+    if (!cfg.host_now)
+        return 0;
+    uint64_t h = cfg.host_now() - cfg.host_start;
+    return cfg.clock_offset_ns + cfg.host_start + h + (uint64_t)((unsigned __int128)h * cfg.clock_drift_ppm / 1000000u);
+}
+
+/* A synchronising call returns once the GPU clock has reached gpu_t: the virtual host clock moves on to
+ * the first host time at which it has. */
+static void host_waits(uint64_t gpu_t)
+{
+    uint64_t now = gpu_now();
+    if (!cfg.host_now || gpu_t <= now)
+        return;
+    uint64_t h = cfg.host_now() - cfg.host_start;
+    uint64_t g = gpu_t - cfg.clock_offset_ns - cfg.host_start; /* host + drift at the target */
+    uint64_t target = (uint64_t)(((unsigned __int128)g * 1000000u + (1000000u + cfg.clock_drift_ppm) - 1) /
+                                 (1000000u + cfg.clock_drift_ppm));
+    if (target > h)
+        cfg.host_advance(target - h);
+}
+
 /* When the next op on s may start: the legacy stream waits for every blocking stream of its
  * context, a blocking stream waits for the legacy stream, a non-blocking stream waits for nobody. */
 static uint64_t start_time(const struct CUstream_st *s)
 {
-    uint64_t t = s->t;
+    uint64_t t = s->t, now = gpu_now();
+    if (now > t)
+        t = now;
 
     if (s->kind == S_LEGACY) {
         if (s->ctx->retired_t > t)
@@ -1347,6 +1392,8 @@ static CUresult ctx_sync(struct CUctx_st *c)
     if (!c->active)
         return CUDA_ERROR_CONTEXT_IS_DESTROYED;
     holds_wait(ANY_STREAM, ANY_STREAM);
+    for (struct CUstream_st *s = c->streams; s; s = s->next)
+        host_waits(s->t);
     complete_events(c, 0);
     return CUDA_SUCCESS;
 }
@@ -1455,8 +1502,10 @@ static CUresult stream_create(CUstream *phStream, unsigned int flags, int priori
     /* A new stream starts at the context's "now" (its latest clock), so that its work cannot appear
      * to run before work issued earlier on other streams. */
     for (struct CUstream_st *o = c->streams; o; o = o->next)
-        if (o->t > s->t)
+        if (o->t > s->t && !cfg.host_now)
             s->t = o->t;
+    if (cfg.host_now)
+        s->t = gpu_now();
     if (reg(s, K_STREAM)) {
         stream_unlink(s);
         free(s);
@@ -1524,6 +1573,7 @@ static CUresult stream_sync(CUstream h, int ptds)
     }
     /* A legacy-stream sync also waits for the blocking streams it depends on: complete them all. */
     holds_wait(s->kind == S_LEGACY ? ANY_STREAM : s->id, ANY_STREAM);
+    host_waits(s->t);
     complete_events(s->ctx, s->kind == S_LEGACY ? 0 : s->id);
     RETURN(CUDA_SUCCESS);
 }
@@ -1946,6 +1996,7 @@ CUresult cuEventSynchronize(CUevent hEvent)
         RETURN(rc);
     if (!cfg.hang && e->recorded) {
         holds_wait(e->stream_id, e->seq);
+        host_waits(e->t);
         event_done(e);
         event_seen(e);
     }
@@ -2291,6 +2342,8 @@ static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
         }
         RETURN(rc);
     }
+    if (cfg.host_now) /* the call's host time: its kernel is queued at the end (FAKEGPU_LAUNCH_HOST_NS) */
+        cfg.host_advance(cfg.launch_host_ns);
     if (strcmp(fn->name, "kprof_hold") == 0) { /* libkprof's hold: (word, seq, timeout); no time of its own */
         if (!params || !params[0] || !params[1])
             RETURN(CUDA_ERROR_INVALID_VALUE);

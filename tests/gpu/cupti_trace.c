@@ -16,6 +16,12 @@
  *   CUPTI_TRACE_KERNELS=path   also write every kernel record as
  *                            start_ns<TAB>end_ns<TAB>stream<TAB>name
  *   CUPTI_TRACE_DEVBUF_MB=n  CUPTI device buffer size (CUPTI default if unset)
+ *   CUPTI_TRACE_LAUNCHES=path  also enable the RUNTIME and DRIVER API records and write, per kernel
+ *                            launch, the API call that launched it (matched by correlationId, the
+ *                            runtime call preferred) as
+ *                            queue_ns<TAB>api_ns<TAB>R|D<TAB>name
+ *                            queue_ns = kernel start - API call start, api_ns = the call's duration:
+ *                            what nsys stats' cuda_kern_exec_sum calls queue and API time
  *
  * Activity record layouts are those of CUPTI 13.0 (CUpti_ActivityKernel10,
  * CUpti_ActivityMemcpy6, CUpti_ActivityMemcpyPtoP4, CUpti_ActivityMemset4);
@@ -104,6 +110,105 @@ static pid_t g_init_pid;
 static uint32_t g_cupti_version;
 static int g_flush_ok;              /* final forced flush succeeded */
 static int g_ctx_flushes;           /* flushes done at context destruction */
+
+/* CUPTI_TRACE_LAUNCHES: API records by correlationId (open addressing; grows), and kernel records kept
+ * until exit, when they are matched (records arrive in buffers, in no set order). */
+static FILE *g_launches;
+struct api_rec { uint32_t corr; uint8_t used, runtime, both; uint64_t start, end, rt_start, rt_end; };
+static struct api_rec *g_apis;
+static size_t g_apis_cap, g_napis;
+struct kern_rec { uint32_t corr; uint64_t start; char *name; };
+static struct kern_rec *g_krecs;
+static size_t g_nkrecs, g_krecs_cap;
+static uint64_t g_unmatched_launches;
+
+/* Called with g_lock held. */
+static struct api_rec *api_slot(uint32_t corr, int create)
+{
+    if (create && (g_napis + 1) * 2 > g_apis_cap) {
+        size_t cap = g_apis_cap ? g_apis_cap * 2 : 65536;
+        struct api_rec *n = calloc(cap, sizeof *n);
+        if (n == NULL)
+            return NULL;
+        for (size_t i = 0; i < g_apis_cap; i++)
+            if (g_apis[i].used) {
+                size_t j = (g_apis[i].corr * 2654435761u) & (cap - 1);
+                while (n[j].used)
+                    j = (j + 1) & (cap - 1);
+                n[j] = g_apis[i];
+            }
+        free(g_apis);
+        g_apis = n;
+        g_apis_cap = cap;
+    }
+    if (g_apis_cap == 0)
+        return NULL;
+    size_t j = (corr * 2654435761u) & (g_apis_cap - 1);
+    while (g_apis[j].used && g_apis[j].corr != corr)
+        j = (j + 1) & (g_apis_cap - 1);
+    if (!g_apis[j].used) {
+        if (!create)
+            return NULL;
+        g_apis[j].used = 1;
+        g_apis[j].corr = corr;
+        g_napis++;
+    }
+    return &g_apis[j];
+}
+
+/* Called with g_lock held. */
+static void add_api(uint32_t corr, int runtime, uint64_t start, uint64_t end)
+{
+    struct api_rec *a = api_slot(corr, 1);
+    if (a == NULL)
+        return;
+    if (runtime) {
+        a->runtime = 1;
+        a->rt_start = start;
+        a->rt_end = end;
+    } else {
+        a->both = 1;
+        a->start = start;
+        a->end = end;
+    }
+}
+
+/* Called with g_lock held. */
+static void add_launch(uint32_t corr, uint64_t start, const char *name)
+{
+    if (g_nkrecs == g_krecs_cap) {
+        size_t cap = g_krecs_cap ? g_krecs_cap * 2 : 4096;
+        struct kern_rec *n = realloc(g_krecs, cap * sizeof *n);
+        if (n == NULL)
+            return;
+        g_krecs = n;
+        g_krecs_cap = cap;
+    }
+    g_krecs[g_nkrecs].corr = corr;
+    g_krecs[g_nkrecs].start = start;
+    g_krecs[g_nkrecs].name = strdup(name ? name : "<unknown>");
+    if (g_krecs[g_nkrecs].name != NULL)
+        g_nkrecs++;
+}
+
+/* At exit (g_lock held): each kernel launch with the API call that made it. */
+static void write_launches(void)
+{
+    for (size_t i = 0; i < g_nkrecs; i++) {
+        struct kern_rec *k = &g_krecs[i];
+        struct api_rec *a = api_slot(k->corr, 0);
+        if (a == NULL || k->start == 0 || (!a->runtime && !a->both)) {
+            g_unmatched_launches++;
+            continue;
+        }
+        uint64_t s = a->runtime ? a->rt_start : a->start, e = a->runtime ? a->rt_end : a->end;
+        fprintf(g_launches, "%" PRId64 "\t%" PRIu64 "\t%c\t%s\n", (int64_t)(k->start - s), e >= s ? e - s : 0,
+                a->runtime ? 'R' : 'D', k->name);
+    }
+    if (g_unmatched_launches > 0)
+        warnx_("%" PRIu64 " kernel launches had no API record (left out of CUPTI_TRACE_LAUNCHES)",
+               g_unmatched_launches);
+}
 
 static uint64_t fnv1a(const char *s)
 {
@@ -201,6 +306,14 @@ static void handle_record(const CUpti_Activity *rec)
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: {
         const CUpti_ActivityKernel10 *k = (const CUpti_ActivityKernel10 *)rec;
         add_kernel(k->name, k->start, k->end, k->streamId);
+        if (g_launches != NULL)
+            add_launch(k->correlationId, k->start, k->name);
+        break;
+    }
+    case CUPTI_ACTIVITY_KIND_RUNTIME:
+    case CUPTI_ACTIVITY_KIND_DRIVER: {
+        const CUpti_ActivityAPI *a = (const CUpti_ActivityAPI *)rec;
+        add_api(a->correlationId, rec->kind == CUPTI_ACTIVITY_KIND_RUNTIME, a->start, a->end);
         break;
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
@@ -436,6 +549,12 @@ static void at_exit_handler(void)
             warnx_("error writing CUPTI_TRACE_KERNELS: %s", strerror(errno));
         g_trace = NULL;
     }
+    if (g_launches != NULL) {
+        write_launches();
+        if (fclose(g_launches) != 0)
+            warnx_("error writing CUPTI_TRACE_LAUNCHES: %s", strerror(errno));
+        g_launches = NULL;
+    }
     pthread_mutex_unlock(&g_lock);
 }
 
@@ -468,6 +587,17 @@ static void init_once(void)
         free(path);
     }
 
+    tr = getenv("CUPTI_TRACE_LAUNCHES");
+    if (tr != NULL && tr[0] != '\0') {
+        char *path = expand_path(tr);
+        g_launches = path != NULL ? fopen(path, "w") : NULL;
+        if (g_launches == NULL)
+            warnx_("cannot open CUPTI_TRACE_LAUNCHES=%s: %s", tr, strerror(errno));
+        else
+            fprintf(g_launches, "# queue_ns\tapi_ns\tapi\tname\n");
+        free(path);
+    }
+
     mb = getenv("CUPTI_TRACE_DEVBUF_MB");
     if (mb != NULL && mb[0] != '\0') {
         size_t sz = (size_t)strtoul(mb, NULL, 10) * 1024u * 1024u, len = sizeof sz;
@@ -490,6 +620,9 @@ static void init_once(void)
     enabled += !CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET));
     if (enabled == 0)
         return;
+    if (g_launches != NULL && (CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME)) |
+                               CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_DRIVER))))
+        warnx_("API records not all enabled: launches may be left out of CUPTI_TRACE_LAUNCHES");
 
     if (atexit(at_exit_handler) != 0) {
         warnx_("atexit failed: no summary will be written");

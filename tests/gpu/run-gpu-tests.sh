@@ -112,6 +112,14 @@ print("device_reset: kernels", [(k["name"], k["calls"], k["timed"]) for k in r["
 sys.exit(0 if all(k["calls"] == k["timed"] for k in r["kernels"]) and len(r["context_init"]) == 2 else 1)
 PY
 
+# ONLY="queue" runs this alone (with the robustness comparisons above).
+if [ -z "$ONLY" ] || case " $ONLY " in *" queue "*) true ;; *) false ;; esac; then
+    note "host versus device time per kernel: launch call host time and queue time against CUPTI's"
+    bash "$top/tests/gpu/queue-time-vs-cupti.sh" "$logs/queue"
+    rc=$?
+    [ $rc = 0 ] || [ $rc = 77 ] || fail "queue times disagree with CUPTI's (tests/gpu/queue-time-vs-cupti.sh)"
+fi
+
 if [ -n "$ONLY" ]; then
     tar czf "$out/gpu-logs.tar.gz" -C "$out" logs && rm -rf "$logs"
     echo; echo "run-gpu-tests (ONLY=$ONLY): $([ $failed = 0 ] && echo PASSED || echo FAILED)"
