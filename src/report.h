@@ -11,13 +11,6 @@
 void kprof_report_write(const struct kprof_snapshot *s);
 void kprof_report_text(FILE *f, const struct kprof_snapshot *s);
 void kprof_report_json(FILE *f, const struct kprof_snapshot *s);
-/* Writes s as a JSON string literal (quoted, escaped); each byte that is not part of a valid UTF-8 sequence
- * (RFC 3629) is written as \ufffd, so the output is always valid UTF-8. */
-void kprof_json_string(FILE *f, const char *s);
-/* Writes d as a JSON number: the shortest decimal (at most 17 significant digits) that strtod reads back
- * as the very same double, so that kprof report renders a saved report exactly; null when d is not
- * finite. */
-void kprof_json_real(FILE *f, double d);
 /* CSV: one file per table, `base` + ".kernels.csv" and so on, each opened with kprof_output_open()
  * (`chosen` as there); returns 0 if any could not be written, with *failed (malloc'd, the caller frees)
  * naming the first such file (NULL when out of memory) and *why the reason (a static string). */

@@ -7,6 +7,7 @@
 #include "stats.h"
 #include "snapshot.h"
 #include "report.h"
+#include "jsonput.h"
 
 
 
