@@ -1,4 +1,4 @@
-/* kernels.h: per-kernel aggregates, their names and launch counts (stats.c). */
+/* kernels.h: per-kernel aggregates, their names and launch counts (kernels.c). */
 #ifndef KPROF_KERNELS_H
 #define KPROF_KERNELS_H
 
@@ -73,7 +73,7 @@ static inline double kprof_kernel_mean_ns(const struct kprof_kernel *k)
 /* Spread of a kernel's launches after the first: percentile q (0-100) from its histogram (relative
  * error at most KPROF_HIST_REL_ERROR) and the sample standard deviation (from steady_ns's Welford m2), in
  * ns; the first launch alone when it is the only one timed.  The standard deviation is inline so that
- * kprof-report, which links the report writers but not stats.c, computes it with the same arithmetic. */
+ * kprof-report, which links the report writers but not kernels.c, computes it with the same arithmetic. */
 uint64_t kprof_kernel_percentile(const struct kprof_kernel *k, double q);
 static inline double kprof_kernel_stddev(const struct kprof_kernel *k)
 {

@@ -71,10 +71,12 @@ struct kprof_snapshot {
 int kprof_snapshot_take(struct kprof_snapshot *s);
 void kprof_snapshot_free(struct kprof_snapshot *s);
 
-/* The statistics' part of *s (stats.c), s zeroed first by the caller: kernels (sorted), copies, memsets,
- * allocations, devices, the api table, context creations, captured kernels and the trace.  Returns 1 when
- * a kernel was counted. */
-int kprof_stats_snapshot(struct kprof_snapshot *s);
+/* The kernels' part of *s (kernels.c), s zeroed first by the caller: the kernels (sorted), the captured
+ * kernels and the number filtered out.  Returns 1 when a kernel was counted. */
+int kprof_kernels_snapshot(struct kprof_snapshot *s);
+/* The statistics' part of *s (stats.c): copies, memsets, allocations, devices, the api table, context
+ * creations and the trace. */
+void kprof_stats_snapshot(struct kprof_snapshot *s);
 
 /* qsort comparator of struct kprof_kernel * by total time (graph replays included), then calls, then
  * mangled name: the report's order. */

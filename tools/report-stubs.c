@@ -1,6 +1,6 @@
 /* report-stubs.c: what libkprof's report writers (linked into kprof-report) take from the parts of the
- * library that kprof-report does not link (config.c, stats.c, calibrate.c: they need the CUDA driver and
- * the interposed process): the configuration, the name tables and a kernel's percentiles.
+ * library that kprof-report does not link (config.c, kernels.c, stats.c, calibrate.c: they need the CUDA
+ * driver and the interposed process): the configuration, the name tables and a kernel's percentiles.
  *
  * The API and copy-direction names come from src/names.c (linked in); the other tables are copies of
  * stats.c's and calibrate.c's (calibrate.c cannot be linked without the driver).  A report entry whose
