@@ -7,6 +7,7 @@
 #include "log.h"
 #include "kprof_config.h"
 #include "driver.h"
+#include "dlsym_next.h"
 #include "stats.h"
 
 struct kprof_driver kprof_drv;

@@ -1,4 +1,4 @@
-/* driver.h: the CUDA driver as libkprof loads and wraps it (driver.c), and its own dlsym (hook_dlsym.c). */
+/* driver.h: the CUDA driver as libkprof loads and wraps it (driver.c). */
 #ifndef KPROF_DRIVER_H
 #define KPROF_DRIVER_H
 
@@ -52,27 +52,5 @@ int kprof_driver_state(const char **why);
  * for it, or NULL when libkprof does not wrap that function.  Matching by address, not by name and
  * version, means a function version libkprof does not know is never replaced by the wrong wrapper. */
 const void *kprof_driver_wrapper_for(const void *real);
-
-/* ---- dlsym_next.c ---- */
-
-typedef void *(*kprof_dlsym_fn)(void *, const char *);
-
-/* The next dlsym in the chain of definitions after libkprof's (glibc's, or another preloaded library's);
- * NULL until kprof_dlsym_find_next() has run.  Hidden: the trampoline (dlsym_trampoline.S) jumps through
- * it PC-relative. */
-extern __attribute__((visibility("hidden"))) kprof_dlsym_fn kprof_dlsym_next;
-
-/* Finds it (and glibc's own dlsym for kprof_real_dlsym); idempotent, thread-safe, not instrumented by
- * the sanitizers (they look their interceptors up with dlsym before they are set up). */
-void kprof_dlsym_find_next(void);
-
-/* glibc's own dlsym, for libkprof's internal lookups (its exported dlsym is the hook).  RTLD_NEXT passed
- * here resolves relative to libkprof. */
-void *kprof_real_dlsym(void *handle, const char *name);
-
-/* The next dlsym after libkprof's in the chain of preloaded definitions (glibc's, or another interposer's
- * that then sees the lookup), for the functions behind libkprof's driver wrappers: what the rest of the
- * chain would have handed the program.  Thread-safe; sets dlerror like dlsym. */
-void *kprof_next_dlsym(void *handle, const char *name);
 
 #endif

@@ -14,6 +14,7 @@
 #include "log.h"
 #include "kprof_config.h"
 #include "driver.h"
+#include "dlsym_next.h"
 #include "clock.h"
 #include "resolve.h"
 #include "fork.h"
