@@ -13,6 +13,7 @@
 #include "call.h"
 #include "snapshot.h"
 #include "report.h"
+#include "report_writers.h"
 #include "output.h"
 
 
