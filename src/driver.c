@@ -8,7 +8,6 @@
 #include "kprof_config.h"
 #include "driver.h"
 #include "dlsym_next.h"
-#include "stats.h"
 
 struct kprof_driver kprof_drv;
 

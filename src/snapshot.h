@@ -16,11 +16,8 @@
  * read from the same buckets), and stddev_ns, the calls' sample standard deviation (0 for fewer than two). */
 struct kprof_api_stat { uint64_t calls, errors, total_ns, max_ns, min_ns, median_ns; double mid_ns, stddev_ns; };
 /* One context created: `api` is the program's call, `driver` the driver function that created it (-1:
- * unknown), enum kprof_api indexes; label is what the text report shows, "api (driver)" or "api". */
+ * unknown), enum kprof_api indexes; label is what the text report shows (kprof_api_pair_label). */
 struct kprof_ctx_init { int device; int api; int driver; uint64_t host_ns; char label[96]; };
-/* Writes c->label from c->api and c->driver (names.c).  The report writers show the label; libkprof and
- * kprof-report (from a saved report) both make it here. */
-void kprof_ctx_init_label(struct kprof_ctx_init *c);
 struct kprof_alloc_stat { uint64_t count, bytes, frees, freed_bytes, host_ns, in_use, peak; };
 /* Per device: the sum of its kernels' GPU times and their union (the time the device was busy with at
  * least one kernel); the two differ when streams overlap.  uuid: "GPU-<8>-<4>-<4>-<4>-<12 hex digits>" as

@@ -25,7 +25,6 @@ static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct kprof_copy copies[KPROF_DIR_COUNT][KPROF_HOST_COUNT];
 
 static struct kprof_copy memsets;
-const char *const kprof_host_mem_names[KPROF_HOST_COUNT] = { "-", "pinned", "pageable" };
 
 void kprof_copy_describe(const struct kprof_copy *c, enum kprof_dir *dir, enum kprof_host_mem *host)
 {
@@ -244,8 +243,6 @@ void kprof_sample_record(const struct kprof_sample *s)
 
 /* ---- allocations ----------------------------------------------------------------------------- */
 
-const char *const kprof_mem_names[KPROF_MEM_COUNT] = { "device", "pinned", "managed" };
-
 /* Live allocations, so a free knows its size: memory in proportion to what the app holds, not to calls. */
 struct alloc_entry {
     void *ptr;
@@ -462,7 +459,7 @@ void kprof_ctx_init_record(int device, int api, int driver, uint64_t host_ns)
         c->api = api;
         c->driver = driver;
         c->host_ns = host_ns;
-        kprof_ctx_init_label(c);
+        kprof_api_pair_label(c->label, sizeof c->label, api, driver);
     }
     pthread_mutex_unlock(&stats_lock);
 }

@@ -16,8 +16,6 @@
 /* The writers read the format settings from here: kprof_saved_apply() sets the report's own. */
 struct kprof_config kprof_config = { .format = KPROF_FORMAT_TEXT, .sample = 1 };
 
-const char *const kprof_host_mem_names[KPROF_HOST_COUNT] = { "-", "pinned", "pageable" };
-const char *const kprof_mem_names[KPROF_MEM_COUNT] = { "device", "pinned", "managed" };
 const char *const kprof_pred_names[KPROF_PRED_COUNT] = { "idle", "kernel", "HtoD", "DtoH", "DtoD", "memset", "other",
                                                           "held", "held_kernel" };
 
