@@ -11,7 +11,6 @@
 #include "histogram.h"
 #include "driver.h"
 #include "clock.h"
-#include "call.h"
 #include "fork.h"
 #include "kernels.h"
 #include "graphs.h"
