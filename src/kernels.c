@@ -192,11 +192,7 @@ static unsigned names_epoch;
 void kprof_names_code_unloaded(void)
 {
     pthread_rwlock_wrlock(&names.lock);
-    struct ptr_entry *e, *tmp;
-    HASH_ITER(hh, names.launch_keys, e, tmp) {
-        HASH_DEL(names.launch_keys, e);
-        free(e);
-    }
+    KPROF_HASH_FREE_ALL(names.launch_keys);
     __atomic_add_fetch(&names_epoch, 1, __ATOMIC_RELAXED);
     pthread_rwlock_unlock(&names.lock);
 }
@@ -516,9 +512,7 @@ static void fork_parent(void)
         pthread_rwlock_unlock(&names.lock);
 }
 
-/* Zeroes a kernel's figures, keeping its name and launch keys (names registered by the parent's modules
- * stay valid in the child). */
-static void kernel_reset(struct kprof_kernel *k)
+void kprof_kernel_reset(struct kprof_kernel *k)
 {
     k->calls = k->timed = k->total_ns = k->first_ns = k->steady_ns = k->max_ns = k->captured = k->graph_calls = 0;
     k->first_timed = 0;
@@ -534,9 +528,9 @@ static void fork_child(void)
     pthread_rwlock_init(&names.lock, NULL);
     pthread_mutex_init(&times_lock, NULL);
     for (struct kprof_kernel *k = names.kernels; k; k = k->hh.next) {
-        kernel_reset(k);
+        kprof_kernel_reset(k);
         for (struct kprof_kernel *c = k->shapes; c; c = c->hh.next)
-            kernel_reset(c);
+            kprof_kernel_reset(c);
     }
     memset(tls_cache, 0, sizeof tls_cache);
 }

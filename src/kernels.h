@@ -162,6 +162,11 @@ int kprof_kernel_count(struct kprof_kernel *k, dim3 grid, dim3 block);
  * stats.h does the same for a copy).  Thread-safe (statistics lock). */
 void kprof_kernel_add_time(struct kprof_kernel *k, uint64_t ns, int first);
 
+/* Zeroes k's figures (counts, times, histogram), keeping its name, shape and launch keys: a forked child's
+ * fresh start (names registered by the parent's modules stay valid in the child).  Not thread-safe: from
+ * a fork child handler. */
+void kprof_kernel_reset(struct kprof_kernel *k);
+
 /* Demangles a kernel name with the C++ runtime's __cxa_demangle (looked up at run time); returns a
  * malloc'd string the caller frees (a copy of `mangled` when it is not a C++ name, cannot be demangled or
  * is over 64 KiB), or NULL when out of memory.  Names over 32 bytes are demangled on a short-lived

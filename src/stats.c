@@ -562,13 +562,8 @@ static void fork_child(void)
     trace.ev = NULL;
     trace.n = trace.cap = 0;
     trace.dropped = 0;
-    for (int m = 0; m < KPROF_MEM_COUNT; m++) {
-        struct alloc_entry *e, *tmp;
-        HASH_ITER(hh, allocs.live[m], e, tmp) {
-            HASH_DEL(allocs.live[m], e);
-            free(e);
-        }
-    }
+    for (int m = 0; m < KPROF_MEM_COUNT; m++)
+        KPROF_HASH_FREE_ALL(allocs.live[m]);
     memset(allocs.s, 0, sizeof allocs.s);
 }
 
