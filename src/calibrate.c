@@ -11,9 +11,6 @@
 #include "call.h"
 #include "graphs.h"
 
-const char *const kprof_pred_names[KPROF_PRED_COUNT] = { "idle", "kernel", "HtoD", "DtoH", "DtoD", "memset", "other",
-                                                          "held", "held_kernel" };
-
 /* kprof_calibrate(ns, out): spins until %globaltimer has advanced by ns, then (out not NULL) writes the
  * timer's value at its start and at its end to out[0] and out[1].  One block of 32 threads: every thread
  * spins, thread order does not matter (they all store the same kind of value; the span is what is read).
@@ -334,17 +331,5 @@ void kprof_calibrate(struct kprof_calibration *c, CUstream own)
         c->hold.ok = 0;
         kprof_warn("cannot calibrate the event hand-off on device %d; kernel times keep it (see KPROF_CALIBRATE)",
                    c->device);
-    }
-}
-
-const char *kprof_calib_state_text(enum kprof_calib_state state)
-{
-    switch (state) {
-    case KPROF_CALIB_DONE: return "done";
-    case KPROF_CALIB_OFF: return "off (KPROF_CALIBRATE=0)";
-    case KPROF_CALIB_TOOL: return "skipped (another tool that counts kernels is attached)";
-    case KPROF_CALIB_CAPTURE: return "skipped (a stream capture was in progress)";
-    case KPROF_CALIB_FAILED: return "failed";
-    default: return "not run";
     }
 }

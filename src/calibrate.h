@@ -27,7 +27,10 @@ enum kprof_pred {
     KPROF_PRED_UNKNOWN = KPROF_PRED_COUNT, /* the stream's first timed call: nothing to take off */
     KPROF_PRED_SHARED_COUNT = KPROF_PRED_HELD /* the predecessors a shared start can have (never held) */
 };
-extern const char *const kprof_pred_names[KPROF_PRED_COUNT];
+/* Each predecessor's name in the reports.  Here, not in calibrate.c, so that kprof-report, which links the
+ * writers but not calibrate.c, shares it. */
+static const char *const kprof_pred_names[KPROF_PRED_COUNT] = { "idle", "kernel", "HtoD", "DtoH", "DtoD", "memset",
+                                                                "other", "held", "held_kernel" };
 
 /* Holding a stream until a launch is queued.  On an idle stream the GPU stamps the start event at once and
  * the kernel arrives a launch latency later; behind a copy or a host function the kernel starts after a
@@ -109,7 +112,18 @@ static inline double kprof_calibration_handoff(const struct kprof_calibration *c
                : 0.0;
 }
 
-/* A one-line description of state for the report ("done", "off (KPROF_CALIBRATE=0)"...). */
-const char *kprof_calib_state_text(enum kprof_calib_state state);
+/* A one-line description of state for the report ("done", "off (KPROF_CALIBRATE=0)"...); inline, as
+ * kprof_pred_names, for kprof-report. */
+static inline const char *kprof_calib_state_text(enum kprof_calib_state state)
+{
+    switch (state) {
+    case KPROF_CALIB_DONE: return "done";
+    case KPROF_CALIB_OFF: return "off (KPROF_CALIBRATE=0)";
+    case KPROF_CALIB_TOOL: return "skipped (another tool that counts kernels is attached)";
+    case KPROF_CALIB_CAPTURE: return "skipped (a stream capture was in progress)";
+    case KPROF_CALIB_FAILED: return "failed";
+    default: return "not run";
+    }
+}
 
 #endif

@@ -6,7 +6,7 @@
 #include "kernels.h"
 #include "stats.h"
 #include "snapshot.h"
-#include "report.h"
+#include "jsonput.h"
 #include "columns.h"
 
 /* ------------------------------------------------------------------------------------ the rows */

@@ -234,6 +234,7 @@ void kprof_config_load(void)
 
     /* KPROF_LOG first, so the rest can be logged at the chosen level. */
     c->log = (enum kprof_log_level)env_choice(VAR_KPROF_LOG, logs, "warn, info or debug", 0);
+    kprof_log_set_level(c->log);
     c->format = (enum kprof_format)env_choice(VAR_KPROF_FORMAT, formats, "text, csv or json", 0);
     c->output = env_path(VAR_KPROF_OUTPUT, c->format == KPROF_FORMAT_CSV ? "kprof.%p" : "stderr");
     c->trace = env_path(VAR_KPROF_TRACE, "no trace");

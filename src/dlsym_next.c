@@ -3,7 +3,7 @@
 #include <dlfcn.h>
 #include "cuda_api.h"
 #include "kprof_config.h"
-#include "driver.h"
+#include "dlsym_next.h"
 
 /* The sanitizer runtimes look their interceptors up with dlsym before they have set themselves up, so
  * the code that runs on every dlsym call must not be instrumented. */

@@ -7,7 +7,7 @@
 #include "log.h"
 #include "kprof_config.h"
 #include "driver.h"
-#include "stats.h"
+#include "dlsym_next.h"
 
 struct kprof_driver kprof_drv;
 

@@ -1,8 +1,9 @@
-/* driver.h: the CUDA driver as libkprof loads and wraps it (driver.c), and its own dlsym (hook_dlsym.c). */
+/* driver.h: the CUDA driver as libkprof loads and wraps it (driver.c). */
 #ifndef KPROF_DRIVER_H
 #define KPROF_DRIVER_H
 
 #include "cuda_api.h"
+#include "names.h"
 
 /* The driver functions libkprof calls itself (KPROF_DRV in api.def), from libcuda.so.1. */
 struct kprof_driver {
@@ -53,26 +54,24 @@ int kprof_driver_state(const char **why);
  * version, means a function version libkprof does not know is never replaced by the wrong wrapper. */
 const void *kprof_driver_wrapper_for(const void *real);
 
-/* ---- dlsym_next.c ---- */
+/* ---- the memory a copy's pointers name ---- */
 
-typedef void *(*kprof_dlsym_fn)(void *, const char *);
-
-/* The next dlsym in the chain of definitions after libkprof's (glibc's, or another preloaded library's);
- * NULL until kprof_dlsym_find_next() has run.  Hidden: the trampoline (dlsym_trampoline.S) jumps through
- * it PC-relative. */
-extern __attribute__((visibility("hidden"))) kprof_dlsym_fn kprof_dlsym_next;
-
-/* Finds it (and glibc's own dlsym for kprof_real_dlsym); idempotent, thread-safe, not instrumented by
- * the sanitizers (they look their interceptors up with dlsym before they are set up). */
-void kprof_dlsym_find_next(void);
-
-/* glibc's own dlsym, for libkprof's internal lookups (its exported dlsym is the hook).  RTLD_NEXT passed
- * here resolves relative to libkprof. */
-void *kprof_real_dlsym(void *handle, const char *name);
-
-/* The next dlsym after libkprof's in the chain of preloaded definitions (glibc's, or another interposer's
- * that then sees the lookup), for the functions behind libkprof's driver wrappers: what the rest of the
- * chain would have handed the program.  Thread-safe; sets dlerror like dlsym. */
-void *kprof_next_dlsym(void *handle, const char *name);
+/* The CUmemorytype of the memory at p (CU_POINTER_ATTRIBUTE_MEMORY_TYPE), or 0 for memory the driver does
+ * not know (pageable host memory) or a NULL p.  Asked with cuPointerGetAttributes, which, unlike
+ * cuPointerGetAttribute, succeeds on unknown memory: the query is never an error in the app's process.
+ * Thread-safe; the driver must be loaded (kprof_driver_ready). */
+unsigned int kprof_memory_type(CUdeviceptr p);
+/* 1 if p is device memory (a device allocation, an array, or managed memory), 0 for host memory or
+ * memory the driver does not know (ordinary host memory).  For copies whose direction the caller left to
+ * the pointers (cudaMemcpyDefault, cuMemcpy, unified 2D/3D sides).  Thread-safe, as kprof_memory_type. */
+static inline int kprof_is_device_memory(CUdeviceptr p)
+{
+    unsigned int type = kprof_memory_type(p);
+    return type == CU_MEMORYTYPE_DEVICE || type == CU_MEMORYTYPE_ARRAY || type == CU_MEMORYTYPE_UNIFIED;
+}
+/* A host pointer's memory kind, from the driver: pinned if the driver knows it, else pageable. */
+enum kprof_host_mem kprof_host_mem_of(const void *p);
+/* The host memory kind of a copy in direction dir (its host side; NONE for DtoD). */
+enum kprof_host_mem kprof_copy_host_mem(enum kprof_dir dir, const void *dst, const void *src);
 
 #endif

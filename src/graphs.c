@@ -11,7 +11,6 @@
 #include "histogram.h"
 #include "driver.h"
 #include "clock.h"
-#include "call.h"
 #include "fork.h"
 #include "kernels.h"
 #include "graphs.h"
@@ -305,14 +304,8 @@ static void fork_parent(void)
 static void fork_child(void)
 {
     pthread_rwlock_init(&graphs.lock, NULL);
-    for (size_t i = 0; i < graphs.nrows; i++) {
-        struct kprof_kernel *r = graphs.rows[i];
-        r->calls = r->timed = r->total_ns = r->first_ns = r->steady_ns = r->max_ns = 0;
-        r->first_timed = 0;
-        r->min_ns = UINT64_MAX;
-        r->mean_ns = r->m2 = 0.0;
-        kprof_hist_free(&r->hist);
-    }
+    for (size_t i = 0; i < graphs.nrows; i++)
+        kprof_kernel_reset(graphs.rows[i]);
     __atomic_store_n(&kprof_captures_active, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&queries_under_way, 0, __ATOMIC_RELAXED); /* those of the parent's other threads */
 }

@@ -8,6 +8,7 @@
 #include "cuda_api.h"
 #include "kprof_config.h"
 #include "driver.h"
+#include "dlsym_next.h"
 #include "call.h"
 
 /* The sanitizer runtimes look their interceptors up with dlsym before they have set themselves up, so

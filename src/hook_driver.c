@@ -19,6 +19,9 @@
 /* A driver wrapper and its per-thread twin name##pt (KPROF_WRAP_TWINS): BODY(api, ..., per_thread, call). */
 #define DTWINS(BODY, name, pt, params, args, ...)                                                  \
     KPROF_WRAP_TWINS(CUresult, KPROF_REAL_DRV_OR_FAIL, BODY, name, pt, params, args, ##__VA_ARGS__)
+/* A driver wrapper without a twin (KPROF_WRAP_FN): BODY(api, ..., 0, call). */
+#define DWRAP(BODY, name, params, args, ...)                                                       \
+    KPROF_WRAP_FN(CUresult, KPROF_REAL_DRV_OR_FAIL, BODY, name, 0, params, args, ##__VA_ARGS__)
 
 /* ---- entry-point queries --------------------------------------------------------------------- */
 
@@ -250,60 +253,35 @@ DTWINS(DMEMSET, cuMemsetD32Async, _ptsz, (CUdeviceptr d, unsigned int v, size_t 
 
 /* ---- allocation ------------------------------------------------------------------------------ */
 
-KPROF_EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytes)
-{
-    KPROF_REAL_DRV_OR_FAIL(cuMemAlloc_v2);
-    KPROF_WRAP_ALLOC(KPROF_API_cuMemAlloc_v2, CUresult, CUDA_SUCCESS, KPROF_MEM_DEVICE, dptr, bytes, real_(dptr, bytes));
-}
-
-/* Stream-ordered allocation and free, as KPROF_WRAP_TWINS bodies: on the legacy stream they wait for
- * the blocking streams, so no launch after one is timed from a stop event issued before it. */
+/* KPROF_WRAP_ALLOC and KPROF_WRAP_FREE as DWRAP and DTWINS bodies: kind, the address's place and the size;
+ * the statistics call for a successful free and the pointer. */
+#define DALLOC(api, kind, ptrp, bytes, per_thread, call) \
+    KPROF_WRAP_ALLOC(api, CUresult, CUDA_SUCCESS, kind, ptrp, bytes, call)
+#define DFREE(api, record, ptr, per_thread, call) KPROF_WRAP_FREE(api, CUresult, CUDA_SUCCESS, record, ptr, call)
+/* Stream-ordered allocation and free: on the legacy stream they wait for the blocking streams, so no
+ * launch after one is timed from a stop event issued before it. */
 #define ALLOC_ASYNC(api, ptrp, bytes, per_thread, call)                                            \
     do {                                                                                           \
         kprof_chain_break();                                                                       \
-        KPROF_WRAP_ALLOC(api, CUresult, CUDA_SUCCESS, KPROF_MEM_DEVICE, ptrp, bytes, call);        \
+        DALLOC(api, KPROF_MEM_DEVICE, ptrp, bytes, per_thread, call);                              \
     } while (0)
 #define FREE_ASYNC(api, d, per_thread, call)                                                       \
     do {                                                                                           \
         kprof_chain_break();                                                                       \
-        KPROF_WRAP_FREE(api, CUresult, CUDA_SUCCESS, kprof_free_record_device((void *)(uintptr_t)(d), ns_), d, \
-                        call);                                                                     \
+        DFREE(api, kprof_free_record_device((void *)(uintptr_t)(d), ns_), d, per_thread, call);    \
     } while (0)
 
+DWRAP(DALLOC, cuMemAlloc_v2, (CUdeviceptr *dptr, size_t bytes), (dptr, bytes), KPROF_MEM_DEVICE, dptr, bytes)
 DTWINS(ALLOC_ASYNC, cuMemAllocAsync, _ptsz, (CUdeviceptr *dptr, size_t bytes, CUstream s), (dptr, bytes, s),
        dptr, bytes)
-
-KPROF_EXPORT CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytes, unsigned int flags)
-{
-    KPROF_REAL_DRV_OR_FAIL(cuMemAllocManaged);
-    KPROF_WRAP_ALLOC(KPROF_API_cuMemAllocManaged, CUresult, CUDA_SUCCESS, KPROF_MEM_MANAGED, dptr, bytes, real_(dptr, bytes, flags));
-}
-
-KPROF_EXPORT CUresult cuMemAllocHost_v2(void **pp, size_t bytes)
-{
-    KPROF_REAL_DRV_OR_FAIL(cuMemAllocHost_v2);
-    KPROF_WRAP_ALLOC(KPROF_API_cuMemAllocHost_v2, CUresult, CUDA_SUCCESS, KPROF_MEM_PINNED, pp, bytes, real_(pp, bytes));
-}
-
-KPROF_EXPORT CUresult cuMemHostAlloc(void **pp, size_t bytes, unsigned int flags)
-{
-    KPROF_REAL_DRV_OR_FAIL(cuMemHostAlloc);
-    KPROF_WRAP_ALLOC(KPROF_API_cuMemHostAlloc, CUresult, CUDA_SUCCESS, KPROF_MEM_PINNED, pp, bytes, real_(pp, bytes, flags));
-}
-
-KPROF_EXPORT CUresult cuMemFree_v2(CUdeviceptr d)
-{
-    KPROF_REAL_DRV_OR_FAIL(cuMemFree_v2);
-    KPROF_WRAP_FREE(KPROF_API_cuMemFree_v2, CUresult, CUDA_SUCCESS, kprof_free_record_device((void *)(uintptr_t)d, ns_), d, real_(d));
-}
-
+DWRAP(DALLOC, cuMemAllocManaged, (CUdeviceptr *dptr, size_t bytes, unsigned int flags), (dptr, bytes, flags),
+      KPROF_MEM_MANAGED, dptr, bytes)
+DWRAP(DALLOC, cuMemAllocHost_v2, (void **pp, size_t bytes), (pp, bytes), KPROF_MEM_PINNED, pp, bytes)
+DWRAP(DALLOC, cuMemHostAlloc, (void **pp, size_t bytes, unsigned int flags), (pp, bytes, flags),
+      KPROF_MEM_PINNED, pp, bytes)
+DWRAP(DFREE, cuMemFree_v2, (CUdeviceptr d), (d), kprof_free_record_device((void *)(uintptr_t)d, ns_), d)
 DTWINS(FREE_ASYNC, cuMemFreeAsync, _ptsz, (CUdeviceptr d, CUstream s), (d, s), d)
-
-KPROF_EXPORT CUresult cuMemFreeHost(void *p)
-{
-    KPROF_REAL_DRV_OR_FAIL(cuMemFreeHost);
-    KPROF_WRAP_FREE(KPROF_API_cuMemFreeHost, CUresult, CUDA_SUCCESS, kprof_free_record(KPROF_MEM_PINNED, p, ns_), p, real_(p));
-}
+DWRAP(DFREE, cuMemFreeHost, (void *p), (p), kprof_free_record(KPROF_MEM_PINNED, p, ns_), p)
 
 /* ---- stream capture and graphs --------------------------------------------------------------- */
 
@@ -535,22 +513,12 @@ KPROF_EXPORT CUresult cuProfilerStop(void)
 
 /* ---- synchronisation ------------------------------------------------------------------------- */
 
-KPROF_EXPORT CUresult cuCtxSynchronize(void)
-{
-    KPROF_REAL_DRV_OR_FAIL(cuCtxSynchronize);
-    KPROF_WRAP_HOST(KPROF_API_cuCtxSynchronize, CUresult, CUDA_SUCCESS, real_());
-}
-
-/* Host time only, as a KPROF_WRAP_TWINS body (per-thread or not, the same). */
+/* Host time only, as a DWRAP or DTWINS body (per-thread or not, the same). */
 #define DHOST(api, per_thread, call) KPROF_WRAP_HOST(api, CUresult, CUDA_SUCCESS, call)
 
+DWRAP(DHOST, cuCtxSynchronize, (void), ())
 DTWINS(DHOST, cuStreamSynchronize, _ptsz, (CUstream s), (s))
-
-KPROF_EXPORT CUresult cuEventSynchronize(CUevent e)
-{
-    KPROF_REAL_DRV_OR_FAIL(cuEventSynchronize);
-    KPROF_WRAP_HOST(KPROF_API_cuEventSynchronize, CUresult, CUDA_SUCCESS, real_(e));
-}
+DWRAP(DHOST, cuEventSynchronize, (CUevent e), (e))
 
 /* ---- stream operations libkprof does not time ------------------------------------------------ */
 

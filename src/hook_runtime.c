@@ -15,6 +15,9 @@
 /* A runtime wrapper and its per-thread twin (KPROF_WRAP_TWINS): BODY(api, ..., per_thread, call). */
 #define RT_TWINS(BODY, name, pt, params, args, ...)                                                \
     KPROF_WRAP_TWINS(cudaError_t, KPROF_REAL_RT_OR_FAIL, BODY, name, pt, params, args, ##__VA_ARGS__)
+/* A runtime wrapper without a twin (KPROF_WRAP_FN): BODY(api, ..., 0, call). */
+#define RT_WRAP(BODY, name, params, args, ...)                                                     \
+    KPROF_WRAP_FN(cudaError_t, KPROF_REAL_RT_OR_FAIL, BODY, name, 0, params, args, ##__VA_ARGS__)
 
 /* ---- names ----------------------------------------------------------------------------------- */
 
@@ -126,66 +129,29 @@ RT_TWINS(COPY, cudaMemcpyAsync, _ptsz,
 
 /* ---- allocation ------------------------------------------------------------------------------ */
 
-KPROF_EXPORT cudaError_t cudaMalloc(void **devPtr, size_t size)
-{
-    KPROF_REAL_RT_OR_FAIL(cudaMalloc);
-    KPROF_WRAP_ALLOC(KPROF_API_cudaMalloc, cudaError_t, cudaSuccess, KPROF_MEM_DEVICE, devPtr, size, real_(devPtr, size));
-}
+/* KPROF_WRAP_ALLOC and KPROF_WRAP_FREE as RT_WRAP bodies: kind, the address's place and the size; the
+ * statistics call for a successful free and the pointer. */
+#define ALLOC(api, kind, ptrp, bytes, per_thread, call) \
+    KPROF_WRAP_ALLOC(api, cudaError_t, cudaSuccess, kind, ptrp, bytes, call)
+#define FREE(api, record, ptr, per_thread, call) KPROF_WRAP_FREE(api, cudaError_t, cudaSuccess, record, ptr, call)
 
-KPROF_EXPORT cudaError_t cudaFree(void *devPtr)
-{
-    KPROF_REAL_RT_OR_FAIL(cudaFree);
-    /* cudaFree frees device and managed memory alike. */
-    KPROF_WRAP_FREE(KPROF_API_cudaFree, cudaError_t, cudaSuccess, kprof_free_record_device(devPtr, ns_), devPtr, real_(devPtr));
-}
-
-KPROF_EXPORT cudaError_t cudaMallocHost(void **ptr, size_t size)
-{
-    KPROF_REAL_RT_OR_FAIL(cudaMallocHost);
-    KPROF_WRAP_ALLOC(KPROF_API_cudaMallocHost, cudaError_t, cudaSuccess, KPROF_MEM_PINNED, ptr, size, real_(ptr, size));
-}
-
-KPROF_EXPORT cudaError_t cudaHostAlloc(void **pHost, size_t size, unsigned int flags)
-{
-    KPROF_REAL_RT_OR_FAIL(cudaHostAlloc);
-    KPROF_WRAP_ALLOC(KPROF_API_cudaHostAlloc, cudaError_t, cudaSuccess, KPROF_MEM_PINNED, pHost, size, real_(pHost, size, flags));
-}
-
-KPROF_EXPORT cudaError_t cudaFreeHost(void *ptr)
-{
-    KPROF_REAL_RT_OR_FAIL(cudaFreeHost);
-    KPROF_WRAP_FREE(KPROF_API_cudaFreeHost, cudaError_t, cudaSuccess, kprof_free_record(KPROF_MEM_PINNED, ptr, ns_), ptr, real_(ptr));
-}
+RT_WRAP(ALLOC, cudaMalloc, (void **devPtr, size_t size), (devPtr, size), KPROF_MEM_DEVICE, devPtr, size)
+/* cudaFree frees device and managed memory alike. */
+RT_WRAP(FREE, cudaFree, (void *devPtr), (devPtr), kprof_free_record_device(devPtr, ns_), devPtr)
+RT_WRAP(ALLOC, cudaMallocHost, (void **ptr, size_t size), (ptr, size), KPROF_MEM_PINNED, ptr, size)
+RT_WRAP(ALLOC, cudaHostAlloc, (void **pHost, size_t size, unsigned int flags), (pHost, size, flags),
+        KPROF_MEM_PINNED, pHost, size)
+RT_WRAP(FREE, cudaFreeHost, (void *ptr), (ptr), kprof_free_record(KPROF_MEM_PINNED, ptr, ns_), ptr)
 
 /* ---- host time only -------------------------------------------------------------------------- */
 
-KPROF_EXPORT cudaError_t cudaSetDevice(int device)
-{
-    KPROF_REAL_RT_OR_FAIL(cudaSetDevice);
-    KPROF_WRAP_HOST(KPROF_API_cudaSetDevice, cudaError_t, cudaSuccess, real_(device));
-}
-
-KPROF_EXPORT cudaError_t cudaStreamCreate(cudaStream_t *pStream)
-{
-    KPROF_REAL_RT_OR_FAIL(cudaStreamCreate);
-    KPROF_WRAP_HOST(KPROF_API_cudaStreamCreate, cudaError_t, cudaSuccess, real_(pStream));
-}
-
-KPROF_EXPORT cudaError_t cudaStreamCreateWithFlags(cudaStream_t *pStream, unsigned int flags)
-{
-    KPROF_REAL_RT_OR_FAIL(cudaStreamCreateWithFlags);
-    KPROF_WRAP_HOST(KPROF_API_cudaStreamCreateWithFlags, cudaError_t, cudaSuccess, real_(pStream, flags));
-}
-
-KPROF_EXPORT cudaError_t cudaDeviceSynchronize(void)
-{
-    KPROF_REAL_RT_OR_FAIL(cudaDeviceSynchronize);
-    KPROF_WRAP_HOST(KPROF_API_cudaDeviceSynchronize, cudaError_t, cudaSuccess, real_());
-}
-
-/* Host time only, as a KPROF_WRAP_TWINS body (per-thread or not, the same). */
+/* Host time only, as an RT_WRAP or RT_TWINS body (per-thread or not, the same). */
 #define HOST(api, per_thread, call) KPROF_WRAP_HOST(api, cudaError_t, cudaSuccess, call)
 
+RT_WRAP(HOST, cudaSetDevice, (int device), (device))
+RT_WRAP(HOST, cudaStreamCreate, (cudaStream_t *pStream), (pStream))
+RT_WRAP(HOST, cudaStreamCreateWithFlags, (cudaStream_t *pStream, unsigned int flags), (pStream, flags))
+RT_WRAP(HOST, cudaDeviceSynchronize, (void), ())
 RT_TWINS(HOST, cudaStreamSynchronize, _ptsz, (cudaStream_t stream), (stream))
 
 /* The real cudart resets the device without going through any driver function libkprof wraps (seen on
@@ -204,11 +170,7 @@ KPROF_EXPORT cudaError_t cudaDeviceReset(void)
     return r;
 }
 
-KPROF_EXPORT cudaError_t cudaEventSynchronize(cudaEvent_t event)
-{
-    KPROF_REAL_RT_OR_FAIL(cudaEventSynchronize);
-    KPROF_WRAP_HOST(KPROF_API_cudaEventSynchronize, cudaError_t, cudaSuccess, real_(event));
-}
+RT_WRAP(HOST, cudaEventSynchronize, (cudaEvent_t event), (event))
 
 /* ---- carried out through wrapped driver functions, or creating the context ------------------ */
 
@@ -217,36 +179,30 @@ KPROF_EXPORT cudaError_t cudaEventSynchronize(cudaEvent_t event)
  * the wrappers here only put the call in the API table under the name the program called, once (without
  * them, the driver's names would appear for calls the program never made).  The queries at the end may
  * create the context (PyTorch's first CUDA call is often cudaStreamIsCapturing): its `context init` row
- * then names them.  KPROF_WRAP_OUTER; RT_OUTER defines one wrapper, OUTER is the KPROF_WRAP_TWINS body. */
-#define RT_OUTER(name, params, args)                                                               \
-    KPROF_EXPORT cudaError_t name params                                                           \
-    {                                                                                              \
-        KPROF_REAL_RT_OR_FAIL(name);                                                               \
-        KPROF_WRAP_OUTER(KPROF_API_##name, real_ args);                                            \
-    }
+ * then names them.  OUTER is the KPROF_WRAP_OUTER body of RT_WRAP and RT_TWINS. */
 #define OUTER(api, per_thread, call) KPROF_WRAP_OUTER(api, call)
 
 RT_TWINS(OUTER, cudaMemset, _ptds, (void *p, int value, size_t count), (p, value, count))
 RT_TWINS(OUTER, cudaMemsetAsync, _ptsz, (void *p, int value, size_t count, cudaStream_t s), (p, value, count, s))
 RT_TWINS(OUTER, cudaMallocAsync, _ptsz, (void **p, size_t size, cudaStream_t s), (p, size, s))
 RT_TWINS(OUTER, cudaFreeAsync, _ptsz, (void *p, cudaStream_t s), (p, s))
-RT_OUTER(cudaMallocManaged, (void **p, size_t size, unsigned int flags), (p, size, flags))
+RT_WRAP(OUTER, cudaMallocManaged, (void **p, size_t size, unsigned int flags), (p, size, flags))
 RT_TWINS(OUTER, cudaEventRecord, _ptsz, (cudaEvent_t e, cudaStream_t s), (e, s))
 RT_TWINS(OUTER, cudaEventRecordWithFlags, _ptsz, (cudaEvent_t e, cudaStream_t s, unsigned int flags), (e, s, flags))
 RT_TWINS(OUTER, cudaStreamWaitEvent, _ptsz, (cudaStream_t s, cudaEvent_t e, unsigned int flags), (s, e, flags))
-RT_OUTER(cudaStreamDestroy, (cudaStream_t s), (s))
-RT_OUTER(cudaGraphInstantiate, (cudaGraphExec_t *exec, cudaGraph_t graph, unsigned long long flags),
-         (exec, graph, flags))
-RT_OUTER(cudaGraphInstantiateWithFlags, (cudaGraphExec_t *exec, cudaGraph_t graph, unsigned long long flags),
-         (exec, graph, flags))
+RT_WRAP(OUTER, cudaStreamDestroy, (cudaStream_t s), (s))
+RT_WRAP(OUTER, cudaGraphInstantiate, (cudaGraphExec_t *exec, cudaGraph_t graph, unsigned long long flags),
+        (exec, graph, flags))
+RT_WRAP(OUTER, cudaGraphInstantiateWithFlags, (cudaGraphExec_t *exec, cudaGraph_t graph, unsigned long long flags),
+        (exec, graph, flags))
 RT_TWINS(OUTER, cudaGraphLaunch, _ptsz, (cudaGraphExec_t exec, cudaStream_t s), (exec, s))
 
 RT_TWINS(OUTER, cudaStreamIsCapturing, _ptsz, (cudaStream_t s, enum cudaStreamCaptureStatus *status), (s, status))
-RT_OUTER(cudaStreamCreateWithPriority, (cudaStream_t *s, unsigned int flags, int priority), (s, flags, priority))
-RT_OUTER(cudaEventCreate, (cudaEvent_t *e), (e))
-RT_OUTER(cudaEventCreateWithFlags, (cudaEvent_t *e, unsigned int flags), (e, flags))
-RT_OUTER(cudaMemGetInfo, (size_t *free_bytes, size_t *total_bytes), (free_bytes, total_bytes))
-RT_OUTER(cudaDeviceGetStreamPriorityRange, (int *least, int *greatest), (least, greatest))
+RT_WRAP(OUTER, cudaStreamCreateWithPriority, (cudaStream_t *s, unsigned int flags, int priority), (s, flags, priority))
+RT_WRAP(OUTER, cudaEventCreate, (cudaEvent_t *e), (e))
+RT_WRAP(OUTER, cudaEventCreateWithFlags, (cudaEvent_t *e, unsigned int flags), (e, flags))
+RT_WRAP(OUTER, cudaMemGetInfo, (size_t *free_bytes, size_t *total_bytes), (free_bytes, total_bytes))
+RT_WRAP(OUTER, cudaDeviceGetStreamPriorityRange, (int *least, int *greatest), (least, greatest))
 
 /* Every KPROF_RT entry of api.def must have its wrapper above: this table refers to each by name, so a
  * missing one fails the link (-Wl,--no-undefined). */

@@ -3,6 +3,7 @@
 #include "config.h"
 #include "log.h"
 #include "driver.h"
+#include "dlsym_next.h"
 #include "call.h"
 
 /* The one export that is not a CUDA entry point or dlsym: the mark of a copy of libkprof in the process.

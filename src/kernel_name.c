@@ -77,6 +77,14 @@ static size_t operator_len(const char *s, char *stack)
     return i;
 }
 
+/* Keeps the next n bytes of name at *i: appends them to out at *len, and moves both on. */
+static void keep(char *out, size_t *len, const char *name, size_t *i, size_t n)
+{
+    memcpy(out + *len, name + *i, n);
+    *len += n;
+    *i += n;
+}
+
 char *kprof_kernel_base_name(const char *name)
 {
     size_t n = strlen(name);
@@ -93,9 +101,7 @@ char *kprof_kernel_base_name(const char *name)
             size_t k = operator_len(name + i, stack);
             if (!k)
                 goto whole;
-            memcpy(out + len, name + i, k);
-            len += k;
-            i += k;
+            keep(out, &len, name, &i, k);
             if (name[i] == ' ' && name[i + 1] == '<') /* "operator< <int>(...)": template arguments follow */
                 i++;
             continue;
@@ -107,9 +113,7 @@ char *kprof_kernel_base_name(const char *name)
             continue;
         case ':':
             if (name[i + 1] == ':') {
-                memcpy(out + len, "::", 2);
-                len += 2;
-                i += 2;
+                keep(out, &len, name, &i, 2);
                 comp = len;
                 continue;
             }
@@ -126,9 +130,7 @@ char *kprof_kernel_base_name(const char *name)
             size_t g = group_len(name + i, stack);
             if (!g)
                 goto whole;
-            memcpy(out + len, name + i, g);
-            len += g;
-            i += g;
+            keep(out, &len, name, &i, g);
             continue;
         }
         case '(': {
@@ -137,9 +139,7 @@ char *kprof_kernel_base_name(const char *name)
             if (!g)
                 goto whole;
             if (g == sizeof anon - 1 || (len > comp && out[len - 1] == '\'')) { /* or 'lambda'(int) */
-                memcpy(out + len, name + i, g);
-                len += g;
-                i += g;
+                keep(out, &len, name, &i, g);
                 continue;
             }
             /* Parameters, and a member function's qualifiers after them. */

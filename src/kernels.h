@@ -1,4 +1,4 @@
-/* kernels.h: per-kernel aggregates, their names and launch counts (stats.c). */
+/* kernels.h: per-kernel aggregates, their names and launch counts (kernels.c). */
 #ifndef KPROF_KERNELS_H
 #define KPROF_KERNELS_H
 
@@ -12,7 +12,7 @@
 #include "sampling.h"
 
 /* Per-kernel aggregate, one per mangled name; lives until the process exits.  calls is counted on the
- * launching thread; the time fields are updated by the harvester under the statistics lock. */
+ * launching thread; the time fields are updated by the harvester under the kernels' times lock (kernels.c). */
 struct kprof_kernel {
     char *mangled;             /* owned */
     char *name;                /* demangled (or as KPROF_NAMES says), owned */
@@ -42,7 +42,7 @@ struct kprof_kernel {
     double est_total_ns, est_ci95_ns;
     int is_graph;              /* a graphs-table row: a graph exec, its launches timed as one pair */
     /* Host versus device time (kprof_kernel_split): over the timed launches, the launch calls' host times
-     * and the queue times from each call's start to its kernel's start, in ns (statistics lock). */
+     * and the queue times from each call's start to its kernel's start, in ns (the kernels' times lock). */
     struct kprof_hist launch_hist, queue_hist;
     UT_hash_handle hh;         /* by mangled name, or by shape among a parent's shapes */
 };
@@ -81,7 +81,7 @@ static inline double kprof_kernel_mean_ns(const struct kprof_kernel *k)
 /* Spread of a kernel's launches after the first: percentile q (0-100) from its histogram (relative
  * error at most KPROF_HIST_REL_ERROR) and the sample standard deviation (from steady_ns's Welford m2), in
  * ns; the first launch alone when it is the only one timed.  The standard deviation is inline so that
- * kprof-report, which links the report writers but not stats.c, computes it with the same arithmetic. */
+ * kprof-report, which links the report writers but not kernels.c, computes it with the same arithmetic. */
 uint64_t kprof_kernel_percentile(const struct kprof_kernel *k, double q);
 static inline double kprof_kernel_stddev(const struct kprof_kernel *k)
 {
@@ -98,7 +98,7 @@ static inline double kprof_kernel_stddev(const struct kprof_kernel *k)
 enum kprof_split { KPROF_SPLIT_LAUNCH, KPROF_SPLIT_QUEUE };
 int kprof_kernel_split(const struct kprof_kernel *k, enum kprof_split which, double q, uint64_t *ns);
 /* Adds one timed launch's launch call host time and, when has_queue, its queue time (ns) to k.
- * Thread-safe (statistics lock). */
+ * Thread-safe (the kernels' times lock). */
 void kprof_kernel_add_split(struct kprof_kernel *k, uint64_t launch_ns, int has_queue, uint64_t queue_ns);
 
 /* A kernel's figures as nsys's cuda_gpu_kern_sum gives them: over every timed launch, the first included
@@ -199,9 +199,15 @@ void kprof_names_bind(const void *kernel_handle, const void *host_stub);
 /* Counts one successful launch of k with its shape; returns 1 if it was the kernel's first.  Thread-safe,
  * lock-free. */
 int kprof_kernel_count(struct kprof_kernel *k, dim3 grid, dim3 block);
-/* Adds one GPU duration (ns) to a kernel aggregate (`first`: of its first launch; kprof_copy_add_time in
- * stats.h does the same for a copy).  Thread-safe (statistics lock). */
-void kprof_kernel_add_time(struct kprof_kernel *k, uint64_t ns, int first);
+/* Adds one GPU duration (ns) to a kernel aggregate (`first`: of its first launch; `weight`: 1/p, the
+ * launch's odds of being timed under KPROF_SAMPLE=auto, else 1; kprof_copy_add_time in stats.h does the
+ * same for a copy).  Thread-safe (the kernels' times lock). */
+void kprof_kernel_add_time(struct kprof_kernel *k, uint64_t ns, int first, double weight);
+
+/* Zeroes k's figures (counts, times, histogram), keeping its name, shape and launch keys: a forked child's
+ * fresh start (names registered by the parent's modules stay valid in the child).  Not thread-safe: from
+ * a fork child handler. */
+void kprof_kernel_reset(struct kprof_kernel *k);
 
 /* Demangles a kernel name with the C++ runtime's __cxa_demangle (looked up at run time); returns a
  * malloc'd string the caller frees (a copy of `mangled` when it is not a C++ name, cannot be demangled or

@@ -9,7 +9,6 @@
 #include <time.h>
 #include <unistd.h>
 #include "log.h"
-#include "kprof_config.h"
 
 /* The longest line written, newline included. */
 #define LINE_MAX_BYTES 1024
@@ -57,9 +56,16 @@ static size_t char_start(const char *s, size_t i)
     return i;
 }
 
+static enum kprof_log_level log_level = KPROF_LOG_WARN;
+
+void kprof_log_set_level(enum kprof_log_level level)
+{
+    log_level = level;
+}
+
 void kprof_log(enum kprof_log_level level, const char *fmt, ...)
 {
-    if (level > kprof_config.log)
+    if (level > log_level)
         return;
     int saved_errno = errno;
     /* The message, whole: a long value is cut below, in the middle, so that its end (the reason, what

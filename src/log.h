@@ -15,6 +15,9 @@ void kprof_log(enum kprof_log_level level, const char *fmt, ...) __attribute__((
 #define kprof_warn(...) kprof_log(KPROF_LOG_WARN, __VA_ARGS__)
 #define kprof_info(...) kprof_log(KPROF_LOG_INFO, __VA_ARGS__)
 #define kprof_debug(...) kprof_log(KPROF_LOG_DEBUG, __VA_ARGS__)
+/* Enables the levels up to `level` (KPROF_LOG_WARN until set); config.c sets it from KPROF_LOG as soon as
+ * it has read it, before the other variables.  Call it before other threads log. */
+void kprof_log_set_level(enum kprof_log_level level);
 
 /* SIGPIPE held off the calling thread while libkprof writes to a pipe whose reader may be gone: block
  * saves the mask and whether SIGPIPE was pending; restore consumes a SIGPIPE that became pending since

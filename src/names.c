@@ -1,10 +1,8 @@
 /* names.c: the tables of names the report writers share with the rest of libkprof (the API functions and
- * whether the api table counts them, the copy directions), expanded from api.def; linked into libkprof
- * and into tools/kprof-report, so that the two cannot drift apart.  Declared in stats.h. */
+ * whether the api table counts them, the copy directions, memory kinds), the API's expanded from api.def;
+ * linked into libkprof and into tools/kprof-report, so that the two cannot drift apart. */
 #include <stdio.h>
-#include "cuda_api.h"
-#include "stats.h"
-#include "snapshot.h"
+#include "names.h"
 
 const char *const kprof_api_names[KPROF_API_COUNT] = {
 #define KPROF_RT(name, proto, cls) #name,
@@ -34,11 +32,13 @@ const char kprof_api_counted[KPROF_API_COUNT] = {
 #include "api.def"
 };
 const char *const kprof_dir_names[KPROF_DIR_COUNT] = { "HtoH", "HtoD", "DtoH", "DtoD" };
+const char *const kprof_host_mem_names[KPROF_HOST_COUNT] = { "-", "pinned", "pageable" };
+const char *const kprof_mem_names[KPROF_MEM_COUNT] = { "device", "pinned", "managed" };
 
-void kprof_ctx_init_label(struct kprof_ctx_init *c)
+void kprof_api_pair_label(char *label, size_t size, int api, int driver)
 {
-    if (c->driver >= 0 && c->driver != c->api)
-        snprintf(c->label, sizeof c->label, "%s (%s)", kprof_api_names[c->api], kprof_api_names[c->driver]);
+    if (driver >= 0 && driver != api)
+        snprintf(label, size, "%s (%s)", kprof_api_names[api], kprof_api_names[driver]);
     else
-        snprintf(c->label, sizeof c->label, "%s", kprof_api_names[c->api]);
+        snprintf(label, size, "%s", kprof_api_names[api]);
 }

@@ -147,11 +147,7 @@ void kprof_preload_launched_slow(int ok)
 void kprof_preload_code_unloaded(void)
 {
     pthread_mutex_lock(&pl.lock);
-    struct loaded *e, *tmp;
-    HASH_ITER(hh, pl.loaded, e, tmp) {
-        HASH_DEL(pl.loaded, e);
-        free(e);
-    }
+    KPROF_HASH_FREE_ALL(pl.loaded);
     __atomic_add_fetch(&kprof_preload_epoch, 1, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&pl.lock);
 }
@@ -178,11 +174,7 @@ static void fork_parent(void)
 static void fork_child(void)
 {
     pthread_mutex_init(&pl.lock, NULL);
-    struct loaded *e, *tmp;
-    HASH_ITER(hh, pl.loaded, e, tmp) {
-        HASH_DEL(pl.loaded, e);
-        free(e);
-    }
+    KPROF_HASH_FREE_ALL(pl.loaded);
     for (int i = 0; i < KPROF_TLS_READY; i++)
         kprof_tls_ready[i].handle = NULL;
     kprof_tls_may_load.handle = NULL;

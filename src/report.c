@@ -13,6 +13,7 @@
 #include "call.h"
 #include "snapshot.h"
 #include "report.h"
+#include "report_writers.h"
 #include "output.h"
 
 
@@ -185,6 +186,19 @@ static void write_csv(const struct kprof_snapshot *s)
     free(base);
 }
 
+/* Writes s with `writer` to path (none when NULL), a file besides the report: `what` names it in a warning
+ * when it cannot be written. */
+static void write_extra(const char *path, const char *what, void (*writer)(FILE *, const struct kprof_snapshot *),
+                        const struct kprof_snapshot *s)
+{
+    struct dest d;
+    if (path && dest_open(&d, path, what, "")) {
+        errno = 0;
+        writer(d.f, s);
+        dest_close(&d, what, "");
+    }
+}
+
 void kprof_report_write(const struct kprof_snapshot *s)
 {
     /* A reader gone from a pipe (`app 2>&1 | head`) must not kill the program with SIGPIPE. */
@@ -212,22 +226,7 @@ void kprof_report_write(const struct kprof_snapshot *s)
     fflush(stderr);
 
     /* The JSON copy (KPROF_SAVE), for kprof report: the same snapshot as the report above. */
-    if (kprof_config.save) {
-        struct dest d;
-        if (dest_open(&d, kprof_config.save, "JSON copy of the report", "")) {
-            errno = 0;
-            kprof_report_json(d.f, s);
-            dest_close(&d, "JSON copy of the report", "");
-        }
-    }
-
-    if (kprof_config.trace) {
-        struct dest d;
-        if (dest_open(&d, kprof_config.trace, "trace", "")) {
-            errno = 0;
-            kprof_report_trace(d.f, s);
-            dest_close(&d, "trace", "");
-        }
-    }
+    write_extra(kprof_config.save, "JSON copy of the report", kprof_report_json, s);
+    write_extra(kprof_config.trace, "trace", kprof_report_trace, s);
     kprof_sigpipe_restore(&sp);
 }

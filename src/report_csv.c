@@ -11,7 +11,7 @@
 #include "kernels.h"
 #include "stats.h"
 #include "snapshot.h"
-#include "report.h"
+#include "report_writers.h"
 #include "output.h"
 #include "columns.h"
 

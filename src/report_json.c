@@ -1,55 +1,14 @@
 /* report_json.c: the machine-readable report (schema_version 1, times in ns, sizes in bytes; the schema
  * is documented in man/libkprof.7). */
-#include <math.h>
-#include <stdlib.h>
 #include "config.h"
 #include "calibrate.h"
 #include "kprof_config.h"
 #include "kernels.h"
 #include "stats.h"
 #include "snapshot.h"
-#include "report.h"
-#include "utf8.h"
+#include "report_writers.h"
+#include "jsonput.h"
 #include "columns.h"
-
-void kprof_json_string(FILE *f, const char *s)
-{
-    fputc('"', f);
-    for (const unsigned char *p = (const unsigned char *)s; *p;) {
-        int n = kprof_utf8_len(p);
-        if (n == 0) { /* not UTF-8 (a kernel name is just bytes): JSON must be, so mark it replaced */
-            fputs("\\ufffd", f);
-            p++;
-        } else if (n > 1) {
-            fwrite(p, 1, (size_t)n, f);
-            p += n;
-        } else {
-            if (*p == '"' || *p == '\\')
-                fprintf(f, "\\%c", *p);
-            else if (*p < 0x20)
-                fprintf(f, "\\u%04x", *p);
-            else
-                fputc(*p, f);
-            p++;
-        }
-    }
-    fputc('"', f);
-}
-
-void kprof_json_real(FILE *f, double d)
-{
-    if (!isfinite(d)) {
-        fputs("null", f);
-        return;
-    }
-    char buf[32];
-    for (int p = 1; p <= 17; p++) {
-        snprintf(buf, sizeof buf, "%.*g", p, d);
-        if (strtod(buf, NULL) == d)
-            break;
-    }
-    fputs(buf, f);
-}
 
 #define U(x) ((unsigned long long)(x))
 

@@ -8,7 +8,7 @@
 #include "kernels.h"
 #include "stats.h"
 #include "snapshot.h"
-#include "report.h"
+#include "report_writers.h"
 #include "units.h"
 #include "columns.h"
 

@@ -6,7 +6,8 @@
 #include "kernels.h"
 #include "stats.h"
 #include "snapshot.h"
-#include "report.h"
+#include "report_writers.h"
+#include "jsonput.h"
 
 
 

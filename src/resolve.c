@@ -7,9 +7,8 @@
 #include <string.h>
 #include "cuda_api.h"
 #include "log.h"
-#include "driver.h"
+#include "dlsym_next.h"
 #include "resolve.h"
-#include "call.h"
 
 struct kprof_runtime kprof_rt;
 

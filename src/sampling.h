@@ -14,7 +14,7 @@
 struct kprof_sampling {
     uint64_t seq;              /* launches offered so far (atomic) */
     uint64_t name_hash;        /* hash of the kernel's mangled name; 0 until computed (atomic) */
-    double w_sum, wx_sum;      /* over timed launches: sums of 1/p and of x/p (the statistics lock) */
+    double w_sum, wx_sum;      /* over timed launches: sums of 1/p and of x/p (the kernels' times lock) */
     double c_sum, cx_sum, cx2_sum; /* sums of c, c x and c x^2, c = (1 - p) / p^2 */
 };
 
@@ -31,7 +31,7 @@ extern __thread float kprof_tls_sample_weight __attribute__((tls_model("initial-
 int kprof_sample_auto(struct kprof_sampling *s, const char *mangled);
 
 /* Adds one timed launch (duration ns, weight 1/p from kprof_tls_sample_weight) to the estimator.  Called
- * by the harvester under the statistics lock. */
+ * by the harvester under the kernels' times lock. */
 void kprof_sample_weigh(struct kprof_sampling *s, uint64_t ns, double weight);
 
 /* The Hajek estimate of a kernel's total over its `direct` launches (those outside graphs), direct x
@@ -39,7 +39,7 @@ void kprof_sample_weigh(struct kprof_sampling *s, uint64_t ns, double weight);
  * *ci95_ns: 1.96 x the square root of the linearised variance (direct / sum 1/p)^2 x sum of
  * (1 - p) / p^2 x (x - mean)^2 (Sarndal, Swensson and Wretman, Model Assisted Survey Sampling, 5.7), or of
  * s2 x sum of (1 - p) / p^2 when that is larger (s2: the timed launches' own variance, ns^2).  Returns 0
- * (leaving both alone) when nothing was weighed.  Called under the statistics lock. */
+ * (leaving both alone) when nothing was weighed.  Called under the kernels' times lock (kernels.c). */
 int kprof_sample_estimate(const struct kprof_sampling *s, uint64_t direct, double s2, double *total_ns,
                           double *ci95_ns);
 

@@ -30,7 +30,9 @@ static void device_uuid(int device, char *out)
 int kprof_snapshot_take(struct kprof_snapshot *s)
 {
     memset(s, 0, sizeof *s);
-    int any = kprof_stats_snapshot(s) || __atomic_load_n(&kprof_cuda_used, __ATOMIC_RELAXED);
+    int any = kprof_kernels_snapshot(s);
+    kprof_stats_snapshot(s);
+    any = any || __atomic_load_n(&kprof_cuda_used, __ATOMIC_RELAXED);
     for (size_t i = 0; i < s->ndevices; i++)
         device_uuid(s->devices[i].device, s->devices[i].uuid);
     size_t ng = 0;

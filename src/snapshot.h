@@ -16,11 +16,8 @@
  * read from the same buckets), and stddev_ns, the calls' sample standard deviation (0 for fewer than two). */
 struct kprof_api_stat { uint64_t calls, errors, total_ns, max_ns, min_ns, median_ns; double mid_ns, stddev_ns; };
 /* One context created: `api` is the program's call, `driver` the driver function that created it (-1:
- * unknown), enum kprof_api indexes; label is what the text report shows, "api (driver)" or "api". */
+ * unknown), enum kprof_api indexes; label is what the text report shows (kprof_api_pair_label). */
 struct kprof_ctx_init { int device; int api; int driver; uint64_t host_ns; char label[96]; };
-/* Writes c->label from c->api and c->driver (names.c).  The report writers show the label; libkprof and
- * kprof-report (from a saved report) both make it here. */
-void kprof_ctx_init_label(struct kprof_ctx_init *c);
 struct kprof_alloc_stat { uint64_t count, bytes, frees, freed_bytes, host_ns, in_use, peak; };
 /* Per device: the sum of its kernels' GPU times and their union (the time the device was busy with at
  * least one kernel); the two differ when streams overlap.  uuid: "GPU-<8>-<4>-<4>-<4>-<12 hex digits>" as
@@ -71,10 +68,12 @@ struct kprof_snapshot {
 int kprof_snapshot_take(struct kprof_snapshot *s);
 void kprof_snapshot_free(struct kprof_snapshot *s);
 
-/* The statistics' part of *s (stats.c), s zeroed first by the caller: kernels (sorted), copies, memsets,
- * allocations, devices, the api table, context creations, captured kernels and the trace.  Returns 1 when
- * a kernel was counted. */
-int kprof_stats_snapshot(struct kprof_snapshot *s);
+/* The kernels' part of *s (kernels.c), s zeroed first by the caller: the kernels (sorted), the captured
+ * kernels and the number filtered out.  Returns 1 when a kernel was counted. */
+int kprof_kernels_snapshot(struct kprof_snapshot *s);
+/* The statistics' part of *s (stats.c): copies, memsets, allocations, devices, the api table, context
+ * creations and the trace. */
+void kprof_stats_snapshot(struct kprof_snapshot *s);
 
 /* qsort comparator of struct kprof_kernel * by total time (graph replays included), then calls, then
  * mangled name: the report's order. */

@@ -6,20 +6,8 @@
 #include <stdint.h>
 #include "cuda_api.h"
 #include "histogram.h"
+#include "names.h"
 #include "timing.h"
-
-/* The API table's index for each interposed runtime and driver function. */
-enum kprof_api {
-#define KPROF_RT(name, proto, cls) KPROF_API_##name,
-#define KPROF_DH(name, cls) KPROF_API_##name,
-#include "api.def"
-    KPROF_API_COUNT
-};
-extern const char *const kprof_api_names[KPROF_API_COUNT];
-extern const char kprof_api_counted[KPROF_API_COUNT]; /* 0 for NAME, PROC and CTX entries */
-
-enum kprof_dir { KPROF_HTOH, KPROF_HTOD, KPROF_DTOH, KPROF_DTOD, KPROF_DIR_COUNT };
-extern const char *const kprof_dir_names[KPROF_DIR_COUNT];
 
 /* Per-direction copy aggregate. */
 struct kprof_copy {
@@ -28,10 +16,6 @@ struct kprof_copy {
     double mean_ns, m2;        /* Welford running mean and sum of squares of the timed copies' times */
     struct kprof_hist hist;    /* the timed copies' times, for the median; owned (a snapshot's: its own) */
 };
-
-/* Host memory of a copy's host side: page-locked (pinned) or ordinary (pageable); NONE for DtoD. */
-enum kprof_host_mem { KPROF_HOST_NONE, KPROF_HOST_PINNED, KPROF_HOST_PAGEABLE, KPROF_HOST_COUNT };
-extern const char *const kprof_host_mem_names[KPROF_HOST_COUNT];
 
 /* Adds one GPU duration (ns) of a copy of `bytes` to a copy aggregate.  Thread-safe (statistics lock). */
 void kprof_copy_add_time(struct kprof_copy *c, uint64_t ns, uint64_t bytes);
@@ -46,10 +30,6 @@ double kprof_copy_instances_median(const struct kprof_copy *c);
 struct kprof_copy *kprof_copy_count(enum kprof_dir dir, enum kprof_host_mem host, size_t bytes);
 /* The aggregate of memsets (same shape as a copy's); counts one of `bytes`. */
 struct kprof_copy *kprof_memset_count(size_t bytes);
-
-/* Allocation kinds, each with its own row. */
-enum kprof_mem { KPROF_MEM_DEVICE, KPROF_MEM_PINNED, KPROF_MEM_MANAGED, KPROF_MEM_COUNT };
-extern const char *const kprof_mem_names[KPROF_MEM_COUNT];
 
 /* Allocations: counts one of `bytes` at ptr, or a free of ptr (its size looked up from the allocation).
  * host_ns is the call's host time.  Thread-safe. */
@@ -84,25 +64,5 @@ static inline enum kprof_dir kprof_dir_of(int src_device, int dst_device)
 {
     return src_device ? (dst_device ? KPROF_DTOD : KPROF_DTOH) : (dst_device ? KPROF_HTOD : KPROF_HTOH);
 }
-
-/* ---- driver.c: the memory a copy's pointers name ---- */
-
-/* The CUmemorytype of the memory at p (CU_POINTER_ATTRIBUTE_MEMORY_TYPE), or 0 for memory the driver does
- * not know (pageable host memory) or a NULL p.  Asked with cuPointerGetAttributes, which, unlike
- * cuPointerGetAttribute, succeeds on unknown memory: the query is never an error in the app's process.
- * Thread-safe; the driver must be loaded (kprof_driver_ready). */
-unsigned int kprof_memory_type(CUdeviceptr p);
-/* 1 if p is device memory (a device allocation, an array, or managed memory), 0 for host memory or
- * memory the driver does not know (ordinary host memory).  For copies whose direction the caller left to
- * the pointers (cudaMemcpyDefault, cuMemcpy, unified 2D/3D sides).  Thread-safe, as kprof_memory_type. */
-static inline int kprof_is_device_memory(CUdeviceptr p)
-{
-    unsigned int type = kprof_memory_type(p);
-    return type == CU_MEMORYTYPE_DEVICE || type == CU_MEMORYTYPE_ARRAY || type == CU_MEMORYTYPE_UNIFIED;
-}
-/* A host pointer's memory kind, from the driver: pinned if the driver knows it, else pageable. */
-enum kprof_host_mem kprof_host_mem_of(const void *p);
-/* The host memory kind of a copy in direction dir (its host side; NONE for DtoD). */
-enum kprof_host_mem kprof_copy_host_mem(enum kprof_dir dir, const void *dst, const void *src);
 
 #endif

@@ -5,9 +5,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "cuda_api.h"
-#include "calibrate.h"
 
 struct kprof_kernel;
+struct kprof_calibration; /* calibrate.h */
 
 /* What a completed event pair's duration is added to. */
 enum kprof_target_kind {

@@ -187,15 +187,16 @@
  * passed on (none is fine: GNU C's `, ##__VA_ARGS__` drops the comma), per_thread is 0 and 1.  BODY must
  * return.  Both names must be KPROF_RT or KPROF_DH entries of api.def. */
 #define KPROF_WRAP_TWINS(type, REAL_OR_FAIL, BODY, name, pt, params, args, ...)                    \
+    KPROF_WRAP_FN(type, REAL_OR_FAIL, BODY, name, 0, params, args, ##__VA_ARGS__)                  \
+    KPROF_WRAP_FN(type, REAL_OR_FAIL, BODY, name##pt, 1, params, args, ##__VA_ARGS__)
+
+/* Defines one wrapper, `type name params`, as KPROF_WRAP_TWINS defines each of its two: its body declares
+ * real_ with REAL_OR_FAIL(name) and ends with BODY(KPROF_API_##name, ..., per_thread, real_ args). */
+#define KPROF_WRAP_FN(type, REAL_OR_FAIL, BODY, name, per_thread, params, args, ...)               \
     KPROF_EXPORT type name params                                                                  \
     {                                                                                              \
         REAL_OR_FAIL(name);                                                                        \
-        BODY(KPROF_API_##name, ##__VA_ARGS__, 0, real_ args);                                      \
-    }                                                                                              \
-    KPROF_EXPORT type name##pt params                                                              \
-    {                                                                                              \
-        REAL_OR_FAIL(name##pt);                                                                    \
-        BODY(KPROF_API_##name##pt, ##__VA_ARGS__, 1, real_ args);                                  \
+        BODY(KPROF_API_##name, ##__VA_ARGS__, per_thread, real_ args);                             \
     }
 
 #endif

@@ -1,11 +1,8 @@
 /* report-stubs.c: what libkprof's report writers (linked into kprof-report) take from the parts of the
- * library that kprof-report does not link (config.c, stats.c, calibrate.c: they need the CUDA driver and
- * the interposed process): the configuration, the name tables and a kernel's percentiles.
- *
- * The API and copy-direction names come from src/names.c (linked in); the other tables are copies of
- * stats.c's and calibrate.c's (calibrate.c cannot be linked without the driver).  A report entry whose
- * name is not in these tables is left out with a warning, so tests/report-rereads-the-text-report.sh
- * fails as soon as a table here drifts from the library's. */
+ * library that kprof-report does not link (config.c, kernels.c, stats.c, calibrate.c: they need the CUDA
+ * driver and the interposed process): the configuration, and a saved report's percentiles and medians in
+ * place of the histograms they come from.  The name tables are the library's own: src/names.c (linked
+ * in) and calibrate.h. */
 #include <string.h>
 #include "kprof_config.h"
 #include "kernels.h"
@@ -15,23 +12,6 @@
 
 /* The writers read the format settings from here: kprof_saved_apply() sets the report's own. */
 struct kprof_config kprof_config = { .format = KPROF_FORMAT_TEXT, .sample = 1 };
-
-const char *const kprof_host_mem_names[KPROF_HOST_COUNT] = { "-", "pinned", "pageable" };
-const char *const kprof_mem_names[KPROF_MEM_COUNT] = { "device", "pinned", "managed" };
-const char *const kprof_pred_names[KPROF_PRED_COUNT] = { "idle", "kernel", "HtoD", "DtoH", "DtoD", "memset", "other",
-                                                          "held", "held_kernel" };
-
-const char *kprof_calib_state_text(enum kprof_calib_state state)
-{
-    switch (state) {
-    case KPROF_CALIB_DONE: return "done";
-    case KPROF_CALIB_OFF: return "off (KPROF_CALIBRATE=0)";
-    case KPROF_CALIB_TOOL: return "skipped (another tool that counts kernels is attached)";
-    case KPROF_CALIB_CAPTURE: return "skipped (a stream capture was in progress)";
-    case KPROF_CALIB_FAILED: return "failed";
-    default: return "not run";
-    }
-}
 
 /* The saved percentiles of a kernel read back (struct kprof_saved_kernel); the writers ask for 50, 95
  * and 99 only, any other q reads 0. */

@@ -1,0 +1,564 @@
+/* kernels.c: the per-kernel aggregates: names from registration or the driver (demangled), the launch
+ * keys that find them, their launch counts and GPU times, their part of the snapshot, and their reset in
+ * a forked child. */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "cuda_api.h"
+#include "kprof_hash.h"
+#include "histogram.h"
+#include "log.h"
+#include "kprof_config.h"
+#include "driver.h"
+#include "dlsym_next.h"
+#include "clock.h"
+#include "resolve.h"
+#include "fork.h"
+#include "kernels.h"
+#include "kernel_name.h"
+#include "snapshot.h"
+
+#define ATOMIC_ADD(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
+
+/* ---- names ----------------------------------------------------------------------------------- */
+
+struct ptr_entry {
+    const void *key;
+    void *value;        /* a mangled name (owned), a host stub, or a struct kprof_kernel * */
+    UT_hash_handle hh;
+};
+
+static struct {
+    pthread_rwlock_t lock;          /* the three maps and the kernel table */
+    struct ptr_entry *stub_names;   /* host stub -> mangled name */
+    struct ptr_entry *handle_stubs; /* cudaKernel_t -> host stub */
+    struct ptr_entry *launch_keys;  /* launch key (handle or stub) -> struct kprof_kernel */
+    struct kprof_kernel *kernels;   /* by mangled name */
+    size_t nkernels;
+} names = { .lock = PTHREAD_RWLOCK_WRITER_NONRECURSIVE_INITIALIZER_NP }; /* writers (new names) are rare */
+
+/* Sets key -> value in *map (replacing); call with names.lock held for writing. */
+static void ptr_map_set(struct ptr_entry **map, const void *key, void *value)
+{
+    struct ptr_entry *e;
+    HASH_FIND_PTR(*map, &key, e);
+    if (!e) {
+        e = calloc(1, sizeof *e);
+        if (!e)
+            return;
+        e->key = key;
+        HASH_ADD_PTR(*map, key, e);
+    }
+    e->value = value;
+}
+
+static void *ptr_map_get(struct ptr_entry *map, const void *key)
+{
+    struct ptr_entry *e;
+    HASH_FIND_PTR(map, &key, e);
+    return e ? e->value : NULL;
+}
+
+void kprof_names_register(const void *host_stub, const char *mangled)
+{
+    if (!host_stub || !mangled)
+        return;
+    char *copy = strdup(mangled);
+    if (!copy)
+        return;
+    pthread_rwlock_wrlock(&names.lock);
+    char *old = ptr_map_get(names.stub_names, host_stub);
+    ptr_map_set(&names.stub_names, host_stub, copy);
+    pthread_rwlock_unlock(&names.lock);
+    free(old);
+}
+
+void kprof_names_bind(const void *kernel_handle, const void *host_stub)
+{
+    if (!kernel_handle || !host_stub || kernel_handle == host_stub)
+        return;
+    /* Host stubs look their kernel up once, but some programs ask on every launch: only new bindings
+     * take the lock for writing. */
+    pthread_rwlock_rdlock(&names.lock);
+    int known = ptr_map_get(names.handle_stubs, kernel_handle) == host_stub;
+    pthread_rwlock_unlock(&names.lock);
+    if (known)
+        return;
+    pthread_rwlock_wrlock(&names.lock);
+    ptr_map_set(&names.handle_stubs, kernel_handle, (void *)host_stub);
+    pthread_rwlock_unlock(&names.lock);
+}
+
+/* The runtime's own name for key, asked without disturbing the app's last-error state: only when no
+ * error is pending, and clearing the one the query itself may leave.  Returns a malloc'd copy or NULL. */
+static char *name_from_runtime(const void *key)
+{
+    if (!KPROF_REAL_RT(cudaFuncGetName) || !kprof_rt_quiet_begin())
+        return NULL;
+    const char *n = NULL;
+    cudaError_t r = kprof_rt.cudaFuncGetName(&n, key);
+    kprof_rt_quiet_end(r);
+    return r == cudaSuccess && n ? strdup(n) : NULL;
+}
+
+/* Finds or creates the kernel entry for a mangled name; call with names.lock held for writing.  Takes
+ * ownership of the three strings' worth: `mangled_owned` and `demangled_owned` (NULL when demangling
+ * failed), and uses `selected` (kprof_name_selected), both worked out before the lock was taken. */
+static struct kprof_kernel *kernel_by_name(char *mangled_owned, char *demangled_owned, int selected)
+{
+    struct kprof_kernel *k;
+    HASH_FIND_STR(names.kernels, mangled_owned, k);
+    if (k) {
+        free(mangled_owned);
+        free(demangled_owned);
+        return k;
+    }
+    k = calloc(1, sizeof *k);
+    if (!k) {
+        free(mangled_owned);
+        free(demangled_owned);
+        return NULL;
+    }
+    k->mangled = mangled_owned;
+    k->min_ns = UINT64_MAX;
+    k->selected = selected;
+    if (kprof_config.names == KPROF_NAMES_MANGLED || !demangled_owned) {
+        free(demangled_owned);
+        k->name = strdup(k->mangled);
+    } else {
+        k->name = demangled_owned;
+    }
+    if (k->name && kprof_config.names == KPROF_NAMES_BASE)
+        k->base = kprof_kernel_base_name(k->name); /* NULL when out of memory: the full name is shown */
+    if (!k->name) {
+        free(k->mangled);
+        free(k);
+        return NULL;
+    }
+    HASH_ADD_KEYPTR(hh, names.kernels, k->mangled, strlen(k->mangled), k);
+    names.nkernels++;
+    return k;
+}
+
+void kprof_kernel_captured(struct kprof_kernel *k)
+{
+    ATOMIC_ADD(&k->captured, 1);
+}
+
+struct kprof_kernel *kprof_kernel_shaped(struct kprof_kernel *k, const unsigned grid[3], const unsigned block[3])
+{
+    unsigned key[6] = { grid[0], grid[1], grid[2], block[0], block[1], block[2] };
+    pthread_rwlock_rdlock(&names.lock);
+    struct kprof_kernel *c;
+    HASH_FIND(hh, k->shapes, key, sizeof key, c);
+    pthread_rwlock_unlock(&names.lock);
+    if (c)
+        return c;
+    pthread_rwlock_wrlock(&names.lock);
+    HASH_FIND(hh, k->shapes, key, sizeof key, c);
+    if (!c && (c = calloc(1, sizeof *c)) != NULL) {
+        c->mangled = strdup(k->mangled);
+        c->name = strdup(k->name);
+        c->base = k->base ? strdup(k->base) : NULL;
+        if (!c->mangled || !c->name) {
+            free(c->base);
+            free(c->mangled);
+            free(c->name);
+            free(c);
+            c = NULL;
+        } else {
+            c->selected = k->selected;
+            c->min_ns = UINT64_MAX;
+            c->parent = k;
+            memcpy(c->shape_key, key, sizeof key);
+            memcpy(c->grid, grid, sizeof c->grid);
+            memcpy(c->block, block, sizeof c->block);
+            HASH_ADD(hh, k->shapes, shape_key, sizeof key, c);
+            names.nkernels++;
+        }
+    }
+    pthread_rwlock_unlock(&names.lock);
+    return c ? c : k;
+}
+
+/* Bumped when a module or library is unloaded: a kernel handle (a CUfunction or CUkernel address) may then
+ * come back for another kernel, so every launch key is looked up and named again. */
+static unsigned names_epoch;
+
+void kprof_names_code_unloaded(void)
+{
+    pthread_rwlock_wrlock(&names.lock);
+    KPROF_HASH_FREE_ALL(names.launch_keys);
+    __atomic_add_fetch(&names_epoch, 1, __ATOMIC_RELAXED);
+    pthread_rwlock_unlock(&names.lock);
+}
+
+/* A small per-thread cache in front of the launch-key map: launch loops hit it every time. */
+#define TLS_CACHE 16
+static __thread struct { const void *key; struct kprof_kernel *k; unsigned epoch; } tls_cache[TLS_CACHE]
+    __attribute__((tls_model("initial-exec")));
+
+/* How a launch key names its kernel. */
+enum key_kind { KEY_RUNTIME, KEY_FUNCTION, KEY_KERNEL };
+
+/* The driver's name for a function or kernel handle, copied; NULL if it has none.  The query that fits
+ * the handle's kind is asked first (cuFuncGetName for a CUfunction, cuKernelGetName for a CUkernel), so
+ * a handle of the kind it was given as never gets a failed call; a CUkernel passed as a CUfunction (which
+ * cuLaunchKernel accepts) still gets its name from the second query. */
+static char *driver_func_name(CUfunction f)
+{
+    const char *n = NULL;
+    return kprof_drv.cuFuncGetName && kprof_drv.cuFuncGetName(&n, f) == CUDA_SUCCESS && n ? strdup(n) : NULL;
+}
+
+static char *driver_kernel_name(CUkernel k)
+{
+    const char *n = NULL;
+    return kprof_drv.cuKernelGetName && kprof_drv.cuKernelGetName(&n, k) == CUDA_SUCCESS && n ? strdup(n) : NULL;
+}
+
+static char *name_from_driver(CUfunction f, int is_kernel)
+{
+    char *n = is_kernel ? driver_kernel_name((CUkernel)f) : driver_func_name(f);
+    if (!n)
+        n = is_kernel ? driver_func_name(f) : driver_kernel_name((CUkernel)f);
+    return n;
+}
+
+/* Shared by both lookups: the TLS cache, then the launch-key map, then `namer` for a new key. */
+static struct kprof_kernel *kernel_lookup(const void *key, enum key_kind kind)
+{
+    unsigned slot = (unsigned)(((uintptr_t)key >> 4) ^ ((uintptr_t)key >> 12)) % TLS_CACHE;
+    unsigned epoch = __atomic_load_n(&names_epoch, __ATOMIC_RELAXED);
+    if (KPROF_LIKELY(tls_cache[slot].key == key && key && tls_cache[slot].epoch == epoch))
+        return tls_cache[slot].k;
+
+    pthread_rwlock_rdlock(&names.lock);
+    struct kprof_kernel *k = ptr_map_get(names.launch_keys, key);
+    const void *stub = ptr_map_get(names.handle_stubs, key);
+    const char *reg = ptr_map_get(names.stub_names, stub ? stub : key);
+    char *mangled = (!k && reg) ? strdup(reg) : NULL;
+    pthread_rwlock_unlock(&names.lock);
+
+    if (!k) {
+        if (!mangled)
+            mangled = kind == KEY_RUNTIME ? name_from_runtime(key) : name_from_driver((CUfunction)key, kind == KEY_KERNEL);
+        if (!mangled) {
+            char buf[64];
+            snprintf(buf, sizeof buf, "<unknown kernel %p>", key);
+            mangled = strdup(buf);
+        }
+        if (!mangled)
+            return NULL;
+        /* Demangling and the KPROF_INCLUDE/KPROF_EXCLUDE match can take a while on long names: done
+         * before the lock is taken, so that other threads' launches never wait for them. */
+        char *demangled = kprof_demangle(mangled);
+        int selected = kprof_name_selected(demangled ? demangled : mangled);
+        pthread_rwlock_wrlock(&names.lock);
+        k = ptr_map_get(names.launch_keys, key);
+        if (!k) {
+            k = kernel_by_name(mangled, demangled, selected);
+            if (k)
+                ptr_map_set(&names.launch_keys, key, k);
+        } else {
+            free(mangled);
+            free(demangled);
+        }
+        pthread_rwlock_unlock(&names.lock);
+    }
+    tls_cache[slot].key = key;
+    tls_cache[slot].k = k;
+    tls_cache[slot].epoch = epoch;
+    return k;
+}
+
+struct kprof_kernel *kprof_kernel_for(const void *key)
+{
+    return kernel_lookup(key, KEY_RUNTIME);
+}
+
+struct kprof_kernel *kprof_kernel_for_function(CUfunction f)
+{
+    return kernel_lookup(f, KEY_FUNCTION);
+}
+
+struct kprof_kernel *kprof_kernel_for_kernel(CUkernel k)
+{
+    return kernel_lookup(k, KEY_KERNEL);
+}
+
+/* ---- launches and GPU times ------------------------------------------------------------------ */
+
+/* The timed figures of every kernel (the harvester adds, the snapshot reads). */
+static pthread_mutex_t times_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int kprof_kernel_count(struct kprof_kernel *k, dim3 grid, dim3 block)
+{
+    uint64_t before = ATOMIC_ADD(&k->calls, 1);
+    if (k->parent)
+        return before == 0; /* a KPROF_GROUP=shape entry: its shape is its key */
+    /* The shape is informational (the last one wins); relaxed stores keep it race-free. */
+    __atomic_store_n(&k->grid[0], grid.x, __ATOMIC_RELAXED);
+    __atomic_store_n(&k->grid[1], grid.y, __ATOMIC_RELAXED);
+    __atomic_store_n(&k->grid[2], grid.z, __ATOMIC_RELAXED);
+    __atomic_store_n(&k->block[0], block.x, __ATOMIC_RELAXED);
+    __atomic_store_n(&k->block[1], block.y, __ATOMIC_RELAXED);
+    __atomic_store_n(&k->block[2], block.z, __ATOMIC_RELAXED);
+    return before == 0;
+}
+
+void kprof_kernel_add_time(struct kprof_kernel *k, uint64_t ns, int first, double weight)
+{
+    pthread_mutex_lock(&times_lock);
+    if (kprof_config.sample == 0)
+        kprof_sample_weigh(&k->sampling, ns, weight);
+    /* Atomic: kprof_kernel_mean_ns reads these without the lock (launching threads deciding on one-event
+     * timing). */
+    __atomic_store_n(&k->timed, k->timed + 1, __ATOMIC_RELAXED);
+    __atomic_store_n(&k->total_ns, k->total_ns + ns, __ATOMIC_RELAXED);
+    if (first) {
+        k->first_timed = 1;
+        k->first_ns = ns;
+    } else {
+        k->steady_ns += ns;
+        if (ns < k->min_ns)
+            k->min_ns = ns;
+        if (ns > k->max_ns)
+            k->max_ns = ns;
+        uint64_t n = k->timed - (uint64_t)k->first_timed;
+        double d = (double)ns - k->mean_ns;
+        k->mean_ns += d / (double)n;
+        k->m2 += d * ((double)ns - k->mean_ns);
+        kprof_hist_add(&k->hist, ns);
+    }
+    pthread_mutex_unlock(&times_lock);
+}
+
+double kprof_kernel_instances_median(const struct kprof_kernel *k)
+{
+    return kprof_hist_median(&k->hist, k->first_timed ? &k->first_ns : NULL);
+}
+
+uint64_t kprof_kernel_percentile(const struct kprof_kernel *k, double q)
+{
+    if (kprof_hist_count(&k->hist) > 0)
+        return kprof_hist_percentile(&k->hist, q);
+    return k->first_timed ? k->first_ns : 0;
+}
+
+void kprof_kernel_add_split(struct kprof_kernel *k, uint64_t launch_ns, int has_queue, uint64_t queue_ns)
+{
+    pthread_mutex_lock(&times_lock);
+    kprof_hist_add(&k->launch_hist, launch_ns);
+    if (has_queue)
+        kprof_hist_add(&k->queue_hist, queue_ns);
+    pthread_mutex_unlock(&times_lock);
+}
+
+int kprof_kernel_split(const struct kprof_kernel *k, enum kprof_split which, double q, uint64_t *ns)
+{
+    const struct kprof_hist *h = which == KPROF_SPLIT_QUEUE ? &k->queue_hist : &k->launch_hist;
+    if (kprof_hist_count(h) == 0)
+        return 0;
+    *ns = kprof_hist_percentile(h, q);
+    return 1;
+}
+
+/* ---- snapshot -------------------------------------------------------------------------------- */
+
+int kprof_kernel_by_total_desc(const void *a, const void *b)
+{
+    const struct kprof_kernel *x = *(struct kprof_kernel *const *)a, *y = *(struct kprof_kernel *const *)b;
+    uint64_t tx = kprof_kernel_total(x), ty = kprof_kernel_total(y);
+    if (tx != ty)
+        return tx > ty ? -1 : 1;
+    if (x->calls != y->calls)
+        return x->calls > y->calls ? -1 : 1;
+    return strcmp(x->mangled, y->mangled);
+}
+
+static int by_captured_desc(const void *a, const void *b)
+{
+    const struct kprof_kernel *x = *(struct kprof_kernel *const *)a, *y = *(struct kprof_kernel *const *)b;
+    if (x->captured != y->captured)
+        return x->captured > y->captured ? -1 : 1;
+    return strcmp(x->mangled, y->mangled);
+}
+
+int kprof_kernels_snapshot(struct kprof_snapshot *s)
+{
+    pthread_rwlock_rdlock(&names.lock);
+    pthread_mutex_lock(&times_lock);
+    s->kernels = calloc(names.nkernels ? names.nkernels : 1, sizeof *s->kernels);
+    for (struct kprof_kernel *k = names.kernels; k && s->kernels; k = k->hh.next) {
+        if (!k->selected) {
+            s->nfiltered++;
+            continue;
+        }
+        if (k->shapes) {
+            for (struct kprof_kernel *c = k->shapes; c; c = c->hh.next)
+                if (c->calls > 0) {
+                    kprof_kernel_estimate(c);
+                    s->kernels[s->nkernels++] = c;
+                    s->kernel_total_ns += kprof_kernel_total(c);
+                }
+        }
+        if (k->calls > 0 || k->in_conditional) {
+            kprof_kernel_estimate(k);
+            s->kernels[s->nkernels++] = k;
+            s->kernel_total_ns += kprof_kernel_total(k);
+        }
+    }
+    s->captured = calloc(names.nkernels ? names.nkernels : 1, sizeof *s->captured);
+    for (struct kprof_kernel *k = names.kernels; k && s->captured; k = k->hh.next) {
+        if (k->selected && k->captured)
+            s->captured[s->ncaptured++] = k;
+        for (struct kprof_kernel *c = k->shapes; c && s->captured; c = c->hh.next)
+            if (c->selected && c->captured)
+                s->captured[s->ncaptured++] = c;
+    }
+    pthread_mutex_unlock(&times_lock);
+    pthread_rwlock_unlock(&names.lock);
+    if (s->kernels)
+        qsort(s->kernels, s->nkernels, sizeof *s->kernels, kprof_kernel_by_total_desc);
+    if (s->captured)
+        qsort(s->captured, s->ncaptured, sizeof *s->captured, by_captured_desc);
+    return s->nkernels > 0;
+}
+
+/* ---- demangling ------------------------------------------------------------------------------ */
+
+typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+
+static demangle_fn demangler;
+static pthread_once_t demangler_once = PTHREAD_ONCE_INIT;
+
+static void find_demangler(void)
+{
+    demangle_fn fn = (demangle_fn)kprof_real_dlsym(RTLD_DEFAULT, "__cxa_demangle");
+    if (!fn) {
+        /* A C program has no C++ runtime loaded; borrow it without adding it to the global scope. */
+        void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+        if (h)
+            fn = (demangle_fn)kprof_real_dlsym(h, "__cxa_demangle");
+    }
+    if (!fn)
+        kprof_info("no C++ runtime found: kernel names stay mangled");
+    demangler = fn;
+}
+
+/* __cxa_demangle recurses about 700 bytes of stack per nesting level and keeps arrays of about 56 bytes
+ * per character of the name on the stack: a long name can overflow a small thread stack (64 KiB).  Names
+ * up to DEMANGLE_INLINE bytes (at most a few nesting levels) are demangled on the caller's stack; longer
+ * ones on a thread of libkprof's own with a DEMANGLE_STACK stack, which the caller waits for; names over
+ * DEMANGLE_MAX bytes stay mangled. */
+#define DEMANGLE_INLINE 32
+#define DEMANGLE_MAX (64 * 1024)
+#define DEMANGLE_STACK ((size_t)16 << 20)
+
+struct demangle_job {
+    const char *mangled;
+    char *out;
+    int status;
+};
+
+static void *demangle_run(void *arg)
+{
+    struct demangle_job *j = arg;
+    j->out = demangler(j->mangled, NULL, NULL, &j->status);
+    return NULL;
+}
+
+/* Runs the job on a new thread with a large stack, all signals blocked there; 0 if none could start. */
+static int demangle_on_large_stack(struct demangle_job *j)
+{
+    pthread_attr_t attr;
+    pthread_t t;
+    sigset_t all, mask;
+    if (pthread_attr_init(&attr) != 0)
+        return 0;
+    int ok = pthread_attr_setstacksize(&attr, DEMANGLE_STACK) == 0;
+    if (ok) {
+        sigfillset(&all);
+        pthread_sigmask(SIG_SETMASK, &all, &mask);
+        ok = pthread_create(&t, &attr, demangle_run, j) == 0;
+        pthread_sigmask(SIG_SETMASK, &mask, NULL);
+    }
+    pthread_attr_destroy(&attr);
+    if (ok)
+        pthread_join(t, NULL);
+    return ok;
+}
+
+char *kprof_demangle(const char *mangled)
+{
+    size_t len = strlen(mangled);
+    if (strncmp(mangled, "_Z", 2) == 0 && len <= DEMANGLE_MAX) {
+        pthread_once(&demangler_once, find_demangler);
+        struct demangle_job j = { mangled, NULL, -1 };
+        if (demangler) {
+            if (len <= DEMANGLE_INLINE)
+                demangle_run(&j);
+            else if (!demangle_on_large_stack(&j))
+                kprof_debug("cannot start a thread to demangle %s; the name stays mangled", mangled);
+        }
+        if (j.out && j.status == 0)
+            return j.out;
+        free(j.out);
+    }
+    return strdup(mangled);
+}
+
+/* ---- fork ------------------------------------------------------------------------------------ */
+
+/* Which locks fork_prepare got (each waited for at most 200 ms, never for ever). */
+static int fork_held[2];
+
+static int fork_prepare(void)
+{
+    struct timespec t = kprof_deadline_ms(200);
+    fork_held[0] = pthread_rwlock_timedwrlock(&names.lock, &t) == 0;
+    fork_held[1] = pthread_mutex_timedlock(&times_lock, &t) == 0;
+    return fork_held[0] && fork_held[1];
+}
+
+static void fork_parent(void)
+{
+    if (fork_held[1])
+        pthread_mutex_unlock(&times_lock);
+    if (fork_held[0])
+        pthread_rwlock_unlock(&names.lock);
+}
+
+void kprof_kernel_reset(struct kprof_kernel *k)
+{
+    k->calls = k->timed = k->total_ns = k->first_ns = k->steady_ns = k->max_ns = k->captured = k->graph_calls = 0;
+    k->first_timed = 0;
+    k->min_ns = UINT64_MAX;
+    k->mean_ns = k->m2 = 0.0;
+    kprof_hist_free(&k->hist);
+    kprof_hist_free(&k->launch_hist);
+    kprof_hist_free(&k->queue_hist);
+    memset(&k->sampling, 0, sizeof k->sampling);
+}
+
+/* In the child: every kernel's figures zeroed (names and launch keys kept), so its report holds only what
+ * the child itself launches. */
+static void fork_child(void)
+{
+    pthread_rwlock_init(&names.lock, NULL);
+    pthread_mutex_init(&times_lock, NULL);
+    for (struct kprof_kernel *k = names.kernels; k; k = k->hh.next) {
+        kprof_kernel_reset(k);
+        for (struct kprof_kernel *c = k->shapes; c; c = c->hh.next)
+            kprof_kernel_reset(c);
+    }
+    memset(tls_cache, 0, sizeof tls_cache);
+}
+
+/* Order 20: where these locks stood when they were stats.c's (stats.c now 25, after them). */
+KPROF_FORK_MODULE(kernels, 20, fork_prepare, fork_parent, fork_child)
