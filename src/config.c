@@ -106,11 +106,11 @@ static long env_long(enum config_var id, long lo, long hi, const char *expected,
     return n;
 }
 
-/* KPROF_SAMPLE: a period from 1 to 2^30, or "auto" (0). */
+/* KPROF_SAMPLE: a period from 1 to 2^30, or "auto" (0), white space around either ignored. */
 static long env_sample(enum config_var id)
 {
     const char *v = secure_getenv(vars[id].name);
-    if (v && strcmp(v, "auto") == 0) {
+    if (v && word_is(v, "auto")) {
         effective[id] = "auto";
         return 0;
     }
