@@ -111,7 +111,8 @@ int kprof_sample_estimate(const struct kprof_sampling *s, uint64_t direct, doubl
 void kprof_sampling_init(void)
 {
     if (kprof_config.seed == 0)
-        kprof_config.seed = (long)((mix(kprof_now_ns() ^ ((uint64_t)getpid() << 32)) >> 2) | 1);
+        /* Below 2^53: JSON readers that hold numbers as doubles (jq 1.6, JavaScript) read it back exactly. */
+        kprof_config.seed = (long)((mix(kprof_now_ns() ^ ((uint64_t)getpid() << 32)) >> 11) | 1);
     budget.seed = (uint64_t)kprof_config.seed;
     budget.window_start_ns = kprof_now_ns();
 }
