@@ -57,15 +57,24 @@ static int grow(struct kprof_hist *h, uint32_t groups)
 
 void kprof_hist_add(struct kprof_hist *h, uint64_t ns)
 {
+    kprof_hist_add_n(h, ns, 1);
+}
+
+void kprof_hist_add_n(struct kprof_hist *h, uint64_t ns, uint64_t n)
+{
+    if (n == 0)
+        return;
     if (ns < KPROF_HIST_LIMIT) {
         uint32_t i = bucket_of(ns);
         if ((i >> S) >= h->ngroups && !grow(h, (i >> S) + 1))
             return; /* dropped */
-        h->counts[i]++;
+        h->counts[i] += n;
     } else {
-        h->overflow++;
+        h->overflow += n;
     }
-    if (h->total++ == 0) {
+    uint64_t before = h->total;
+    h->total += n;
+    if (before == 0) {
         h->min = h->max = ns;
     } else {
         if (ns < h->min)
@@ -112,6 +121,11 @@ static uint64_t at_rank(const struct kprof_hist *h, uint64_t rank, const uint64_
 
 uint64_t kprof_hist_percentile(const struct kprof_hist *h, double q)
 {
+    return kprof_hist_percentile_units(h, q, 1);
+}
+
+uint64_t kprof_hist_percentile_units(const struct kprof_hist *h, double q, uint64_t unit)
+{
     uint64_t n = h->total;
     if (n == 0)
         return 0;
@@ -134,7 +148,9 @@ uint64_t kprof_hist_percentile(const struct kprof_hist *h, double q)
         if ((double)rank < x)
             rank++;
     }
-    return at_rank(h, rank, NULL);
+    if (unit > 1 && rank % unit != 0) /* the last count of the sample the rank falls in */
+        rank += unit - rank % unit;
+    return at_rank(h, rank < n ? rank : n, NULL);
 }
 
 double kprof_hist_median(const struct kprof_hist *h, const uint64_t *also)

@@ -75,6 +75,8 @@ struct kprof_spread { uint64_t n, total_ns, min_ns, max_ns; double avg_ns, stdde
  * allocate or grow the count array (the first add, and a new largest value in a higher group); if that
  * allocation fails the sample is dropped and `h` is unchanged.  Not thread-safe. */
 void kprof_hist_add(struct kprof_hist *h, uint64_t ns);
+/* The same, recording `n` samples of `ns` at once (a weighted sample; n = 0 records nothing). */
+void kprof_hist_add_n(struct kprof_hist *h, uint64_t ns, uint64_t n);
 
 /* Number of samples recorded (dropped ones excluded).  Not thread-safe. */
 uint64_t kprof_hist_count(const struct kprof_hist *h);
@@ -90,6 +92,11 @@ uint64_t kprof_hist_max(const struct kprof_hist *h);
  * v < 128 ns, for q = 0 (min) and for rank N (max); the maximum recorded if v is in the overflow bucket.
  * Returns 0 for an empty histogram.  O(number of buckets), allocates nothing.  Not thread-safe. */
 uint64_t kprof_hist_percentile(const struct kprof_hist *h, double q);
+/* The same for a histogram of weighted samples recorded in counts of 1/unit (kprof_hist_add_n): the rank is
+ * taken up to the next multiple of `unit`, so that samples of weight 1 (unit counts each) give
+ * kprof_hist_percentile's answer for one count each, the last sample's exact max included; other weights
+ * move the rank up by less than one unit.  unit 0 or 1: kprof_hist_percentile. */
+uint64_t kprof_hist_percentile_units(const struct kprof_hist *h, double q, uint64_t unit);
 
 /* The median in ns as nsys's summaries compute it: the middle sample, or the mean of the two middle ones
  * for an even count, of h's samples and, when `also` is not NULL, of the one more sample *also (a value kept

@@ -350,12 +350,15 @@ uint64_t kprof_kernel_percentile(const struct kprof_kernel *k, double q)
     return k->first_timed ? k->first_ns : 0;
 }
 
-void kprof_kernel_add_split(struct kprof_kernel *k, uint64_t launch_ns, int has_queue, uint64_t queue_ns)
+void kprof_kernel_add_split(struct kprof_kernel *k, uint64_t launch_ns, int has_queue, uint64_t queue_ns,
+                            double weight)
 {
+    /* In sixteenths of a launch: a weight of 1 counts 16, so unweighted percentiles keep their ranks. */
+    uint64_t n = weight > 1.0 ? (uint64_t)(weight * KPROF_SPLIT_UNITS + 0.5) : KPROF_SPLIT_UNITS;
     pthread_mutex_lock(&times_lock);
-    kprof_hist_add(&k->launch_hist, launch_ns);
+    kprof_hist_add_n(&k->launch_hist, launch_ns, n);
     if (has_queue)
-        kprof_hist_add(&k->queue_hist, queue_ns);
+        kprof_hist_add_n(&k->queue_hist, queue_ns, n);
     pthread_mutex_unlock(&times_lock);
 }
 
@@ -364,7 +367,7 @@ int kprof_kernel_split(const struct kprof_kernel *k, enum kprof_split which, dou
     const struct kprof_hist *h = which == KPROF_SPLIT_QUEUE ? &k->queue_hist : &k->launch_hist;
     if (kprof_hist_count(h) == 0)
         return 0;
-    *ns = kprof_hist_percentile(h, q);
+    *ns = kprof_hist_percentile_units(h, q, KPROF_SPLIT_UNITS);
     return 1;
 }
 

@@ -90,16 +90,20 @@ static inline double kprof_kernel_stddev(const struct kprof_kernel *k)
 }
 
 /* The split nsys's cuda_kern_exec_sum makes of a kernel's launches, over its timed launches (the first
- * included): KPROF_SPLIT_LAUNCH, the launch call's host time (CLOCK_MONOTONIC around the real call), or
+ * included; under KPROF_SAMPLE=auto each weighing 1/p, kprof_kernel_add_split): KPROF_SPLIT_LAUNCH, the launch call's host time (CLOCK_MONOTONIC around the real call), or
  * KPROF_SPLIT_QUEUE, the time from the call's start to the kernel's start on the GPU (read on the host
  * clock, docs/accuracy.md).  Returns 1 and sets *ns to percentile q (nearest rank, within
  * KPROF_HIST_REL_ERROR) when at least one launch has it, else 0.  Read after the drain (the report's
  * snapshot); kprof-report answers from the saved report (tools/report-stubs.c). */
 enum kprof_split { KPROF_SPLIT_LAUNCH, KPROF_SPLIT_QUEUE };
 int kprof_kernel_split(const struct kprof_kernel *k, enum kprof_split which, double q, uint64_t *ns);
-/* Adds one timed launch's launch call host time and, when has_queue, its queue time (ns) to k.
- * Thread-safe (the kernels' times lock). */
-void kprof_kernel_add_split(struct kprof_kernel *k, uint64_t launch_ns, int has_queue, uint64_t queue_ns);
+/* Adds one timed launch's launch call host time and, when has_queue, its queue time (ns) to k, counted
+ * `weight` times (KPROF_SAMPLE=auto: 1/p, the launch's weight in the total's estimate; 1 otherwise), in
+ * units of 1/KPROF_SPLIT_UNITS launch, so that the percentiles describe every launch and not the start
+ * of the run that auto times most of.  Thread-safe (the kernels' times lock). */
+#define KPROF_SPLIT_UNITS 16
+void kprof_kernel_add_split(struct kprof_kernel *k, uint64_t launch_ns, int has_queue, uint64_t queue_ns,
+                            double weight);
 
 /* A kernel's figures as nsys's cuda_gpu_kern_sum gives them: over every timed launch, the first included
  * (its measured total_ns, not kprof_kernel_total's estimate); the median from the histogram with the
