@@ -27,7 +27,7 @@ expect_eq "$(kernel_field "$WORK/m.json" gemm process_max_ns)" 6000000 "gemm per
 expect_eq "$(kernel_field "$WORK/m.json" gemm process_mean_ns)" 4000000 "gemm per-process mean"
 expect_eq "$(kernel_field "$WORK/m.json" gemm imbalance)" 1.5 "gemm imbalance"
 expect_eq "$(kernel_field "$WORK/m.json" gemm max_process)" 101@nodeA "gemm max on rank 1"
-# The host versus device split: the timed-launch-weighted median of the medians (launch host time 3, 4 and
+# The host versus device split: the launch-weighted median of the medians (launch host time 3, 4 and
 # 5 us over 12, 10 and 10 launches: 4 us; queue time 20, 30 and 80 us over 10, 10 and 12: 30 us), and
 # the largest p95; null where no process had one.
 expect_eq "$(kernel_field "$WORK/m.json" gemm launch_host_ns_med)" 4000 "gemm launch host time, weighted median of medians"

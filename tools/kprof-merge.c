@@ -406,11 +406,14 @@ static bool merge_kernel(struct ktable *t, size_t p, json_t *e)
         k->has_minmax = true;
     const char *med_keys[2] = { K(kernels, launch_host_med), K(kernels, queue_med) };
     const char *p95_keys[2] = { K(kernels, launch_host_p95), K(kernels, queue_p95) };
+    /* A process's medians stand for its launches outside graphs, however few it timed (KPROF_SAMPLE). */
+    uint64_t calls = u64_or_0(e, K(kernels, calls)), in_graphs = u64_or_0(e, K(kernels, graph_calls));
+    uint64_t launches = calls > in_graphs ? calls - in_graphs : timed;
     for (int w = 0; w < 2; w++) {
         if (timed && get_u64(e, med_keys[w], &v)) {
             struct median *md = push(&k->split_medians[w], &k->nsplit[w], &k->split_cap[w], sizeof *md);
             md->ns = v;
-            md->calls = timed;
+            md->calls = launches > timed ? launches : timed;
         }
         if (timed && get_u64(e, p95_keys[w], &v) && (!k->has_split_p95[w] || v > k->split_p95[w])) {
             k->split_p95[w] = v;
@@ -906,7 +909,7 @@ static void text_kernel_rows(FILE *f, const struct merge *m, struct kernel *cons
         fputc('\n', f);
     }
     fprintf(f, "Per-process figures are over the processes that ran the %s; Imbalance = Max/proc / Mean/proc.\n", noun);
-    fprintf(f, "Host med*, Queue med*: the timed-launch-weighted median of the processes' medians of the launch call's\n"
+    fprintf(f, "Host med*, Queue med*: the launch-weighted median of the processes' medians of the launch call's\n"
                "host time and of the queue time from the call's start to the kernel's start.\n");
 }
 
