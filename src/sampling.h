@@ -27,7 +27,7 @@ extern __thread float kprof_tls_sample_weight __attribute__((tls_model("initial-
  * x f, the first launch always (p = 1), where f <= 1 keeps the process's timed launches within
  * KPROF_SAMPLE_BUDGET per second (the demand measured over windows of 100 ms).  The draw is a hash of
  * KPROF_SEED, the mangled name and i, so a run with the same seed and launch order times the same
- * launches, and periodic programs do not alias.  Sets kprof_tls_sample_weight.  Thread-safe, lock-free. */
+ * launches (while f is 1: f follows the measured launch rate), and periodic programs do not alias.  Sets kprof_tls_sample_weight.  Thread-safe, lock-free. */
 int kprof_sample_auto(struct kprof_sampling *s, const char *mangled);
 
 /* Adds one timed launch (duration ns, weight 1/p from kprof_tls_sample_weight) to the estimator.  Called
