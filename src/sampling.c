@@ -103,6 +103,8 @@ int kprof_sample_estimate(const struct kprof_sampling *s, uint64_t direct, doubl
     double v = s->cx2_sum - 2.0 * m * s->cx_sum + m * m * s->c_sum;
     if (s2 * s->c_sum > v)
         v = s2 * s->c_sum;
+    if (v <= 1e-12 * m * m * s->c_sum) /* rounding left by the expansion of (x - m)^2 when every x is m */
+        v = 0.0;
     *total_ns = scale * s->wx_sum;
     *ci95_ns = v > 0.0 ? 1.96 * scale * sqrt(v) : 0.0;
     return 1;

@@ -1160,7 +1160,8 @@ static uint64_t json_kernel_rows(json_t *r, const char *total_key, const char *k
         put(o, K(kernels, calls), jint(k->calls));
         put(o, K(kernels, timed), jint(k->timed));
         put(o, K(kernels, total), jint(k->total_ns));
-        put(o, K(kernels, total_ci95), json_real(1.96 * sqrt(k->ci95_var)));
+        if (total_key) /* kernel rows only: libkprof's graph rows have no interval (never extrapolated) */
+            put(o, K(kernels, total_ci95), json_real(1.96 * sqrt(k->ci95_var)));
         put(o, K(kernels, avg), k->timed ? jint(mean_u64(k->measured_ns, k->timed)) : json_null());
         put(o, K(kernels, min), k->has_minmax ? jint(k->min_ns) : json_null());
         put(o, K(kernels, max), k->has_minmax ? jint(k->max_ns) : json_null());
