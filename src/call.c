@@ -13,6 +13,7 @@
 #include "stats.h"
 
 __thread int kprof_tls_depth __attribute__((tls_model("initial-exec")));
+__thread unsigned kprof_tls_host_skip __attribute__((tls_model("initial-exec")));
 int kprof_finished;
 int kprof_cuda_used;
 
@@ -128,8 +129,9 @@ void kprof_set_paused(int p)
         kprof_info("profiling %s", p ? "paused (cudaProfilerStop)" : "running (cudaProfilerStart)");
 }
 
-/* kprof_call_begin (guard 1) and kprof_call_begin_outer (guard 0); inlined into each with its constant. */
-static inline __attribute__((always_inline)) int call_begin(struct kprof_call *c, int api, int guard)
+/* kprof_call_begin (guard 1), kprof_call_begin_outer (guard 0) and kprof_call_begin_launch (launch 1);
+ * inlined into each with its constants. */
+static inline __attribute__((always_inline)) int call_begin(struct kprof_call *c, int api, int guard, int launch)
 {
     if (KPROF_UNLIKELY(kprof_is_finished() || kprof_config.disabled || kprof_tls_depth > 0))
         return 0;
@@ -160,25 +162,35 @@ static inline __attribute__((always_inline)) int call_begin(struct kprof_call *c
     if (KPROF_UNLIKELY(!kprof_driver_is_initialized()) ||
         kprof_drv.cuCtxGetCurrent(&c->ctx_before) != CUDA_SUCCESS)
         c->ctx_before = NULL; /* the driver is not initialised yet: no context */
-    c->t0_ns = kprof_now_ns();
+    c->host_untimed = 0;
+    /* A launch without a current context may create one inside: timed from entry, as other calls. */
+    c->t0_ns = launch && c->ctx_before ? 0 : kprof_now_ns();
     return 1;
 }
 
 int kprof_call_begin(struct kprof_call *c, int api)
 {
-    return call_begin(c, api, 1);
+    return call_begin(c, api, 1, 0);
 }
 
 int kprof_call_begin_outer(struct kprof_call *c, int api)
 {
-    return call_begin(c, api, 0);
+    return call_begin(c, api, 0, 0);
+}
+
+int kprof_call_begin_launch(struct kprof_call *c, int api)
+{
+    return call_begin(c, api, 1, 1);
 }
 
 uint64_t kprof_call_end(struct kprof_call *c, int ok)
 {
-    uint64_t dt = kprof_now_ns() - c->t0_ns;
-    uint64_t created = tls_ctx_init_ns - c->ctx_init_ns; /* measured by the context-creation hooks */
-    dt = dt > created ? dt - created : 0;
+    uint64_t dt = 0;
+    if (c->host_untimed != 1) {
+        dt = kprof_now_ns() - c->t0_ns;
+        uint64_t created = tls_ctx_init_ns - c->ctx_init_ns; /* measured by the context-creation hooks */
+        dt = dt > created ? dt - created : 0;
+    }
     /* A runtime call that succeeded has initialised the driver, though libkprof may not have seen the
      * cuInit: another tool can hand the runtime its driver entry points (Nsight Compute's injection
      * library answers the runtime's dlopen of libcuda.so.1 with itself), and then none of libkprof's
@@ -202,8 +214,14 @@ uint64_t kprof_call_end(struct kprof_call *c, int ok)
             tls_ctx = after;
         }
     }
-    if (kprof_api_counted[c->api] && c->outer < 0)
-        kprof_api_record(c->api, dt, ok);
+    if (kprof_api_counted[c->api] && c->outer < 0) {
+        if (c->host_untimed == 1)
+            kprof_api_count(c->api, ok);
+        else if (c->host_untimed)
+            kprof_api_record_untimed(c->api, dt, ok);
+        else
+            kprof_api_record(c->api, dt, ok);
+    }
     tls_api = c->outer;
     if (c->guarded)
         kprof_tls_depth--;

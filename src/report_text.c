@@ -98,8 +98,9 @@ static void kernels(FILE *f, const struct kprof_snapshot *s)
                 s->nfiltered, s->nfiltered == 1 ? "" : "s");
     if (s->nkernels && kprof_config.sample > 1)
         fprintf(f, "Sampled (KPROF_SAMPLE=%ld): the first launch of each kernel and every %ldth after it are timed; Timed\n"
-                   "says how many. Total is estimated as the timed launches' time x Calls / Timed.\n",
-                kprof_config.sample, kprof_config.sample);
+                   "says how many. Total is estimated as the timed launches' time x Calls / Timed. In the api table,\n"
+                   "the untimed launches' host time is estimated from one in %d of them.\n",
+                kprof_config.sample, kprof_config.sample, KPROF_HOST_SAMPLE);
     if (s->nkernels)
         fprintf(f, "First: the first launch (lazy module loading makes it slow); Avg, Med, p95, p99, Min, Max and StdDev\n"
                    "leave it out. Percentiles come from a log-linear histogram (relative error at most 0.78%%).\n"

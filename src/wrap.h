@@ -67,7 +67,9 @@
 
 /* The body of a kernel launch wrapper, runtime or driver: counts the launch, times it on `stream` with
  * events (or one event: see kprof_timing_begin), and returns exactly what `call`, the real launch,
- * returned.  `call` is evaluated once, in every path.
+ * returned.  `call` is evaluated once, in every path.  A launch that KPROF_SAMPLE leaves untimed is
+ * counted (under its kernel and in the api table) without a host time either (kprof_call_host); the
+ * host time of the others starts once their kernel is found.
  *   api         the wrapper's enum kprof_api entry
  *   type        the wrapper's return type (cudaError_t, CUresult); success its success code
  *   runtime     the constant 1 in a runtime wrapper, 0 in a driver wrapper (the branches on it fold
@@ -83,14 +85,14 @@
  *   - a driver launch made inside a runtime launch passes through the guard, but is timed on the
  *     runtime launch's behalf when that one had no current context (struct kprof_delegate; the runtime
  *     body offers the delegate around its real call);
- *   - the driver body makes the kernel ready (kprof_preload) before it is named and selected, also when
- *     KPROF_INCLUDE/EXCLUDE leaves it out; the runtime body only when the launch is selected.
+ *   - the driver body makes the kernel ready (kprof_preload) also when KPROF_INCLUDE/EXCLUDE leaves it
+ *     out; the runtime body only when the launch is selected.
  * Thread-safe: what it shares goes through the timing and statistics layers; the rest is per call or
  * per thread.  Must be a wrapper's whole body: it returns. */
 #define KPROF_WRAP_LAUNCH(api, type, success, runtime, handle, kernel, grid, block, stream, per_thread, call) \
     do {                                                                                           \
         struct kprof_call c_;                                                                      \
-        if (!kprof_call_begin(&c_, (api))) {                                                       \
+        if (!kprof_call_begin_launch(&c_, (api))) {                                                \
             if (!(runtime)) {                                                                      \
                 struct kprof_delegate *dg_ = kprof_tls_delegate;                                   \
                 if (KPROF_UNLIKELY(dg_ != NULL) && !dg_->used)                                     \
@@ -99,10 +101,11 @@
             }                                                                                      \
             return (call);                                                                         \
         }                                                                                          \
-        if (!(runtime))                                                                            \
-            kprof_preload((handle), c_.ctx_before, 0);                                             \
         struct kprof_kernel *k_ = kprof_kernel_select((kernel), (grid), (block));                  \
         if (KPROF_UNLIKELY(k_ && !k_->selected)) { /* KPROF_INCLUDE/KPROF_EXCLUDE */               \
+            kprof_call_host(&c_, 0);                                                               \
+            if (!(runtime))                                                                        \
+                kprof_preload((handle), c_.ctx_before, 0);                                         \
             kprof_chain_break();                                                                   \
             type r_ = (call);                                                                      \
             if (!(runtime))                                                                        \
@@ -111,10 +114,10 @@
             kprof_call_end(&c_, r_ == (success));                                                  \
             return r_;                                                                             \
         }                                                                                          \
-        if (runtime)                                                                               \
-            kprof_preload((handle), c_.ctx_before, 1);                                             \
-        struct kprof_timing t_;                                                                    \
         enum kprof_time_want w_ = kprof_launch_want(k_);                                           \
+        kprof_call_host(&c_, w_ == KPROF_TIME_NONE);                                               \
+        kprof_preload((handle), c_.ctx_before, (runtime));                                         \
+        struct kprof_timing t_;                                                                    \
         kprof_timing_begin(&t_, (stream), (per_thread), w_);                                       \
         struct kprof_delegate d_ = { k_, w_, 0 };                                                  \
         if ((runtime) && KPROF_UNLIKELY(t_.no_context && k_))                                      \
