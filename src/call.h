@@ -59,7 +59,14 @@ struct kprof_call {
     uint64_t t0_ns;       /* host clock at entry (a launch: see kprof_call_begin_launch; 0: not read yet) */
     uint64_t ctx_init_ns; /* this thread's context-creation time so far, to leave out of this call's */
     int host_untimed;     /* a launch left untimed (kprof_call_host): 1 without a host time, 2 with one */
+    int launch;           /* begun with kprof_call_begin_launch */
+    int ctx_assumed;      /* ctx_before is the context last seen current, not asked (see kprof_call_host) */
+    unsigned ctx_epoch;   /* contexts destroyed before the call began (call.c) */
 };
+
+/* Asks the driver for the thread's current context into c->ctx_before (NULL: none, or the driver not
+ * initialised). */
+void kprof_call_ctx_ask(struct kprof_call *c);
 
 /* Starts a counted call: returns 0 if the call must pass straight through (libkprof disabled, finished,
  * or re-entered on this thread), else fills *c and raises the guard.  Must be paired with
@@ -69,7 +76,9 @@ int kprof_call_begin(struct kprof_call *c, int api);
 
 /* As kprof_call_begin, for a kernel launch (KPROF_WRAP_LAUNCH): when the thread has a current context
  * (the launch cannot create one) the host clock is not read yet, and kprof_call_host must be called
- * once the launch knows whether it is timed. */
+ * once the launch knows whether it is timed.  While nothing can have changed the thread's context since
+ * its last counted call ended, the driver is not asked for it (ctx_assumed): kprof_call_host asks for a
+ * timed launch, whose kernel must be made ready in the right context (kprof_preload). */
 int kprof_call_begin_launch(struct kprof_call *c, int api);
 
 /* After kprof_call_begin_launch: starts the call's host time, unless it was started at entry.  Of the
@@ -80,6 +89,11 @@ int kprof_call_begin_launch(struct kprof_call *c, int api);
 extern __thread unsigned kprof_tls_host_skip __attribute__((tls_model("initial-exec")));
 static inline void kprof_call_host(struct kprof_call *c, int untimed)
 {
+    if (!untimed && c->ctx_assumed) {
+        kprof_call_ctx_ask(c);
+        if (!c->ctx_before)
+            c->t0_ns = kprof_now_ns(); /* no context after all: the launch may create one */
+    }
     if (c->t0_ns)
         return;
     if (untimed) {
@@ -127,6 +141,9 @@ static inline int kprof_driver_is_initialized(void)
 
 /* Forgets a destroyed context, so that one created later (even at the same address) is seen as new. */
 void kprof_context_forget(CUcontext ctx);
+/* A context was destroyed (or a device reset): no thread's current context is taken as known any more
+ * (struct kprof_call's ctx_assumed).  Thread-safe. */
+void kprof_contexts_changed(void);
 
 /* Leaves ns of libkprof's own work (the hand-off calibration) out of the host time of the counted call in
  * progress on this thread, as context creation is.  Thread-local. */

@@ -1323,6 +1323,7 @@ void kprof_events_context_ending(CUcontext ctx, int dev, long timeout_ms)
 
 void kprof_events_context_gone(CUcontext ctx, int dev)
 {
+    kprof_contexts_changed();
     pthread_mutex_lock(&ev.lock);
     for (struct pool *p = ev.pools; p; p = p->next)
         if (pool_matches(p, ctx, dev)) {
