@@ -91,8 +91,8 @@
  * per thread.  Must be a wrapper's whole body: it returns. */
 #define KPROF_WRAP_LAUNCH(api, type, success, runtime, handle, kernel, grid, block, stream, per_thread, call) \
     do {                                                                                           \
-        struct kprof_call c_;                                                                      \
-        if (!kprof_call_begin_launch(&c_, (api))) {                                                \
+        struct kprof_call c_; /* the guard first, inline: cudart's nested driver launch passes here */ \
+        if (kprof_tls_depth > 0 || !kprof_call_begin_launch(&c_, (api))) {                         \
             if (!(runtime)) {                                                                      \
                 struct kprof_delegate *dg_ = kprof_tls_delegate;                                   \
                 if (KPROF_UNLIKELY(dg_ != NULL) && !dg_->used)                                     \
