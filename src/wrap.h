@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include "call.h"
 #include "driver.h"
+#include "graphs.h"
 #include "kernels.h"
 #include "preload.h"
 #include "stats.h"
@@ -118,7 +119,11 @@
         kprof_call_host(&c_, w_ == KPROF_TIME_NONE);                                               \
         kprof_preload((handle), c_.ctx_before, (runtime));                                         \
         struct kprof_timing t_;                                                                    \
-        kprof_timing_begin(&t_, (stream), (per_thread), w_);                                       \
+        /* Untimed, and no capture to look for: no timing call at all. */                         \
+        int tm_ = w_ != KPROF_TIME_NONE || __atomic_load_n(&kprof_captures_active, __ATOMIC_RELAXED) > 0; \
+        t_.captured = t_.no_context = 0;                                                           \
+        if (tm_)                                                                                   \
+            kprof_timing_begin(&t_, (stream), (per_thread), w_);                                   \
         struct kprof_delegate d_ = { k_, w_, 0 };                                                  \
         if ((runtime) && KPROF_UNLIKELY(t_.no_context && k_))                                      \
             kprof_tls_delegate = &d_;                                                              \
@@ -132,8 +137,10 @@
             ok_ = 0;                                                                               \
         }                                                                                          \
         int first_ = ok_ && kprof_kernel_count(k_, (grid), (block));                               \
-        unsigned g_[3] = { (grid).x, (grid).y, (grid).z }, b_[3] = { (block).x, (block).y, (block).z }; \
-        kprof_timing_end(&t_, ok_, first_ ? KPROF_TARGET_KERNEL_FIRST : KPROF_TARGET_KERNEL, k_, 0, g_, b_); \
+        if (tm_) {                                                                                 \
+            unsigned g_[3] = { (grid).x, (grid).y, (grid).z }, b_[3] = { (block).x, (block).y, (block).z }; \
+            kprof_timing_end(&t_, ok_, first_ ? KPROF_TARGET_KERNEL_FIRST : KPROF_TARGET_KERNEL, k_, 0, g_, b_); \
+        }                                                                                          \
         kprof_call_end(&c_, r_ == (success));                                                      \
         return r_;                                                                                 \
     } while (0)
