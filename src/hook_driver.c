@@ -133,18 +133,18 @@ KPROF_EXPORT CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCrea
     KPROF_WRAP_LAUNCH(api, CUresult, CUDA_SUCCESS, 0, f, kprof_kernel_for_function(f),             \
                       ((dim3){ (gx), (gy), (gz) }), ((dim3){ (bx), (by), (bz) }), stream, per_thread, call)
 
-DTWINS(DLAUNCH, cuLaunchKernel, _ptsz,
+KPROF_WRAP_DRIVER_LAUNCH_TWINS(DLAUNCH, cuLaunchKernel, _ptsz,
        (CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by,
         unsigned int bz, unsigned int shmem, CUstream s, void **params, void **extra),
        (f, gx, gy, gz, bx, by, bz, shmem, s, params, extra), f, gx, gy, gz, bx, by, bz, s)
 
 #define CFG(c, field) ((c) ? (c)->field : 0)
 
-DTWINS(DLAUNCH, cuLaunchKernelEx, _ptsz, (const CUlaunchConfig *config, CUfunction f, void **params, void **extra),
+KPROF_WRAP_DRIVER_LAUNCH_TWINS(DLAUNCH, cuLaunchKernelEx, _ptsz, (const CUlaunchConfig *config, CUfunction f, void **params, void **extra),
        (config, f, params, extra), f, CFG(config, gridDimX), CFG(config, gridDimY), CFG(config, gridDimZ),
        CFG(config, blockDimX), CFG(config, blockDimY), CFG(config, blockDimZ), config ? config->hStream : NULL)
 
-DTWINS(DLAUNCH, cuLaunchCooperativeKernel, _ptsz,
+KPROF_WRAP_DRIVER_LAUNCH_TWINS(DLAUNCH, cuLaunchCooperativeKernel, _ptsz,
        (CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by,
         unsigned int bz, unsigned int shmem, CUstream s, void **params),
        (f, gx, gy, gz, bx, by, bz, shmem, s, params), f, gx, gy, gz, bx, by, bz, s)

@@ -208,4 +208,28 @@
         BODY(KPROF_API_##name##pt, ##__VA_ARGS__, 1, real_ args);                                  \
     }
 
+/* KPROF_WRAP_TWINS for the driver's launch functions (BODY: KPROF_WRAP_LAUNCH, driver side).  Inside every
+ * runtime launch, cudart's own driver launch reaches them and only passes through: that path is a tail
+ * call of the real function from a wrapper without a stack frame of its own, and the counted body is a
+ * function apart (name_counted). */
+#define KPROF_UNPAREN(...) __VA_ARGS__
+#define KPROF_WRAP_DRIVER_LAUNCH_TWINS(BODY, name, pt, params, args, ...)                          \
+    KPROF_WRAP_DRIVER_LAUNCH_ONE(BODY, name, 0, params, args, ##__VA_ARGS__)                       \
+    KPROF_WRAP_DRIVER_LAUNCH_ONE(BODY, name##pt, 1, params, args, ##__VA_ARGS__)
+#define KPROF_WRAP_DRIVER_LAUNCH_ONE(BODY, name, per_thread, params, args, ...)                    \
+    static __attribute__((noinline)) CUresult name##_counted params                                \
+    {                                                                                              \
+        KPROF_REAL_DRV_OR_FAIL(name);                                                              \
+        BODY(KPROF_API_##name, ##__VA_ARGS__, per_thread, real_ args);                             \
+    }                                                                                              \
+    KPROF_EXPORT CUresult name params                                                              \
+    {                                                                                              \
+        if (kprof_tls_depth > 0 && kprof_tls_delegate == NULL &&                                   \
+            KPROF_LIKELY(__atomic_load_n(&kprof_driver_loaded, __ATOMIC_ACQUIRE)) &&               \
+            KPROF_LIKELY(kprof_dh_real[KPROF_DHI_##name] != NULL))                                 \
+            /* inside another counted call, with no launch to time for it: pass through */         \
+            return ((__typeof__(name) *)kprof_dh_real[KPROF_DHI_##name]) args;                     \
+        return name##_counted args;                                                                \
+    }
+
 #endif
