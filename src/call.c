@@ -209,7 +209,22 @@ int kprof_call_begin_launch(struct kprof_call *c, int api)
     return call_begin(c, api, 1, 1);
 }
 
+static uint64_t call_end(struct kprof_call *c, int ok);
+
 uint64_t kprof_call_end(struct kprof_call *c, int ok)
+{
+    if (c->host_untimed == 1 && c->ctx_assumed) {
+        /* An untimed launch in the context known current: no time, and the context stays known. */
+        tls_api = c->outer;
+        kprof_tls_depth--; /* launches raise the guard */
+        if (kprof_api_counted[c->api] && c->outer < 0)
+            kprof_api_count(c->api, ok);
+        return 0;
+    }
+    return call_end(c, ok);
+}
+
+static __attribute__((noinline)) uint64_t call_end(struct kprof_call *c, int ok)
 {
     uint64_t dt = 0;
     if (c->host_untimed != 1) {
