@@ -88,14 +88,40 @@ static inline double kprof_kernel_stddev(const struct kprof_kernel *k)
 void kprof_kernel_instances(const struct kprof_kernel *k, struct kprof_spread *out);
 double kprof_kernel_instances_median(const struct kprof_kernel *k);
 
+/* A small per-thread cache in front of the launch-key map (stats.c), looked up inline: launch loops hit
+ * it every time.  An entry holds while its epoch is kprof_names_epoch (bumped when code is unloaded). */
+#define KPROF_TLS_KERNELS 16
+struct kprof_kernel_slot { const void *key; struct kprof_kernel *k; unsigned epoch; };
+extern __thread struct kprof_kernel_slot kprof_tls_kernels[KPROF_TLS_KERNELS] __attribute__((tls_model("initial-exec")));
+extern unsigned kprof_names_epoch;
+static inline struct kprof_kernel_slot *kprof_kernel_slot(const void *key)
+{
+    return &kprof_tls_kernels[(((uintptr_t)key >> 4) ^ ((uintptr_t)key >> 12)) % KPROF_TLS_KERNELS];
+}
+
 /* Finds or creates the aggregate for a kernel launched through `key` (a cudaKernel_t or a host stub).
  * The name comes from registration, then the driver, then cudaFuncGetName.  Thread-safe; the returned
- * pointer stays valid for the life of the process. */
-struct kprof_kernel *kprof_kernel_for(const void *key);
+ * pointer stays valid for the life of the process.  The _slow function does it without the cache's
+ * inline look-up. */
+struct kprof_kernel *kprof_kernel_for_slow(const void *key);
+static inline struct kprof_kernel *kprof_kernel_for(const void *key)
+{
+    const struct kprof_kernel_slot *s = kprof_kernel_slot(key);
+    if (KPROF_LIKELY(s->key == key && key && s->epoch == __atomic_load_n(&kprof_names_epoch, __ATOMIC_RELAXED)))
+        return s->k;
+    return kprof_kernel_for_slow(key);
+}
 
 /* The same for a kernel launched through the driver API: named by cuFuncGetName/cuKernelGetName (the
  * name copied at once: a module can be unloaded later). */
-struct kprof_kernel *kprof_kernel_for_function(CUfunction f);
+struct kprof_kernel *kprof_kernel_for_function_slow(CUfunction f);
+static inline struct kprof_kernel *kprof_kernel_for_function(CUfunction f)
+{
+    const struct kprof_kernel_slot *s = kprof_kernel_slot(f);
+    if (KPROF_LIKELY(s->key == (const void *)f && f && s->epoch == __atomic_load_n(&kprof_names_epoch, __ATOMIC_RELAXED)))
+        return s->k;
+    return kprof_kernel_for_function_slow(f);
+}
 /* The same for a CUkernel handle known to be one (a graph kernel node's `kern`): named by cuKernelGetName
  * first, so that no cuFuncGetName is asked about it and fails. */
 struct kprof_kernel *kprof_kernel_for_kernel(CUkernel k);

@@ -190,7 +190,7 @@ struct kprof_kernel *kprof_kernel_shaped(struct kprof_kernel *k, const unsigned 
 
 /* Bumped when a module or library is unloaded: a kernel handle (a CUfunction or CUkernel address) may then
  * come back for another kernel, so every launch key is looked up and named again. */
-static unsigned names_epoch;
+unsigned kprof_names_epoch;
 
 void kprof_names_code_unloaded(void)
 {
@@ -200,14 +200,11 @@ void kprof_names_code_unloaded(void)
         HASH_DEL(names.launch_keys, e);
         free(e);
     }
-    __atomic_add_fetch(&names_epoch, 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&kprof_names_epoch, 1, __ATOMIC_RELAXED);
     pthread_rwlock_unlock(&names.lock);
 }
 
-/* A small per-thread cache in front of the launch-key map: launch loops hit it every time. */
-#define TLS_CACHE 16
-static __thread struct { const void *key; struct kprof_kernel *k; unsigned epoch; } tls_cache[TLS_CACHE]
-    __attribute__((tls_model("initial-exec")));
+__thread struct kprof_kernel_slot kprof_tls_kernels[KPROF_TLS_KERNELS] __attribute__((tls_model("initial-exec")));
 
 /* How a launch key names its kernel. */
 enum key_kind { KEY_RUNTIME, KEY_FUNCTION, KEY_KERNEL };
@@ -239,10 +236,10 @@ static char *name_from_driver(CUfunction f, int is_kernel)
 /* Shared by both lookups: the TLS cache, then the launch-key map, then `namer` for a new key. */
 static struct kprof_kernel *kernel_lookup(const void *key, enum key_kind kind)
 {
-    unsigned slot = (unsigned)(((uintptr_t)key >> 4) ^ ((uintptr_t)key >> 12)) % TLS_CACHE;
-    unsigned epoch = __atomic_load_n(&names_epoch, __ATOMIC_RELAXED);
-    if (KPROF_LIKELY(tls_cache[slot].key == key && key && tls_cache[slot].epoch == epoch))
-        return tls_cache[slot].k;
+    struct kprof_kernel_slot *slot = kprof_kernel_slot(key);
+    unsigned epoch = __atomic_load_n(&kprof_names_epoch, __ATOMIC_RELAXED);
+    if (slot->key == key && key && slot->epoch == epoch)
+        return slot->k;
 
     pthread_rwlock_rdlock(&names.lock);
     struct kprof_kernel *k = ptr_map_get(names.launch_keys, key);
@@ -277,18 +274,18 @@ static struct kprof_kernel *kernel_lookup(const void *key, enum key_kind kind)
         }
         pthread_rwlock_unlock(&names.lock);
     }
-    tls_cache[slot].key = key;
-    tls_cache[slot].k = k;
-    tls_cache[slot].epoch = epoch;
+    slot->key = key;
+    slot->k = k;
+    slot->epoch = epoch;
     return k;
 }
 
-struct kprof_kernel *kprof_kernel_for(const void *key)
+struct kprof_kernel *kprof_kernel_for_slow(const void *key)
 {
     return kernel_lookup(key, KEY_RUNTIME);
 }
 
-struct kprof_kernel *kprof_kernel_for_function(CUfunction f)
+struct kprof_kernel *kprof_kernel_for_function_slow(CUfunction f)
 {
     return kernel_lookup(f, KEY_FUNCTION);
 }
@@ -1087,7 +1084,7 @@ static void fork_child(void)
         }
     }
     memset(allocs.s, 0, sizeof allocs.s);
-    memset(tls_cache, 0, sizeof tls_cache);
+    memset(kprof_tls_kernels, 0, sizeof kprof_tls_kernels);
 }
 
 KPROF_FORK_MODULE(stats, 20, fork_prepare, fork_parent, fork_child)
