@@ -807,6 +807,10 @@ static void start_harvester(void)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
+/* The queue this thread last timed a call on: launch loops find theirs without hashing the key (queues
+ * are never freed). */
+static __thread struct queue *tls_queue __attribute__((tls_model("initial-exec")));
+
 /* The queue of a stream, created (and its name given to the statistics) on first use; ev.lock held. */
 static struct queue *queue_for(const struct kprof_timing *t, struct pool *p)
 {
@@ -815,10 +819,12 @@ static struct queue *queue_for(const struct kprof_timing *t, struct pool *p)
     key.ctx = t->ctx;
     key.stream = t->stream == NULL ? CU_STREAM_LEGACY : t->stream;
     key.tid = key.stream == CU_STREAM_PER_THREAD ? thread_id() : 0;
-    struct queue *q;
+    struct queue *q = tls_queue;
+    if (q && q->key.ctx == key.ctx && q->key.stream == key.stream && q->key.tid == key.tid)
+        return q;
     HASH_FIND(hh, ev.queues, &key, sizeof key, q);
     if (q)
-        return q;
+        return tls_queue = q;
     q = calloc(1, sizeof *q);
     if (!q)
         return NULL;
@@ -843,7 +849,7 @@ static struct queue *queue_for(const struct kprof_timing *t, struct pool *p)
     else
         snprintf(name, sizeof name, "stream %u (%p)", ++p->nstreams, (void *)key.stream);
     kprof_stream_named(q->index, p->device, name);
-    return q;
+    return tls_queue = q;
 }
 
 /* What a timed call is, as the predecessor of the next kernel on its stream. */
