@@ -567,7 +567,8 @@ static void order_end(struct kprof_timing *t, struct pool *p)
     }
 }
 
-void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thread, enum kprof_time_want want)
+void kprof_timing_begin(struct kprof_timing *t, CUcontext ctx, cudaStream_t stream, int per_thread,
+                        enum kprof_time_want want)
 {
     t->pool = NULL;
     t->captured = 0;
@@ -580,9 +581,8 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
     int capturing = __atomic_load_n(&kprof_captures_active, __ATOMIC_RELAXED) > 0;
     if (want == KPROF_TIME_NONE && !capturing)
         return; /* KPROF_SAMPLE skips this launch, and no stream can be capturing: nothing to ask */
-    CUcontext ctx = NULL;
-    if (KPROF_UNLIKELY(!kprof_driver_is_initialized()) || kprof_drv.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS ||
-        ctx == NULL) {
+    if (ctx == NULL && (KPROF_UNLIKELY(!kprof_driver_is_initialized()) ||
+                        kprof_drv.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || ctx == NULL)) {
         /* The call will make the context current (creating it, maybe: timed on the host as context
          * init), and its work goes untimed onto a stream that other threads may be timing (unless the
          * nested driver launch times it: see struct kprof_delegate). */

@@ -458,7 +458,7 @@ KPROF_EXPORT CUresult cuGraphExecDestroy(CUgraphExec exec)
         struct kprof_graph *g_ = kprof_graph_for(exec);                                            \
         struct kprof_timing t_;                                                                    \
         enum kprof_time_want w_ = kprof_launch_want(g_ ? g_->row : NULL);                          \
-        kprof_timing_begin(&t_, (stream), (per_thread), w_ == KPROF_TIME_LAUNCH ? KPROF_TIME_GRAPH : w_); \
+        kprof_timing_begin(&t_, c_.ctx_before, (stream), (per_thread), w_ == KPROF_TIME_LAUNCH ? KPROF_TIME_GRAPH : w_); \
         CUresult r_ = (call);                                                                      \
         int ok_ = r_ == CUDA_SUCCESS && g_ != NULL && !t_.captured;                                \
         int first_ = ok_ && g_->row->calls == 0;                                                   \

@@ -123,7 +123,7 @@
         int tm_ = w_ != KPROF_TIME_NONE || __atomic_load_n(&kprof_captures_active, __ATOMIC_RELAXED) > 0; \
         t_.captured = t_.no_context = 0;                                                           \
         if (tm_)                                                                                   \
-            kprof_timing_begin(&t_, (stream), (per_thread), w_);                                   \
+            kprof_timing_begin(&t_, c_.ctx_assumed ? NULL : c_.ctx_before, (stream), (per_thread), w_); \
         struct kprof_delegate d_ = { k_, w_, 0 };                                                  \
         if ((runtime) && KPROF_UNLIKELY(t_.no_context && k_))                                      \
             kprof_tls_delegate = &d_;                                                              \
@@ -155,7 +155,7 @@
         if (kprof_drv.cuCtxGetCurrent(&cx_) == CUDA_SUCCESS)                                       \
             kprof_preload((handle), cx_, 0);                                                       \
         struct kprof_timing t_;                                                                    \
-        kprof_timing_begin(&t_, (stream), (per_thread), (d)->want);                                \
+        kprof_timing_begin(&t_, cx_, (stream), (per_thread), (d)->want);                           \
         type r_ = (call);                                                                          \
         kprof_preload_launched(r_ == (success));                                                   \
         int ok_ = r_ == (success) && !t_.captured;                                                 \
@@ -179,7 +179,7 @@
         if (!kprof_call_begin(&c_, (api)))                                                         \
             return (call);                                                                         \
         struct kprof_timing t_;                                                                    \
-        kprof_timing_begin(&t_, (stream), (per_thread), KPROF_TIME_PAIR);                          \
+        kprof_timing_begin(&t_, c_.ctx_before, (stream), (per_thread), KPROF_TIME_PAIR);           \
         type r_ = (call);                                                                          \
         struct kprof_copy *cp_ = r_ == (success) && !t_.captured ? (target) : NULL;                \
         kprof_timing_end(&t_, cp_ != NULL, KPROF_TARGET_COPY, cp_, (bytes), NULL, NULL);           \
