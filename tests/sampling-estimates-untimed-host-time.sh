@@ -12,7 +12,9 @@ row=$(jq -c '.api[] | select(.name == "__cudaLaunchKernel")' "$WORK/r.json")
 expect_eq "$(echo "$row" | jq .calls)" 1000 "every launch counted in the api table"
 expect_eq "$(echo "$row" | jq .errors)" 0 "no errors"
 expect_eq "$(echo "$row" | jq '.total_ns >= 180000000')" true "total host time estimated with the untimed launches ($(echo "$row" | jq .total_ns) ns)"
-expect_eq "$(echo "$row" | jq '.total_ns <= 1500000000')" true "and not wildly over"
+# An estimate from 16 launches: one slowed down by a sanitizer's runtime weighs 58 times.
+[ -n "${SAN_PRELOAD:-}" ] ||
+    expect_eq "$(echo "$row" | jq '.total_ns <= 1500000000')" true "and not wildly over"
 expect_eq "$(echo "$row" | jq '.min_ns <= .median_ns and .median_ns <= .max_ns and .max_ns >= 400000')" true \
     "min <= median <= max, a slow launch's time the max"
 expect_eq "$(kernel_field "$WORK/r.json" kernel_a calls)" 500 "kernel_a: every launch counted"
