@@ -35,6 +35,8 @@ struct kprof_kernel {
                                 * their graph, not here */
     int in_conditional;        /* a kernel node of a conditional graph body: launches there are unknown */
     uint64_t seq;              /* KPROF_SAMPLE: launches offered for timing so far (atomic) */
+    uint64_t untimed_lost;     /* of them, launches left untimed that failed or were captured (atomic) */
+    uint64_t folded;           /* untimed launches already added to calls (statistics lock) */
     int is_graph;              /* a graphs-table row: a graph exec, its launches timed as one pair */
     UT_hash_handle hh;         /* by mangled name, or by shape among a parent's shapes */
 };
@@ -184,6 +186,32 @@ void kprof_names_bind(const void *kernel_handle, const void *host_stub);
 /* Counts one successful launch of k with its shape; returns 1 if it was the kernel's first.  Thread-safe,
  * lock-free. */
 int kprof_kernel_count(struct kprof_kernel *k, dim3 grid, dim3 block);
+
+/* Notes the shape of a launch of k (informational: the last one wins; a KPROF_GROUP=shape entry's shape is
+ * its key).  Relaxed stores: race-free, lock-free. */
+static inline void kprof_kernel_shape(struct kprof_kernel *k, dim3 grid, dim3 block)
+{
+    if (k->parent)
+        return;
+    __atomic_store_n(&k->grid[0], grid.x, __ATOMIC_RELAXED);
+    __atomic_store_n(&k->grid[1], grid.y, __ATOMIC_RELAXED);
+    __atomic_store_n(&k->grid[2], grid.z, __ATOMIC_RELAXED);
+    __atomic_store_n(&k->block[0], block.x, __ATOMIC_RELAXED);
+    __atomic_store_n(&k->block[1], block.y, __ATOMIC_RELAXED);
+    __atomic_store_n(&k->block[2], block.z, __ATOMIC_RELAXED);
+}
+
+/* A launch KPROF_SAMPLE left untimed (kprof_launch_want) is counted without an atomic add of its own: its
+ * number in k->seq counts it, and the statistics add the untimed numbers to calls when they are read
+ * (kprof_stats_snapshot), less those of untimed launches that failed or were captured, which the launch
+ * reports here.  Thread-safe, lock-free. */
+static inline void kprof_kernel_untimed_done(struct kprof_kernel *k, int counted, dim3 grid, dim3 block)
+{
+    if (counted)
+        kprof_kernel_shape(k, grid, block);
+    else
+        __atomic_fetch_add(&k->untimed_lost, 1, __ATOMIC_RELAXED);
+}
 /* Adds one GPU duration (ns) to a kernel aggregate (`first`: of its first launch; kprof_copy_add_time in
  * stats.h does the same for a copy).  Thread-safe (statistics lock). */
 void kprof_kernel_add_time(struct kprof_kernel *k, uint64_t ns, int first);

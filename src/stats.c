@@ -300,19 +300,23 @@ struct kprof_kernel *kprof_kernel_for_kernel(CUkernel k)
 static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct kprof_copy copies[KPROF_DIR_COUNT][KPROF_HOST_COUNT];
 
+/* KPROF_SAMPLE: k's untimed launches that succeeded (kprof_kernel_untimed_done): the numbers below k->seq
+ * that were not timed (every sample-th, from 0, is), less those that failed or were captured.  A launch
+ * in flight counts as if it succeeded (a fold takes it back later if it failed).  0 without sampling. */
+static uint64_t kernel_untimed(const struct kprof_kernel *k)
+{
+    uint64_t n = (uint64_t)kprof_config.sample;
+    if (n <= 1 || k->is_graph)
+        return 0;
+    uint64_t seq = __atomic_load_n(&k->seq, __ATOMIC_RELAXED);
+    return seq - (seq + n - 1) / n - __atomic_load_n(&k->untimed_lost, __ATOMIC_RELAXED);
+}
+
 int kprof_kernel_count(struct kprof_kernel *k, dim3 grid, dim3 block)
 {
     uint64_t before = ATOMIC_ADD(&k->calls, 1);
-    if (k->parent)
-        return before == 0; /* a KPROF_GROUP=shape entry: its shape is its key */
-    /* The shape is informational (the last one wins); relaxed stores keep it race-free. */
-    __atomic_store_n(&k->grid[0], grid.x, __ATOMIC_RELAXED);
-    __atomic_store_n(&k->grid[1], grid.y, __ATOMIC_RELAXED);
-    __atomic_store_n(&k->grid[2], grid.z, __ATOMIC_RELAXED);
-    __atomic_store_n(&k->block[0], block.x, __ATOMIC_RELAXED);
-    __atomic_store_n(&k->block[1], block.y, __ATOMIC_RELAXED);
-    __atomic_store_n(&k->block[2], block.z, __ATOMIC_RELAXED);
-    return before == 0;
+    kprof_kernel_shape(k, grid, block);
+    return before == 0 && kernel_untimed(k) == 0; /* KPROF_SAMPLE: an untimed launch may have come first */
 }
 
 void kprof_kernel_add_time(struct kprof_kernel *k, uint64_t ns, int first)
@@ -834,6 +838,15 @@ static int by_captured_desc(const void *a, const void *b)
     return strcmp(x->mangled, y->mangled);
 }
 
+/* KPROF_SAMPLE: adds to k->calls its untimed launches counted since the last time (kprof_kernel_untimed_done).
+ * Statistics lock held. */
+static void kernel_fold_untimed(struct kprof_kernel *k)
+{
+    uint64_t untimed = kernel_untimed(k);
+    ATOMIC_ADD(&k->calls, untimed - k->folded); /* modulo 2^64: a launch taken back subtracts */
+    k->folded = untimed;
+}
+
 int kprof_stats_snapshot(struct kprof_snapshot *s)
 {
     pthread_rwlock_rdlock(&names.lock);
@@ -844,6 +857,9 @@ int kprof_stats_snapshot(struct kprof_snapshot *s)
             s->nfiltered++;
             continue;
         }
+        kernel_fold_untimed(k);
+        for (struct kprof_kernel *c = k->shapes; c; c = c->hh.next)
+            kernel_fold_untimed(c);
         if (k->shapes) {
             for (struct kprof_kernel *c = k->shapes; c; c = c->hh.next)
                 if (c->calls > 0) {
@@ -1041,6 +1057,7 @@ static void fork_parent(void)
 static void kernel_reset(struct kprof_kernel *k)
 {
     k->calls = k->timed = k->total_ns = k->first_ns = k->steady_ns = k->max_ns = k->captured = k->graph_calls = 0;
+    k->seq = k->untimed_lost = k->folded = 0;
     k->first_timed = 0;
     k->min_ns = UINT64_MAX;
     k->mean_ns = k->m2 = 0.0;

@@ -136,7 +136,11 @@
             kprof_kernel_captured(k_);                                                             \
             ok_ = 0;                                                                               \
         }                                                                                          \
-        int first_ = ok_ && kprof_kernel_count(k_, (grid), (block));                               \
+        int first_ = 0;                                                                            \
+        if (w_ == KPROF_TIME_NONE) /* k_ != NULL: counted through its number (kprof_kernel_untimed_done) */ \
+            kprof_kernel_untimed_done(k_, ok_, (grid), (block));                                   \
+        else                                                                                       \
+            first_ = ok_ && kprof_kernel_count(k_, (grid), (block));                               \
         if (tm_) {                                                                                 \
             unsigned g_[3] = { (grid).x, (grid).y, (grid).z }, b_[3] = { (block).x, (block).y, (block).z }; \
             kprof_timing_end(&t_, ok_, first_ ? KPROF_TARGET_KERNEL_FIRST : KPROF_TARGET_KERNEL, k_, 0, g_, b_); \
