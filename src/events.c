@@ -638,6 +638,7 @@ void kprof_timing_begin(struct kprof_timing *t, CUcontext ctx, cudaStream_t stre
     CUevent lent = NULL, a = NULL, b = NULL;
     int ca = 0, cb = 0;
     struct backlog bl;
+    bl.n = -1; /* not collected (lend_last_stop may collect it) */
     pthread_mutex_lock(&ev.lock);
     struct queue *q = queue_for(t, p);
     if (ordering && !legacy && q && __atomic_load_n(&q->blocking, __ATOMIC_RELAXED) != 0) {
@@ -675,8 +676,12 @@ void kprof_timing_begin(struct kprof_timing *t, CUcontext ctx, cudaStream_t stre
          * on a stream that may stay busy: asked below.  A hold costs the GPU a read of host memory
          * (1 to 2 us, seen in an app's own event pairs around its kernel) even when it does not wait. */
         if (hold == 1 && !lent && may_share && q->count > 0 && q->skip == 0) {
-            double most = backlog_collect(q, p, &busy);
-            ask_busy = most < 0.0 || most >= backlog_needed_ns();
+            if (bl.n >= 0) {
+                ask_busy = 0; /* lend_last_stop found it too short to lend on, under the same ev.lock */
+            } else {
+                double most = backlog_collect(q, p, &busy);
+                ask_busy = most < 0.0 || most >= backlog_needed_ns();
+            }
         }
     }
     /* A hold stalls every stream that shares its hardware queue, and libkprof cannot see which do: held
