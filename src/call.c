@@ -13,6 +13,7 @@
 #include "stats.h"
 
 __thread int kprof_tls_depth __attribute__((tls_model("initial-exec")));
+__thread unsigned kprof_tls_host_skip __attribute__((tls_model("initial-exec")));
 int kprof_finished;
 int kprof_cuda_used;
 
@@ -24,6 +25,12 @@ static struct {
     int n, full;
 } contexts = { .lock = PTHREAD_MUTEX_INITIALIZER };
 static __thread CUcontext tls_ctx __attribute__((tls_model("initial-exec")));
+/* tls_ctx is known to be the thread's current context while tls_ctx_known is ctx_epoch + 1 (0: not
+ * known): set when a call ended with it current and nothing since can have changed it unseen, so that an
+ * untimed launch need not ask the driver (kprof_call_begin_launch).  Another counted call, a call passed
+ * through while paused, a context created on the thread or destroyed anywhere (ctx_epoch) unsets it. */
+static __thread unsigned tls_ctx_known __attribute__((tls_model("initial-exec")));
+static unsigned ctx_epoch;
 /* The outermost counted call in progress on this thread (-1: none; a call other than an outer runtime
  * call's inner driver calls raises the guard, so at most two are in progress), and the context-creation
  * time measured inside calls on this thread by the driver hooks. */
@@ -96,10 +103,17 @@ void kprof_context_forget(CUcontext ctx)
         tls_ctx = NULL;
 }
 
+void kprof_contexts_changed(void)
+{
+    __atomic_add_fetch(&ctx_epoch, 1, __ATOMIC_RELAXED);
+    tls_ctx_known = 0;
+}
+
 void kprof_context_created(CUcontext ctx, CUdevice device, int api, uint64_t host_ns)
 {
     if (!ctx)
         return;
+    tls_ctx_known = 0; /* cuCtxCreate makes it current */
     __atomic_store_n(&kprof_driver_inited, 1, __ATOMIC_RELAXED);
     if (!context_note(ctx))
         return;
@@ -128,14 +142,25 @@ void kprof_set_paused(int p)
         kprof_info("profiling %s", p ? "paused (cudaProfilerStop)" : "running (cudaProfilerStart)");
 }
 
-/* kprof_call_begin (guard 1) and kprof_call_begin_outer (guard 0); inlined into each with its constant. */
-static inline __attribute__((always_inline)) int call_begin(struct kprof_call *c, int api, int guard)
+void kprof_call_ctx_ask(struct kprof_call *c)
+{
+    c->ctx_assumed = 0;
+    c->ctx_before = NULL;
+    if (KPROF_UNLIKELY(!kprof_driver_is_initialized()) ||
+        kprof_drv.cuCtxGetCurrent(&c->ctx_before) != CUDA_SUCCESS)
+        c->ctx_before = NULL; /* the driver is not initialised yet: no context */
+}
+
+/* kprof_call_begin (guard 1), kprof_call_begin_outer (guard 0) and kprof_call_begin_launch (launch 1);
+ * inlined into each with its constants. */
+static inline __attribute__((always_inline)) int call_begin(struct kprof_call *c, int api, int guard, int launch)
 {
     if (KPROF_UNLIKELY(kprof_is_finished() || kprof_config.disabled || kprof_tls_depth > 0))
         return 0;
     if (!guard && tls_api >= 0)
         return 0; /* cudart calling an exported runtime function of its own: the outer call counts */
     if (KPROF_UNLIKELY(__atomic_load_n(&paused, __ATOMIC_RELAXED))) {
+        tls_ctx_known = 0; /* the call may change the thread's context unseen */
         if (!__atomic_load_n(&paused_calls, __ATOMIC_RELAXED))
             __atomic_store_n(&paused_calls, 1, __ATOMIC_RELAXED);
         void (*untimed)(void) = __atomic_load_n(&untimed_hook, __ATOMIC_RELAXED);
@@ -156,40 +181,71 @@ static inline __attribute__((always_inline)) int call_begin(struct kprof_call *c
     if (tls_api < 0)
         tls_api = api;
     c->ctx_init_ns = tls_ctx_init_ns;
-    c->ctx_before = NULL;
-    if (KPROF_UNLIKELY(!kprof_driver_is_initialized()) ||
-        kprof_drv.cuCtxGetCurrent(&c->ctx_before) != CUDA_SUCCESS)
-        c->ctx_before = NULL; /* the driver is not initialised yet: no context */
-    c->t0_ns = kprof_now_ns();
+    c->launch = launch;
+    c->ctx_epoch = __atomic_load_n(&ctx_epoch, __ATOMIC_RELAXED);
+    c->ctx_assumed = launch && tls_ctx_known == c->ctx_epoch + 1;
+    if (c->ctx_assumed)
+        c->ctx_before = tls_ctx; /* asked by kprof_call_host if the launch is timed */
+    else
+        kprof_call_ctx_ask(c);
+    c->host_untimed = 0;
+    /* A launch without a current context may create one inside: timed from entry, as other calls. */
+    c->t0_ns = launch && c->ctx_before ? 0 : kprof_now_ns();
     return 1;
 }
 
 int kprof_call_begin(struct kprof_call *c, int api)
 {
-    return call_begin(c, api, 1);
+    return call_begin(c, api, 1, 0);
 }
 
 int kprof_call_begin_outer(struct kprof_call *c, int api)
 {
-    return call_begin(c, api, 0);
+    return call_begin(c, api, 0, 0);
 }
+
+int kprof_call_begin_launch(struct kprof_call *c, int api)
+{
+    return call_begin(c, api, 1, 1);
+}
+
+static uint64_t call_end(struct kprof_call *c, int ok);
 
 uint64_t kprof_call_end(struct kprof_call *c, int ok)
 {
-    uint64_t dt = kprof_now_ns() - c->t0_ns;
-    uint64_t created = tls_ctx_init_ns - c->ctx_init_ns; /* measured by the context-creation hooks */
-    dt = dt > created ? dt - created : 0;
+    if (c->host_untimed == 1 && c->ctx_assumed) {
+        /* An untimed launch in the context known current: no time, and the context stays known. */
+        tls_api = c->outer;
+        kprof_tls_depth--; /* launches raise the guard */
+        if (kprof_api_counted[c->api] && c->outer < 0)
+            kprof_api_count(c->api, ok);
+        return 0;
+    }
+    return call_end(c, ok);
+}
+
+static __attribute__((noinline)) uint64_t call_end(struct kprof_call *c, int ok)
+{
+    uint64_t dt = 0;
+    if (c->host_untimed != 1) {
+        dt = kprof_now_ns() - c->t0_ns;
+        uint64_t created = tls_ctx_init_ns - c->ctx_init_ns; /* measured by the context-creation hooks */
+        dt = dt > created ? dt - created : 0;
+    }
     /* A runtime call that succeeded has initialised the driver, though libkprof may not have seen the
      * cuInit: another tool can hand the runtime its driver entry points (Nsight Compute's injection
      * library answers the runtime's dlopen of libcuda.so.1 with itself), and then none of libkprof's
      * driver wrappers is called. */
     if (KPROF_UNLIKELY(!kprof_driver_is_initialized()) && ok && strncmp(kprof_api_names[c->api], "cuda", 4) == 0)
         __atomic_store_n(&kprof_driver_inited, 1, __ATOMIC_RELAXED);
-    /* Only look again when the call may have changed the thread's context. */
+    /* Only look again when the call may have changed the thread's context.  A launch made with a current
+     * context leaves it current. */
+    int known = c->launch && c->ctx_before && c->ctx_before == tls_ctx;
     if ((c->ctx_before == NULL || c->ctx_before != tls_ctx || c->api == KPROF_API_cudaSetDevice) &&
         kprof_driver_is_initialized()) {
         CUcontext after = NULL;
         if (kprof_drv.cuCtxGetCurrent(&after) == CUDA_SUCCESS && after) {
+            known = 1;
             if (after != tls_ctx && context_note(after) && after != c->ctx_before) {
                 CUdevice dev = -1;
                 if (kprof_drv.cuCtxGetDevice(&dev) != CUDA_SUCCESS)
@@ -202,8 +258,15 @@ uint64_t kprof_call_end(struct kprof_call *c, int ok)
             tls_ctx = after;
         }
     }
-    if (kprof_api_counted[c->api] && c->outer < 0)
-        kprof_api_record(c->api, dt, ok);
+    if (kprof_api_counted[c->api] && c->outer < 0) {
+        if (c->host_untimed == 1)
+            kprof_api_count(c->api, ok);
+        else if (c->host_untimed)
+            kprof_api_record_untimed(c->api, dt, ok);
+        else
+            kprof_api_record(c->api, dt, ok);
+    }
+    tls_ctx_known = known ? c->ctx_epoch + 1 : 0; /* unknown if a context was destroyed meanwhile */
     tls_api = c->outer;
     if (c->guarded)
         kprof_tls_depth--;
@@ -249,6 +312,7 @@ static void fork_child(void)
     contexts.n = 0;
     __atomic_store_n(&kprof_driver_inited, 0, __ATOMIC_RELAXED);
     tls_ctx = NULL;
+    tls_ctx_known = 0;
     tls_ctx_init_ns = 0;
     __atomic_store_n(&kprof_cuda_used, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&paused_calls, 0, __ATOMIC_RELAXED);

@@ -54,6 +54,7 @@ static void driver_load(void)
 #include "api.def"
     driver_ok = 1;
     __atomic_store_n(&driver_state, KPROF_DRIVER_LOADED, __ATOMIC_RELEASE);
+    __atomic_store_n(&kprof_driver_loaded, 1, __ATOMIC_RELEASE);
 }
 
 int kprof_driver_state(const char **why)
@@ -64,13 +65,15 @@ int kprof_driver_state(const char **why)
     return st;
 }
 
-int kprof_driver_ready(void)
+int kprof_driver_loaded;
+
+int kprof_driver_ready_slow(void)
 {
     pthread_once(&driver_once, driver_load);
     return driver_ok;
 }
 
-void *kprof_dh_real_get(int index)
+void *kprof_dh_real_get_slow(int index)
 {
     pthread_once(&driver_once, driver_load);
     return kprof_dh_real[index];

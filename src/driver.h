@@ -28,7 +28,16 @@ extern const void *const kprof_dh_wrapper[KPROF_DH_COUNT];
  * returns entry `index` of kprof_dh_real, NULL when the driver lacks that function.  Thread-safe.  Not
  * KPROF_REAL_RT (resolve.h): every driver function comes from libcuda.so.1, loaded once for all of them. */
 #define KPROF_REAL_DRV(name) ((__typeof__(name) *)kprof_dh_real_get(KPROF_DHI_##name))
-void *kprof_dh_real_get(int index);
+/* 1 once the driver is loaded (stored with release after every entry point): kprof_dh_real_get and
+ * kprof_driver_ready then need no pthread_once. */
+extern int kprof_driver_loaded;
+void *kprof_dh_real_get_slow(int index);
+static inline void *kprof_dh_real_get(int index)
+{
+    if (KPROF_LIKELY(__atomic_load_n(&kprof_driver_loaded, __ATOMIC_ACQUIRE)))
+        return kprof_dh_real[index];
+    return kprof_dh_real_get_slow(index);
+}
 
 /* The first statement of a driver wrapper: declares real_, the driver's function `name`, or returns
  * CUDA_ERROR_NOT_FOUND when the driver lacks it (a driver that lacks it cannot have handed the wrapper
@@ -41,7 +50,11 @@ void *kprof_dh_real_get(int index);
 /* Loads libcuda.so.1, every KPROF_DRV function and the real functions behind the KPROF_DH wrappers,
  * once (pthread_once); thread-safe.  Returns 1 when the driver is usable; 0 (after one warning) when it
  * is missing, and libkprof then only passes calls through. */
-int kprof_driver_ready(void);
+int kprof_driver_ready_slow(void);
+static inline int kprof_driver_ready(void)
+{
+    return KPROF_LIKELY(__atomic_load_n(&kprof_driver_loaded, __ATOMIC_ACQUIRE)) || kprof_driver_ready_slow();
+}
 
 /* Whether libkprof has loaded the driver, without loading it: KPROF_DRIVER_UNTRIED (nothing asked for it
  * yet: no CUDA call while profiling ran), KPROF_DRIVER_LOADED, or KPROF_DRIVER_MISSING, *why then pointing

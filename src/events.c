@@ -579,7 +579,8 @@ static void order_end(struct kprof_timing *t, struct pool *p)
     }
 }
 
-void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thread, enum kprof_time_want want)
+void kprof_timing_begin(struct kprof_timing *t, CUcontext ctx, cudaStream_t stream, int per_thread,
+                        enum kprof_time_want want)
 {
     t->pool = NULL;
     t->captured = 0;
@@ -592,9 +593,8 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
     int capturing = __atomic_load_n(&kprof_captures_active, __ATOMIC_RELAXED) > 0;
     if (want == KPROF_TIME_NONE && !capturing)
         return; /* KPROF_SAMPLE skips this launch, and no stream can be capturing: nothing to ask */
-    CUcontext ctx = NULL;
-    if (KPROF_UNLIKELY(!kprof_driver_is_initialized()) || kprof_drv.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS ||
-        ctx == NULL) {
+    if (ctx == NULL && (KPROF_UNLIKELY(!kprof_driver_is_initialized()) ||
+                        kprof_drv.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || ctx == NULL)) {
         /* The call will make the context current (creating it, maybe: timed on the host as context
          * init), and its work goes untimed onto a stream that other threads may be timing (unless the
          * nested driver launch times it: see struct kprof_delegate). */
@@ -650,6 +650,7 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
     CUevent lent = NULL, a = NULL, b = NULL;
     int ca = 0, cb = 0;
     struct backlog bl;
+    bl.n = -1; /* not collected (lend_last_stop may collect it) */
     pthread_mutex_lock(&ev.lock);
     struct queue *q = queue_for(t, p);
     if (ordering && !legacy && q && __atomic_load_n(&q->blocking, __ATOMIC_RELAXED) != 0) {
@@ -687,8 +688,12 @@ void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thr
          * on a stream that may stay busy: asked below.  A hold costs the GPU a read of host memory
          * (1 to 2 us, seen in an app's own event pairs around its kernel) even when it does not wait. */
         if (hold == 1 && !lent && may_share && q->count > 0 && q->skip == 0) {
-            double most = backlog_collect(q, p, &busy);
-            ask_busy = most < 0.0 || most >= backlog_needed_ns();
+            if (bl.n >= 0) {
+                ask_busy = 0; /* lend_last_stop found it too short to lend on, under the same ev.lock */
+            } else {
+                double most = backlog_collect(q, p, &busy);
+                ask_busy = most < 0.0 || most >= backlog_needed_ns();
+            }
         }
     }
     /* A hold stalls every stream that shares its hardware queue, and libkprof cannot see which do: held
@@ -819,6 +824,10 @@ static void start_harvester(void)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
+/* The queue this thread last timed a call on: launch loops find theirs without hashing the key (queues
+ * are never freed). */
+static __thread struct queue *tls_queue __attribute__((tls_model("initial-exec")));
+
 /* The queue of a stream, created (and its name given to the statistics) on first use; ev.lock held. */
 static struct queue *queue_for(const struct kprof_timing *t, struct pool *p)
 {
@@ -827,10 +836,12 @@ static struct queue *queue_for(const struct kprof_timing *t, struct pool *p)
     key.ctx = t->ctx;
     key.stream = t->stream == NULL ? CU_STREAM_LEGACY : t->stream;
     key.tid = key.stream == CU_STREAM_PER_THREAD ? thread_id() : 0;
-    struct queue *q;
+    struct queue *q = tls_queue;
+    if (q && q->key.ctx == key.ctx && q->key.stream == key.stream && q->key.tid == key.tid)
+        return q;
     HASH_FIND(hh, ev.queues, &key, sizeof key, q);
     if (q)
-        return q;
+        return tls_queue = q;
     q = calloc(1, sizeof *q);
     if (!q)
         return NULL;
@@ -855,7 +866,7 @@ static struct queue *queue_for(const struct kprof_timing *t, struct pool *p)
     else
         snprintf(name, sizeof name, "stream %u (%p)", ++p->nstreams, (void *)key.stream);
     kprof_stream_named(q->index, p->device, name);
-    return q;
+    return tls_queue = q;
 }
 
 /* What a timed call is, as the predecessor of the next kernel on its stream. */
@@ -1370,6 +1381,7 @@ void kprof_events_context_ending(CUcontext ctx, int dev, long timeout_ms)
 
 void kprof_events_context_gone(CUcontext ctx, int dev)
 {
+    kprof_contexts_changed();
     pthread_mutex_lock(&ev.lock);
     for (struct pool *p = ev.pools; p; p = p->next)
         if (pool_matches(p, ctx, dev)) {

@@ -136,18 +136,18 @@ KPROF_EXPORT CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCrea
     KPROF_WRAP_LAUNCH(api, CUresult, CUDA_SUCCESS, 0, f, kprof_kernel_for_function(f),             \
                       ((dim3){ (gx), (gy), (gz) }), ((dim3){ (bx), (by), (bz) }), stream, per_thread, call)
 
-DTWINS(DLAUNCH, cuLaunchKernel, _ptsz,
+KPROF_WRAP_DRIVER_LAUNCH_TWINS(DLAUNCH, cuLaunchKernel, _ptsz,
        (CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by,
         unsigned int bz, unsigned int shmem, CUstream s, void **params, void **extra),
        (f, gx, gy, gz, bx, by, bz, shmem, s, params, extra), f, gx, gy, gz, bx, by, bz, s)
 
 #define CFG(c, field) ((c) ? (c)->field : 0)
 
-DTWINS(DLAUNCH, cuLaunchKernelEx, _ptsz, (const CUlaunchConfig *config, CUfunction f, void **params, void **extra),
+KPROF_WRAP_DRIVER_LAUNCH_TWINS(DLAUNCH, cuLaunchKernelEx, _ptsz, (const CUlaunchConfig *config, CUfunction f, void **params, void **extra),
        (config, f, params, extra), f, CFG(config, gridDimX), CFG(config, gridDimY), CFG(config, gridDimZ),
        CFG(config, blockDimX), CFG(config, blockDimY), CFG(config, blockDimZ), config ? config->hStream : NULL)
 
-DTWINS(DLAUNCH, cuLaunchCooperativeKernel, _ptsz,
+KPROF_WRAP_DRIVER_LAUNCH_TWINS(DLAUNCH, cuLaunchCooperativeKernel, _ptsz,
        (CUfunction f, unsigned int gx, unsigned int gy, unsigned int gz, unsigned int bx, unsigned int by,
         unsigned int bz, unsigned int shmem, CUstream s, void **params),
        (f, gx, gy, gz, bx, by, bz, shmem, s, params), f, gx, gy, gz, bx, by, bz, s)
@@ -436,7 +436,7 @@ KPROF_EXPORT CUresult cuGraphExecDestroy(CUgraphExec exec)
         struct kprof_graph *g_ = kprof_graph_for(exec);                                            \
         struct kprof_timing t_;                                                                    \
         enum kprof_time_want w_ = kprof_launch_want(g_ ? g_->row : NULL);                          \
-        kprof_timing_begin(&t_, (stream), (per_thread), w_ == KPROF_TIME_LAUNCH ? KPROF_TIME_GRAPH : w_); \
+        kprof_timing_begin(&t_, c_.ctx_before, (stream), (per_thread), w_ == KPROF_TIME_LAUNCH ? KPROF_TIME_GRAPH : w_); \
         CUresult r_ = (call);                                                                      \
         int ok_ = r_ == CUDA_SUCCESS && g_ != NULL && !t_.captured;                                \
         int first_ = ok_ && g_->row->calls == 0;                                                   \

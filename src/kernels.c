@@ -187,20 +187,17 @@ struct kprof_kernel *kprof_kernel_shaped(struct kprof_kernel *k, const unsigned 
 
 /* Bumped when a module or library is unloaded: a kernel handle (a CUfunction or CUkernel address) may then
  * come back for another kernel, so every launch key is looked up and named again. */
-static unsigned names_epoch;
+unsigned kprof_names_epoch;
 
 void kprof_names_code_unloaded(void)
 {
     pthread_rwlock_wrlock(&names.lock);
     KPROF_HASH_FREE_ALL(names.launch_keys);
-    __atomic_add_fetch(&names_epoch, 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&kprof_names_epoch, 1, __ATOMIC_RELAXED);
     pthread_rwlock_unlock(&names.lock);
 }
 
-/* A small per-thread cache in front of the launch-key map: launch loops hit it every time. */
-#define TLS_CACHE 16
-static __thread struct { const void *key; struct kprof_kernel *k; unsigned epoch; } tls_cache[TLS_CACHE]
-    __attribute__((tls_model("initial-exec")));
+__thread struct kprof_kernel_slot kprof_tls_kernels[KPROF_TLS_KERNELS] __attribute__((tls_model("initial-exec")));
 
 /* How a launch key names its kernel. */
 enum key_kind { KEY_RUNTIME, KEY_FUNCTION, KEY_KERNEL };
@@ -232,10 +229,10 @@ static char *name_from_driver(CUfunction f, int is_kernel)
 /* Shared by both lookups: the TLS cache, then the launch-key map, then `namer` for a new key. */
 static struct kprof_kernel *kernel_lookup(const void *key, enum key_kind kind)
 {
-    unsigned slot = (unsigned)(((uintptr_t)key >> 4) ^ ((uintptr_t)key >> 12)) % TLS_CACHE;
-    unsigned epoch = __atomic_load_n(&names_epoch, __ATOMIC_RELAXED);
-    if (KPROF_LIKELY(tls_cache[slot].key == key && key && tls_cache[slot].epoch == epoch))
-        return tls_cache[slot].k;
+    struct kprof_kernel_slot *slot = kprof_kernel_slot(key);
+    unsigned epoch = __atomic_load_n(&kprof_names_epoch, __ATOMIC_RELAXED);
+    if (slot->key == key && key && slot->epoch == epoch)
+        return slot->k;
 
     pthread_rwlock_rdlock(&names.lock);
     struct kprof_kernel *k = ptr_map_get(names.launch_keys, key);
@@ -270,18 +267,18 @@ static struct kprof_kernel *kernel_lookup(const void *key, enum key_kind kind)
         }
         pthread_rwlock_unlock(&names.lock);
     }
-    tls_cache[slot].key = key;
-    tls_cache[slot].k = k;
-    tls_cache[slot].epoch = epoch;
+    slot->key = key;
+    slot->k = k;
+    slot->epoch = epoch;
     return k;
 }
 
-struct kprof_kernel *kprof_kernel_for(const void *key)
+struct kprof_kernel *kprof_kernel_for_slow(const void *key)
 {
     return kernel_lookup(key, KEY_RUNTIME);
 }
 
-struct kprof_kernel *kprof_kernel_for_function(CUfunction f)
+struct kprof_kernel *kprof_kernel_for_function_slow(CUfunction f)
 {
     return kernel_lookup(f, KEY_FUNCTION);
 }
@@ -296,19 +293,33 @@ struct kprof_kernel *kprof_kernel_for_kernel(CUkernel k)
 /* The timed figures of every kernel (the harvester adds, the snapshot reads). */
 static pthread_mutex_t times_lock = PTHREAD_MUTEX_INITIALIZER;
 
+/* KPROF_SAMPLE=N: k's untimed launches that succeeded (kprof_kernel_untimed_done): the numbers below k->seq
+ * that were not timed (every N-th, from 0, is), less those that failed or were captured.  A launch in
+ * flight counts as if it succeeded (a fold takes it back later if it failed).  0 without a fixed period
+ * (KPROF_SAMPLE=auto counts its untimed launches at once). */
+static uint64_t kernel_untimed(const struct kprof_kernel *k)
+{
+    uint64_t n = (uint64_t)kprof_config.sample;
+    if (kprof_config.sample <= 1 || k->is_graph)
+        return 0;
+    uint64_t seq = __atomic_load_n(&k->seq, __ATOMIC_RELAXED);
+    return seq - (seq + n - 1) / n - __atomic_load_n(&k->untimed_lost, __ATOMIC_RELAXED);
+}
+
 int kprof_kernel_count(struct kprof_kernel *k, dim3 grid, dim3 block)
 {
     uint64_t before = ATOMIC_ADD(&k->calls, 1);
-    if (k->parent)
-        return before == 0; /* a KPROF_GROUP=shape entry: its shape is its key */
-    /* The shape is informational (the last one wins); relaxed stores keep it race-free. */
-    __atomic_store_n(&k->grid[0], grid.x, __ATOMIC_RELAXED);
-    __atomic_store_n(&k->grid[1], grid.y, __ATOMIC_RELAXED);
-    __atomic_store_n(&k->grid[2], grid.z, __ATOMIC_RELAXED);
-    __atomic_store_n(&k->block[0], block.x, __ATOMIC_RELAXED);
-    __atomic_store_n(&k->block[1], block.y, __ATOMIC_RELAXED);
-    __atomic_store_n(&k->block[2], block.z, __ATOMIC_RELAXED);
-    return before == 0;
+    kprof_kernel_shape(k, grid, block);
+    return before == 0 && kernel_untimed(k) == 0; /* KPROF_SAMPLE: an untimed launch may have come first */
+}
+
+/* KPROF_SAMPLE=N: adds to k->calls its untimed launches counted since the last time
+ * (kprof_kernel_untimed_done).  The times lock held. */
+static void kernel_fold_untimed(struct kprof_kernel *k)
+{
+    uint64_t untimed = kernel_untimed(k);
+    ATOMIC_ADD(&k->calls, untimed - k->folded); /* modulo 2^64: a launch taken back subtracts */
+    k->folded = untimed;
 }
 
 void kprof_kernel_add_time(struct kprof_kernel *k, uint64_t ns, int first, double weight)
@@ -402,6 +413,9 @@ int kprof_kernels_snapshot(struct kprof_snapshot *s)
             s->nfiltered++;
             continue;
         }
+        kernel_fold_untimed(k);
+        for (struct kprof_kernel *c = k->shapes; c; c = c->hh.next)
+            kernel_fold_untimed(c);
         if (k->shapes) {
             for (struct kprof_kernel *c = k->shapes; c; c = c->hh.next)
                 if (c->calls > 0) {
@@ -540,6 +554,7 @@ static void fork_parent(void)
 void kprof_kernel_reset(struct kprof_kernel *k)
 {
     k->calls = k->timed = k->total_ns = k->first_ns = k->steady_ns = k->max_ns = k->captured = k->graph_calls = 0;
+    k->seq = k->untimed_lost = k->folded = 0;
     k->first_timed = 0;
     k->min_ns = UINT64_MAX;
     k->mean_ns = k->m2 = 0.0;
@@ -560,7 +575,7 @@ static void fork_child(void)
         for (struct kprof_kernel *c = k->shapes; c; c = c->hh.next)
             kprof_kernel_reset(c);
     }
-    memset(tls_cache, 0, sizeof tls_cache);
+    memset(kprof_tls_kernels, 0, sizeof kprof_tls_kernels);
 }
 
 /* Order 20: where these locks stood when they were stats.c's (stats.c now 25, after them). */

@@ -40,6 +40,8 @@ struct kprof_kernel {
     int estimated;             /* in a snapshot (auto) or a saved report (any sampling): est_* hold the
                                 * total's estimate and the half-width of its 95% interval, ns */
     double est_total_ns, est_ci95_ns;
+    uint64_t untimed_lost;     /* of them, launches left untimed that failed or were captured (atomic) */
+    uint64_t folded;           /* untimed launches already added to calls (the kernels' times lock) */
     int is_graph;              /* a graphs-table row: a graph exec, its launches timed as one pair */
     /* Host versus device time (kprof_kernel_split): over the timed launches, the launch calls' host times
      * and the queue times from each call's start to its kernel's start, in ns (the kernels' times lock). */
@@ -112,14 +114,40 @@ void kprof_kernel_add_split(struct kprof_kernel *k, uint64_t launch_ns, int has_
 void kprof_kernel_instances(const struct kprof_kernel *k, struct kprof_spread *out);
 double kprof_kernel_instances_median(const struct kprof_kernel *k);
 
+/* A small per-thread cache in front of the launch-key map (stats.c), looked up inline: launch loops hit
+ * it every time.  An entry holds while its epoch is kprof_names_epoch (bumped when code is unloaded). */
+#define KPROF_TLS_KERNELS 16
+struct kprof_kernel_slot { const void *key; struct kprof_kernel *k; unsigned epoch; };
+extern __thread struct kprof_kernel_slot kprof_tls_kernels[KPROF_TLS_KERNELS] __attribute__((tls_model("initial-exec")));
+extern unsigned kprof_names_epoch;
+static inline struct kprof_kernel_slot *kprof_kernel_slot(const void *key)
+{
+    return &kprof_tls_kernels[(((uintptr_t)key >> 4) ^ ((uintptr_t)key >> 12)) % KPROF_TLS_KERNELS];
+}
+
 /* Finds or creates the aggregate for a kernel launched through `key` (a cudaKernel_t or a host stub).
  * The name comes from registration, then the driver, then cudaFuncGetName.  Thread-safe; the returned
- * pointer stays valid for the life of the process. */
-struct kprof_kernel *kprof_kernel_for(const void *key);
+ * pointer stays valid for the life of the process.  The _slow function does it without the cache's
+ * inline look-up. */
+struct kprof_kernel *kprof_kernel_for_slow(const void *key);
+static inline struct kprof_kernel *kprof_kernel_for(const void *key)
+{
+    const struct kprof_kernel_slot *s = kprof_kernel_slot(key);
+    if (KPROF_LIKELY(s->key == key && key && s->epoch == __atomic_load_n(&kprof_names_epoch, __ATOMIC_RELAXED)))
+        return s->k;
+    return kprof_kernel_for_slow(key);
+}
 
 /* The same for a kernel launched through the driver API: named by cuFuncGetName/cuKernelGetName (the
  * name copied at once: a module can be unloaded later). */
-struct kprof_kernel *kprof_kernel_for_function(CUfunction f);
+struct kprof_kernel *kprof_kernel_for_function_slow(CUfunction f);
+static inline struct kprof_kernel *kprof_kernel_for_function(CUfunction f)
+{
+    const struct kprof_kernel_slot *s = kprof_kernel_slot(f);
+    if (KPROF_LIKELY(s->key == (const void *)f && f && s->epoch == __atomic_load_n(&kprof_names_epoch, __ATOMIC_RELAXED)))
+        return s->k;
+    return kprof_kernel_for_function_slow(f);
+}
 /* The same for a CUkernel handle known to be one (a graph kernel node's `kern`): named by cuKernelGetName
  * first, so that no cuFuncGetName is asked about it and fails. */
 struct kprof_kernel *kprof_kernel_for_kernel(CUkernel k);
@@ -203,6 +231,37 @@ void kprof_names_bind(const void *kernel_handle, const void *host_stub);
 /* Counts one successful launch of k with its shape; returns 1 if it was the kernel's first.  Thread-safe,
  * lock-free. */
 int kprof_kernel_count(struct kprof_kernel *k, dim3 grid, dim3 block);
+
+/* Notes the shape of a launch of k (informational: the last one wins; a KPROF_GROUP=shape entry's shape is
+ * its key).  Relaxed stores: race-free, lock-free. */
+static inline void kprof_kernel_shape(struct kprof_kernel *k, dim3 grid, dim3 block)
+{
+    if (k->parent)
+        return;
+    __atomic_store_n(&k->grid[0], grid.x, __ATOMIC_RELAXED);
+    __atomic_store_n(&k->grid[1], grid.y, __ATOMIC_RELAXED);
+    __atomic_store_n(&k->grid[2], grid.z, __ATOMIC_RELAXED);
+    __atomic_store_n(&k->block[0], block.x, __ATOMIC_RELAXED);
+    __atomic_store_n(&k->block[1], block.y, __ATOMIC_RELAXED);
+    __atomic_store_n(&k->block[2], block.z, __ATOMIC_RELAXED);
+}
+
+/* A launch KPROF_SAMPLE left untimed (kprof_launch_want) is counted without an atomic add of its own: its
+ * number in k->seq counts it, and the statistics add the untimed numbers to calls when they are read
+ * (kprof_stats_snapshot), less those of untimed launches that failed or were captured, which the launch
+ * reports here (KPROF_SAMPLE=auto: counted at once).  Thread-safe, lock-free. */
+static inline void kprof_kernel_untimed_done(struct kprof_kernel *k, int counted, dim3 grid, dim3 block)
+{
+    if (kprof_config.sample == 0) { /* auto: its numbers are its own (struct kprof_sampling), count here */
+        if (counted)
+            kprof_kernel_count(k, grid, block);
+        return;
+    }
+    if (counted)
+        kprof_kernel_shape(k, grid, block);
+    else
+        __atomic_fetch_add(&k->untimed_lost, 1, __ATOMIC_RELAXED);
+}
 /* Adds one GPU duration (ns) to a kernel aggregate (`first`: of its first launch; `weight`: 1/p, the
  * launch's odds of being timed under KPROF_SAMPLE=auto, else 1; kprof_copy_add_time in stats.h does the
  * same for a copy).  Thread-safe (the kernels' times lock). */

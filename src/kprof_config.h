@@ -49,6 +49,10 @@ struct kprof_config {
 };
 extern struct kprof_config kprof_config;
 
+/* Under KPROF_SAMPLE, each thread reads the host time of 1 in KPROF_HOST_SAMPLE of the launches left
+ * untimed (kprof_call_host in call.h); the api table estimates the others' from them. */
+#define KPROF_HOST_SAMPLE 64
+
 /* Reads the KPROF_* variables into kprof_config, warning once (on stderr) about unknown names and bad
  * values, each of which falls back to its default.  Not thread-safe: called once from the constructor. */
 void kprof_config_load(void);

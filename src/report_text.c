@@ -108,6 +108,9 @@ static void kernels(FILE *f, const struct kprof_snapshot *s)
                    "first %d launches are timed, then fewer and fewer, at random; Timed says how many. Total is\n"
                    "estimated from the timed launches, each weighed by its odds; +-: its 95%% interval.\n",
                 kprof_config.seed, kprof_config.sample_budget, KPROF_AUTO_WARMUP);
+    if (s->nkernels && kprof_config.sample != 1)
+        fprintf(f, "In the api table, the untimed launches' host time is estimated from one in %d of them.\n",
+                KPROF_HOST_SAMPLE);
     if (s->nkernels)
         fprintf(f, "First: the first launch (lazy module loading makes it slow); Avg, Med, p95, p99, Min, Max and StdDev\n"
                    "leave it out. Percentiles come from a log-linear histogram (relative error at most 0.78%%).\n"

@@ -318,6 +318,9 @@ void kprof_free_record_device(void *ptr, uint64_t host_ns)
 /* ---- host-side API table and context creation ------------------------------------------------ */
 
 static struct kprof_api_stat api_stats[KPROF_API_COUNT]; /* min_ns holds the smallest time + 1 (0: none) */
+/* Launches KPROF_SAMPLE left untimed (kprof_api_count, kprof_api_record_untimed): all of them, and of
+ * them those whose host time was read (also in api_stats and the buckets) and that time. */
+static struct { uint64_t calls, read, read_ns; } api_untimed[KPROF_API_COUNT];
 static struct kprof_ctx_init ctx_inits[64];
 static size_t nctx_inits;
 
@@ -449,6 +452,21 @@ void kprof_api_record(int api, uint64_t host_ns, int ok)
         ;
 }
 
+void kprof_api_count(int api, int ok)
+{
+    ATOMIC_ADD(&api_untimed[api].calls, 1);
+    if (!ok)
+        ATOMIC_ADD(&api_stats[api].errors, 1);
+}
+
+void kprof_api_record_untimed(int api, uint64_t host_ns, int ok)
+{
+    kprof_api_record(api, host_ns, ok);
+    ATOMIC_ADD(&api_untimed[api].calls, 1);
+    ATOMIC_ADD(&api_untimed[api].read, 1);
+    ATOMIC_ADD(&api_untimed[api].read_ns, host_ns);
+}
+
 void kprof_ctx_init_record(int device, int api, int driver, uint64_t host_ns)
 {
     pthread_mutex_lock(&stats_lock);
@@ -510,14 +528,23 @@ void kprof_stats_snapshot(struct kprof_snapshot *s)
     memcpy(s->alloc, allocs.s, sizeof allocs.s);
     pthread_mutex_unlock(&allocs.lock);
     for (int i = 0; i < KPROF_API_COUNT; i++) {
-        s->api[i].calls = __atomic_load_n(&api_stats[i].calls, __ATOMIC_RELAXED);
+        uint64_t read = __atomic_load_n(&api_stats[i].calls, __ATOMIC_RELAXED);
+        uint64_t measured = __atomic_load_n(&api_stats[i].total_ns, __ATOMIC_RELAXED);
+        uint64_t untimed = __atomic_load_n(&api_untimed[i].calls, __ATOMIC_RELAXED);
+        uint64_t u_read = __atomic_load_n(&api_untimed[i].read, __ATOMIC_RELAXED);
+        uint64_t u_ns = __atomic_load_n(&api_untimed[i].read_ns, __ATOMIC_RELAXED);
+        s->api[i].calls = read - u_read + untimed;
         s->api[i].errors = __atomic_load_n(&api_stats[i].errors, __ATOMIC_RELAXED);
-        s->api[i].total_ns = __atomic_load_n(&api_stats[i].total_ns, __ATOMIC_RELAXED);
+        /* Of the launches KPROF_SAMPLE left untimed, only some had their host time read: their total is
+         * estimated from those (their mean x their number); the other figures are of the calls read. */
+        s->api[i].total_ns = untimed > u_read && u_read
+                                 ? measured - u_ns + (uint64_t)((double)u_ns * (double)untimed / (double)u_read + 0.5)
+                                 : measured;
         s->api[i].max_ns = __atomic_load_n(&api_stats[i].max_ns, __ATOMIC_RELAXED);
         uint64_t low = __atomic_load_n(&api_stats[i].min_ns, __ATOMIC_RELAXED);
         s->api[i].min_ns = low ? low - 1 : 0;
         s->api[i].median_ns = api_median(i, s->api[i].min_ns, s->api[i].max_ns, &s->api[i].mid_ns);
-        s->api[i].stddev_ns = api_stddev(i, s->api[i].calls, s->api[i].total_ns);
+        s->api[i].stddev_ns = api_stddev(i, read, measured);
     }
 }
 
@@ -557,6 +584,7 @@ static void fork_child(void)
     if (stream_ends.end)
         memset(stream_ends.end, 0, stream_ends.n * sizeof *stream_ends.end);
     memset(api_stats, 0, sizeof api_stats);
+    memset(api_untimed, 0, sizeof api_untimed);
     memset(api_buckets, 0, sizeof api_buckets);
     memset(api_spread, 0, sizeof api_spread);
     nctx_inits = 0;

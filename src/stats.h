@@ -45,8 +45,13 @@ void kprof_sample_record(const struct kprof_sample *s);
 /* Names stream number `index` (on `device`) for the trace; the string is copied.  Thread-safe. */
 void kprof_stream_named(unsigned index, int device, const char *name);
 
-/* Host-side API table. */
+/* Host-side API table: a call and its host time (ns).  A launch KPROF_SAMPLE leaves untimed is counted
+ * with kprof_api_count when its host time was not read, with kprof_api_record_untimed when it was (one
+ * in KPROF_HOST_SAMPLE): the total host time of the untimed launches is estimated from the ones read.
+ * `ok`: the call succeeded.  Thread-safe, lock-free. */
 void kprof_api_record(int api, uint64_t host_ns, int ok);
+void kprof_api_count(int api, int ok);
+void kprof_api_record_untimed(int api, uint64_t host_ns, int ok);
 
 /* Context creation on `device`, host_ns long: `api` is the program's call that caused it (the outermost
  * counted call on the thread, or the driver function when none was in progress), `driver` the driver

@@ -49,8 +49,10 @@ struct kprof_timing {
  * timing).  A kernel launch that gets a start of its own is held (struct kprof_hold). */
 enum kprof_time_want { KPROF_TIME_NONE, KPROF_TIME_PAIR, KPROF_TIME_LAUNCH, KPROF_TIME_GRAPH };
 
-/* Records a start event on `stream` in the current context, from that context's pool.  per_thread is 1
- * for _ptsz/_ptds callers, for whom stream 0 is the per-thread default stream.  Leaves t->pool NULL (the
+/* Records a start event on `stream` in the current context, from that context's pool.  ctx is that
+ * context when the caller has just asked the driver for it (kprof_call_begin), else NULL: then it is
+ * asked here.  per_thread is 1 for _ptsz/_ptds callers, for whom stream 0 is the per-thread default
+ * stream.  Leaves t->pool NULL (the
  * call stays untimed) when `want` is KPROF_TIME_NONE (the capture check still runs), there is no current
  * context, the stream is capturing, or the pool is empty.
  *
@@ -63,7 +65,8 @@ enum kprof_time_want { KPROF_TIME_NONE, KPROF_TIME_PAIR, KPROF_TIME_LAUNCH, KPRO
  * streams, a timed call on a stream that can delay this one has been issued since; not while a stream
  * capture is in progress.  The shared event goes back to the pool once both pairs are read.
  * Called with the guard raised.  Never changes the app's CUDA error state. */
-void kprof_timing_begin(struct kprof_timing *t, cudaStream_t stream, int per_thread, enum kprof_time_want want);
+void kprof_timing_begin(struct kprof_timing *t, CUcontext ctx, cudaStream_t stream, int per_thread,
+                        enum kprof_time_want want);
 
 /* A runtime launch made while its thread had no current context (the program's first CUDA call, or a new
  * thread's): cudart creates or sets the context inside the call, then launches through the driver, and
