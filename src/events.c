@@ -24,124 +24,9 @@
 #include "kernels.h"
 #include "stats.h"
 #include "graphs.h"
+#include "timing/timing_internal.h"
 
-/* Reference events: each pair's start is read against a reference event recorded on libkprof's own
- * stream, whose time on the process timeline is known.  cuEventElapsedTime gives float milliseconds, so
- * a new reference is recorded every REF_PERIOD_NS while calls are timed, keeping that float under a
- * second (error < 0.1 us). */
-#define REF_PERIOD_NS 500000000ull
-#define REF_RING 8
-
-struct ref {
-    CUevent ev;
-    uint64_t host_done_ns; /* host clock once its record had returned */
-    double base_ns;        /* its time on the process timeline (ns since libkprof started) */
-    double host_ns;        /* the host clock when it was recorded (the midpoint of its record, ns since
-                              libkprof started): base_ns chains GPU time from reference to reference, this
-                              re-anchors each on the host clock, for the queue time (docs/accuracy.md) */
-};
-
-/* A context's reusable events, its private stream and references.  Pools are never freed: a context's
- * events die with the context. */
-struct pool {
-    CUcontext ctx;
-    int device;
-    CUevent *free;
-    size_t nfree, cap;
-    long created;
-    CUstream own;                /* libkprof's non-blocking stream for references; NULL if none */
-    struct ref refs[REF_RING];   /* refs[0] newest */
-    int nrefs;
-    CUevent pending_ref;         /* recorded, not yet placed on the timeline (ev.lock; stored atomically, so
-                                    that pair_account may look without it) */
-    uint64_t pending_before_ns, pending_host_done_ns, last_request_ns;
-    int ref_busy;                /* a thread is recording a reference (ev.lock) */
-    unsigned nstreams;           /* streams of this context seen so far */
-    uint64_t holds;              /* holds placed so far (atomic): hold n waits on word 1 + n % (SLOTS - 1)
-                                    (word 0 is calibration's) for the number 1 + n / (SLOTS - 1), so that
-                                    each hold has a word and number of its own, also when threads launch
-                                    on one stream at once (a release never ends another thread's hold) */
-    int blocking_seen;           /* a stream that synchronises with the legacy default stream (a blocking
-                                    stream, a per-thread default stream) has been timed (atomic) */
-    int legacy_seen;             /* the legacy default stream has been timed (atomic) */
-    pthread_mutex_t order;       /* once both have been seen: held by a timed launch on the legacy stream or
-                                    a blocking one from before its hold to after its stop (see
-                                    order_launch); held across driver calls, so waited for a bounded time */
-    int unordered;               /* launches in flight on such streams (or on streams of a kind not known
-                                    yet) begun before both were seen, so not holding `order` (atomic) */
-    struct kprof_calibration calib; /* this context's hand-offs, measured before its first pair */
-    int dead;                    /* its context was destroyed: never used again */
-    struct pool *next;
-};
-
-/* One timed call waiting for its stop event. */
-struct pair {
-    CUevent start, stop;
-    enum kprof_target_kind kind;
-    void *target;
-    uint64_t bytes;
-    uint64_t idle_lag_ns;   /* host time between the start event and the launch's return, idle stream */
-    uint64_t start_host_ns; /* host clock before the start event was recorded */
-    uint64_t call_ns;       /* kernels: host clock when the launch call began */
-    uint64_t launch_ns;     /* kernels: the launch call's host time */
-    uint64_t hold_ns;       /* held: host time from the call's return to the hold's release */
-    unsigned grid[3], block[3];
-    float weight;           /* kernels, KPROF_SAMPLE=auto: 1/p (kprof_tls_sample_weight at its launch) */
-    struct pool *pool;
-    int own_stop;           /* 0 once the next launch took the stop event as its start (it gives it back) */
-    int shared;             /* 1: the start is the previous pair's stop (one-event timing) */
-    unsigned long epoch[3]; /* stream-order counters when the call began */
-    uint64_t seq;           /* its number in its queue */
-    uint64_t start_seq;     /* shared: the number of the pair whose stop is its start */
-    unsigned char pred;     /* enum kprof_pred: what libkprof put on the stream before it */
-};
-
-/* Pairs recorded on one stream complete in the order they were recorded, so only a queue's head needs
- * querying.  The per-thread default stream is a different stream on every thread, hence the tid. */
-struct qkey {
-    CUcontext ctx;
-    CUstream stream;
-    long tid;
-};
-struct queue {
-    struct qkey key;
-    unsigned index; /* this stream's number in the process (the trace's row) */
-    struct pair *ring;
-    size_t head, count, cap;
-    uint64_t pushed, popped; /* pairs queued and read so far: pair number n is in the ring while n >= popped */
-    unsigned idle_streak;    /* launches in a row that found the stream idle (ev.lock) */
-    unsigned skip;           /* launches still to time without asking whether the stream is busy (ev.lock) */
-    /* Harvest passes only: where the last pair read stopped, on the timeline before any idle-stream
-     * correction, so that the next pair, if it started at that stop, is placed without a driver call. */
-    double last_stop_ns;
-    double last_shift_ns;    /* the host anchor of the reference it was placed from, less its base_ns */
-    uint64_t last_stop_seq;  /* that pair's number + 1; 0: none */
-    unsigned derived;        /* starts placed that way in a row (re-anchored on a reference every 256) */
-    unsigned char last_pred; /* enum kprof_pred: what libkprof last put on this stream (ev.lock) */
-    unsigned char host_fn;   /* a host function was put on it since libkprof's last timed call (ev.lock) */
-    signed char blocking;    /* 1: it synchronises with the legacy default stream; -1: not known yet (atomic) */
-    UT_hash_handle hh;
-};
-
-/* Locking: ev.lock guards the pools' lists, the queues and the counters, and is never held across a
- * driver call (a driver's own fork handlers take its locks, and libkprof's must not wait on them).  One
- * harvest pass runs at a time, claimed with the `harvesting` flag rather than a lock for the same reason. */
-static struct {
-    pthread_mutex_t lock;         /* pools, queues and counters */
-    pthread_cond_t wake;          /* harvester: work arrived or stop */
-    int harvesting;               /* a harvest pass is running (atomic) */
-    int forking;                  /* fork() in progress: no new harvest pass (atomic) */
-    struct pool *pools;
-    struct queue *queues;         /* uthash by qkey */
-    unsigned nqueues;
-    long pending;
-    int harvester_started, harvester_stop, harvester_sleeping;
-    pthread_t harvester;
-    struct kprof_event_counters n;
-} ev = {
-    .lock = PTHREAD_MUTEX_INITIALIZER,
-    .wake = PTHREAD_COND_INITIALIZER,
-};
+#define HARVEST_BATCH 64
 
 /* Stream-order counters for one-event timing (relaxed atomics): operations libkprof did not time, and
  * timed calls begun on a legacy default stream and on any other stream.  A launch may start at the stop
@@ -149,7 +34,6 @@ static struct {
  * for implicitly (the legacy default stream waits for blocking streams, they wait for it), came since. */
 enum { EPOCH_BREAK, EPOCH_LEGACY, EPOCH_OTHER };
 #define IDLE_SKIP 7
-#define HARVEST_BATCH 64
 static unsigned long epochs[3];
 
 __thread struct kprof_delegate *kprof_tls_delegate __attribute__((tls_model("initial-exec")));
@@ -197,192 +81,33 @@ static int watch_thread_exit(void)
     return exit_watched;
 }
 
-/* The pool last used by this thread: most threads use one context, so the list walk is rare. */
-static __thread struct pool *tls_pool __attribute__((tls_model("initial-exec")));
-
 static long thread_id(void)
 {
     return (long)gettid();
 }
 
-/* Sets up a new pool's private stream and first reference; the context is current on this thread. */
-static void pool_start_timeline(struct pool *p)
-{
-    CUdevice dev = -1;
-    if (kprof_drv.cuCtxGetDevice(&dev) == CUDA_SUCCESS)
-        p->device = (int)dev;
-    CUevent e = NULL;
-    if (kprof_drv.cuStreamCreate(&p->own, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) {
-        p->own = NULL;
-        return;
-    }
-    if (kprof_drv.cuEventCreate(&e, CU_EVENT_DEFAULT) != CUDA_SUCCESS)
-        return;
-    /* Relaxed capture mode around the wait, so that it cannot invalidate a global-mode capture this
-     * thread may have in progress on another stream. */
-    CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
-    kprof_drv.cuThreadExchangeStreamCaptureMode(&mode);
-    uint64_t before = kprof_now_ns();
-    CUresult r = kprof_drv.cuEventRecord(e, p->own);
-    uint64_t recorded = kprof_now_ns();
-    if (r == CUDA_SUCCESS)
-        r = kprof_drv.cuEventSynchronize(e);
-    uint64_t after = kprof_now_ns();
-    kprof_drv.cuThreadExchangeStreamCaptureMode(&mode);
-    if (r != CUDA_SUCCESS) {
-        kprof_drv.cuEventDestroy_v2(e);
-        return;
-    }
-    /* An idle private stream: the GPU stamped the event between `before` and `after`. */
-    p->refs[0].ev = e;
-    p->refs[0].host_done_ns = after;
-    p->refs[0].base_ns = (double)((before + after) / 2 - kprof_start_ns);
-    /* The host anchor (the queue time's): the record alone, without the synchronisation. */
-    p->refs[0].host_ns = (double)((before + recorded) / 2 - kprof_start_ns);
-    p->nrefs = 1;
-    /* Before the context's first pair: its hand-offs, then taken off every pair it times.  The host time it
-     * takes is left out of the call that started it (as context creation is). */
-    kprof_calibrate(&p->calib, p->own);
-    kprof_host_time_exclude(p->calib.cost_ns);
-    if (p->calib.state == KPROF_CALIB_DONE)
-        kprof_info("device %d: event hand-off calibrated in %.1f ms", p->calib.device, (double)p->calib.cost_ns / 1e6);
-    __atomic_store_n(&p->last_request_ns, kprof_now_ns(), __ATOMIC_RELAXED);
-}
-
-/* The live pool of ctx, or NULL; call with ev.lock held. */
-static struct pool *pool_find(CUcontext ctx)
-{
-    for (struct pool *p = ev.pools; p; p = p->next)
-        if (p->ctx == ctx && !p->dead)
-            return p;
-    return NULL;
-}
-
-/* Pools are made one at a time: threads that all begin at once would otherwise each calibrate a pool of
- * their own at the same time, and time their kernels behind each other's (seen on an H200: 8 threads,
- * hand-offs read 2 to 20 times too long).  Held across driver calls, unlike ev.lock, so it is waited for
- * a bounded time only, and made afresh in a forked child. */
-static pthread_mutex_t pool_making = PTHREAD_MUTEX_INITIALIZER;
-
-/* The pool of ctx (current on this thread), created if needed: its stream, first reference and
- * calibration are made without ev.lock held.  Returns NULL when out of memory. */
-static struct pool *pool_for(CUcontext ctx)
-{
-    pthread_mutex_lock(&ev.lock);
-    struct pool *p = pool_find(ctx);
-    pthread_mutex_unlock(&ev.lock);
-    if (p)
-        return p;
-    struct timespec until = kprof_deadline_ms(10000);
-    int making = pthread_mutex_timedlock(&pool_making, &until) == 0;
-    pthread_mutex_lock(&ev.lock);
-    p = pool_find(ctx); /* another thread may have made it meanwhile */
-    pthread_mutex_unlock(&ev.lock);
-    struct pool *n = p ? NULL : calloc(1, sizeof *n);
-    if (n) {
-        n->ctx = ctx;
-        n->device = -1;
-        pthread_mutex_init(&n->order, NULL);
-        pool_start_timeline(n);
-        pthread_mutex_lock(&ev.lock);
-        p = pool_find(ctx);
-        if (!p) {
-            n->next = ev.pools;
-            ev.pools = p = n;
-            n = NULL;
-        }
-        pthread_mutex_unlock(&ev.lock);
-    }
-    if (making)
-        pthread_mutex_unlock(&pool_making);
-    free(n); /* another thread made it first; its stream and reference are left to the context */
-    return p;
-}
-
-/* A call goes untimed for lack of events (KPROF_MAX_EVENTS in use, their pairs not read yet): counted
- * (the report's events line), and said once, or a report with blank kernel rows would not say why.
- * Call with ev.lock held. */
-static void pool_exhausted_once(void)
-{
-    if (ev.n.pool_exhausted++ == 0)
-        kprof_warn("all KPROF_MAX_EVENTS=%ld events of a context are in use: calls go untimed until their "
-                   "pairs are read (counted in the report's events line)", (long)kprof_config.max_events);
-}
-
-/* Takes one event from p's free list, or reserves the right to create one (returning NULL and setting
- * *create) while p is under KPROF_MAX_EVENTS; call with ev.lock held. */
-static CUevent pool_take(struct pool *p, int *create)
-{
-    *create = 0;
-    if (p->nfree > 0)
-        return p->free[--p->nfree];
-    if (p->created >= kprof_config.max_events)
-        return NULL;
-    p->created++;
-    ev.n.created++;
-    *create = 1;
-    return NULL;
-}
-
-/* Gives back a reservation pool_take made; call with ev.lock held. */
-static void pool_unreserve(struct pool *p)
-{
-    p->created--;
-    ev.n.created--;
-}
-
-/* Creates a reserved event in the current context (p's), without ev.lock; NULL (the reservation given
- * back) on failure. */
-static CUevent pool_create(struct pool *p)
-{
-    CUevent e = NULL;
-    if (kprof_drv.cuEventCreate(&e, CU_EVENT_DEFAULT) == CUDA_SUCCESS)
-        return e;
-    pthread_mutex_lock(&ev.lock);
-    pool_unreserve(p);
-    pthread_mutex_unlock(&ev.lock);
-    return NULL;
-}
-
-/* Returns an event to its pool; call with ev.lock held. */
-static void pool_give(struct pool *p, CUevent e)
-{
-    if (p->nfree == p->cap) {
-        size_t cap = p->cap ? p->cap * 2 : 64;
-        CUevent *f = realloc(p->free, cap * sizeof *f);
-        if (!f)
-            return; /* out of memory: the event is left to its context */
-        p->free = f;
-        p->cap = cap;
-    }
-    p->free[p->nfree++] = e;
-}
-
-static void ref_request(struct pool *p);
-
 static struct queue *queue_for(const struct kprof_timing *t, struct pool *p);
-
 /* Takes an event from p, creating one if p may grow; NULL (counted) when p is exhausted or creation
- * failed.  Without ev.lock. */
+ * failed.  Without kprof_ev.lock. */
 static CUevent event_get(struct pool *p)
 {
     int create;
-    pthread_mutex_lock(&ev.lock);
-    CUevent e = pool_take(p, &create);
+    pthread_mutex_lock(&kprof_ev.lock);
+    CUevent e = kprof_ev_pool_take(p, &create);
     if (!e && !create)
-        pool_exhausted_once();
-    pthread_mutex_unlock(&ev.lock);
-    return create ? pool_create(p) : e;
+        kprof_ev_pool_exhausted_once();
+    pthread_mutex_unlock(&kprof_ev.lock);
+    return create ? kprof_ev_pool_create(p) : e;
 }
 
 /* Gives back a stop event lent to the next launch that did not use it after all: to its pair if that is
- * still queued, else (its pair was read) to the pool.  ev.lock held. */
+ * still queued, else (its pair was read) to the pool.  kprof_ev.lock held. */
 static void unlend(struct queue *q, struct pool *p, CUevent e, uint64_t seq)
 {
     if (seq >= q->popped && seq - q->popped < q->count)
         q->ring[(q->head + (seq - q->popped)) % q->cap].own_stop = 1;
     else if (!p->dead)
-        pool_give(p, e);
+        kprof_ev_pool_give(p, e);
 }
 
 /* 1 when nothing can have come between the pair `last` and a launch on a stream (legacy: the legacy
@@ -419,9 +144,9 @@ static double backlog_needed_ns(void)
  * there (its pair no longer gives it back; the launch's does), or NULL; *bl gets the backlog behind it.
  * A stream found idle at the last launches is not asked (q->skip), nor one whose last pairs could not
  * outlast the launch even if none had started (short kernels: two events, and no query spent).
- * ev.lock held. */
+ * kprof_ev.lock held. */
 /* Fills bl with the last pairs queued on q (q->count > 0) and answers the most GPU time they can still
- * take: -1 when unknown (a kernel not timed yet).  ev.lock held. */
+ * take: -1 when unknown (a kernel not timed yet).  kprof_ev.lock held. */
 static double backlog_collect(const struct queue *q, const struct pool *p, struct backlog *bl)
 {
     bl->n = 0;
@@ -447,14 +172,14 @@ static double backlog_collect(const struct queue *q, const struct pool *p, struc
 
 /* Fills out[] with the last stop events of other streams of context ctx that have pairs not read yet
  * (at most BESIDE_ASKED, looking at BESIDE_SCANNED queues at most), for the caller to ask, without
- * ev.lock, whether they are still running: then a hold on q's stream could stall them.  Measured on an
+ * kprof_ev.lock, whether they are still running: then a hold on q's stream could stall them.  Measured on an
  * H200 (tests/gpu/probe_concurrency.cu): 8 threads launching 20 us kernels on a stream each read +100 to
  * +380 us a kernel on average held (other streams' kernels queued behind a hold on their hardware queue),
- * +24 us not held.  Returns the number of events.  ev.lock held. */
+ * +24 us not held.  Returns the number of events.  kprof_ev.lock held. */
 static int beside_collect(const struct queue *q, CUcontext ctx, CUevent *out)
 {
     int n = 0, looked = 0;
-    for (const struct queue *o = ev.queues; o && n < BESIDE_ASKED && looked < BESIDE_SCANNED;
+    for (const struct queue *o = kprof_ev.queues; o && n < BESIDE_ASKED && looked < BESIDE_SCANNED;
          o = o->hh.next, looked++)
         if (o != q && o->key.ctx == ctx && o->count > 0)
             out[n++] = o->ring[(o->head + o->count - 1) % o->cap].stop;
@@ -619,14 +344,14 @@ void kprof_timing_begin(struct kprof_timing *t, CUcontext ctx, cudaStream_t stre
     }
     if (want == KPROF_TIME_NONE)
         return;
-    struct pool *p = tls_pool;
+    struct pool *p = kprof_ev_tls_pool;
     if (!p || p->ctx != ctx || __atomic_load_n(&p->dead, __ATOMIC_RELAXED))
-        p = tls_pool = pool_for(ctx);
+        p = kprof_ev_tls_pool = kprof_ev_pool_for(ctx);
     if (!p) {
         untimed(t);
         return;
     }
-    ref_request(p);
+    kprof_ev_ref_request(p);
     t->ctx = ctx;
     t->stream = s;
     t->shared = 0;
@@ -651,12 +376,12 @@ void kprof_timing_begin(struct kprof_timing *t, CUcontext ctx, cudaStream_t stre
     int ca = 0, cb = 0;
     struct backlog bl;
     bl.n = -1; /* not collected (lend_last_stop may collect it) */
-    pthread_mutex_lock(&ev.lock);
+    pthread_mutex_lock(&kprof_ev.lock);
     struct queue *q = queue_for(t, p);
     if (ordering && !legacy && q && __atomic_load_n(&q->blocking, __ATOMIC_RELAXED) != 0) {
-        pthread_mutex_unlock(&ev.lock); /* never waited for under ev.lock */
+        pthread_mutex_unlock(&kprof_ev.lock); /* never waited for under kprof_ev.lock */
         order_begin(t, p, __atomic_load_n(&q->blocking, __ATOMIC_RELAXED) > 0);
-        pthread_mutex_lock(&ev.lock);
+        pthread_mutex_lock(&kprof_ev.lock);
         q = queue_for(t, p);
     }
     t->tested = 0;
@@ -665,9 +390,9 @@ void kprof_timing_begin(struct kprof_timing *t, CUcontext ctx, cudaStream_t stre
     if (q && may_share)
         lent = lend_last_stop(q, p, legacy, t, &bl);
     if (q) {
-        b = pool_take(p, &cb);
+        b = kprof_ev_pool_take(p, &cb);
         if (!lent && (b || cb))
-            a = pool_take(p, &ca);
+            a = kprof_ev_pool_take(p, &ca);
     }
     /* A kernel launch that may get a start of its own is held (struct kprof_hold), unless it shares a
      * start after all or its stream stays busy. */
@@ -689,7 +414,7 @@ void kprof_timing_begin(struct kprof_timing *t, CUcontext ctx, cudaStream_t stre
          * (1 to 2 us, seen in an app's own event pairs around its kernel) even when it does not wait. */
         if (hold == 1 && !lent && may_share && q->count > 0 && q->skip == 0) {
             if (bl.n >= 0) {
-                ask_busy = 0; /* lend_last_stop found it too short to lend on, under the same ev.lock */
+                ask_busy = 0; /* lend_last_stop found it too short to lend on, under the same kprof_ev.lock */
             } else {
                 double most = backlog_collect(q, p, &busy);
                 ask_busy = most < 0.0 || most >= backlog_needed_ns();
@@ -706,19 +431,19 @@ void kprof_timing_begin(struct kprof_timing *t, CUcontext ctx, cudaStream_t stre
     if (!q || (!b && !cb) || (!lent && !a && !ca)) {
         /* Out of memory, or the pool is exhausted: this call stays untimed (no start was taken). */
         if (b)
-            pool_give(p, b);
+            kprof_ev_pool_give(p, b);
         else if (cb)
-            pool_unreserve(p);
+            kprof_ev_pool_unreserve(p);
         if (lent)
             unlend(q, p, lent, t->lent_seq);
         if (q)
-            pool_exhausted_once();
-        pthread_mutex_unlock(&ev.lock);
+            kprof_ev_pool_exhausted_once();
+        pthread_mutex_unlock(&kprof_ev.lock);
         order_end(t, p);
         untimed(t);
         return;
     }
-    pthread_mutex_unlock(&ev.lock);
+    pthread_mutex_unlock(&kprof_ev.lock);
     if (KPROF_UNLIKELY(blocking < 0)) { /* a stream's first timed call: does it wait for the legacy stream? */
         unsigned flags = 0;
         blocking = !kprof_drv.cuStreamGetFlags || kprof_drv.cuStreamGetFlags(s, &flags) != CUDA_SUCCESS ||
@@ -728,9 +453,9 @@ void kprof_timing_begin(struct kprof_timing *t, CUcontext ctx, cudaStream_t stre
             __atomic_store_n(&p->blocking_seen, 1, __ATOMIC_SEQ_CST);
     }
     if (cb)
-        b = pool_create(p);
+        b = kprof_ev_pool_create(p);
     if (ca)
-        a = pool_create(p);
+        a = kprof_ev_pool_create(p);
 
     /* The lent event still pending: the stream is busy, and this launch starts where that call stopped. */
     if (lent && kprof_event_query_uncaptured(lent) == CUDA_ERROR_NOT_READY && backlog_outlasts_launch(&bl)) {
@@ -739,21 +464,21 @@ void kprof_timing_begin(struct kprof_timing *t, CUcontext ctx, cudaStream_t stre
         t->tested = 1;
     } else if (lent) {
         t->tested = 2;
-        pthread_mutex_lock(&ev.lock);
+        pthread_mutex_lock(&kprof_ev.lock);
         unlend(q, p, lent, t->lent_seq);
-        pthread_mutex_unlock(&ev.lock);
+        pthread_mutex_unlock(&kprof_ev.lock);
         if (b)
             a = event_get(p);
     }
     if (!a || !b) {
-        pthread_mutex_lock(&ev.lock);
+        pthread_mutex_lock(&kprof_ev.lock);
         if (t->shared)
             unlend(q, p, a, t->lent_seq);
         else if (a)
-            pool_give(p, a);
+            kprof_ev_pool_give(p, a);
         if (b)
-            pool_give(p, b);
-        pthread_mutex_unlock(&ev.lock);
+            kprof_ev_pool_give(p, b);
+        pthread_mutex_unlock(&kprof_ev.lock);
         order_end(t, p);
         untimed(t);
         return;
@@ -780,10 +505,10 @@ void kprof_timing_begin(struct kprof_timing *t, CUcontext ctx, cudaStream_t stre
     if (!t->shared) {
         uint64_t before = kprof_now_ns();
         if (kprof_drv.cuEventRecord(a, s) != CUDA_SUCCESS) {
-            pthread_mutex_lock(&ev.lock);
-            pool_give(p, a);
-            pool_give(p, b);
-            pthread_mutex_unlock(&ev.lock);
+            pthread_mutex_lock(&kprof_ev.lock);
+            kprof_ev_pool_give(p, a);
+            kprof_ev_pool_give(p, b);
+            pthread_mutex_unlock(&kprof_ev.lock);
             if (t->held)
                 kprof_hold_release(&p->calib.hold, t->hold_slot, t->hold_seq);
             t->held = 0;
@@ -809,26 +534,11 @@ void kprof_timing_begin(struct kprof_timing *t, CUcontext ctx, cudaStream_t stre
     t->pool = p;
 }
 
-static void *harvester_main(void *arg);
-
-static void start_harvester(void)
-{
-    /* The harvester takes none of the app's signals. */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    if (pthread_create(&ev.harvester, NULL, harvester_main, NULL) == 0)
-        ev.harvester_started = 1;
-    else
-        kprof_warn("cannot start the harvesting thread; pairs are read at exit");
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-}
-
 /* The queue this thread last timed a call on: launch loops find theirs without hashing the key (queues
  * are never freed). */
 static __thread struct queue *tls_queue __attribute__((tls_model("initial-exec")));
 
-/* The queue of a stream, created (and its name given to the statistics) on first use; ev.lock held. */
+/* The queue of a stream, created (and its name given to the statistics) on first use; kprof_ev.lock held. */
 static struct queue *queue_for(const struct kprof_timing *t, struct pool *p)
 {
     struct qkey key;
@@ -839,7 +549,7 @@ static struct queue *queue_for(const struct kprof_timing *t, struct pool *p)
     struct queue *q = tls_queue;
     if (q && q->key.ctx == key.ctx && q->key.stream == key.stream && q->key.tid == key.tid)
         return q;
-    HASH_FIND(hh, ev.queues, &key, sizeof key, q);
+    HASH_FIND(hh, kprof_ev.queues, &key, sizeof key, q);
     if (q)
         return tls_queue = q;
     q = calloc(1, sizeof *q);
@@ -850,14 +560,14 @@ static struct queue *queue_for(const struct kprof_timing *t, struct pool *p)
     q->blocking = key.stream == CU_STREAM_LEGACY ? 0 : key.stream == CU_STREAM_PER_THREAD ? 1 : -1;
     if (q->blocking == 1)
         __atomic_store_n(&p->blocking_seen, 1, __ATOMIC_SEQ_CST);
-    HASH_ADD(hh, ev.queues, key, sizeof key, q);
+    HASH_ADD(hh, kprof_ev.queues, key, sizeof key, q);
     struct queue *found;
-    HASH_FIND(hh, ev.queues, &key, sizeof key, found);
+    HASH_FIND(hh, kprof_ev.queues, &key, sizeof key, found);
     if (found != q) { /* uthash ran out of memory and did not add it */
         free(q);
         return NULL;
     }
-    q->index = ev.nqueues++;
+    q->index = kprof_ev.nqueues++;
     char name[96];
     if (key.stream == CU_STREAM_LEGACY)
         snprintf(name, sizeof name, "legacy default stream");
@@ -891,8 +601,8 @@ void kprof_stream_other(CUstream stream, int per_thread, int pred)
     key.stream = stream == NULL ? (per_thread ? CU_STREAM_PER_THREAD : CU_STREAM_LEGACY) : stream;
     key.tid = key.stream == CU_STREAM_PER_THREAD ? thread_id() : 0;
     struct queue *q;
-    pthread_mutex_lock(&ev.lock);
-    HASH_FIND(hh, ev.queues, &key, sizeof key, q);
+    pthread_mutex_lock(&kprof_ev.lock);
+    HASH_FIND(hh, kprof_ev.queues, &key, sizeof key, q);
     if (q && pred == KPROF_STREAM_DESTROYED) {
         __atomic_store_n(&q->blocking, (signed char)-1, __ATOMIC_RELAXED); /* asked again at its next launch */
         q->last_pred = KPROF_PRED_UNKNOWN;
@@ -901,20 +611,20 @@ void kprof_stream_other(CUstream stream, int per_thread, int pred)
         q->host_fn = 1;
     else if (q)
         q->last_pred = (unsigned char)pred;
-    pthread_mutex_unlock(&ev.lock);
+    pthread_mutex_unlock(&kprof_ev.lock);
 }
 
 /* Gives back the events of a call that will not be queued (the shared start to its first pair). */
 static void timing_drop(struct kprof_timing *t)
 {
     struct pool *p = t->pool;
-    pthread_mutex_lock(&ev.lock);
+    pthread_mutex_lock(&kprof_ev.lock);
     if (t->shared)
         unlend(t->queue, p, t->start, t->lent_seq);
     else
-        pool_give(p, t->start);
-    pool_give(p, t->stop);
-    pthread_mutex_unlock(&ev.lock);
+        kprof_ev_pool_give(p, t->start);
+    kprof_ev_pool_give(p, t->stop);
+    pthread_mutex_unlock(&kprof_ev.lock);
 }
 
 int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind, void *target,
@@ -956,7 +666,7 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
         return 0;
     }
 
-    pthread_mutex_lock(&ev.lock);
+    pthread_mutex_lock(&kprof_ev.lock);
     struct queue *q = t->queue;
     if (q->count == q->cap) {
         size_t cap = q->cap ? q->cap * 2 : 64;
@@ -973,8 +683,8 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
     if (q->count == q->cap) {
         /* Out of memory: the call stays untimed; the stop event may still be pending, so keep both
          * events out of the pool rather than risk re-recording one in flight. */
-        ev.n.failed++;
-        pthread_mutex_unlock(&ev.lock);
+        kprof_ev.n.failed++;
+        pthread_mutex_unlock(&kprof_ev.lock);
         kprof_chain_break();
         return 0;
     }
@@ -1014,18 +724,34 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
     } else if (t->tested == 2 && ++q->idle_streak >= 2) {
         q->skip = IDLE_SKIP;
     }
-    ev.pending++;
-    ev.n.one_event += t->shared;
-    ev.n.held += t->held == 1;
-    ev.n.held_kernel += t->held == 2;
-    ev.n.beside_busy += t->beside;
-    if (!ev.harvester_started && !ev.harvester_stop)
-        start_harvester();
-    else if (ev.harvester_sleeping)
-        pthread_cond_signal(&ev.wake);
-    pthread_mutex_unlock(&ev.lock);
+    kprof_ev.pending++;
+    kprof_ev.n.one_event += t->shared;
+    kprof_ev.n.held += t->held == 1;
+    kprof_ev.n.held_kernel += t->held == 2;
+    kprof_ev.n.beside_busy += t->beside;
+    if (!kprof_ev.harvester_started && !kprof_ev.harvester_stop)
+        kprof_ev_start_harvester();
+    else if (kprof_ev.harvester_sleeping)
+        pthread_cond_signal(&kprof_ev.wake);
+    pthread_mutex_unlock(&kprof_ev.lock);
     return 1;
 }
+
+static void *harvester_main(void *arg);
+
+void kprof_ev_start_harvester(void)
+{
+    /* The harvester takes none of the app's signals. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    if (pthread_create(&kprof_ev.harvester, NULL, harvester_main, NULL) == 0)
+        kprof_ev.harvester_started = 1;
+    else
+        kprof_warn("cannot start the harvesting thread; pairs are read at exit");
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
 
 /* The newest reference recorded before the pair's start (so their elapsed time is not negative), or the
  * oldest one kept; NULL when the pool has none.  Called within a harvest pass (only those change refs). */
@@ -1039,19 +765,19 @@ static const struct ref *ref_for(const struct pool *p, uint64_t start_host_ns)
 
 /* Records a new reference on p's private stream when the last was asked for more than REF_PERIOD_NS ago,
  * so that every pair has a recent reference, also after the app was idle for a long time.  Called with
- * p's context current, without ev.lock: by the app's thread before a start event, and by the harvester. */
-static void ref_request(struct pool *p)
+ * p's context current, without kprof_ev.lock: by the app's thread before a start event, and by the harvester. */
+void kprof_ev_ref_request(struct pool *p)
 {
     uint64_t now = kprof_now_ns();
     if (!p->own || now - __atomic_load_n(&p->last_request_ns, __ATOMIC_RELAXED) < REF_PERIOD_NS)
         return;
-    pthread_mutex_lock(&ev.lock);
+    pthread_mutex_lock(&kprof_ev.lock);
     int mine = !p->dead && !p->pending_ref && !p->ref_busy && now - p->last_request_ns >= REF_PERIOD_NS;
     if (mine) {
         p->ref_busy = 1;
         __atomic_store_n(&p->last_request_ns, now, __ATOMIC_RELAXED);
     }
-    pthread_mutex_unlock(&ev.lock);
+    pthread_mutex_unlock(&kprof_ev.lock);
     if (!mine)
         return;
     CUevent e = NULL;
@@ -1061,14 +787,14 @@ static void ref_request(struct pool *p)
         e = NULL;
     }
     uint64_t done = kprof_now_ns();
-    pthread_mutex_lock(&ev.lock);
+    pthread_mutex_lock(&kprof_ev.lock);
     p->ref_busy = 0;
     if (e) {
         __atomic_store_n(&p->pending_ref, e, __ATOMIC_RELAXED);
         p->pending_before_ns = now;
         p->pending_host_done_ns = done;
     }
-    pthread_mutex_unlock(&ev.lock);
+    pthread_mutex_unlock(&kprof_ev.lock);
 }
 
 /* Places p's pending reference on the timeline once it has completed: through the previous reference
@@ -1077,10 +803,10 @@ static void ref_request(struct pool *p)
  * Called within a harvest pass, p's context current. */
 static void ref_complete(struct pool *p)
 {
-    pthread_mutex_lock(&ev.lock);
+    pthread_mutex_lock(&kprof_ev.lock);
     CUevent e = p->pending_ref;
     uint64_t before = p->pending_before_ns, done = p->pending_host_done_ns;
-    pthread_mutex_unlock(&ev.lock);
+    pthread_mutex_unlock(&kprof_ev.lock);
     if (!e || kprof_drv.cuEventQuery(e) != CUDA_SUCCESS)
         return;
     double base = (double)((before + done) / 2 - kprof_start_ns);
@@ -1097,9 +823,9 @@ static void ref_complete(struct pool *p)
     p->refs[0].host_ns = (double)((before + done) / 2 - kprof_start_ns);
     p->refs[0].ev = e;
     p->refs[0].host_done_ns = done;
-    pthread_mutex_lock(&ev.lock);
+    pthread_mutex_lock(&kprof_ev.lock);
     __atomic_store_n(&p->pending_ref, NULL, __ATOMIC_RELAXED);
-    pthread_mutex_unlock(&ev.lock);
+    pthread_mutex_unlock(&kprof_ev.lock);
 }
 
 /* Reads one completed pair of queue q into a sample for the statistics.  Its start on the timeline comes
@@ -1140,9 +866,9 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
          * was recorded reads the pair): placed now, the host anchor nearest the pair. */
         int fresh = 0;
         if (__atomic_load_n(&pr->pool->pending_ref, __ATOMIC_RELAXED)) { /* rare: one lock only then */
-            pthread_mutex_lock(&ev.lock);
+            pthread_mutex_lock(&kprof_ev.lock);
             fresh = pr->pool->pending_ref && pr->pool->pending_host_done_ns <= pr->start_host_ns;
-            pthread_mutex_unlock(&ev.lock);
+            pthread_mutex_unlock(&kprof_ev.lock);
         }
         if (fresh)
             ref_complete(pr->pool);
@@ -1180,33 +906,33 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
 }
 
 /* One pass over every queue's completed head pairs.  Returns the number of pairs harvested.  Claims the
- * `harvesting` flag (so only this pass pops) and takes ev.lock only around queue updates, never across a
+ * `harvesting` flag (so only this pass pops) and takes kprof_ev.lock only around queue updates, never across a
  * driver call, so the app's threads are not held up. */
 static long harvest_once(void)
 {
     long done = 0;
     int idle = 0;
-    if (__atomic_load_n(&ev.forking, __ATOMIC_ACQUIRE) ||
-        !__atomic_compare_exchange_n(&ev.harvesting, &idle, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+    if (__atomic_load_n(&kprof_ev.forking, __ATOMIC_ACQUIRE) ||
+        !__atomic_compare_exchange_n(&kprof_ev.harvesting, &idle, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
         return 0; /* another pass is running (its caller will see what it read), or fork() is */
     CUcontext saved = NULL, cur = NULL;
     kprof_drv.cuCtxGetCurrent(&saved);
     cur = saved;
 
-    pthread_mutex_lock(&ev.lock);
-    for (struct pool *p = ev.pools; p; p = p->next) {
+    pthread_mutex_lock(&kprof_ev.lock);
+    for (struct pool *p = kprof_ev.pools; p; p = p->next) {
         if (p->dead)
             continue;
-        pthread_mutex_unlock(&ev.lock);
+        pthread_mutex_unlock(&kprof_ev.lock);
         if (cur != p->ctx && kprof_drv.cuCtxSetCurrent(p->ctx) == CUDA_SUCCESS)
             cur = p->ctx;
         if (cur == p->ctx) {
             ref_complete(p);
-            ref_request(p);
+            kprof_ev_ref_request(p);
         }
-        pthread_mutex_lock(&ev.lock);
+        pthread_mutex_lock(&kprof_ev.lock);
     }
-    for (struct queue *q = ev.queues; q; q = q->hh.next) {
+    for (struct queue *q = kprof_ev.queues; q; q = q->hh.next) {
         /* When the newest pair has completed, so have the ones before it (one stream runs in order):
          * one query for the lot.  (Should two threads share a stream and queue their pairs out of
          * stream order, cuEventElapsedTime still refuses a pair that is not complete.) */
@@ -1215,12 +941,12 @@ static long harvest_once(void)
             CUevent newest = q->ring[(q->head + q->count - 1) % q->cap].stop;
             size_t n = q->count;
             CUcontext ctx = q->key.ctx;
-            pthread_mutex_unlock(&ev.lock); /* only this pass pops: newest stays queued meanwhile */
+            pthread_mutex_unlock(&kprof_ev.lock); /* only this pass pops: newest stays queued meanwhile */
             if (cur != ctx && kprof_drv.cuCtxSetCurrent(ctx) == CUDA_SUCCESS)
                 cur = ctx;
             if (cur == ctx && kprof_drv.cuEventQuery(newest) == CUDA_SUCCESS)
                 known_done = n;
-            pthread_mutex_lock(&ev.lock);
+            pthread_mutex_lock(&kprof_ev.lock);
         }
         /* Up to HARVEST_BATCH pairs known complete are read per lock round trip; else one at a time,
          * each with a query. */
@@ -1232,7 +958,7 @@ static long harvest_once(void)
             for (size_t i = 0; i < n; i++)
                 batch[i] = q->ring[(q->head + i) % q->cap];
             CUcontext ctx = q->key.ctx;
-            pthread_mutex_unlock(&ev.lock);
+            pthread_mutex_unlock(&kprof_ev.lock);
 
             if (cur != ctx && kprof_drv.cuCtxSetCurrent(ctx) == CUDA_SUCCESS)
                 cur = ctx;
@@ -1251,24 +977,24 @@ static long harvest_once(void)
                 res[read] = r;
             }
 
-            pthread_mutex_lock(&ev.lock);
+            pthread_mutex_lock(&kprof_ev.lock);
             for (size_t i = 0; i < read; i++) {
                 const struct pair *pr = &batch[i];
                 int own_stop = q->ring[q->head].own_stop; /* may have changed since the copy */
                 q->head = (q->head + 1) % q->cap;
                 q->count--;
                 q->popped++;
-                ev.pending--;
+                kprof_ev.pending--;
                 if (res[i] == CUDA_SUCCESS) {
                     if (!pr->pool->dead) {
-                        pool_give(pr->pool, pr->start); /* shared or not, the start is this pair's to give */
+                        kprof_ev_pool_give(pr->pool, pr->start); /* shared or not, the start is this pair's to give */
                         if (own_stop)
-                            pool_give(pr->pool, pr->stop);
+                            kprof_ev_pool_give(pr->pool, pr->stop);
                     }
                     done++;
                 } else {
                     /* The context is gone or faulted: its events cannot be reused. */
-                    ev.n.failed++;
+                    kprof_ev.n.failed++;
                 }
             }
             known_done = known_done > read ? known_done - read : 0;
@@ -1276,11 +1002,11 @@ static long harvest_once(void)
                 break;
         }
     }
-    pthread_mutex_unlock(&ev.lock);
+    pthread_mutex_unlock(&kprof_ev.lock);
 
     if (cur != saved)
         kprof_drv.cuCtxSetCurrent(saved);
-    __atomic_store_n(&ev.harvesting, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&kprof_ev.harvesting, 0, __ATOMIC_RELEASE);
     return done;
 }
 
@@ -1301,14 +1027,14 @@ static void *harvester_main(void *arg)
 
     long idle_us = 100;
     for (;;) {
-        pthread_mutex_lock(&ev.lock);
-        while (!ev.harvester_stop && ev.pending == 0) {
-            ev.harvester_sleeping = 1;
-            pthread_cond_wait(&ev.wake, &ev.lock);
-            ev.harvester_sleeping = 0;
+        pthread_mutex_lock(&kprof_ev.lock);
+        while (!kprof_ev.harvester_stop && kprof_ev.pending == 0) {
+            kprof_ev.harvester_sleeping = 1;
+            pthread_cond_wait(&kprof_ev.wake, &kprof_ev.lock);
+            kprof_ev.harvester_sleeping = 0;
         }
-        int stop = ev.harvester_stop;
-        pthread_mutex_unlock(&ev.lock);
+        int stop = kprof_ev.harvester_stop;
+        pthread_mutex_unlock(&kprof_ev.lock);
         if (stop)
             break;
         /* Poll slower while the GPU is busy with long work, faster while pairs complete. */
@@ -1323,38 +1049,32 @@ static void *harvester_main(void *arg)
 
 long kprof_events_drain(long timeout_ms)
 {
-    pthread_mutex_lock(&ev.lock);
-    int started = ev.harvester_started;
-    ev.harvester_stop = 1;
-    pthread_cond_signal(&ev.wake);
-    pthread_mutex_unlock(&ev.lock);
-    if (started && !pthread_equal(pthread_self(), ev.harvester))
-        pthread_join(ev.harvester, NULL);
+    pthread_mutex_lock(&kprof_ev.lock);
+    int started = kprof_ev.harvester_started;
+    kprof_ev.harvester_stop = 1;
+    pthread_cond_signal(&kprof_ev.wake);
+    pthread_mutex_unlock(&kprof_ev.lock);
+    if (started && !pthread_equal(pthread_self(), kprof_ev.harvester))
+        pthread_join(kprof_ev.harvester, NULL);
 
     uint64_t deadline = kprof_now_ns() + (uint64_t)timeout_ms * 1000000u;
     long left;
     for (;;) {
         harvest_once();
-        pthread_mutex_lock(&ev.lock);
-        left = ev.pending;
-        pthread_mutex_unlock(&ev.lock);
+        pthread_mutex_lock(&kprof_ev.lock);
+        left = kprof_ev.pending;
+        pthread_mutex_unlock(&kprof_ev.lock);
         if (left == 0 || kprof_now_ns() >= deadline)
             break;
         sleep_us(200);
     }
-    pthread_mutex_lock(&ev.lock);
-    ev.n.incomplete = left;
-    pthread_mutex_unlock(&ev.lock);
+    pthread_mutex_lock(&kprof_ev.lock);
+    kprof_ev.n.incomplete = left;
+    pthread_mutex_unlock(&kprof_ev.lock);
     if (left > 0)
         kprof_warn("%ld timed call(s) had not completed on the GPU after %ld ms; they are counted but untimed",
                    left, timeout_ms);
     return left;
-}
-
-/* 1 if pool p is the context ctx, or (ctx NULL) on device dev. */
-static int pool_matches(const struct pool *p, CUcontext ctx, int dev)
-{
-    return !p->dead && (ctx ? p->ctx == ctx : p->device == dev);
 }
 
 void kprof_events_context_ending(CUcontext ctx, int dev, long timeout_ms)
@@ -1363,11 +1083,11 @@ void kprof_events_context_ending(CUcontext ctx, int dev, long timeout_ms)
     for (;;) {
         harvest_once();
         long left = 0;
-        pthread_mutex_lock(&ev.lock);
-        for (struct queue *q = ev.queues; q; q = q->hh.next)
+        pthread_mutex_lock(&kprof_ev.lock);
+        for (struct queue *q = kprof_ev.queues; q; q = q->hh.next)
             for (size_t i = 0; i < q->count; i++)
-                left += pool_matches(q->ring[(q->head + i) % q->cap].pool, ctx, dev);
-        pthread_mutex_unlock(&ev.lock);
+                left += kprof_ev_pool_matches(q->ring[(q->head + i) % q->cap].pool, ctx, dev);
+        pthread_mutex_unlock(&kprof_ev.lock);
         if (left == 0)
             return;
         if (kprof_now_ns() >= deadline) {
@@ -1378,85 +1098,3 @@ void kprof_events_context_ending(CUcontext ctx, int dev, long timeout_ms)
         sleep_us(200);
     }
 }
-
-void kprof_events_context_gone(CUcontext ctx, int dev)
-{
-    kprof_contexts_changed();
-    pthread_mutex_lock(&ev.lock);
-    for (struct pool *p = ev.pools; p; p = p->next)
-        if (pool_matches(p, ctx, dev)) {
-            __atomic_store_n(&p->dead, 1, __ATOMIC_RELAXED); /* its events died with the context */
-            kprof_context_forget(p->ctx);
-        }
-    pthread_mutex_unlock(&ev.lock);
-}
-
-size_t kprof_events_calibrations(struct kprof_calibration *out, size_t max)
-{
-    size_t n = 0, all = 0;
-    pthread_mutex_lock(&ev.lock);
-    for (struct pool *p = ev.pools; p; p = p->next)
-        all++;
-    /* The list is newest first: skip the newest beyond max, then fill from the end. */
-    size_t keep = all < max ? all : max, i = 0;
-    for (struct pool *p = ev.pools; p; p = p->next, i++)
-        if (i >= all - keep)
-            out[keep - 1 - n++] = p->calib;
-    pthread_mutex_unlock(&ev.lock);
-    return n;
-}
-
-void kprof_events_counters(struct kprof_event_counters *out)
-{
-    pthread_mutex_lock(&ev.lock);
-    *out = ev.n;
-    pthread_mutex_unlock(&ev.lock);
-}
-
-/* fork(): ev.lock must be free when the child is made.  It is waited for at most 200 ms (never held across
- * a driver call, so only a preempted holder makes anyone wait): returns 0 if it could not be had, and
- * the child then leaves libkprof's state alone.  A harvest pass may be under way in another thread (it
- * can sit in a slow driver call for as long as the driver likes, and under ThreadSanitizer no other
- * thread runs while fork's handlers do): that is not waited for.  What such a pass changes outside
- * ev.lock belongs to the pools and the pass's own copies, which the child abandons anyway; what it
- * changes under a lock is whole when the lock is had.  `forking` keeps new passes from starting. */
-static int fork_locked;
-
-static int fork_prepare(void)
-{
-    __atomic_store_n(&ev.forking, 1, __ATOMIC_RELEASE);
-    struct timespec until = kprof_deadline_ms(200);
-    fork_locked = pthread_mutex_timedlock(&ev.lock, &until) == 0;
-    return fork_locked;
-}
-
-static void fork_parent(void)
-{
-    if (fork_locked)
-        pthread_mutex_unlock(&ev.lock);
-    __atomic_store_n(&ev.forking, 0, __ATOMIC_RELEASE);
-}
-
-/* In the child: no harvesting thread, and none of the parent's CUDA objects may be touched, so every pool
- * is abandoned (its events leak) and every pending pair dropped. */
-static void fork_child(void)
-{
-    pthread_mutex_init(&ev.lock, NULL);
-    pthread_mutex_init(&pool_making, NULL); /* a thread of the parent may have been making a pool */
-    pthread_cond_init(&ev.wake, NULL);
-    ev.harvesting = ev.forking = 0;
-    for (struct pool *p = ev.pools; p; p = p->next)
-        __atomic_store_n(&p->dead, 1, __ATOMIC_RELAXED);
-    for (struct queue *q = ev.queues; q; q = q->hh.next) {
-        q->head = q->count = 0;
-        q->popped = q->pushed;
-        q->idle_streak = q->skip = 0;
-        q->last_stop_seq = 0;
-    }
-    ev.pending = 0;
-    ev.harvester_started = ev.harvester_stop = ev.harvester_sleeping = 0;
-    memset(&ev.n, 0, sizeof ev.n);
-    tls_pool = NULL;
-}
-
-KPROF_FORK_MODULE(events, 10, fork_prepare, fork_parent, fork_child)

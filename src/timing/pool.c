@@ -1,0 +1,264 @@
+/* pool.c: the timing layer's state, per-context event pools (events, private stream, first reference and
+ * calibration), context ending, counters and fork. */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "cuda_api.h"
+#include "calibrate.h"
+#include "log.h"
+#include "kprof_config.h"
+#include "driver.h"
+#include "clock.h"
+#include "call.h"
+#include "fork.h"
+#include "timing.h"
+#include "timing_internal.h"
+
+struct kprof_ev kprof_ev = {
+    .lock = PTHREAD_MUTEX_INITIALIZER,
+    .wake = PTHREAD_COND_INITIALIZER,
+};
+
+__thread struct pool *kprof_ev_tls_pool __attribute__((tls_model("initial-exec")));
+
+/* Sets up a new pool's private stream and first reference; the context is current on this thread. */
+static void pool_start_timeline(struct pool *p)
+{
+    CUdevice dev = -1;
+    if (kprof_drv.cuCtxGetDevice(&dev) == CUDA_SUCCESS)
+        p->device = (int)dev;
+    CUevent e = NULL;
+    if (kprof_drv.cuStreamCreate(&p->own, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) {
+        p->own = NULL;
+        return;
+    }
+    if (kprof_drv.cuEventCreate(&e, CU_EVENT_DEFAULT) != CUDA_SUCCESS)
+        return;
+    /* Relaxed capture mode around the wait, so that it cannot invalidate a global-mode capture this
+     * thread may have in progress on another stream. */
+    CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+    kprof_drv.cuThreadExchangeStreamCaptureMode(&mode);
+    uint64_t before = kprof_now_ns();
+    CUresult r = kprof_drv.cuEventRecord(e, p->own);
+    uint64_t recorded = kprof_now_ns();
+    if (r == CUDA_SUCCESS)
+        r = kprof_drv.cuEventSynchronize(e);
+    uint64_t after = kprof_now_ns();
+    kprof_drv.cuThreadExchangeStreamCaptureMode(&mode);
+    if (r != CUDA_SUCCESS) {
+        kprof_drv.cuEventDestroy_v2(e);
+        return;
+    }
+    /* An idle private stream: the GPU stamped the event between `before` and `after`. */
+    p->refs[0].ev = e;
+    p->refs[0].host_done_ns = after;
+    p->refs[0].base_ns = (double)((before + after) / 2 - kprof_start_ns);
+    /* The host anchor (the queue time's): the record alone, without the synchronisation. */
+    p->refs[0].host_ns = (double)((before + recorded) / 2 - kprof_start_ns);
+    p->nrefs = 1;
+    /* Before the context's first pair: its hand-offs, then taken off every pair it times.  The host time it
+     * takes is left out of the call that started it (as context creation is). */
+    kprof_calibrate(&p->calib, p->own);
+    kprof_host_time_exclude(p->calib.cost_ns);
+    if (p->calib.state == KPROF_CALIB_DONE)
+        kprof_info("device %d: event hand-off calibrated in %.1f ms", p->calib.device, (double)p->calib.cost_ns / 1e6);
+    __atomic_store_n(&p->last_request_ns, kprof_now_ns(), __ATOMIC_RELAXED);
+}
+
+/* The live pool of ctx, or NULL; call with kprof_ev.lock held. */
+static struct pool *pool_find(CUcontext ctx)
+{
+    for (struct pool *p = kprof_ev.pools; p; p = p->next)
+        if (p->ctx == ctx && !p->dead)
+            return p;
+    return NULL;
+}
+
+/* Pools are made one at a time: threads that all begin at once would otherwise each calibrate a pool of
+ * their own at the same time, and time their kernels behind each other's (seen on an H200: 8 threads,
+ * hand-offs read 2 to 20 times too long).  Held across driver calls, unlike kprof_ev.lock, so it is waited for
+ * a bounded time only, and made afresh in a forked child. */
+static pthread_mutex_t pool_making = PTHREAD_MUTEX_INITIALIZER;
+
+/* The pool of ctx (current on this thread), created if needed: its stream, first reference and
+ * calibration are made without kprof_ev.lock held.  Returns NULL when out of memory. */
+struct pool *kprof_ev_pool_for(CUcontext ctx)
+{
+    pthread_mutex_lock(&kprof_ev.lock);
+    struct pool *p = pool_find(ctx);
+    pthread_mutex_unlock(&kprof_ev.lock);
+    if (p)
+        return p;
+    struct timespec until = kprof_deadline_ms(10000);
+    int making = pthread_mutex_timedlock(&pool_making, &until) == 0;
+    pthread_mutex_lock(&kprof_ev.lock);
+    p = pool_find(ctx); /* another thread may have made it meanwhile */
+    pthread_mutex_unlock(&kprof_ev.lock);
+    struct pool *n = p ? NULL : calloc(1, sizeof *n);
+    if (n) {
+        n->ctx = ctx;
+        n->device = -1;
+        pthread_mutex_init(&n->order, NULL);
+        pool_start_timeline(n);
+        pthread_mutex_lock(&kprof_ev.lock);
+        p = pool_find(ctx);
+        if (!p) {
+            n->next = kprof_ev.pools;
+            kprof_ev.pools = p = n;
+            n = NULL;
+        }
+        pthread_mutex_unlock(&kprof_ev.lock);
+    }
+    if (making)
+        pthread_mutex_unlock(&pool_making);
+    free(n); /* another thread made it first; its stream and reference are left to the context */
+    return p;
+}
+
+/* A call goes untimed for lack of events (KPROF_MAX_EVENTS in use, their pairs not read yet): counted
+ * (the report's events line), and said once, or a report with blank kernel rows would not say why.
+ * Call with kprof_ev.lock held. */
+void kprof_ev_pool_exhausted_once(void)
+{
+    if (kprof_ev.n.pool_exhausted++ == 0)
+        kprof_warn("all KPROF_MAX_EVENTS=%ld events of a context are in use: calls go untimed until their "
+                   "pairs are read (counted in the report's events line)", (long)kprof_config.max_events);
+}
+
+/* Takes one event from p's free list, or reserves the right to create one (returning NULL and setting
+ * *create) while p is under KPROF_MAX_EVENTS; call with kprof_ev.lock held. */
+CUevent kprof_ev_pool_take(struct pool *p, int *create)
+{
+    *create = 0;
+    if (p->nfree > 0)
+        return p->free[--p->nfree];
+    if (p->created >= kprof_config.max_events)
+        return NULL;
+    p->created++;
+    kprof_ev.n.created++;
+    *create = 1;
+    return NULL;
+}
+
+/* Gives back a reservation kprof_ev_pool_take made; call with kprof_ev.lock held. */
+void kprof_ev_pool_unreserve(struct pool *p)
+{
+    p->created--;
+    kprof_ev.n.created--;
+}
+
+/* Creates a reserved event in the current context (p's), without kprof_ev.lock; NULL (the reservation given
+ * back) on failure. */
+CUevent kprof_ev_pool_create(struct pool *p)
+{
+    CUevent e = NULL;
+    if (kprof_drv.cuEventCreate(&e, CU_EVENT_DEFAULT) == CUDA_SUCCESS)
+        return e;
+    pthread_mutex_lock(&kprof_ev.lock);
+    kprof_ev_pool_unreserve(p);
+    pthread_mutex_unlock(&kprof_ev.lock);
+    return NULL;
+}
+
+/* Returns an event to its pool; call with kprof_ev.lock held. */
+void kprof_ev_pool_give(struct pool *p, CUevent e)
+{
+    if (p->nfree == p->cap) {
+        size_t cap = p->cap ? p->cap * 2 : 64;
+        CUevent *f = realloc(p->free, cap * sizeof *f);
+        if (!f)
+            return; /* out of memory: the event is left to its context */
+        p->free = f;
+        p->cap = cap;
+    }
+    p->free[p->nfree++] = e;
+}
+
+/* 1 if pool p is the context ctx, or (ctx NULL) on device dev. */
+int kprof_ev_pool_matches(const struct pool *p, CUcontext ctx, int dev)
+{
+    return !p->dead && (ctx ? p->ctx == ctx : p->device == dev);
+}
+
+void kprof_events_context_gone(CUcontext ctx, int dev)
+{
+    kprof_contexts_changed();
+    pthread_mutex_lock(&kprof_ev.lock);
+    for (struct pool *p = kprof_ev.pools; p; p = p->next)
+        if (kprof_ev_pool_matches(p, ctx, dev)) {
+            __atomic_store_n(&p->dead, 1, __ATOMIC_RELAXED); /* its events died with the context */
+            kprof_context_forget(p->ctx);
+        }
+    pthread_mutex_unlock(&kprof_ev.lock);
+}
+
+size_t kprof_events_calibrations(struct kprof_calibration *out, size_t max)
+{
+    size_t n = 0, all = 0;
+    pthread_mutex_lock(&kprof_ev.lock);
+    for (struct pool *p = kprof_ev.pools; p; p = p->next)
+        all++;
+    /* The list is newest first: skip the newest beyond max, then fill from the end. */
+    size_t keep = all < max ? all : max, i = 0;
+    for (struct pool *p = kprof_ev.pools; p; p = p->next, i++)
+        if (i >= all - keep)
+            out[keep - 1 - n++] = p->calib;
+    pthread_mutex_unlock(&kprof_ev.lock);
+    return n;
+}
+
+void kprof_events_counters(struct kprof_event_counters *out)
+{
+    pthread_mutex_lock(&kprof_ev.lock);
+    *out = kprof_ev.n;
+    pthread_mutex_unlock(&kprof_ev.lock);
+}
+
+/* fork(): kprof_ev.lock must be free when the child is made.  It is waited for at most 200 ms (never held across
+ * a driver call, so only a preempted holder makes anyone wait): returns 0 if it could not be had, and
+ * the child then leaves libkprof's state alone.  A harvest pass may be under way in another thread (it
+ * can sit in a slow driver call for as long as the driver likes, and under ThreadSanitizer no other
+ * thread runs while fork's handlers do): that is not waited for.  What such a pass changes outside
+ * kprof_ev.lock belongs to the pools and the pass's own copies, which the child abandons anyway; what it
+ * changes under a lock is whole when the lock is had.  `forking` keeps new passes from starting. */
+static int fork_locked;
+
+static int fork_prepare(void)
+{
+    __atomic_store_n(&kprof_ev.forking, 1, __ATOMIC_RELEASE);
+    struct timespec until = kprof_deadline_ms(200);
+    fork_locked = pthread_mutex_timedlock(&kprof_ev.lock, &until) == 0;
+    return fork_locked;
+}
+
+static void fork_parent(void)
+{
+    if (fork_locked)
+        pthread_mutex_unlock(&kprof_ev.lock);
+    __atomic_store_n(&kprof_ev.forking, 0, __ATOMIC_RELEASE);
+}
+
+/* In the child: no harvesting thread, and none of the parent's CUDA objects may be touched, so every pool
+ * is abandoned (its events leak) and every pending pair dropped. */
+static void fork_child(void)
+{
+    pthread_mutex_init(&kprof_ev.lock, NULL);
+    pthread_mutex_init(&pool_making, NULL); /* a thread of the parent may have been making a pool */
+    pthread_cond_init(&kprof_ev.wake, NULL);
+    kprof_ev.harvesting = kprof_ev.forking = 0;
+    for (struct pool *p = kprof_ev.pools; p; p = p->next)
+        __atomic_store_n(&p->dead, 1, __ATOMIC_RELAXED);
+    for (struct queue *q = kprof_ev.queues; q; q = q->hh.next) {
+        q->head = q->count = 0;
+        q->popped = q->pushed;
+        q->idle_streak = q->skip = 0;
+        q->last_stop_seq = 0;
+    }
+    kprof_ev.pending = 0;
+    kprof_ev.harvester_started = kprof_ev.harvester_stop = kprof_ev.harvester_sleeping = 0;
+    memset(&kprof_ev.n, 0, sizeof kprof_ev.n);
+    kprof_ev_tls_pool = NULL;
+}
+
+KPROF_FORK_MODULE(events, 10, fork_prepare, fork_parent, fork_child)

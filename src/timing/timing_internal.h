@@ -1,0 +1,152 @@
+/* timing_internal.h: the timing layer's private structs and shared state (pool.c, timing.c, harvest.c only). */
+#ifndef KPROF_TIMING_INTERNAL_H
+#define KPROF_TIMING_INTERNAL_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "cuda_api.h"
+#include "kprof_hash.h"
+#include "calibrate.h"
+#include "timing.h"
+
+/* Reference events: each pair's start is read against a reference event recorded on libkprof's own
+ * stream, whose time on the process timeline is known.  cuEventElapsedTime gives float milliseconds, so
+ * a new reference is recorded every REF_PERIOD_NS while calls are timed, keeping that float under a
+ * second (error < 0.1 us). */
+#define REF_PERIOD_NS 500000000ull
+#define REF_RING 8
+
+struct ref {
+    CUevent ev;
+    uint64_t host_done_ns; /* host clock once its record had returned */
+    double base_ns;        /* its time on the process timeline (ns since libkprof started) */
+    double host_ns;        /* the host clock when it was recorded (the midpoint of its record, ns since
+                              libkprof started): base_ns chains GPU time from reference to reference, this
+                              re-anchors each on the host clock, for the queue time (docs/accuracy.md) */
+};
+
+/* A context's reusable events, its private stream and references.  Pools are never freed: a context's
+ * events die with the context. */
+struct pool {
+    CUcontext ctx;
+    int device;
+    CUevent *free;
+    size_t nfree, cap;
+    long created;
+    CUstream own;                /* libkprof's non-blocking stream for references; NULL if none */
+    struct ref refs[REF_RING];   /* refs[0] newest */
+    int nrefs;
+    CUevent pending_ref;         /* recorded, not yet placed on the timeline (kprof_ev.lock; stored atomically, so
+                                    that pair_account may look without it) */
+    uint64_t pending_before_ns, pending_host_done_ns, last_request_ns;
+    int ref_busy;                /* a thread is recording a reference (kprof_ev.lock) */
+    unsigned nstreams;           /* streams of this context seen so far */
+    uint64_t holds;              /* holds placed so far (atomic): hold n waits on word 1 + n % (SLOTS - 1)
+                                    (word 0 is calibration's) for the number 1 + n / (SLOTS - 1), so that
+                                    each hold has a word and number of its own, also when threads launch
+                                    on one stream at once (a release never ends another thread's hold) */
+    int blocking_seen;           /* a stream that synchronises with the legacy default stream (a blocking
+                                    stream, a per-thread default stream) has been timed (atomic) */
+    int legacy_seen;             /* the legacy default stream has been timed (atomic) */
+    pthread_mutex_t order;       /* once both have been seen: held by a timed launch on the legacy stream or
+                                    a blocking one from before its hold to after its stop (see
+                                    order_launch); held across driver calls, so waited for a bounded time */
+    int unordered;               /* launches in flight on such streams (or on streams of a kind not known
+                                    yet) begun before both were seen, so not holding `order` (atomic) */
+    struct kprof_calibration calib; /* this context's hand-offs, measured before its first pair */
+    int dead;                    /* its context was destroyed: never used again */
+    struct pool *next;
+};
+
+/* One timed call waiting for its stop event. */
+struct pair {
+    CUevent start, stop;
+    enum kprof_target_kind kind;
+    void *target;
+    uint64_t bytes;
+    uint64_t idle_lag_ns;   /* host time between the start event and the launch's return, idle stream */
+    uint64_t start_host_ns; /* host clock before the start event was recorded */
+    uint64_t call_ns;       /* kernels: host clock when the launch call began */
+    uint64_t launch_ns;     /* kernels: the launch call's host time */
+    uint64_t hold_ns;       /* held: host time from the call's return to the hold's release */
+    unsigned grid[3], block[3];
+    float weight;           /* kernels, KPROF_SAMPLE=auto: 1/p (kprof_tls_sample_weight at its launch) */
+    struct pool *pool;
+    int own_stop;           /* 0 once the next launch took the stop event as its start (it gives it back) */
+    int shared;             /* 1: the start is the previous pair's stop (one-event timing) */
+    unsigned long epoch[3]; /* stream-order counters when the call began */
+    uint64_t seq;           /* its number in its queue */
+    uint64_t start_seq;     /* shared: the number of the pair whose stop is its start */
+    unsigned char pred;     /* enum kprof_pred: what libkprof put on the stream before it */
+};
+
+/* Pairs recorded on one stream complete in the order they were recorded, so only a queue's head needs
+ * querying.  The per-thread default stream is a different stream on every thread, hence the tid. */
+struct qkey {
+    CUcontext ctx;
+    CUstream stream;
+    long tid;
+};
+struct queue {
+    struct qkey key;
+    unsigned index; /* this stream's number in the process (the trace's row) */
+    struct pair *ring;
+    size_t head, count, cap;
+    uint64_t pushed, popped; /* pairs queued and read so far: pair number n is in the ring while n >= popped */
+    unsigned idle_streak;    /* launches in a row that found the stream idle (kprof_ev.lock) */
+    unsigned skip;           /* launches still to time without asking whether the stream is busy (kprof_ev.lock) */
+    /* Harvest passes only: where the last pair read stopped, on the timeline before any idle-stream
+     * correction, so that the next pair, if it started at that stop, is placed without a driver call. */
+    double last_stop_ns;
+    double last_shift_ns;    /* the host anchor of the reference it was placed from, less its base_ns */
+    uint64_t last_stop_seq;  /* that pair's number + 1; 0: none */
+    unsigned derived;        /* starts placed that way in a row (re-anchored on a reference every 256) */
+    unsigned char last_pred; /* enum kprof_pred: what libkprof last put on this stream (kprof_ev.lock) */
+    unsigned char host_fn;   /* a host function was put on it since libkprof's last timed call (kprof_ev.lock) */
+    signed char blocking;    /* 1: it synchronises with the legacy default stream; -1: not known yet (atomic) */
+    UT_hash_handle hh;
+};
+
+/* Locking: kprof_ev.lock guards the pools' lists, the queues and the counters, and is never held across a
+ * driver call (a driver's own fork handlers take its locks, and libkprof's must not wait on them).  One
+ * harvest pass runs at a time, claimed with the `harvesting` flag rather than a lock for the same reason. */
+struct kprof_ev {
+    pthread_mutex_t lock;         /* pools, queues and counters */
+    pthread_cond_t wake;          /* harvester: work arrived or stop */
+    int harvesting;               /* a harvest pass is running (atomic) */
+    int forking;                  /* fork() in progress: no new harvest pass (atomic) */
+    struct pool *pools;
+    struct queue *queues;         /* uthash by qkey */
+    unsigned nqueues;
+    long pending;
+    int harvester_started, harvester_stop, harvester_sleeping;
+    pthread_t harvester;
+    struct kprof_event_counters n;
+};
+/* The timing layer's one state (defined in pool.c). */
+extern struct kprof_ev kprof_ev;
+
+/* The pool last used by this thread: most threads use one context, so the list walk is rare (pool.c). */
+extern __thread struct pool *kprof_ev_tls_pool __attribute__((tls_model("initial-exec")));
+
+/* The pool of ctx (current on this thread), created if needed; NULL when out of memory. */
+struct pool *kprof_ev_pool_for(CUcontext ctx);
+/* Counts a call left untimed for lack of events, and warns once; kprof_ev.lock held. */
+void kprof_ev_pool_exhausted_once(void);
+/* Takes a free event of p, or reserves one to create (NULL, *create set); kprof_ev.lock held. */
+CUevent kprof_ev_pool_take(struct pool *p, int *create);
+/* Gives back a reservation kprof_ev_pool_take made; kprof_ev.lock held. */
+void kprof_ev_pool_unreserve(struct pool *p);
+/* Creates a reserved event in p's (current) context; NULL (reservation given back) on failure. */
+CUevent kprof_ev_pool_create(struct pool *p);
+/* Returns an event to its pool; kprof_ev.lock held. */
+void kprof_ev_pool_give(struct pool *p, CUevent e);
+/* 1 if pool p is the context ctx, or (ctx NULL) on device dev. */
+int kprof_ev_pool_matches(const struct pool *p, CUcontext ctx, int dev);
+/* Records a new reference on p's stream when the last was asked for over REF_PERIOD_NS ago. */
+void kprof_ev_ref_request(struct pool *p);
+/* Starts the harvesting thread (kprof_ev.harvester_started set on success); kprof_ev.lock held. */
+void kprof_ev_start_harvester(void);
+
+#endif
