@@ -1,0 +1,380 @@
+/* harvest.c: reading completed event pairs: reference events that place them on the process timeline,
+ * pair accounting, the harvesting thread, the exit drain and a context's ending. */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+#include "cuda_api.h"
+#include "calibrate.h"
+#include "log.h"
+#include "driver.h"
+#include "clock.h"
+#include "call.h"
+#include "stats.h"
+#include "timing.h"
+#include "timing_internal.h"
+
+#define HARVEST_BATCH 64
+
+static void *harvester_main(void *arg);
+
+void kprof_ev_start_harvester(void)
+{
+    /* The harvester takes none of the app's signals. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    if (pthread_create(&kprof_ev.harvester, NULL, harvester_main, NULL) == 0)
+        kprof_ev.harvester_started = 1;
+    else
+        kprof_warn("cannot start the harvesting thread; pairs are read at exit");
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+
+/* The newest reference recorded before the pair's start (so their elapsed time is not negative), or the
+ * oldest one kept; NULL when the pool has none.  Called within a harvest pass (only those change refs). */
+static const struct ref *ref_for(const struct pool *p, uint64_t start_host_ns)
+{
+    for (int i = 0; i < p->nrefs; i++)
+        if (p->refs[i].host_done_ns <= start_host_ns)
+            return &p->refs[i];
+    return p->nrefs ? &p->refs[p->nrefs - 1] : NULL;
+}
+
+/* Records a new reference on p's private stream when the last was asked for more than REF_PERIOD_NS ago,
+ * so that every pair has a recent reference, also after the app was idle for a long time.  Called with
+ * p's context current, without kprof_ev.lock: by the app's thread before a start event, and by the harvester. */
+void kprof_ev_ref_request(struct pool *p)
+{
+    uint64_t now = kprof_now_ns();
+    if (!p->own || now - __atomic_load_n(&p->last_request_ns, __ATOMIC_RELAXED) < REF_PERIOD_NS)
+        return;
+    pthread_mutex_lock(&kprof_ev.lock);
+    int mine = !p->dead && !p->pending_ref && !p->ref_busy && now - p->last_request_ns >= REF_PERIOD_NS;
+    if (mine) {
+        p->ref_busy = 1;
+        __atomic_store_n(&p->last_request_ns, now, __ATOMIC_RELAXED);
+    }
+    pthread_mutex_unlock(&kprof_ev.lock);
+    if (!mine)
+        return;
+    CUevent e = NULL;
+    if (kprof_drv.cuEventCreate(&e, CU_EVENT_DEFAULT) == CUDA_SUCCESS &&
+        kprof_drv.cuEventRecord(e, p->own) != CUDA_SUCCESS) {
+        kprof_drv.cuEventDestroy_v2(e);
+        e = NULL;
+    }
+    uint64_t done = kprof_now_ns();
+    pthread_mutex_lock(&kprof_ev.lock);
+    p->ref_busy = 0;
+    if (e) {
+        __atomic_store_n(&p->pending_ref, e, __ATOMIC_RELAXED);
+        p->pending_before_ns = now;
+        p->pending_host_done_ns = done;
+    }
+    pthread_mutex_unlock(&kprof_ev.lock);
+}
+
+/* Places p's pending reference on the timeline once it has completed: through the previous reference
+ * when that is recent (float milliseconds over at most a few seconds stay exact to well under 1 us),
+ * else from the host clock at its record (the private stream is idle, so the GPU stamped it then).
+ * Called within a harvest pass, p's context current. */
+static void ref_complete(struct pool *p)
+{
+    pthread_mutex_lock(&kprof_ev.lock);
+    CUevent e = p->pending_ref;
+    uint64_t before = p->pending_before_ns, done = p->pending_host_done_ns;
+    pthread_mutex_unlock(&kprof_ev.lock);
+    if (!e || kprof_drv.cuEventQuery(e) != CUDA_SUCCESS)
+        return;
+    double base = (double)((before + done) / 2 - kprof_start_ns);
+    float ms = 0.0f;
+    if (p->nrefs && done - p->refs[0].host_done_ns <= 4 * REF_PERIOD_NS &&
+        kprof_drv.cuEventElapsedTime_v2(&ms, p->refs[0].ev, e) == CUDA_SUCCESS)
+        base = p->refs[0].base_ns + (double)ms * 1e6;
+    if (p->nrefs == REF_RING)
+        kprof_drv.cuEventDestroy_v2(p->refs[REF_RING - 1].ev);
+    else
+        p->nrefs++;
+    memmove(&p->refs[1], &p->refs[0], (size_t)(p->nrefs - 1) * sizeof p->refs[0]);
+    p->refs[0].base_ns = base;
+    p->refs[0].host_ns = (double)((before + done) / 2 - kprof_start_ns);
+    p->refs[0].ev = e;
+    p->refs[0].host_done_ns = done;
+    pthread_mutex_lock(&kprof_ev.lock);
+    __atomic_store_n(&p->pending_ref, NULL, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&kprof_ev.lock);
+}
+
+/* Reads one completed pair of queue q into a sample for the statistics.  Its start on the timeline comes
+ * from a reference event, or, for a pair that started at the stop of the pair read just before it, from
+ * that pair's stop (no driver call; re-anchored on a reference every 256 pairs).  Harvest passes only. */
+static void pair_account(struct queue *q, const struct pair *pr, float ms)
+{
+    struct kprof_sample s;
+    memset(&s, 0, sizeof s);
+    uint64_t ns = ms <= 0.0f ? 0 : (uint64_t)((double)ms * 1e6 + 0.5);
+    /* A kernel's pair less the host latency it held on an idle stream, and less the hand-off measured for
+     * what came before it on its stream (calibrate.h); copies keep their pairs as they are. */
+    double off = (double)pr->idle_lag_ns;
+    if (pr->kind != KPROF_TARGET_COPY)
+        off += kprof_calibration_handoff(&pr->pool->calib, pr->shared,
+                                         pr->idle_lag_ns ? KPROF_PRED_IDLE : (enum kprof_pred)pr->pred);
+    s.dur_ns = (double)ns > off ? (uint64_t)((double)ns - (off > 0.0 ? off : 0.0) + 0.5) : 0;
+    s.taken_ns = ns - s.dur_ns;
+    s.pred = pr->idle_lag_ns ? KPROF_PRED_IDLE : pr->pred;
+    s.shared = (unsigned char)pr->shared;
+    s.kind = pr->kind;
+    s.target = pr->target;
+    s.weight = pr->weight;
+    s.bytes = pr->bytes;
+    s.device = pr->pool->device;
+    s.stream_index = q->index;
+    memcpy(s.grid, pr->grid, sizeof s.grid);
+    memcpy(s.block, pr->block, sizeof s.block);
+    double start = 0.0, shift = 0.0;
+    int known = 0;
+    if (pr->shared && q->last_stop_seq == pr->start_seq + 1 && q->derived < 256) {
+        start = q->last_stop_ns;
+        shift = q->last_shift_ns;
+        known = 1;
+        q->derived++;
+    } else {
+        /* A reference recorded before this pair's start but not placed yet (a pass that began before it
+         * was recorded reads the pair): placed now, the host anchor nearest the pair. */
+        int fresh = 0;
+        if (__atomic_load_n(&pr->pool->pending_ref, __ATOMIC_RELAXED)) { /* rare: one lock only then */
+            pthread_mutex_lock(&kprof_ev.lock);
+            fresh = pr->pool->pending_ref && pr->pool->pending_host_done_ns <= pr->start_host_ns;
+            pthread_mutex_unlock(&kprof_ev.lock);
+        }
+        if (fresh)
+            ref_complete(pr->pool);
+        const struct ref *r = ref_for(pr->pool, pr->start_host_ns);
+        float at = 0.0f;
+        if (r && kprof_drv.cuEventElapsedTime_v2(&at, r->ev, pr->start) == CUDA_SUCCESS) {
+            start = r->base_ns + (double)at * 1e6;
+            shift = r->host_ns - r->base_ns;
+            known = 1;
+        }
+        q->derived = 0;
+    }
+    q->last_stop_seq = 0;
+    if (known) {
+        q->last_stop_ns = start + (double)ms * 1e6;
+        q->last_shift_ns = shift;
+        q->last_stop_seq = pr->seq + 1;
+        start += (double)(ns - s.dur_ns);
+        s.start_ns = start > 0.0 ? (uint64_t)(start + 0.5) : 0;
+        s.has_time = 1;
+    }
+    /* Kernels: the launch call's host time, and the queue time from the call's start to the kernel's start,
+     * the latter read on the host clock through the reference's host anchor (less what a hold kept it
+     * waiting past the call's return); below 0 (the model's error) it reads 0. */
+    if (pr->kind != KPROF_TARGET_COPY && pr->call_ns) {
+        s.has_split = 1;
+        s.launch_host_ns = pr->launch_ns;
+        if (known) {
+            double queue = start + shift - (double)(pr->call_ns - kprof_start_ns) - (double)pr->hold_ns;
+            s.has_queue = 1;
+            s.queue_ns = queue > 0.0 ? (uint64_t)(queue + 0.5) : 0;
+        }
+    }
+    kprof_sample_record(&s);
+}
+
+/* One pass over every queue's completed head pairs.  Returns the number of pairs harvested.  Claims the
+ * `harvesting` flag (so only this pass pops) and takes kprof_ev.lock only around queue updates, never across a
+ * driver call, so the app's threads are not held up. */
+static long harvest_once(void)
+{
+    long done = 0;
+    int idle = 0;
+    if (__atomic_load_n(&kprof_ev.forking, __ATOMIC_ACQUIRE) ||
+        !__atomic_compare_exchange_n(&kprof_ev.harvesting, &idle, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+        return 0; /* another pass is running (its caller will see what it read), or fork() is */
+    CUcontext saved = NULL, cur = NULL;
+    kprof_drv.cuCtxGetCurrent(&saved);
+    cur = saved;
+
+    pthread_mutex_lock(&kprof_ev.lock);
+    for (struct pool *p = kprof_ev.pools; p; p = p->next) {
+        if (p->dead)
+            continue;
+        pthread_mutex_unlock(&kprof_ev.lock);
+        if (cur != p->ctx && kprof_drv.cuCtxSetCurrent(p->ctx) == CUDA_SUCCESS)
+            cur = p->ctx;
+        if (cur == p->ctx) {
+            ref_complete(p);
+            kprof_ev_ref_request(p);
+        }
+        pthread_mutex_lock(&kprof_ev.lock);
+    }
+    for (struct queue *q = kprof_ev.queues; q; q = q->hh.next) {
+        /* When the newest pair has completed, so have the ones before it (one stream runs in order):
+         * one query for the lot.  (Should two threads share a stream and queue their pairs out of
+         * stream order, cuEventElapsedTime still refuses a pair that is not complete.) */
+        size_t known_done = 0;
+        if (q->count > 1) {
+            CUevent newest = q->ring[(q->head + q->count - 1) % q->cap].stop;
+            size_t n = q->count;
+            CUcontext ctx = q->key.ctx;
+            pthread_mutex_unlock(&kprof_ev.lock); /* only this pass pops: newest stays queued meanwhile */
+            if (cur != ctx && kprof_drv.cuCtxSetCurrent(ctx) == CUDA_SUCCESS)
+                cur = ctx;
+            if (cur == ctx && kprof_drv.cuEventQuery(newest) == CUDA_SUCCESS)
+                known_done = n;
+            pthread_mutex_lock(&kprof_ev.lock);
+        }
+        /* Up to HARVEST_BATCH pairs known complete are read per lock round trip; else one at a time,
+         * each with a query. */
+        while (q->count > 0) {
+            struct pair batch[HARVEST_BATCH];
+            size_t n = known_done == 0 ? 1 : known_done < q->count ? known_done : q->count;
+            if (n > HARVEST_BATCH)
+                n = HARVEST_BATCH;
+            for (size_t i = 0; i < n; i++)
+                batch[i] = q->ring[(q->head + i) % q->cap];
+            CUcontext ctx = q->key.ctx;
+            pthread_mutex_unlock(&kprof_ev.lock);
+
+            if (cur != ctx && kprof_drv.cuCtxSetCurrent(ctx) == CUDA_SUCCESS)
+                cur = ctx;
+            CUresult r = CUDA_SUCCESS, res[HARVEST_BATCH];
+            size_t read = 0;
+            for (; read < n; read++) {
+                const struct pair *pr = &batch[read];
+                r = known_done > 0 ? CUDA_SUCCESS : kprof_drv.cuEventQuery(pr->stop);
+                float ms = 0.0f;
+                if (r == CUDA_SUCCESS)
+                    r = kprof_drv.cuEventElapsedTime_v2(&ms, pr->start, pr->stop);
+                if (r == CUDA_ERROR_NOT_READY)
+                    break;
+                if (r == CUDA_SUCCESS)
+                    pair_account(q, pr, ms); /* before the events go back to the pool */
+                res[read] = r;
+            }
+
+            pthread_mutex_lock(&kprof_ev.lock);
+            for (size_t i = 0; i < read; i++) {
+                const struct pair *pr = &batch[i];
+                int own_stop = q->ring[q->head].own_stop; /* may have changed since the copy */
+                q->head = (q->head + 1) % q->cap;
+                q->count--;
+                q->popped++;
+                kprof_ev.pending--;
+                if (res[i] == CUDA_SUCCESS) {
+                    if (!pr->pool->dead) {
+                        kprof_ev_pool_give(pr->pool, pr->start); /* shared or not, the start is this pair's to give */
+                        if (own_stop)
+                            kprof_ev_pool_give(pr->pool, pr->stop);
+                    }
+                    done++;
+                } else {
+                    /* The context is gone or faulted: its events cannot be reused. */
+                    kprof_ev.n.failed++;
+                }
+            }
+            known_done = known_done > read ? known_done - read : 0;
+            if (r == CUDA_ERROR_NOT_READY)
+                break;
+        }
+    }
+    pthread_mutex_unlock(&kprof_ev.lock);
+
+    if (cur != saved)
+        kprof_drv.cuCtxSetCurrent(saved);
+    __atomic_store_n(&kprof_ev.harvesting, 0, __ATOMIC_RELEASE);
+    return done;
+}
+
+static void sleep_us(long us)
+{
+    struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+static void *harvester_main(void *arg)
+{
+    (void)arg;
+    kprof_tls_depth = 1; /* nothing this thread does is the app's */
+    /* An event query from another thread would otherwise break an app's global-mode stream capture. */
+    CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+    kprof_drv.cuThreadExchangeStreamCaptureMode(&mode);
+
+    long idle_us = 100;
+    for (;;) {
+        pthread_mutex_lock(&kprof_ev.lock);
+        while (!kprof_ev.harvester_stop && kprof_ev.pending == 0) {
+            kprof_ev.harvester_sleeping = 1;
+            pthread_cond_wait(&kprof_ev.wake, &kprof_ev.lock);
+            kprof_ev.harvester_sleeping = 0;
+        }
+        int stop = kprof_ev.harvester_stop;
+        pthread_mutex_unlock(&kprof_ev.lock);
+        if (stop)
+            break;
+        /* Poll slower while the GPU is busy with long work, faster while pairs complete. */
+        if (harvest_once() > 0)
+            idle_us = 100;
+        else if (idle_us < 2000)
+            idle_us *= 2;
+        sleep_us(idle_us);
+    }
+    return NULL;
+}
+
+long kprof_events_drain(long timeout_ms)
+{
+    pthread_mutex_lock(&kprof_ev.lock);
+    int started = kprof_ev.harvester_started;
+    kprof_ev.harvester_stop = 1;
+    pthread_cond_signal(&kprof_ev.wake);
+    pthread_mutex_unlock(&kprof_ev.lock);
+    if (started && !pthread_equal(pthread_self(), kprof_ev.harvester))
+        pthread_join(kprof_ev.harvester, NULL);
+
+    uint64_t deadline = kprof_now_ns() + (uint64_t)timeout_ms * 1000000u;
+    long left;
+    for (;;) {
+        harvest_once();
+        pthread_mutex_lock(&kprof_ev.lock);
+        left = kprof_ev.pending;
+        pthread_mutex_unlock(&kprof_ev.lock);
+        if (left == 0 || kprof_now_ns() >= deadline)
+            break;
+        sleep_us(200);
+    }
+    pthread_mutex_lock(&kprof_ev.lock);
+    kprof_ev.n.incomplete = left;
+    pthread_mutex_unlock(&kprof_ev.lock);
+    if (left > 0)
+        kprof_warn("%ld timed call(s) had not completed on the GPU after %ld ms; they are counted but untimed",
+                   left, timeout_ms);
+    return left;
+}
+
+void kprof_events_context_ending(CUcontext ctx, int dev, long timeout_ms)
+{
+    uint64_t deadline = kprof_now_ns() + (uint64_t)timeout_ms * 1000000u;
+    for (;;) {
+        harvest_once();
+        long left = 0;
+        pthread_mutex_lock(&kprof_ev.lock);
+        for (struct queue *q = kprof_ev.queues; q; q = q->hh.next)
+            for (size_t i = 0; i < q->count; i++)
+                left += kprof_ev_pool_matches(q->ring[(q->head + i) % q->cap].pool, ctx, dev);
+        pthread_mutex_unlock(&kprof_ev.lock);
+        if (left == 0)
+            return;
+        if (kprof_now_ns() >= deadline) {
+            kprof_warn("%ld timed call(s) of a context being destroyed had not completed after %ld ms; "
+                       "they are lost", left, timeout_ms);
+            return;
+        }
+        sleep_us(200);
+    }
+}
