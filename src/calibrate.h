@@ -43,7 +43,7 @@ static const char *const kprof_pred_names[KPROF_PRED_COUNT] = { "idle", "kernel"
  * on the host, and a launch that waits inside for the stream's work (a context synchronisation: a kernel
  * loaded or local memory grown, or a command queue full of other threads' work) would wait for ever;
  * kprof_hold gives up after KPROF_HOLD_TIMEOUT_NS.  Made by kprof_calibrate (ok 0 when it could not be),
- * used by events.c. */
+ * used by timing/timing.c. */
 #define KPROF_HOLD_SLOTS 1024            /* words, used in turn by the holds of a context */
 #define KPROF_HOLD_TIMEOUT_NS 20000000ull /* kprof_hold gives up after 20 ms (a descheduled host; a first
                                              launch that loads a large module can take ms) */
@@ -97,7 +97,7 @@ struct kprof_calibration {
  * the kernel kprof_calibrate loaded from PTX through cuModuleLoadData: for each predecessor and both kinds
  * of start, a few launches of a 3 us kernel, each taken as (event pair - idle-stream lag - in-kernel span
  * - KPROF_CALIB_C0_NS), and the trimmed mean kept; HELD and HELD_KERNEL are measured behind holds placed
- * and released as events.c does (they are made here first: c->hold, 4 KiB of pinned memory).  Runs synchronously on the calling thread (the guard
+ * and released as timing/timing.c does (they are made here first: c->hold, 4 KiB of pinned memory).  Runs synchronously on the calling thread (the guard
  * raised), on libkprof's own streams only (never the legacy default stream, which would make the app's
  * blocking streams wait); 2 MiB of device memory, 1 MiB of pinned memory and the module stay with the
  * context (freeing them may synchronise the device).  Sets c->state; never changes the app's CUDA error

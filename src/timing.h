@@ -1,4 +1,4 @@
-/* timing.h: timing calls on the GPU with event pairs: pools, pending pairs, harvesting (events.c). */
+/* timing.h: timing calls on the GPU with event pairs: pools, pending pairs, harvesting (timing/). */
 #ifndef KPROF_TIMING_H
 #define KPROF_TIMING_H
 
@@ -36,8 +36,8 @@ struct kprof_timing {
                              kernel or a wait (HELD), 2 behind a copy, memset or host function (HELD_KERNEL),
                              3 held but kprof_hold gave up (read as idle) */
     unsigned char beside; /* not held: another stream of the context had timed work in flight */
-    unsigned char ordered; /* 1: the pool's order lock is held until the stop is queued (events.c) */
-    unsigned char unordered; /* 1: counted among the launches in flight that hold no order lock (events.c) */
+    unsigned char ordered; /* 1: the pool's order lock is held until the stop is queued (timing/timing.c) */
+    unsigned char unordered; /* 1: counted among the launches in flight that hold no order lock (timing/timing.c) */
     unsigned hold_slot;   /* then: the hold's word and number */
     uint32_t hold_seq;
     unsigned long epoch[3]; /* stream-order counters when the call began (see kprof_chain_break) */

@@ -1,11 +1,9 @@
-/* events.c: GPU timing with driver event pairs: per-context event pools, per-stream queues of pairs in
- * flight, a harvesting thread that reads completed pairs without making the app wait, reference events
- * that place every pair on one timeline, and the exit drain. */
-#include <errno.h>
+/* timing.c: timing a call with a driver event pair: kprof_timing_begin and kprof_timing_end, the
+ * per-stream queues of pairs in flight, one-event chains (a launch starting at its stream's last stop),
+ * holds and the ordering of launches on streams that wait for each other. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -19,12 +17,11 @@
 #include "clock.h"
 #include "call.h"
 #include "preload.h"
-#include "fork.h"
 #include "timing.h"
 #include "kernels.h"
 #include "stats.h"
 #include "graphs.h"
-#include "timing/timing_internal.h"
+#include "timing_internal.h"
 
 /* Stream-order counters for one-event timing (relaxed atomics): operations libkprof did not time, and
  * timed calls begun on a legacy default stream and on any other stream.  A launch may start at the stop
