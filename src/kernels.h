@@ -8,7 +8,6 @@
 #include "kprof_hash.h"
 #include "histogram.h"
 #include "kprof_config.h"
-#include "timing.h"
 #include "sampling.h"
 
 /* Per-kernel aggregate, one per mangled name; lives until the process exits.  calls is counted on the
@@ -163,13 +162,6 @@ static inline int kprof_sample_this(struct kprof_kernel *k)
         return k->is_graph || kprof_sample_auto(&k->sampling, k->mangled); /* a replay: never extrapolated */
     }
     return __atomic_fetch_add(&k->seq, 1, __ATOMIC_RELAXED) % (uint64_t)kprof_config.sample == 0;
-}
-
-/* What a launch of k asks kprof_timing_begin for: KPROF_TIME_LAUNCH, or KPROF_TIME_NONE when KPROF_SAMPLE
- * skips it. */
-static inline enum kprof_time_want kprof_launch_want(struct kprof_kernel *k)
-{
-    return kprof_sample_this(k) ? KPROF_TIME_LAUNCH : KPROF_TIME_NONE;
 }
 
 /* A kernel's launches outside graphs: the ones that can be timed one by one. */

@@ -2,7 +2,7 @@
  * Perfetto and chrome://tracing open: one process per device, one thread per stream. */
 #include "log.h"
 #include "kprof_config.h"
-#include "timing.h"
+#include "sample.h"
 #include "kernels.h"
 #include "stats.h"
 #include "snapshot.h"

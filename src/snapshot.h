@@ -7,7 +7,7 @@
 #include "calibrate.h"
 #include "kernels.h"
 #include "stats.h"
-#include "timing.h"
+#include "sample.h"
 
 /* Read-only snapshot for the report writers (taken under the statistics lock, after the drain). */
 /* One API function's host times: calls, failed calls, total, longest, shortest and median (ns; the median

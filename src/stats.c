@@ -12,7 +12,7 @@
 #include "kprof_config.h"
 #include "clock.h"
 #include "fork.h"
-#include "timing.h"
+#include "sample.h"
 #include "kernels.h"
 #include "stats.h"
 #include "snapshot.h"

@@ -7,7 +7,7 @@
 #include "cuda_api.h"
 #include "histogram.h"
 #include "names.h"
-#include "timing.h"
+#include "sample.h"
 
 /* Per-direction copy aggregate. */
 struct kprof_copy {

@@ -5,16 +5,10 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "cuda_api.h"
+#include "sample.h"
 
 struct kprof_kernel;
 struct kprof_calibration; /* calibrate.h */
-
-/* What a completed event pair's duration is added to. */
-enum kprof_target_kind {
-    KPROF_TARGET_KERNEL,       /* a kernel launch */
-    KPROF_TARGET_KERNEL_FIRST, /* a kernel's first launch (lazy module loading makes it slow) */
-    KPROF_TARGET_COPY,
-};
 
 /* A timed call in flight: filled by kprof_timing_begin(), completed by kprof_timing_end(). */
 struct kprof_timing {
@@ -115,30 +109,6 @@ void kprof_stream_other(CUstream stream, int per_thread, int pred);
 int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind, void *target,
                      uint64_t bytes, const unsigned *grid, const unsigned *block);
 
-/* One completed, timed call, as the harvester read it (times in ns). */
-struct kprof_sample {
-    enum kprof_target_kind kind;
-    void *target;            /* struct kprof_kernel * or struct kprof_copy * */
-    uint64_t dur_ns;         /* GPU duration, idle-stream latency taken off */
-    int has_time;            /* 1 when start_ns is known */
-    uint64_t start_ns;       /* on the process timeline: the GPU clock, in ns since libkprof started */
-    int device;
-    unsigned stream_index;   /* the stream's number in the process (see kprof_stream_named) */
-    uint64_t bytes;          /* copies and memsets */
-    unsigned grid[3], block[3];
-    uint64_t taken_ns;       /* kernels: what was taken off the pair (idle-stream latency and hand-off) */
-    unsigned char pred;      /* kernels: enum kprof_pred whose hand-off was taken off (UNKNOWN: none) */
-    unsigned char shared;    /* kernels: 1 when the start was the previous call's stop */
-    float weight;            /* kernels, KPROF_SAMPLE=auto: 1/p, p the launch's probability of being timed */
-    /* Kernels (and graph launches), the split nsys's cuda_kern_exec_sum makes: has_split when the launch
-     * call's host time launch_host_ns (CLOCK_MONOTONIC around the real call) is known; has_queue when the
-     * queue time queue_ns is too: the kernel's start (start_ns) less the call's start, both on the host
-     * clock through the reference events' host anchors (docs/accuracy.md), 0 where the model put the
-     * kernel's start before the call's. */
-    unsigned char has_split, has_queue;
-    uint64_t launch_host_ns, queue_ns;
-};
-
 /* Before a context is destroyed (cudaDeviceReset, cuCtxDestroy, the last primary-context release):
  * reads that context's pending pairs (ctx NULL: those of every context on `device`), waiting up to
  * timeout_ms.  Thread-safe. */
@@ -151,11 +121,6 @@ void kprof_events_context_gone(CUcontext ctx, int device);
  * Returns the number of pairs still incomplete.  Thread-safe. */
 long kprof_events_drain(long timeout_ms);
 
-/* Counters for the report: pairs dropped because their events failed, calls untimed for lack of events,
- * events created, launches timed with one event (their start shared with the previous call's stop),
- * launches held (struct kprof_hold) after a kernel or wait and behind other work (HELD, HELD_KERNEL), and
- * launches not held because another stream of their context had timed work in flight (beside_busy). */
-struct kprof_event_counters { long incomplete, failed, pool_exhausted, created, one_event, held, held_kernel, beside_busy; };
 void kprof_events_counters(struct kprof_event_counters *out);
 /* Copies the calibration of each context timed so far (at most max, oldest first) to out; returns how
  * many.  Thread-safe. */

@@ -66,6 +66,13 @@
 
 /* ---- timed calls ----------------------------------------------------------------------------- */
 
+/* What a launch of k asks kprof_timing_begin for: KPROF_TIME_LAUNCH, or KPROF_TIME_NONE when KPROF_SAMPLE
+ * skips it. */
+static inline enum kprof_time_want kprof_launch_want(struct kprof_kernel *k)
+{
+    return kprof_sample_this(k) ? KPROF_TIME_LAUNCH : KPROF_TIME_NONE;
+}
+
 /* The body of a kernel launch wrapper, runtime or driver: counts the launch, times it on `stream` with
  * events (or one event: see kprof_timing_begin), and returns exactly what `call`, the real launch,
  * returned.  `call` is evaluated once, in every path.  A launch that KPROF_SAMPLE leaves untimed is

@@ -1,0 +1,45 @@
+/* sample.h: what the timing layer (timing/) hands down to the statistics: completed, timed calls and
+ * the event counters. */
+#ifndef KPROF_SAMPLE_H
+#define KPROF_SAMPLE_H
+
+#include <stdint.h>
+
+/* What a completed event pair's duration is added to. */
+enum kprof_target_kind {
+    KPROF_TARGET_KERNEL,       /* a kernel launch */
+    KPROF_TARGET_KERNEL_FIRST, /* a kernel's first launch (lazy module loading makes it slow) */
+    KPROF_TARGET_COPY,
+};
+
+/* One completed, timed call, as the harvester read it (times in ns). */
+struct kprof_sample {
+    enum kprof_target_kind kind;
+    void *target;            /* struct kprof_kernel * or struct kprof_copy * */
+    uint64_t dur_ns;         /* GPU duration, idle-stream latency taken off */
+    int has_time;            /* 1 when start_ns is known */
+    uint64_t start_ns;       /* on the process timeline: the GPU clock, in ns since libkprof started */
+    int device;
+    unsigned stream_index;   /* the stream's number in the process (see kprof_stream_named) */
+    uint64_t bytes;          /* copies and memsets */
+    unsigned grid[3], block[3];
+    uint64_t taken_ns;       /* kernels: what was taken off the pair (idle-stream latency and hand-off) */
+    unsigned char pred;      /* kernels: enum kprof_pred whose hand-off was taken off (UNKNOWN: none) */
+    unsigned char shared;    /* kernels: 1 when the start was the previous call's stop */
+    float weight;            /* kernels, KPROF_SAMPLE=auto: 1/p, p the launch's probability of being timed */
+    /* Kernels (and graph launches), the split nsys's cuda_kern_exec_sum makes: has_split when the launch
+     * call's host time launch_host_ns (CLOCK_MONOTONIC around the real call) is known; has_queue when the
+     * queue time queue_ns is too: the kernel's start (start_ns) less the call's start, both on the host
+     * clock through the reference events' host anchors (docs/accuracy.md), 0 where the model put the
+     * kernel's start before the call's. */
+    unsigned char has_split, has_queue;
+    uint64_t launch_host_ns, queue_ns;
+};
+
+/* Counters for the report: pairs dropped because their events failed, calls untimed for lack of events,
+ * events created, launches timed with one event (their start shared with the previous call's stop),
+ * launches held (struct kprof_hold) after a kernel or wait and behind other work (HELD, HELD_KERNEL), and
+ * launches not held because another stream of their context had timed work in flight (beside_busy). */
+struct kprof_event_counters { long incomplete, failed, pool_exhausted, created, one_event, held, held_kernel, beside_busy; };
+
+#endif
