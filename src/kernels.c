@@ -322,11 +322,21 @@ static void kernel_fold_untimed(struct kprof_kernel *k)
     k->folded = untimed;
 }
 
-void kprof_kernel_add_time(struct kprof_kernel *k, uint64_t ns, int first, double weight)
+void kprof_kernel_add_sample(const struct kprof_sample *s)
 {
+    struct kprof_kernel *k = s->target;
+    uint64_t ns = s->dur_ns;
+    int first = s->kind == KPROF_TARGET_KERNEL_FIRST;
+    /* In sixteenths of a launch: a weight of 1 counts 16, so unweighted percentiles keep their ranks. */
+    uint64_t units = s->weight > 1.0f ? (uint64_t)(s->weight * KPROF_SPLIT_UNITS + 0.5f) : KPROF_SPLIT_UNITS;
     pthread_mutex_lock(&times_lock);
     if (kprof_config.sample == 0)
-        kprof_sample_weigh(&k->sampling, ns, weight);
+        kprof_sample_weigh(&k->sampling, ns, s->weight);
+    if (s->has_split) {
+        kprof_hist_add_n(&k->launch_hist, s->launch_host_ns, units);
+        if (s->has_queue)
+            kprof_hist_add_n(&k->queue_hist, s->queue_ns, units);
+    }
     /* Atomic: kprof_kernel_mean_ns reads these without the lock (launching threads deciding on one-event
      * timing). */
     __atomic_store_n(&k->timed, k->timed + 1, __ATOMIC_RELAXED);
@@ -359,18 +369,6 @@ uint64_t kprof_kernel_percentile(const struct kprof_kernel *k, double q)
     if (kprof_hist_count(&k->hist) > 0)
         return kprof_hist_percentile(&k->hist, q);
     return k->first_timed ? k->first_ns : 0;
-}
-
-void kprof_kernel_add_split(struct kprof_kernel *k, uint64_t launch_ns, int has_queue, uint64_t queue_ns,
-                            double weight)
-{
-    /* In sixteenths of a launch: a weight of 1 counts 16, so unweighted percentiles keep their ranks. */
-    uint64_t n = weight > 1.0 ? (uint64_t)(weight * KPROF_SPLIT_UNITS + 0.5) : KPROF_SPLIT_UNITS;
-    pthread_mutex_lock(&times_lock);
-    kprof_hist_add_n(&k->launch_hist, launch_ns, n);
-    if (has_queue)
-        kprof_hist_add_n(&k->queue_hist, queue_ns, n);
-    pthread_mutex_unlock(&times_lock);
 }
 
 int kprof_kernel_split(const struct kprof_kernel *k, enum kprof_split which, double q, uint64_t *ns)

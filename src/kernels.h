@@ -8,6 +8,7 @@
 #include "kprof_hash.h"
 #include "histogram.h"
 #include "kprof_config.h"
+#include "sample.h"
 #include "sampling.h"
 
 /* Per-kernel aggregate, one per mangled name; lives until the process exits.  calls is counted on the
@@ -91,20 +92,17 @@ static inline double kprof_kernel_stddev(const struct kprof_kernel *k)
 }
 
 /* The split nsys's cuda_kern_exec_sum makes of a kernel's launches, over its timed launches (the first
- * included; under KPROF_SAMPLE=auto each weighing 1/p, kprof_kernel_add_split): KPROF_SPLIT_LAUNCH, the launch call's host time (CLOCK_MONOTONIC around the real call), or
+ * included; under KPROF_SAMPLE=auto each weighing 1/p, kprof_kernel_add_sample): KPROF_SPLIT_LAUNCH, the
+ * launch call's host time (CLOCK_MONOTONIC around the real call), or
  * KPROF_SPLIT_QUEUE, the time from the call's start to the kernel's start on the GPU (read on the host
  * clock, docs/accuracy.md).  Returns 1 and sets *ns to percentile q (nearest rank, within
  * KPROF_HIST_REL_ERROR) when at least one launch has it, else 0.  Read after the drain (the report's
  * snapshot); kprof-report answers from the saved report (tools/report-stubs.c). */
 enum kprof_split { KPROF_SPLIT_LAUNCH, KPROF_SPLIT_QUEUE };
 int kprof_kernel_split(const struct kprof_kernel *k, enum kprof_split which, double q, uint64_t *ns);
-/* Adds one timed launch's launch call host time and, when has_queue, its queue time (ns) to k, counted
- * `weight` times (KPROF_SAMPLE=auto: 1/p, the launch's weight in the total's estimate; 1 otherwise), in
- * units of 1/KPROF_SPLIT_UNITS launch, so that the percentiles describe every launch and not the start
- * of the run that auto times most of.  Thread-safe (the kernels' times lock). */
+/* The host and queue time histograms count a launch of weight w as w x KPROF_SPLIT_UNITS (see
+ * kprof_kernel_add_sample). */
 #define KPROF_SPLIT_UNITS 16
-void kprof_kernel_add_split(struct kprof_kernel *k, uint64_t launch_ns, int has_queue, uint64_t queue_ns,
-                            double weight);
 
 /* A kernel's figures as nsys's cuda_gpu_kern_sum gives them: over every timed launch, the first included
  * (its measured total_ns, not kprof_kernel_total's estimate); the median from the histogram with the
@@ -158,8 +156,11 @@ static inline int kprof_sample_this(struct kprof_kernel *k)
     if (KPROF_LIKELY(kprof_config.sample == 1) || !k)
         return 1;
     if (kprof_config.sample == 0) {
-        kprof_tls_sample_weight = 1.0f;
-        return k->is_graph || kprof_sample_auto(&k->sampling, k->mangled); /* a replay: never extrapolated */
+        if (k->is_graph) { /* a replay's time is never extrapolated */
+            kprof_tls_sample_weight = 1.0f;
+            return 1;
+        }
+        return kprof_sample_auto(&k->sampling, k->mangled);
     }
     return __atomic_fetch_add(&k->seq, 1, __ATOMIC_RELAXED) % (uint64_t)kprof_config.sample == 0;
 }
@@ -254,10 +255,14 @@ static inline void kprof_kernel_untimed_done(struct kprof_kernel *k, int counted
     else
         __atomic_fetch_add(&k->untimed_lost, 1, __ATOMIC_RELAXED);
 }
-/* Adds one GPU duration (ns) to a kernel aggregate (`first`: of its first launch; `weight`: 1/p, the
- * launch's odds of being timed under KPROF_SAMPLE=auto, else 1; kprof_copy_add_time in stats.h does the
- * same for a copy).  Thread-safe (the kernels' times lock). */
-void kprof_kernel_add_time(struct kprof_kernel *k, uint64_t ns, int first, double weight);
+/* Adds one timed launch of kernel s->target, as the harvester read it, to its aggregate under one taking
+ * of the kernels' times lock: its GPU duration (s->dur_ns; KPROF_TARGET_KERNEL_FIRST: its first launch),
+ * its weight s->weight (1/p, the launch's odds of being timed under KPROF_SAMPLE=auto, else 1) in the
+ * total's estimate, and, when known (has_split, has_queue), its launch call's host time and queue time
+ * counted s->weight times in units of 1/KPROF_SPLIT_UNITS launch, so that their percentiles describe
+ * every launch and not the start of the run that auto times most of (kprof_copy_add_time in stats.h
+ * does the same for a copy).  Thread-safe. */
+void kprof_kernel_add_sample(const struct kprof_sample *s);
 
 /* Zeroes k's figures (counts, times, histogram), keeping its name, shape and launch keys: a forked child's
  * fresh start (names registered by the parent's modules stay valid in the child).  Not thread-safe: from

@@ -223,9 +223,7 @@ void kprof_sample_record(const struct kprof_sample *s)
     if (s->kind == KPROF_TARGET_COPY)
         kprof_copy_add_time(s->target, s->dur_ns, s->bytes);
     else
-        kprof_kernel_add_time(s->target, s->dur_ns, s->kind == KPROF_TARGET_KERNEL_FIRST, s->weight);
-    if (s->kind != KPROF_TARGET_COPY && s->has_split)
-        kprof_kernel_add_split(s->target, s->launch_host_ns, s->has_queue, s->queue_ns, s->weight);
+        kprof_kernel_add_sample(s);
     /* A graph's time counts as kernel time on its device: its kernels are not timed one by one. */
     pthread_mutex_lock(&stats_lock);
     if (s->kind != KPROF_TARGET_COPY && s->device >= 0 && s->device < MAX_DEVICES) {
