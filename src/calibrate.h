@@ -45,8 +45,12 @@ static const char *const kprof_pred_names[KPROF_PRED_COUNT] = { "idle", "kernel"
  * kprof_hold gives up after KPROF_HOLD_TIMEOUT_NS.  Made by kprof_calibrate (ok 0 when it could not be),
  * used by timing/timing.c. */
 #define KPROF_HOLD_SLOTS 1024            /* words, used in turn by the holds of a context */
-#define KPROF_HOLD_TIMEOUT_NS 20000000ull /* kprof_hold gives up after 20 ms (a descheduled host; a first
-                                             launch that loads a large module can take ms) */
+/* kprof_hold gives up after 1 ms.  A hold lasts the host time of queuing a launch (5 to 100 us); one whose
+ * release does not come in time (a descheduled host, or the app's launch itself waiting for the GPU behind
+ * the hold) stalls every stream sharing its hardware queue until then: with 20 ms, one pair of 240 in a run
+ * of tests/gpu/accuracy/pipeline_8threads read 20.7 ms for a 20.7 us kernel (H200).  The pair of a hold
+ * that gave up is read as on an idle stream.  Launches that may load their kernel are not held. */
+#define KPROF_HOLD_TIMEOUT_NS 1000000ull
 struct kprof_hold {
     int ok;               /* 1: holds can be placed in this context */
     CUfunction gate;      /* the kprof_hold kernel */

@@ -11,9 +11,13 @@
 . "${top_srcdir:-..}/tests/lib.sh"
 need_jq
 export FAKEGPU_LAUNCH_LATENCY_NS=7000 FAKEGPU_HANDOFF_NS="kernel=700,hold=300" FAKEGPU_KERNEL_NS="idle_k=3000"
-FAKEGPU_TRUTH="$WORK/truth" KPROF_FORMAT=json KPROF_OUTPUT="$WORK/r.json" KPROF_TRACE="$WORK/t.json" \
-    run_kprof "$PROGS/preds" idle >"$WORK/out" ||
-    fail "preds idle failed (a hold left in place?): $(cat "$WORK/out")"
+FAKEGPU_REPORT_HOLDS=1 FAKEGPU_TRUTH="$WORK/truth" KPROF_FORMAT=json KPROF_OUTPUT="$WORK/r.json" KPROF_TRACE="$WORK/t.json" \
+    run_kprof "$PROGS/preds" idle >"$WORK/out" 2>"$WORK/err" ||
+    fail "preds idle failed (a hold left in place?): $(cat "$WORK/out" "$WORK/err")"
+# A hold never released in time (the app's launch itself waiting for the GPU behind it) stalls every
+# stream that shares its hardware queue until kprof_hold gives up: 20 ms read one of 240 pairs of
+# tests/gpu/accuracy/pipeline_8threads as 20.7 ms on an H200, so the timeout is 1 ms.
+expect_grep '^fakegpu: longest kprof_hold timeout: 1000000 ns$' "$WORK/err" "a hold gives up after 1 ms"
 truth_matches "$WORK/r.json" "$WORK/truth"
 expect_no_grep 'kprof_hold' "$WORK/truth" "libkprof's hold kernel is not counted as the app's"
 expect_eq "$(kernel_field "$WORK/r.json" idle_k calls)" 11 "idle_k: 11 launches"

@@ -46,6 +46,8 @@ static struct {
     uint64_t copy_ps_per_byte; /* FAKEGPU_COPY_PS_PER_BYTE */
     unsigned pending_queries;  /* FAKEGPU_EVENT_PENDING_QUERIES */
     int hang;                  /* FAKEGPU_HANG */
+    int report_holds;          /* FAKEGPU_REPORT_HOLDS=1: at exit, the longest timeout a kprof_hold was given
+                                  (stderr), the longest stall a hold never released could cause on a GPU */
     size_t mem_bytes;          /* FAKEGPU_MEM_BYTES */
     const char *truth_path;    /* FAKEGPU_TRUTH */
     int reuse_ctx_handle;      /* FAKEGPU_REUSE_CTX_HANDLE */
@@ -220,6 +222,7 @@ static void load_config(void)
     cfg.copy_ps_per_byte = env_num("FAKEGPU_COPY_PS_PER_BYTE", 1000, 1000000000ULL);
     cfg.pending_queries = (unsigned)env_num("FAKEGPU_EVENT_PENDING_QUERIES", 0, 1000000000ULL);
     cfg.hang = env_num("FAKEGPU_HANG", 0, 1) != 0;
+    cfg.report_holds = env_num("FAKEGPU_REPORT_HOLDS", 0, 1) != 0;
     cfg.mem_bytes = (size_t)env_num("FAKEGPU_MEM_BYTES", 1ULL << 30, 1ULL << 48);
     cfg.truth_path = getenv("FAKEGPU_TRUTH");
     cfg.reuse_ctx_handle = env_num("FAKEGPU_REUSE_CTX_HANDLE", 0, 1) != 0;
@@ -437,6 +440,7 @@ static struct {
     struct counter memsets;
     struct counter allocs_by_type[3];
     int truth_written;
+    unsigned long long hold_timeout_max; /* the longest timeout a kprof_hold was given (FAKEGPU_REPORT_HOLDS) */
     int forked; /* this process is a fork() child of one that used the driver */
 } g = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
@@ -2348,6 +2352,8 @@ static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
         if (!params || !params[0] || !params[1])
             RETURN(CUDA_ERROR_INVALID_VALUE);
         kernel_advance(s, func_load(fn, c) ? cfg.lazy_load_ns : 0, 0);
+        if (params[2] && *(unsigned long long *)params[2] > g.hold_timeout_max)
+            g.hold_timeout_max = *(unsigned long long *)params[2];
         RETURN(hold_put(s, (uintptr_t)*(unsigned long long *)params[0], *(uint32_t *)params[1], W_KERNEL));
     }
     {
@@ -4007,5 +4013,7 @@ __attribute__((destructor)) static void fake_driver_fini(void)
     pthread_mutex_lock(&g.lock);
     write_truth();
     write_errors();
+    if (cfg.report_holds)
+        fprintf(stderr, "fakegpu: longest kprof_hold timeout: %llu ns\n", (unsigned long long)g.hold_timeout_max);
     pthread_mutex_unlock(&g.lock);
 }
