@@ -52,6 +52,21 @@ for f in queue_ns_med queue_ns_p95; do
     pass "idle: $f $q ns"
 done
 
+# A real GPU stamps an event on an idle stream a submission latency after its record call (4 to 5 us on
+# an H200): libkprof's reference events are placed by when the GPU was seen to have stamped them, not by
+# their record calls, or every queue time reads that latency short (read 2.1 us against CUPTI's 8.0 us on
+# the H200 for kbench spin --idle).  Here 4 us on the fake (unheld: KPROF_CALIBRATE=0 makes no holds), so
+# each kernel, queued 3 us after its call started, waits for its start event's stamp at 4 us: queue 4 us.
+FAKEGPU_EVENT_LATENCY_NS=4000 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/lat.json" KPROF_LOG=debug \
+    run_clocked "$PROGS/queue_split" idle 4 2>"$WORK/lat.err" || fail "queue_split idle (event latency) failed"
+expect_grep 'the GPU stamps an event on an idle stream 4\.00 us after its record call starts' "$WORK/lat.err" \
+    "the submission latency measured"
+for f in queue_ns_med queue_ns_p95; do
+    q=$(kernel_field "$WORK/lat.json" split_idle $f)
+    [ "$q" -ge 4000 ] && [ "$q" -le 4010 ] || fail "event latency: $f is $q ns, expected 4000 to 4010"
+    pass "event latency: $f $q ns"
+done
+
 # Every format has the columns; an untimed kernel has none (null, empty, "-").
 export FAKEGPU_EVENT_PENDING_QUERIES=1
 unset FAKEGPU_CLOCK_DRIFT_PPM

@@ -79,7 +79,8 @@ void kprof_ev_ref_request(struct pool *p)
 
 /* Places p's pending reference on the timeline once it has completed: through the previous reference
  * when that is recent (float milliseconds over at most a few seconds stay exact to well under 1 us),
- * else from the host clock at its record (the private stream is idle, so the GPU stamped it then).
+ * else from the host clock at its record (the private stream is idle, so the GPU stamped it the pool's
+ * stamp_lag_ns later).
  * Called within a harvest pass, p's context current. */
 static void ref_complete(struct pool *p)
 {
@@ -89,7 +90,7 @@ static void ref_complete(struct pool *p)
     pthread_mutex_unlock(&kprof_ev.lock);
     if (!e || kprof_drv.cuEventQuery(e) != CUDA_SUCCESS)
         return;
-    double base = (double)((before + done) / 2 - kprof_start_ns);
+    double base = (double)(before - kprof_start_ns) + p->stamp_lag_ns;
     float ms = 0.0f;
     if (p->nrefs && done - p->refs[0].host_done_ns <= 4 * REF_PERIOD_NS &&
         kprof_drv.cuEventElapsedTime_v2(&ms, p->refs[0].ev, e) == CUDA_SUCCESS)
@@ -100,7 +101,7 @@ static void ref_complete(struct pool *p)
         p->nrefs++;
     memmove(&p->refs[1], &p->refs[0], (size_t)(p->nrefs - 1) * sizeof p->refs[0]);
     p->refs[0].base_ns = base;
-    p->refs[0].host_ns = (double)((before + done) / 2 - kprof_start_ns);
+    p->refs[0].host_ns = (double)(before - kprof_start_ns) + p->stamp_lag_ns;
     p->refs[0].ev = e;
     p->refs[0].host_done_ns = done;
     pthread_mutex_lock(&kprof_ev.lock);

@@ -22,41 +22,92 @@ struct kprof_ev kprof_ev = {
 
 __thread struct pool *kprof_ev_tls_pool __attribute__((tls_model("initial-exec")));
 
+/* Anchoring the GPU clock on the host's: ANCHOR_TRIES events recorded one at a time on the idle private
+ * stream, each polled with cuEventQuery until the GPU has stamped it.  The GPU stamps an event a
+ * submission latency after its record call (4 to 5 us on an H200, tests/gpu/queue-time-vs-cupti.sh), so
+ * the record's host time places it that much early; the first successful query places it late only by
+ * the time the stamp takes to be seen (under 1 us).  Through the events' elapsed times every try bounds
+ * the first event's stamp from above; the least bound is its host time.  ANCHOR_POLLS queries at most
+ * per try (about 20 ms on an H200), then cuEventSynchronize. */
+#define ANCHOR_TRIES 8
+#define ANCHOR_POLLS 100000
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Records e on the idle stream s and waits for its stamp: before (the record's start) and seen (the host
+ * clock once it was seen complete), host ns.  Returns the record's or the wait's result. */
+static CUresult anchor_try(CUevent e, CUstream s, uint64_t *before, uint64_t *seen)
+{
+    *before = kprof_now_ns();
+    CUresult r = kprof_drv.cuEventRecord(e, s);
+    for (int i = 0; r == CUDA_SUCCESS && i < ANCHOR_POLLS; i++) {
+        r = kprof_drv.cuEventQuery(e);
+        if (r == CUDA_ERROR_NOT_READY)
+            r = CUDA_SUCCESS;
+        else
+            break;
+        if (i == ANCHOR_POLLS - 1)
+            r = kprof_drv.cuEventSynchronize(e);
+    }
+    *seen = kprof_now_ns();
+    return r;
+}
+
 /* Sets up a new pool's private stream and first reference; the context is current on this thread. */
 static void pool_start_timeline(struct pool *p)
 {
     CUdevice dev = -1;
     if (kprof_drv.cuCtxGetDevice(&dev) == CUDA_SUCCESS)
         p->device = (int)dev;
-    CUevent e = NULL;
     if (kprof_drv.cuStreamCreate(&p->own, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS) {
         p->own = NULL;
         return;
     }
-    if (kprof_drv.cuEventCreate(&e, CU_EVENT_DEFAULT) != CUDA_SUCCESS)
-        return;
-    /* Relaxed capture mode around the wait, so that it cannot invalidate a global-mode capture this
+    CUevent ev[ANCHOR_TRIES] = { NULL };
+    uint64_t before[ANCHOR_TRIES], seen[ANCHOR_TRIES];
+    int n = 0;
+    /* Relaxed capture mode around the waits, so that they cannot invalidate a global-mode capture this
      * thread may have in progress on another stream. */
     CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
     kprof_drv.cuThreadExchangeStreamCaptureMode(&mode);
-    uint64_t before = kprof_now_ns();
-    CUresult r = kprof_drv.cuEventRecord(e, p->own);
-    uint64_t recorded = kprof_now_ns();
-    if (r == CUDA_SUCCESS)
-        r = kprof_drv.cuEventSynchronize(e);
-    uint64_t after = kprof_now_ns();
-    kprof_drv.cuThreadExchangeStreamCaptureMode(&mode);
-    if (r != CUDA_SUCCESS) {
-        kprof_drv.cuEventDestroy_v2(e);
-        return;
+    while (n < ANCHOR_TRIES && kprof_drv.cuEventCreate(&ev[n], CU_EVENT_DEFAULT) == CUDA_SUCCESS) {
+        if (anchor_try(ev[n], p->own, &before[n], &seen[n]) != CUDA_SUCCESS) {
+            kprof_drv.cuEventDestroy_v2(ev[n]);
+            break;
+        }
+        n++;
     }
-    /* An idle private stream: the GPU stamped the event between `before` and `after`. */
-    p->refs[0].ev = e;
-    p->refs[0].host_done_ns = after;
-    p->refs[0].base_ns = (double)((before + after) / 2 - kprof_start_ns);
-    /* The host anchor (the queue time's): the record alone, without the synchronisation. */
-    p->refs[0].host_ns = (double)((before + recorded) / 2 - kprof_start_ns);
+    kprof_drv.cuThreadExchangeStreamCaptureMode(&mode);
+    if (n == 0)
+        return;
+    /* The first event's stamp on the host clock: the least of the tries' bounds. */
+    double at[ANCHOR_TRIES], lag[ANCHOR_TRIES], stamp = (double)seen[0];
+    at[0] = 0.0;
+    for (int i = 1; i < n; i++) {
+        float ms = 0.0f;
+        at[i] = kprof_drv.cuEventElapsedTime_v2(&ms, ev[0], ev[i]) == CUDA_SUCCESS ? (double)ms * 1e6 : -1.0;
+        if (at[i] >= 0.0 && (double)seen[i] - at[i] < stamp)
+            stamp = (double)seen[i] - at[i];
+    }
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (at[i] >= 0.0)
+            lag[m++] = stamp + at[i] - (double)before[i];
+    qsort(lag, (size_t)m, sizeof lag[0], cmp_double);
+    p->stamp_lag_ns = lag[m / 2] > 0.0 ? lag[m / 2] : 0.0;
+    for (int i = 1; i < n; i++)
+        kprof_drv.cuEventDestroy_v2(ev[i]);
+    p->refs[0].ev = ev[0];
+    p->refs[0].host_done_ns = seen[0];
+    p->refs[0].base_ns = stamp - (double)kprof_start_ns;
+    p->refs[0].host_ns = p->refs[0].base_ns;
     p->nrefs = 1;
+    kprof_debug("device %d: the GPU stamps an event on an idle stream %.2f us after its record call starts "
+                "(median of %d)", p->device, p->stamp_lag_ns / 1e3, m);
     /* Before the context's first pair: its hand-offs, then taken off every pair it times.  The host time it
      * takes is left out of the call that started it (as context creation is). */
     kprof_calibrate(&p->calib, p->own);

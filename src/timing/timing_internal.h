@@ -21,9 +21,10 @@ struct ref {
     CUevent ev;
     uint64_t host_done_ns; /* host clock once its record had returned */
     double base_ns;        /* its time on the process timeline (ns since libkprof started) */
-    double host_ns;        /* the host clock when it was recorded (the midpoint of its record, ns since
-                              libkprof started): base_ns chains GPU time from reference to reference, this
-                              re-anchors each on the host clock, for the queue time (docs/accuracy.md) */
+    double host_ns;        /* the host clock when the GPU stamped it (ns since libkprof started): its
+                              record's start plus the pool's stamp_lag_ns; base_ns chains GPU time from
+                              reference to reference, this re-anchors each on the host clock, for the
+                              queue time (docs/accuracy.md) */
 };
 
 /* A context's reusable events, its private stream and references.  Pools are never freed: a context's
@@ -40,6 +41,8 @@ struct pool {
     CUevent pending_ref;         /* recorded, not yet placed on the timeline (kprof_ev.lock; stored atomically, so
                                     that pair_account may look without it) */
     uint64_t pending_before_ns, pending_host_done_ns, last_request_ns;
+    double stamp_lag_ns;         /* host time from the start of an event record on the idle private stream
+                                    to the GPU's stamp of it, measured when the pool was made (pool.c) */
     int ref_busy;                /* a thread is recording a reference (kprof_ev.lock) */
     unsigned nstreams;           /* streams of this context seen so far */
     uint64_t holds;              /* holds placed so far (atomic): hold n waits on word 1 + n % (SLOTS - 1)
