@@ -145,7 +145,7 @@ static int measure(struct bench *b, enum kprof_pred p, int shared, double *out_n
         if (p == KPROF_PRED_HELD &&
             (spin(b, b->s, 0, 0) != CUDA_SUCCESS || kprof_drv.cuStreamSynchronize(b->s) != CUDA_SUCCESS))
             return -1;
-        if (held && !kprof_hold_place(b->hold, b->s, 0, ++b->seq))
+        if (held && !kprof_hold_place(b->hold, b->s, 0, ++b->seq, p == KPROF_PRED_HELD_KERNEL))
             return -1;
         CUevent start = b->e1;
         if (p != KPROF_PRED_IDLE && !held && kprof_drv.cuEventRecord(b->ep, b->s) != CUDA_SUCCESS)
@@ -191,24 +191,6 @@ static int measure(struct bench *b, enum kprof_pred p, int shared, double *out_n
     return 1;
 }
 
-int kprof_hold_place(const struct kprof_hold *h, CUstream s, unsigned slot, uint32_t seq)
-{
-    unsigned long long w = (unsigned long long)(h->dwords + (CUdeviceptr)slot * sizeof(uint32_t));
-    unsigned long long timeout = KPROF_HOLD_TIMEOUT_NS;
-    unsigned int n = seq;
-    void *params[] = { &w, &n, &timeout };
-    return kprof_drv.cuLaunchKernel(h->gate, 1, 1, 1, 1, 1, 1, 0, s, params, NULL) == CUDA_SUCCESS;
-}
-
-void kprof_hold_release(const struct kprof_hold *h, unsigned slot, uint32_t seq)
-{
-    uint32_t *w = &h->words[slot];
-    uint32_t cur = __atomic_load_n(w, __ATOMIC_RELAXED);
-    while ((int32_t)(cur - seq) < 0 &&
-           !__atomic_compare_exchange_n(w, &cur, seq, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
-        ;
-}
-
 /* Makes c's holds (struct kprof_hold): KPROF_HOLD_SLOTS words of pinned memory, the kprof_hold kernel of
  * mod, and one hold placed and released on `own` to see that the driver takes it.  Leaves h->ok 0 when
  * any of it fails (kernels are then timed without holds). */
@@ -223,12 +205,16 @@ static void hold_make(struct kprof_hold *h, CUmodule mod, CUstream own)
     h->words = words;
     if (kprof_drv.cuMemHostGetDevicePointer_v2(&h->dwords, words, 0) != CUDA_SUCCESS)
         return;
-    if (kprof_drv.cuModuleGetFunction(&h->gate, mod, "kprof_hold") != CUDA_SUCCESS ||
-        !kprof_hold_place(h, own, 0, 1))
+    if (kprof_drv.cuModuleGetFunction(&h->gate, mod, "kprof_hold") != CUDA_SUCCESS)
         return;
-    kprof_hold_release(h, 0, 1);
-    if (kprof_drv.cuStreamSynchronize(own) != CUDA_SUCCESS)
-        return;
+    kprof_hold_watch(h);
+    for (int kernel = 0; kernel < 2; kernel++) { /* a wait (if the watchdog runs), then the kernel */
+        if (!kprof_hold_place(h, own, 0, (uint32_t)kernel + 1, kernel))
+            return;
+        kprof_hold_release(h, 0, (uint32_t)kernel + 1);
+        if (kprof_drv.cuStreamSynchronize(own) != CUDA_SUCCESS)
+            return;
+    }
     h->words[0] = 0;
     h->ok = 1;
 }

@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 #include "cuda_api.h"
+#include "hold.h"
 
 /* What libkprof last put on a kernel's stream before it (its predecessor), which decides the hand-off
  * the kernel's event pair holds: the GPU time between the event after the predecessor and the kernel's
@@ -32,41 +33,6 @@ enum kprof_pred {
 static const char *const kprof_pred_names[KPROF_PRED_COUNT] = { "idle", "kernel", "HtoD", "DtoH", "DtoD", "memset",
                                                                 "other", "held", "held_kernel" };
 
-/* Holding a stream until a launch is queued.  On an idle stream the GPU stamps the start event at once and
- * the kernel arrives a launch latency later; behind a copy or a host function the kernel starts after a
- * hand-off that spreads by several us from launch to launch (H200, docs/accuracy.md).  So, before the
- * start event of such a launch, libkprof puts a hold on the stream: its own one-thread kernel kprof_hold,
- * spinning on a word of pinned host memory (it also absorbs a copy engine's hand-off).  The word is written
- * once the start event, the kernel and the stop event are queued, and the GPU then runs the three back to
- * back, with the constant hand-off calibrated for HELD or HELD_KERNEL.  Never a cuStreamWaitValue32, which
- * would be cheaper (0.8 us of host time against 2-3) but has no timeout: CUDA does not see the dependency
- * on the host, and a launch that waits inside for the stream's work (a context synchronisation: a kernel
- * loaded or local memory grown, or a command queue full of other threads' work) would wait for ever;
- * kprof_hold gives up after KPROF_HOLD_TIMEOUT_NS.  Made by kprof_calibrate (ok 0 when it could not be),
- * used by timing/timing.c. */
-#define KPROF_HOLD_SLOTS 1024            /* words, used in turn by the holds of a context */
-/* kprof_hold gives up after 1 ms.  A hold lasts the host time of queuing a launch (5 to 100 us); one whose
- * release does not come in time (a descheduled host, or the app's launch itself waiting for the GPU behind
- * the hold) stalls every stream sharing its hardware queue until then: with 20 ms, one pair of 240 in a run
- * of tests/gpu/accuracy/pipeline_8threads read 20.7 ms for a 20.7 us kernel (H200).  The pair of a hold
- * that gave up is read as on an idle stream.  Launches that may load their kernel are not held. */
-#define KPROF_HOLD_TIMEOUT_NS 1000000ull
-struct kprof_hold {
-    int ok;               /* 1: holds can be placed in this context */
-    CUfunction gate;      /* the kprof_hold kernel */
-    uint32_t *words;      /* KPROF_HOLD_SLOTS words of pinned host memory */
-    CUdeviceptr dwords;   /* their address on the device */
-};
-
-/* Puts a hold on s (the context current): kprof_hold, which ends once word `slot` reaches `seq` (wrapping
- * compare) or after KPROF_HOLD_TIMEOUT_NS.  Returns 1, or 0 when nothing was put on s.  The caller
- * releases it (kprof_hold_release) on every path. */
-int kprof_hold_place(const struct kprof_hold *h, CUstream s, unsigned slot, uint32_t seq);
-
-/* Ends the hold of `slot` numbered seq: the word goes to seq unless it is already past it (an atomic
- * maximum, so that holds of two threads on one stream never wait for a smaller number).  Lock-free. */
-void kprof_hold_release(const struct kprof_hold *h, unsigned slot, uint32_t seq);
-
 /* How the start of a pair was taken: its own start event, or the previous call's stop (one-event
  * timing).  The hand-off differs slightly between the two. */
 enum kprof_start { KPROF_START_OWN, KPROF_START_SHARED, KPROF_START_COUNT };
@@ -90,7 +56,7 @@ struct kprof_calibration {
     uint64_t cost_ns;                  /* host time the calibration took, module load included */
     double handoff_ns[KPROF_START_COUNT][KPROF_PRED_COUNT];
     unsigned samples;                  /* timed launches per situation (more behind copies) */
-    struct kprof_hold hold;            /* holding this context's streams (KPROF_HOLD) */
+    struct kprof_hold hold;            /* holding this context's streams (KPROF_HOLD, hold.h) */
 };
 
 /* The time CUPTI counts in a kernel beyond what %globaltimer reads inside a one-block kernel (its block's

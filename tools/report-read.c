@@ -309,6 +309,8 @@ static void read_root(struct kprof_saved *r, json_t *root)
     s->events.one_event = lng(ev, "one_event");
     s->events.held = lng(ev, "held");
     s->events.held_kernel = lng(ev, "held_kernel");
+    s->events.beside_busy = lng(ev, "beside_busy");
+    s->events.holds_overdue = lng(ev, "holds_overdue");
 }
 
 bool kprof_saved_read(struct kprof_saved *r, const char *path)
