@@ -145,7 +145,7 @@ static int measure(struct bench *b, enum kprof_pred p, int shared, double *out_n
         if (p == KPROF_PRED_HELD &&
             (spin(b, b->s, 0, 0) != CUDA_SUCCESS || kprof_drv.cuStreamSynchronize(b->s) != CUDA_SUCCESS))
             return -1;
-        if (held && !kprof_hold_place(b->hold, b->s, 0, ++b->seq, p == KPROF_PRED_HELD_KERNEL))
+        if (held && !kprof_hold_place(b->hold, b->s, 0, ++b->seq))
             return -1;
         CUevent start = b->e1;
         if (p != KPROF_PRED_IDLE && !held && kprof_drv.cuEventRecord(b->ep, b->s) != CUDA_SUCCESS)
@@ -207,14 +207,11 @@ static void hold_make(struct kprof_hold *h, CUmodule mod, CUstream own)
         return;
     if (kprof_drv.cuModuleGetFunction(&h->gate, mod, "kprof_hold") != CUDA_SUCCESS)
         return;
-    kprof_hold_watch(h);
-    for (int kernel = 0; kernel < 2; kernel++) { /* a wait (if the watchdog runs), then the kernel */
-        if (!kprof_hold_place(h, own, 0, (uint32_t)kernel + 1, kernel))
-            return;
-        kprof_hold_release(h, 0, (uint32_t)kernel + 1);
-        if (kprof_drv.cuStreamSynchronize(own) != CUDA_SUCCESS)
-            return;
-    }
+    if (!kprof_hold_place(h, own, 0, 1))
+        return;
+    kprof_hold_release(h, 0, 1);
+    if (kprof_drv.cuStreamSynchronize(own) != CUDA_SUCCESS)
+        return;
     h->words[0] = 0;
     h->ok = 1;
 }

@@ -247,8 +247,8 @@ void kprof_report_text(FILE *f, const struct kprof_snapshot *s)
             s->events.held + s->events.held_kernel, s->events.held_kernel, s->events.beside_busy,
             s->events.holds_overdue ? "" : "\n");
     if (s->events.holds_overdue) /* a launch call that outlasted its hold: other streams may have waited */
-        fprintf(f, ", holds released by the watchdog after %.0f ms %ld (kernels on other streams may read up to "
-                   "that much longer)\n", (double)KPROF_HOLD_OVERDUE_NS / 1e6, s->events.holds_overdue);
+        fprintf(f, ", held longer than kprof_hold waits (%.0f ms) %ld (kernels on other streams may read up to "
+                   "that much longer)\n", (double)KPROF_HOLD_TIMEOUT_NS / 1e6, s->events.holds_overdue);
     for (size_t i = 0; i < s->ncalibs; i++) {
         const struct kprof_calibration *c = &s->calibs[i];
         if (c->state != KPROF_CALIB_DONE) {

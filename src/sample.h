@@ -43,7 +43,7 @@ struct kprof_sample {
  * holds that outlasted their launch call (holds_overdue). */
 struct kprof_event_counters {
     long incomplete, failed, pool_exhausted, created, one_event, held, held_kernel, beside_busy;
-    long holds_overdue; /* holds released by the watchdog, not by their launch (hold.h) */
+    long holds_overdue; /* holds released after kprof_hold had given up (hold.h) */
 };
 
 #endif

@@ -494,7 +494,7 @@ void kprof_timing_begin(struct kprof_timing *t, CUcontext ctx, cudaStream_t stre
         uint64_t n = __atomic_fetch_add(&p->holds, 1, __ATOMIC_RELAXED);
         t->hold_slot = 1 + (unsigned)(n % (KPROF_HOLD_SLOTS - 1));
         t->hold_seq = (uint32_t)(1 + n / (KPROF_HOLD_SLOTS - 1));
-        if (kprof_hold_place(&p->calib.hold, s, t->hold_slot, t->hold_seq, hold == 2))
+        if (kprof_hold_place(&p->calib.hold, s, t->hold_slot, t->hold_seq))
             t->held = (unsigned char)hold;
     }
     if (!t->shared) {
