@@ -14,6 +14,8 @@ PATH="$WORK/bin:$PATH" LD_PRELOAD="$SAN_PRELOAD" sh "$top_srcdir/tools/demo.sh" 
 expect_eq "$(head -n 1 "$WORK/err" | cut -c1-45)" "demo: no GPU here (nvidia-smi lists none): ru" "first line: no GPU"
 expect_grep '^== libkprof: kernels ==' "$WORK/err" "the report follows"
 expect_grep 'reduce_blocks|app_add' "$WORK/err" "with the sample's kernels"
+# The fake's GPU clock kept in step with the host's: queue times of a few us, not tens of ms.
+expect_grep 'Queue med \(us\) +Queue p95 \(us\)' "$WORK/err" "queue times in us"
 expect_eq "$(tail -n 1 "$WORK/err")" \
     "demo: the report above was made on the fake CUDA stack (tests/fake): simulated times, not a GPU's" \
     "last line: simulated times"

@@ -23,7 +23,15 @@ fi
     ${MAKE:-make} -s -C "$fake" lib/libcuda.so.1 lib/libcudart.so.13 lib/libcuda.so lib/libcudart.so >/dev/null || exit 1
 echo "demo: no GPU here (nvidia-smi lists none): running $what against the fake CUDA stack; its times are simulated" >&2
 # One query of each event answers "not ready", as on a busy GPU, so the fake's exact times come through.
-FAKEGPU_EVENT_PENDING_QUERIES=1 LD_LIBRARY_PATH=$fake/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} "$kprof" "$@"
+# The fake's virtual host clock (libfakeclock.so, preloaded before libkprof, after a sanitizer's runtime) keeps its GPU clock in step
+# with the host's, a launch call taking 3 us of it (2 to 5 us on an H200), so that the Host and Queue
+# columns mean what they would on a GPU (without it the fake's GPU clock is unrelated to the host's and
+# the queue times read tens of ms).
+clock=
+[ -e "$fake/lib/libfakeclock.so" ] || ${MAKE:-make} -s -C "$fake" lib/libfakeclock.so >/dev/null 2>&1
+[ -e "$fake/lib/libfakeclock.so" ] && clock=$fake/lib/libfakeclock.so
+FAKEGPU_LAUNCH_HOST_NS=3000 FAKEGPU_EVENT_PENDING_QUERIES=1 LD_LIBRARY_PATH=$fake/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
+    LD_PRELOAD=${LD_PRELOAD:+$LD_PRELOAD${clock:+ }}$clock "$kprof" "$@"
 rc=$?
 echo "demo: the report above was made on the fake CUDA stack (tests/fake): simulated times, not a GPU's" >&2
 exit $rc
