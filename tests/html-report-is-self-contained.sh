@@ -1,6 +1,7 @@
 #!/bin/sh
 # kprof report --html writes one self-contained page (no script, no src, href or url( to fetch anything)
-# of saved reports: the top kernels by total GPU time with their calls and mean, the copies by direction,
+# of saved reports: the top kernels by total GPU time with their calls, mean and (a kernel of one process)
+# median host and queue times, the copies by direction,
 # each device's busy share and, for several processes, each kernel's time per process with its imbalance
 # (largest over mean); names are escaped.
 . "${top_srcdir:-..}/tests/lib.sh"
@@ -22,8 +23,8 @@ expect_no_grep '(src|href)[[:space:]]*=' "$P" "no src or href"
 expect_no_grep 'url\(' "$P" "no url("
 expect_grep '<svg' "$P" "inline SVG"
 # Top kernels: the kernel, its total, calls and mean.
-expect_grep '<td class="name">scale_chunk\(float\*, unsigned long\)</td><td class="num">132\.000 us</td>.*<td class="num">12</td><td class="num">11\.000 us</td>' \
-    "$P" "scale_chunk: 132 us in 12 calls, 11 us each"
+expect_grep '<td class="name">scale_chunk\(float\*, unsigned long\)</td><td class="num">132\.000 us</td>.*<td class="num">12</td><td class="num">11\.000 us</td><td class="num">-</td><td class="num">-</td>' \
+    "$P" "scale_chunk: 132 us in 12 calls, 11 us each; in two processes, no host or queue median"
 # Copies by direction.
 expect_grep '<td class="name">HtoD</td><td class="num">12</td><td class="num">12\.00 MiB</td>' "$P" "HtoD: 12 copies of 12 MiB in all"
 expect_grep '<td class="name">DtoH</td><td class="num">12</td>' "$P" "DtoH: 12 copies"
@@ -42,6 +43,9 @@ expect_grep "<title>$(jqr .pid "$WORK/r4.json")@[^<]*: 44\.000 us</title>.*<titl
 "$K" report --html "$WORK/r4.json" >"$WORK/one.html" || fail "kprof report --html of one report failed"
 expect_no_grep 'Kernel time per process' "$WORK/one.html" "one report: no per-process section"
 expect_grep 'Process: .*stream_overlap \(pid [0-9]+\) on ' "$WORK/one.html" "one report: its process"
+expect_grep '<th>Mean</th><th>Host med</th><th>Queue med</th>' "$WORK/one.html" "one report: host and queue medians"
+expect_grep '<td class="name">scale_chunk\(float\*, unsigned long\)</td>.*<td class="num">11\.000 us</td><td class="num">[0-9.]+ [num]?s</td><td class="num">[0-9.]+ [num]?s</td>' \
+    "$WORK/one.html" "scale_chunk: its host and queue medians"
 
 # Names are escaped: no markup from a kernel's name.
 jq '.kernels[0].name = "k<script>x(\"1\")</script>&\n"' "$WORK/r4.json" >"$WORK/evil.json"

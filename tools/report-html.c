@@ -82,6 +82,9 @@ struct hkernel {
     const char *key;         /* mangled name, borrowed from a report; hash key */
     const char *name;        /* borrowed */
     uint64_t total, calls, timed, measured;
+    size_t reports;          /* rows it has over the reports */
+    uint64_t split[2];       /* host and queue time medians (enum kprof_split), when it is in one report */
+    unsigned char split_known[2];
     uint64_t *per;           /* total per report (nreports), owned */
     UT_hash_handle hh;
 };
@@ -118,6 +121,10 @@ static struct hkernel **gather_kernels(const struct kprof_saved *r, size_t nr, s
             k->calls += rk->calls;
             k->timed += rk->timed;
             k->measured += rk->total_ns;
+            /* Medians do not add across rows or processes: the split is shown for a kernel of one row. */
+            k->reports++;
+            for (int w = 0; w < 2; w++)
+                k->split_known[w] = k->reports == 1 && kprof_kernel_split(rk, (enum kprof_split)w, 50.0, &k->split[w]);
         }
     *n = HASH_COUNT(hash);
     struct hkernel **v = xcalloc(*n, sizeof *v);
@@ -150,7 +157,8 @@ static void kernels_section(FILE *f, struct hkernel **ks, size_t nk, size_t show
     for (size_t i = 0; i < nk; i++)
         all += ks[i]->total;
     struct kprof_unit u = kprof_unit_for(ks[0]->total);
-    fprintf(f, "<table>\n<tr><th>Kernel</th><th>Total</th><th></th><th>Calls</th><th>Mean</th><th>Share</th></tr>\n");
+    fprintf(f, "<table>\n<tr><th>Kernel</th><th>Total</th><th></th><th>Calls</th><th>Mean</th><th>Host med</th>"
+               "<th>Queue med</th><th>Share</th></tr>\n");
     for (size_t i = 0; i < shown; i++) {
         const struct hkernel *k = ks[i];
         fprintf(f, "<tr><td class=\"name\">");
@@ -164,12 +172,21 @@ static void kernels_section(FILE *f, struct hkernel **ks, size_t nk, size_t show
             put_time(f, (double)k->measured / (double)k->timed, kprof_unit_for(k->measured / k->timed));
         else
             fputs("-", f);
+        for (int w = 0; w < 2; w++) {
+            fprintf(f, "</td><td class=\"num\">");
+            if (k->split_known[w])
+                put_time(f, (double)k->split[w], kprof_unit_for(k->split[w]));
+            else
+                fputs("-", f);
+        }
         fprintf(f, "</td><td class=\"num\">%.2f%%</td></tr>\n", all ? 100.0 * (double)k->total / (double)all : 0.0);
     }
     fprintf(f, "</table>\n");
     if (shown < nk)
         fprintf(f, "<p class=\"note\">%zu more kernel%s not shown (--top).</p>\n", nk - shown, nk - shown == 1 ? "" : "s");
-    fprintf(f, "<p class=\"note\">Total: GPU time over %s; Mean: per timed launch.</p>\n",
+    fprintf(f, "<p class=\"note\">Total: GPU time over %s; Mean: per timed launch; Host med and Queue med: the "
+               "median launch call's host time and time from the call's start to the kernel's start (a kernel of "
+               "one process only: medians do not add).</p>\n",
             nr > 1 ? "every process" : "the run");
     fprintf(f, "</section>\n");
 }
