@@ -23,12 +23,14 @@ struct kprof_ev kprof_ev = {
 __thread struct pool *kprof_ev_tls_pool __attribute__((tls_model("initial-exec")));
 
 /* Anchoring the GPU clock on the host's: ANCHOR_TRIES events recorded one at a time on the idle private
- * stream, each polled with cuEventQuery until the GPU has stamped it.  The GPU stamps an event a
- * submission latency after its record call (4 to 5 us on an H200, tests/gpu/queue-time-vs-cupti.sh), so
- * the record's host time places it that much early; the first successful query places it late only by
- * the time the stamp takes to be seen (under 1 us).  Through the events' elapsed times every try bounds
- * the first event's stamp from above; the least bound is its host time.  ANCHOR_POLLS queries at most
- * per try (about 20 ms on an H200), then cuEventSynchronize. */
+ * stream, each polled with cuEventQuery until the GPU has stamped it.  Through the events' elapsed times
+ * every try brackets the first event's stamp: after its record call returned (the GPU cannot stamp what
+ * it was not yet given) and before the query saw it.  On an H200 the bracket is about 5 us wide (the
+ * first record call alone takes 10-15 us; a stamp is seen 4-5 us after the call returns) and CUPTI's
+ * kernel start times put the stamp at its early end (tests/gpu/queue-time-vs-cupti.sh: an idle launch's
+ * queue time read 8.2 us against CUPTI's 8.2 from the early end, 13.0 from the late one, 2.1 from the
+ * first record call's midpoint): the latest record end is taken.  ANCHOR_POLLS queries at most per try
+ * (about 20 ms on an H200), then cuEventSynchronize. */
 #define ANCHOR_TRIES 8
 #define ANCHOR_POLLS 100000
 
@@ -38,12 +40,14 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* Records e on the idle stream s and waits for its stamp: before (the record's start) and seen (the host
- * clock once it was seen complete), host ns.  Returns the record's or the wait's result. */
-static CUresult anchor_try(CUevent e, CUstream s, uint64_t *before, uint64_t *seen)
+/* Records e on the idle stream s and waits for its stamp: before and after (the record call's start and
+ * return) and seen (the host clock once it was seen complete), host ns.  Returns the record's or the
+ * wait's result. */
+static CUresult anchor_try(CUevent e, CUstream s, uint64_t *before, uint64_t *after, uint64_t *seen)
 {
     *before = kprof_now_ns();
     CUresult r = kprof_drv.cuEventRecord(e, s);
+    *after = kprof_now_ns();
     for (int i = 0; r == CUDA_SUCCESS && i < ANCHOR_POLLS; i++) {
         r = kprof_drv.cuEventQuery(e);
         if (r == CUDA_ERROR_NOT_READY)
@@ -68,14 +72,14 @@ static void pool_start_timeline(struct pool *p)
         return;
     }
     CUevent ev[ANCHOR_TRIES] = { NULL };
-    uint64_t before[ANCHOR_TRIES], seen[ANCHOR_TRIES];
+    uint64_t before[ANCHOR_TRIES], after[ANCHOR_TRIES], seen[ANCHOR_TRIES];
     int n = 0;
     /* Relaxed capture mode around the waits, so that they cannot invalidate a global-mode capture this
      * thread may have in progress on another stream. */
     CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
     kprof_drv.cuThreadExchangeStreamCaptureMode(&mode);
     while (n < ANCHOR_TRIES && kprof_drv.cuEventCreate(&ev[n], CU_EVENT_DEFAULT) == CUDA_SUCCESS) {
-        if (anchor_try(ev[n], p->own, &before[n], &seen[n]) != CUDA_SUCCESS) {
+        if (anchor_try(ev[n], p->own, &before[n], &after[n], &seen[n]) != CUDA_SUCCESS) {
             kprof_drv.cuEventDestroy_v2(ev[n]);
             break;
         }
@@ -84,15 +88,19 @@ static void pool_start_timeline(struct pool *p)
     kprof_drv.cuThreadExchangeStreamCaptureMode(&mode);
     if (n == 0)
         return;
-    /* The first event's stamp on the host clock: the least of the tries' bounds. */
-    double at[ANCHOR_TRIES], lag[ANCHOR_TRIES], stamp = (double)seen[0];
+    /* The first event's stamp on the host clock: the latest record end over the tries, no later than the
+     * earliest sighting. */
+    double at[ANCHOR_TRIES], lag[ANCHOR_TRIES], early = (double)after[0], late = (double)seen[0];
     at[0] = 0.0;
     for (int i = 1; i < n; i++) {
         float ms = 0.0f;
         at[i] = kprof_drv.cuEventElapsedTime_v2(&ms, ev[0], ev[i]) == CUDA_SUCCESS ? (double)ms * 1e6 : -1.0;
-        if (at[i] >= 0.0 && (double)seen[i] - at[i] < stamp)
-            stamp = (double)seen[i] - at[i];
+        if (at[i] >= 0.0 && (double)after[i] - at[i] > early)
+            early = (double)after[i] - at[i];
+        if (at[i] >= 0.0 && (double)seen[i] - at[i] < late)
+            late = (double)seen[i] - at[i];
     }
+    double stamp = early < late ? early : late;
     int m = 0;
     for (int i = 0; i < n; i++)
         if (at[i] >= 0.0)
@@ -106,8 +114,8 @@ static void pool_start_timeline(struct pool *p)
     p->refs[0].base_ns = stamp - (double)kprof_start_ns;
     p->refs[0].host_ns = p->refs[0].base_ns;
     p->nrefs = 1;
-    kprof_debug("device %d: the GPU stamps an event on an idle stream %.2f us after its record call starts "
-                "(median of %d)", p->device, p->stamp_lag_ns / 1e3, m);
+    kprof_debug("device %d: the GPU's clock anchored within %.2f us (the GPU stamps an event %.2f us after its "
+                "record call starts, median of %d)", p->device, (late - stamp) / 1e3, p->stamp_lag_ns / 1e3, m);
     /* Before the context's first pair: its hand-offs, then taken off every pair it times.  The host time it
      * takes is left out of the call that started it (as context creation is). */
     kprof_calibrate(&p->calib, p->own);

@@ -56,10 +56,11 @@ static struct {
     int reuse_func_handle;     /* FAKEGPU_REUSE_FUNC_HANDLE=1: a function of an unloaded module or library
                                   gives its handle to the next function made (as a real allocator may) */
     uint64_t event_ns;         /* FAKEGPU_EVENT_NS: GPU time an event record takes on its stream */
-    uint64_t event_latency_ns; /* FAKEGPU_EVENT_LATENCY_NS: an event recorded on an idle stream is stamped
-                                  this much after the call (a real GPU's submission latency: 4 to 5 us on
-                                  an H200); with the virtual host clock, a query then answers
-                                  CUDA_ERROR_NOT_READY until the GPU clock has reached the stamp */
+    uint64_t event_record_host_ns; /* FAKEGPU_EVENT_RECORD_HOST_NS: with the virtual host clock, an event
+                                  record call takes this much host time, the event stamped at its end */
+    uint64_t event_seen_ns;    /* FAKEGPU_EVENT_SEEN_NS: with the virtual host clock, the host sees an event
+                                  complete this long after its stamp (a query answers CUDA_ERROR_NOT_READY
+                                  until then, a synchronize returns then): 4 to 5 us on an H200 */
     unsigned long query_delay_us; /* FAKEGPU_FIRST_QUERY_DELAY_US: the first cuEventQuery off the main
                                      thread (a profiler's harvester, say) sleeps this long */
     /* FAKEGPU_HANDOFF_NS="kernel=N,htod=N,dtoh=N,dtod=N,memset=N,wait=N,hold=N" (ns, each 0 unless given): a kernel
@@ -234,7 +235,8 @@ static void load_config(void)
     cfg.reuse_stream_handle = env_num("FAKEGPU_REUSE_STREAM_HANDLE", 0, 1) != 0;
     cfg.query_delay_us = (unsigned long)env_num("FAKEGPU_FIRST_QUERY_DELAY_US", 0, 10000000);
     cfg.event_ns = env_num("FAKEGPU_EVENT_NS", 0, 1000000000ULL);
-    cfg.event_latency_ns = env_num("FAKEGPU_EVENT_LATENCY_NS", 0, 1000000000ULL);
+    cfg.event_record_host_ns = env_num("FAKEGPU_EVENT_RECORD_HOST_NS", 0, 1000000000ULL);
+    cfg.event_seen_ns = env_num("FAKEGPU_EVENT_SEEN_NS", 0, 1000000000ULL);
     parse_kernel_ns();
     parse_handoff_ns();
     cfg.calib_c0_ns = env_num("FAKEGPU_CALIB_C0_NS", 600, 1000000000ULL);
@@ -1763,8 +1765,9 @@ CUresult cuEventDestroy(CUevent hEvent)
 
 static void event_stamp(struct CUevent_st *e, struct CUstream_st *s)
 {
-    uint64_t latency = s->last_work == W_NONE || s->seen_idle ? cfg.event_latency_ns : 0;
-    e->t = advance(s, latency) + latency;
+    if (cfg.host_now)
+        cfg.host_advance(cfg.event_record_host_ns); /* the call's host time: stamped at its end */
+    e->t = advance(s, 0);
     s->sync_t = s->t += cfg.event_ns; /* stamped first, then the stream is busy with the record */
     e->stream_id = s->id;
     e->recorded = 1;
@@ -1987,8 +1990,8 @@ CUresult cuEventQuery(CUevent hEvent)
         RETURN(CUDA_SUCCESS);
     if (cfg.hang || held_before(e->stream_id, e->seq))
         RETURN(CUDA_ERROR_NOT_READY);
-    if (cfg.event_latency_ns && cfg.host_now && e->t > gpu_now())
-        RETURN(CUDA_ERROR_NOT_READY); /* not stamped yet */
+    if (cfg.event_seen_ns && cfg.host_now && e->t + cfg.event_seen_ns > gpu_now())
+        RETURN(CUDA_ERROR_NOT_READY); /* not seen yet */
     if (event_complete(e)) {
         event_seen(e);
         RETURN(CUDA_SUCCESS);
@@ -2008,7 +2011,7 @@ CUresult cuEventSynchronize(CUevent hEvent)
         RETURN(rc);
     if (!cfg.hang && e->recorded) {
         holds_wait(e->stream_id, e->seq);
-        host_waits(e->t);
+        host_waits(e->t + (cfg.host_now ? cfg.event_seen_ns : 0));
         event_done(e);
         event_seen(e);
     }
