@@ -76,9 +76,6 @@ static int watch_thread_exit(void)
     return exit_watched;
 }
 
-/* This thread's marker for struct pool's last_caller: the address of its own copy. */
-static __thread char tls_caller;
-
 static long thread_id(void)
 {
     return (long)gettid();
@@ -385,18 +382,6 @@ void kprof_timing_begin(struct kprof_timing *t, CUcontext ctx, cudaStream_t stre
     t->tested = 0;
     t->beside = 0;
     t->pred = q ? q->last_pred : KPROF_PRED_UNKNOWN;
-    /* Another thread made a timed call in this context since this stream's last one (or before its first). */
-    int interleaved = 0;
-    if (q) {
-        uint64_t me = ++p->calls_seq;
-        if (p->last_caller != &tls_caller) {
-            if (p->last_caller)
-                p->switch_seq = me;
-            p->last_caller = &tls_caller;
-        }
-        interleaved = p->switch_seq > q->last_call_seq;
-        q->last_call_seq = me;
-    }
     if (q && may_share)
         lent = lend_last_stop(q, p, legacy, t, &bl);
     if (q) {
@@ -436,17 +421,6 @@ void kprof_timing_begin(struct kprof_timing *t, CUcontext ctx, cudaStream_t stre
      * Not asked by an ordered launch (the legacy stream and blocking streams wait for each other's work
      * anyway, and their launches take turns: order_launch): unheld, the legacy stream's kernels read +4 us
      * on an H200 (tests/gpu/accuracy/first_launch.cu). */
-    /* Nor while other threads work in the context, one of their timed calls coming since this stream's
-     * last one (streams known not to wait for the legacy stream only; the others take turns,
-     * order_launch): a launch call can then take over a ms (waiting for a lock of the driver another
-     * thread holds), and a hold stalls the other streams all that time (on an H200,
-     * tests/gpu/accuracy/pipeline_8threads: 2 or 3 holds a run lasted over kprof_hold's 1 ms, and 3 runs
-     * of 6 read +12 to +39%). */
-    if (hold > 0 && interleaved && !t->ordered && !legacy && blocking == 0) { /* streams that wait for each
-                                                                                other: order_launch */
-        hold = 0;
-        t->beside = 1;
-    }
     CUevent beside[BESIDE_ASKED];
     int nbeside = hold > 0 && q && !t->ordered ? beside_collect(q, t->ctx, beside) : 0;
     if (!q || (!b && !cb) || (!lent && !a && !ca)) {

@@ -45,9 +45,6 @@ struct pool {
                                     to the GPU's stamp of it, measured when the pool was made (pool.c) */
     int ref_busy;                /* a thread is recording a reference (kprof_ev.lock) */
     unsigned nstreams;           /* streams of this context seen so far */
-    uint64_t calls_seq;          /* timed calls begun in this context so far (kprof_ev.lock) */
-    uint64_t switch_seq;         /* the last of them made by another thread than the one before (kprof_ev.lock) */
-    const void *last_caller;     /* the thread that made the last one (its TLS marker; kprof_ev.lock) */
     uint64_t holds;              /* holds placed so far (atomic): hold n waits on word 1 + n % (SLOTS - 1)
                                     (word 0 is calibration's) for the number 1 + n / (SLOTS - 1), so that
                                     each hold has a word and number of its own, also when threads launch
@@ -111,7 +108,6 @@ struct queue {
     unsigned char last_pred; /* enum kprof_pred: what libkprof last put on this stream (kprof_ev.lock) */
     unsigned char host_fn;   /* a host function was put on it since libkprof's last timed call (kprof_ev.lock) */
     signed char blocking;    /* 1: it synchronises with the legacy default stream; -1: not known yet (atomic) */
-    uint64_t last_call_seq;  /* its pool's calls_seq at this stream's last timed call (kprof_ev.lock) */
     UT_hash_handle hh;
 };
 

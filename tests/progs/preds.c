@@ -14,8 +14,7 @@
  * bslow_k then leg_k, lslow_k then blk_k, and bslow_k behind blong_k, so that it may start at blong_k's
  * stop, then leg_k; the blocking stream may have the handle of a non-blocking one destroyed before),
  * "apimix" (16 launches of fast_k and 5 of slow_k, for the api table's median: FAKEGPU_LAUNCH_SLEEP_US),
- * "beside" (beside_k on an idle stream while long_k may still run on another, then once it is done),
- * "alternate" (alt_a and alt_b in turn on two streams from two threads, each launch waited for). */
+ * "beside" (beside_k on an idle stream while long_k may still run on another, then once it is done). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -272,63 +271,6 @@ static int beside(CUstream s, CUstream other)
     return 0;
 }
 
-/* alternate: alt_a on s from the main thread and alt_b on `other` from a second thread, in turn (6 each,
- * each launch waited for): both streams idle at every launch, other threads' calls between each stream's. */
-static CUcontext alt_ctx;
-static CUstream alt_other;
-static pthread_mutex_t alt_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t alt_cond = PTHREAD_COND_INITIALIZER;
-static int alt_turn; /* even: the main thread's, odd: the second thread's; 12: done */
-
-static void alt_wait(int parity)
-{
-    pthread_mutex_lock(&alt_lock);
-    while (alt_turn < 12 && alt_turn % 2 != parity)
-        pthread_cond_wait(&alt_cond, &alt_lock);
-    pthread_mutex_unlock(&alt_lock);
-}
-
-static void alt_pass(void)
-{
-    pthread_mutex_lock(&alt_lock);
-    alt_turn++;
-    pthread_cond_broadcast(&alt_cond);
-    pthread_mutex_unlock(&alt_lock);
-}
-
-static void *alt_second(void *arg)
-{
-    (void)arg;
-    CK(cuCtxSetCurrent(alt_ctx));
-    CUfunction b = fn("alt_b");
-    for (int i = 0; i < 6; i++) {
-        alt_wait(1);
-        launch(b, alt_other);
-        CK(cuStreamSynchronize(alt_other));
-        alt_pass();
-    }
-    return NULL;
-}
-
-static int alternate(CUstream s, CUstream other)
-{
-    CUfunction a = fn("alt_a");
-    fn("alt_b");
-    CK(cuCtxGetCurrent(&alt_ctx));
-    alt_other = other;
-    pthread_t t;
-    if (pthread_create(&t, NULL, alt_second, NULL) != 0)
-        return 1;
-    for (int i = 0; i < 6; i++) {
-        alt_wait(0);
-        launch(a, s);
-        CK(cuStreamSynchronize(s));
-        alt_pass();
-    }
-    pthread_join(t, NULL);
-    return 0;
-}
-
 static int reload(CUstream s)
 {
     CUfunction a = fn("reloaded_a");
@@ -369,7 +311,6 @@ int main(int argc, char **argv)
              : !strcmp(mode, "mixed") ? mixed()
              : !strcmp(mode, "apimix") ? apimix(s)
              : !strcmp(mode, "beside") ? beside(s, other)
-             : !strcmp(mode, "alternate") ? alternate(s, other)
                                      : preds(s, other);
     printf("preds %s: ok\n", mode);
     return rc;
