@@ -195,6 +195,8 @@ static void devices(FILE *f, const struct kprof_snapshot *s)
     table(f, KPROF_TABLE_devices, s, s->ndevices, NULL, NULL);
     fprintf(f, "Busy: the union of the device's kernel intervals; Overlap: kernel sum / busy (above 1: streams ran\n"
                "kernels at the same time).\n");
+    if (kprof_config.sample != 1) /* untimed launches have no interval */
+        fprintf(f, "Kernel sum and busy time: the timed launches only (KPROF_SAMPLE).\n");
 }
 
 /* API functions counted (those whose times choose the table's unit), and called (the rows shown). */

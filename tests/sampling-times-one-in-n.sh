@@ -14,5 +14,7 @@ expect_eq "$(kernel_field "$WORK/r.json" kernel_b avg_ns)" 3000 "average from th
 expect_eq "$(jqr '.events.created <= 128' "$WORK/r.json")" true "events only for the timed launches (two each, reused)"
 KPROF_SAMPLE=16 run_kprof "$PROGS/two_threads" >/dev/null 2>"$WORK/text"
 expect_grep '^Sampled \(KPROF_SAMPLE=16\): ' "$WORK/text" "the text report says it is sampled"
+expect_grep '^Kernel sum and busy time: the timed launches only \(KPROF_SAMPLE\)\.$' "$WORK/text" \
+    "the devices table says its sums come from the timed launches"
 KPROF_SAMPLE=0 run_kprof "$PROGS/two_threads" >/dev/null 2>"$WORK/bad"
 expect_grep "^libkprof: ignoring KPROF_SAMPLE='0' " "$WORK/bad" "a bad period warns"
