@@ -1,7 +1,8 @@
 #!/bin/sh
 # kprof report renders a saved JSON report (kprof --save, KPROF_SAVE) with libkprof's own report writers:
 # its text is the text report of the same run byte for byte (kernels whose times have fractions of a ns,
-# graphs and captured kernels, KPROF_GROUP=shape, KPROF_SAMPLE, --top as KPROF_TOP), its JSON the saved
+# graphs and captured kernels, KPROF_GROUP=shape, KPROF_SAMPLE, --top as KPROF_TOP, KPROF_NAMES=base and
+# KPROF_NAME_WIDTH), its JSON the saved
 # file itself, its CSV the run's CSV tables; several reports are kprof-merge's summary; what it cannot
 # render is a one-line kprof: error.
 . "${top_srcdir:-..}/tests/lib.sh"
@@ -51,6 +52,10 @@ expect_grep 'Kernel \[grid\] \[block\]' "$WORK/shape.txt" "shape: rows by launch
 expect_grep '^Sampled \(KPROF_SAMPLE=3\)' "$WORK/shape.txt" "shape: sampled"
 unset FAKEGPU_EVENT_PENDING_QUERIES FAKEGPU_LAUNCH_LATENCY_NS KPROF_HOLD
 same top --top 1 -- --top 1 "$KERNELS/graph_replay"
+# Base names and a capped name column (KPROF_NAMES=base, KPROF_NAME_WIDTH) are saved with the report.
+same names -- --names base --name-width 10 "$KERNELS/stream_overlap" --no-verify --chunks 2
+expect_eq "$(jqr '[.names, .name_width] | tostring' "$WORK/names.json")" '["base",10]' "names: saved in the JSON"
+expect_grep '\.\.\.' "$WORK/names.txt" "names: the name column capped"
 FAKEGPU_DEVICES=2 same devices -- "$KERNELS/multi_gpu"
 expect_grep 'not shown: KPROF_TOP=1' "$WORK/top.txt" "top: one kernel shown"
 

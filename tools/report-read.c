@@ -13,6 +13,7 @@
 #include "snapshot.h"
 #include "columns.h"
 #include "report-read.h"
+#include "kernel_name.h"
 #include "report-stubs.h"
 
 /* A column's JSON key (columns.def). */
@@ -85,11 +86,13 @@ static void read_dim3(json_t *o, const char *key, unsigned out[3])
 
 /* A kernels-style row (kernels, or graphs when graph): malloc'd, released by kprof_saved_free.  *old is
  * set when the report lacks steady_ns or steady_m2 (its average and spread rebuilt from rounded values). */
-static struct kprof_kernel *read_kernel(json_t *e, int graph, int *old)
+static struct kprof_kernel *read_kernel(json_t *e, int graph, int *old, enum kprof_names names)
 {
     struct kprof_saved_kernel *sk = xcalloc(1, sizeof *sk);
     struct kprof_kernel *k = &sk->k;
     k->name = xstrdup(str(e, KEY(kernels, name)));
+    if (names == KPROF_NAMES_BASE) /* the text report's name, as libkprof made it (kernels.c) */
+        k->base = kprof_kernel_base_name(k->name);
     k->mangled = xstrdup(str(e, KEY(kernels, mangled)));
     k->selected = 1;
     k->is_graph = graph;
@@ -172,6 +175,10 @@ static void read_root(struct kprof_saved *r, json_t *root)
     r->seed = lng(root, "sample_seed");
     r->budget = get(root, "sample_budget") ? lng(root, "sample_budget") : 2000;
     r->group = strcmp(str(root, "group"), "shape") == 0 ? KPROF_GROUP_SHAPE : KPROF_GROUP_NAME;
+    const char *nm = str(root, "names"); /* absent from reports before it was saved: demangled, whole */
+    r->names = strcmp(nm, "base") == 0 ? KPROF_NAMES_BASE : strcmp(nm, "mangled") == 0 ? KPROF_NAMES_MANGLED
+                                                                                      : KPROF_NAMES_DEMANGLED;
+    r->name_width = lng(root, "name_width");
     s->nfiltered = (size_t)u64(root, "filtered_kernels");
     s->kernel_total_ns = u64(root, "kernel_total_ns");
 
@@ -195,11 +202,11 @@ static void read_root(struct kprof_saved *r, json_t *root)
     arr = get(root, "kernels");
     s->kernels = xcalloc(json_array_size(arr), sizeof *s->kernels);
     json_array_foreach(arr, i, e)
-        s->kernels[s->nkernels++] = read_kernel(e, 0, &old);
+        s->kernels[s->nkernels++] = read_kernel(e, 0, &old, r->names);
     arr = get(root, "graphs");
     s->graphs = xcalloc(json_array_size(arr), sizeof *s->graphs);
     json_array_foreach(arr, i, e)
-        s->graphs[s->ngraphs++] = read_kernel(e, 1, &old);
+        s->graphs[s->ngraphs++] = read_kernel(e, 1, &old, r->names);
     if (old)
         WARN(r, "%s", "written by a libkprof without steady_ns and steady_m2: averages and standard deviations "
                       "rebuilt from rounded values");
@@ -361,6 +368,8 @@ void kprof_saved_apply(const struct kprof_saved *r)
     kprof_config.seed = r->seed;
     kprof_config.sample_budget = r->budget;
     kprof_config.group = r->group;
+    kprof_config.names = r->names;
+    kprof_config.name_width = r->name_width > 0 ? r->name_width : 0;
 }
 
 /* Releases the kernel rows of one array (each a struct kprof_saved_kernel), and the array. */
@@ -368,6 +377,7 @@ static void free_rows(struct kprof_kernel **rows, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         free(rows[i]->name);
+        free(rows[i]->base);
         free(rows[i]->mangled);
         free(rows[i]); /* the struct kprof_saved_kernel it begins */
     }
