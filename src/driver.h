@@ -31,6 +31,10 @@ extern const void *const kprof_dh_wrapper[KPROF_DH_COUNT];
 /* 1 once the driver is loaded (stored with release after every entry point): kprof_dh_real_get and
  * kprof_driver_ready then need no pthread_once. */
 extern int kprof_driver_loaded;
+/* 1 once the program (or a library) has asked the driver for entry points through cuGetProcAddress, as
+ * every CUDA runtime does, the one nvcc links into a program by default included (atomic; hook_driver.c).
+ * Read at exit to say why nothing was profiled. */
+extern int kprof_proc_address_asked;
 void *kprof_dh_real_get_slow(int index);
 static inline void *kprof_dh_real_get(int index)
 {

@@ -35,9 +35,12 @@ static void swap_in_wrapper(void **pfn)
     }
 }
 
+int kprof_proc_address_asked;
+
 KPROF_EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
                                           CUdriverProcAddressQueryResult *symbolStatus)
 {
+    __atomic_store_n(&kprof_proc_address_asked, 1, __ATOMIC_RELAXED);
     KPROF_REAL_DRV_OR_FAIL(cuGetProcAddress_v2);
     CUresult r = real_(symbol, pfn, cudaVersion, flags, symbolStatus);
     if (r == CUDA_SUCCESS)
@@ -48,6 +51,7 @@ KPROF_EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cu
 /* The CUDA 11.3 form, with its own four arguments (cudart still asks for it at version 11030). */
 KPROF_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
 {
+    __atomic_store_n(&kprof_proc_address_asked, 1, __ATOMIC_RELAXED);
     KPROF_REAL_DRV_OR_FAIL(cuGetProcAddress);
     CUresult r = real_(symbol, pfn, cudaVersion, flags);
     if (r == CUDA_SUCCESS)

@@ -53,6 +53,14 @@ cat "$WORK/err"
 expect_eq "$(wc -l <"$WORK/err" | tr -d ' ')" 1 "no context: one line"
 expect_grep '^libkprof: nothing profiled in cuda_probe \(pid [0-9]+\): it created no CUDA context \(no GPU, or its CUDA calls failed\)$' "$WORK/err" "no context: says so"
 
+# nvcc's default static runtime against the fake driver: it reaches the driver through private tables
+# (cuGetExportTable) that only NVIDIA's libcuda.so.1 serves, so its calls fail; the line says so.
+if [ -x "$KERNELS/reduce-static" ]; then
+    kp "$KERNELS/reduce-static" --no-verify >/dev/null 2>"$WORK/err" || true
+    expect_grep '^libkprof: nothing profiled in reduce-static \(pid [0-9]+\): it created no CUDA context \(no GPU, or its CUDA calls failed; its CUDA runtime is linked into it, nvcc.s default, and needs NVIDIA.s own libcuda\.so\.1\)$' \
+        "$WORK/err" "static runtime: says so"
+fi
+
 # No driver: the program's own output, then one line.
 mkdir -p "$WORK/lib"
 cp "$FAKE_LIB/libcudart.so.13" "$WORK/lib/"   # a runtime, but no libcuda.so.1
