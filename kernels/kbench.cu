@@ -3,7 +3,10 @@
 // it without libkprof, with it, and under a CUPTI tracer, and prints ratios.
 //   kbench launch [--n N] [--streams S]     S host threads, one stream each, N empty launches in all
 //   kbench copy --bytes B [--n N] [--pinned|--pageable]
-//   kbench spin --us U [--n N] [--idle|--busy]   kernels that spin about U us, the stream idle or busy
+//   kbench spin --us U [--n N] [--idle|--busy|--behind]   kernels that spin about U us, the stream idle or
+//                                           busy; --behind: each followed by an empty kernel queued behind it,
+//                                           then a synchronize (the empty kernel's queue time is about U us,
+//                                           whatever the host's launch rate)
 //   kbench scale [--n N]                    N empty launches; prints resident memory before and after
 #include <chrono>
 #include <cstdio>
@@ -114,6 +117,7 @@ int main(int argc, char **argv)
         double us = (double)arg_long(argc, argv, "--us", 20);
         long n = arg_long(argc, argv, "--n", 200);
         bool idle = !has(argc, argv, "--busy");
+        bool behind = has(argc, argv, "--behind");
         int khz = 0;
         CK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0));
         long long cycles = (long long)(us * (double)khz / 1000.0);
@@ -122,12 +126,15 @@ int main(int argc, char **argv)
         double t0 = now_us();
         for (long i = 0; i < n; i++) {
             spin_kernel<<<1, 32>>>(cycles);
+            if (behind)
+                empty_kernel<<<1, 1>>>();
             if (idle)
                 CK(cudaStreamSynchronize(0));
         }
         CK(cudaDeviceSynchronize());
         double t1 = now_us();
-        printf("kbench: spin us=%.0f n=%ld %s cycles=%lld region_us=%.1f\n", us, n, idle ? "idle" : "busy", cycles,
+        printf("kbench: spin us=%.0f n=%ld %s cycles=%lld region_us=%.1f\n", us, n,
+               behind ? "behind" : idle ? "idle" : "busy", cycles,
                t1 - t0);
     } else {
         fprintf(stderr, "kbench: unknown mode %s\n", mode);

@@ -9,8 +9,10 @@
 # runs, each clock reading has its own perturbation, CUPTI's API tracing adds its own host time to every
 # call, and libkprof's reference events anchor the GPU clock to the host's within about 1 us); the host
 # times are printed beside them, not judged (CUPTI's API records include its own callback's cost).
-# Programs: kbench spin --idle (every launch finds its stream idle and is held: the queue time is the
-# launch latency) is judged; printed only: the same without holds (KPROF_HOLD=0: the kernel's start is
+# Programs judged: kbench spin --idle (every launch finds its stream idle and is held: the queue time is
+# the launch latency) and kbench spin --behind (a 200 us kernel, then an empty one queued behind it, then
+# a synchronize: the empty kernel's queue time is about 200 us, whatever the host's launch rate; the
+# spinning kernel's, the launch latency again).  Printed only: the same without holds (KPROF_HOLD=0: the kernel's start is
 # then estimated from the host clock), and reduce and kbench spin --busy, whose loops launch without
 # waiting, so that their queue times grow with a backlog that depends on the host's launch rate, which
 # libkprof slows (reduce read 545 us against CUPTI's 886 at the median on an H200, its p95 1.0 ms
@@ -79,6 +81,7 @@ PY
 
 nvidia-smi -L
 judge spin_idle 1 "$K/kbench" spin --us 20 --n 200 --idle
+judge spin_behind 1 "$K/kbench" spin --us 200 --n 100 --behind
 judge spin_idle_unheld 0 env KPROF_HOLD=0 "$K/kbench" spin --us 20 --n 200 --idle
 judge reduce 0 "$K/reduce" --iters 100
 judge spin_busy 0 "$K/kbench" spin --us 20 --n 200 --busy
