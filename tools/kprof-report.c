@@ -1,6 +1,6 @@
 /* kprof-report.c: `kprof report`: renders saved libkprof JSON reports (KPROF_FORMAT=json, KPROF_SAVE) again,
  * as nsys stats does a saved report: one report in text, CSV or JSON with libkprof's own report writers
- * (src/columns.c, src/report_*.c, linked in), so that its text is byte for byte the text report of the
+ * (src/report/columns.c, src/report/report_*.c, linked in), so that its text is byte for byte the text report of the
  * run; several reports merged by kprof-merge's code (report-merge.c); or one HTML page of them (--html,
  * report-html.c). */
 #include "config.h"

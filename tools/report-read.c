@@ -1,5 +1,5 @@
 /* report-read.c: a libkprof JSON report read back into struct kprof_snapshot, the inverse of
- * src/report_json.c, with the keys of src/columns.def. */
+ * src/report/report_json.c, with the keys of src/columns.def. */
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
