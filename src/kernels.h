@@ -276,4 +276,20 @@ void kprof_kernel_reset(struct kprof_kernel *k);
  * it.  Thread-safe; call it without libkprof's locks held. */
 char *kprof_demangle(const char *mangled);
 
+/* The kernels' part of the report's snapshot (kprof_kernels_snapshot): arrays owned by the caller. */
+struct kprof_kernels_part {
+    struct kprof_kernel **kernels;   /* sorted by total_ns, descending (kprof_kernel_by_total_desc) */
+    size_t nkernels;
+    struct kprof_kernel **captured;  /* kernels launched while capturing, by count */
+    size_t ncaptured;
+    size_t nfiltered;                /* kernels KPROF_INCLUDE/KPROF_EXCLUDE left out */
+    uint64_t kernel_total_ns;
+};
+/* Fills *p (zeroed by the caller).  Returns 1 when a kernel was counted.  After the drain; thread-safe. */
+int kprof_kernels_snapshot(struct kprof_kernels_part *p);
+
+/* qsort comparator of struct kprof_kernel * by total time (graph replays included), then calls, then
+ * mangled name: the report's order. */
+int kprof_kernel_by_total_desc(const void *a, const void *b);
+
 #endif

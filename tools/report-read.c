@@ -179,18 +179,18 @@ static void read_root(struct kprof_saved *r, json_t *root)
     r->names = strcmp(nm, "base") == 0 ? KPROF_NAMES_BASE : strcmp(nm, "mangled") == 0 ? KPROF_NAMES_MANGLED
                                                                                       : KPROF_NAMES_DEMANGLED;
     r->name_width = lng(root, "name_width");
-    s->nfiltered = (size_t)u64(root, "filtered_kernels");
-    s->kernel_total_ns = u64(root, "kernel_total_ns");
+    s->k.nfiltered = (size_t)u64(root, "filtered_kernels");
+    s->k.kernel_total_ns = u64(root, "kernel_total_ns");
 
     arr = get(root, "context_init");
-    s->ctx_inits = xcalloc(json_array_size(arr), sizeof *s->ctx_inits);
+    s->st.ctx_inits = xcalloc(json_array_size(arr), sizeof *s->st.ctx_inits);
     json_array_foreach(arr, i, e) {
         int api = lookup(kprof_api_names, KPROF_API_COUNT, str(e, KEY(context_init, api)));
         if (api < 0) {
             WARN(r, "context init by '%s', an API this kprof does not know: left out", str(e, KEY(context_init, api)));
             continue;
         }
-        struct kprof_ctx_init *c = &s->ctx_inits[s->nctx_inits++];
+        struct kprof_ctx_init *c = &s->st.ctx_inits[s->st.nctx_inits++];
         c->device = (int)lng(e, KEY(context_init, device));
         c->api = api;
         const char *drv = str(e, KEY(context_init, driver_api));
@@ -200,9 +200,9 @@ static void read_root(struct kprof_saved *r, json_t *root)
     }
 
     arr = get(root, "kernels");
-    s->kernels = xcalloc(json_array_size(arr), sizeof *s->kernels);
+    s->k.kernels = xcalloc(json_array_size(arr), sizeof *s->k.kernels);
     json_array_foreach(arr, i, e)
-        s->kernels[s->nkernels++] = read_kernel(e, 0, &old, r->names);
+        s->k.kernels[s->k.nkernels++] = read_kernel(e, 0, &old, r->names);
     arr = get(root, "graphs");
     s->graphs = xcalloc(json_array_size(arr), sizeof *s->graphs);
     json_array_foreach(arr, i, e)
@@ -211,13 +211,13 @@ static void read_root(struct kprof_saved *r, json_t *root)
         WARN(r, "%s", "written by a libkprof without steady_ns and steady_m2: averages and standard deviations "
                       "rebuilt from rounded values");
     arr = get(root, "captured");
-    s->captured = xcalloc(json_array_size(arr), sizeof *s->captured);
+    s->k.captured = xcalloc(json_array_size(arr), sizeof *s->k.captured);
     json_array_foreach(arr, i, e) {
         struct kprof_saved_kernel *sk = xcalloc(1, sizeof *sk);
         sk->k.name = xstrdup(str(e, KEY(captured, name)));
         sk->k.mangled = xstrdup(str(e, KEY(captured, mangled)));
         sk->k.captured = u64(e, KEY(captured, launches));
-        s->captured[s->ncaptured++] = &sk->k;
+        s->k.captured[s->k.ncaptured++] = &sk->k;
     }
 
     arr = get(root, "copies");
@@ -231,9 +231,9 @@ static void read_root(struct kprof_saved *r, json_t *root)
                  str(e, KEY(copies, host_memory)));
             continue;
         }
-        read_copy(e, &s->copies[d][h]);
+        read_copy(e, &s->st.copies[d][h]);
     }
-    read_copy(get(root, "memsets"), &s->memsets);
+    read_copy(get(root, "memsets"), &s->st.memsets);
 
     arr = get(root, "allocations");
     json_array_foreach(arr, i, e) {
@@ -242,7 +242,7 @@ static void read_root(struct kprof_saved *r, json_t *root)
             WARN(r, "allocations of kind '%s', unknown to this kprof: left out", str(e, KEY(allocations, kind)));
             continue;
         }
-        struct kprof_alloc_stat *a = &s->alloc[m];
+        struct kprof_alloc_stat *a = &s->st.alloc[m];
         a->count = u64(e, KEY(allocations, count));
         a->bytes = u64(e, KEY(allocations, bytes));
         a->frees = u64(e, KEY(allocations, frees));
@@ -253,9 +253,9 @@ static void read_root(struct kprof_saved *r, json_t *root)
     }
 
     arr = get(root, "devices");
-    s->devices = xcalloc(json_array_size(arr), sizeof *s->devices);
+    s->st.devices = xcalloc(json_array_size(arr), sizeof *s->st.devices);
     json_array_foreach(arr, i, e) {
-        struct kprof_device_stat *d = &s->devices[s->ndevices++];
+        struct kprof_device_stat *d = &s->st.devices[s->st.ndevices++];
         d->device = (int)lng(e, KEY(devices, device));
         d->kernels = u64(e, KEY(devices, kernels));
         d->kernel_ns = u64(e, KEY(devices, kernel));
@@ -270,7 +270,7 @@ static void read_root(struct kprof_saved *r, json_t *root)
             WARN(r, "API '%s', unknown to this kprof: left out", str(e, KEY(api, name)));
             continue;
         }
-        struct kprof_api_stat *a = &s->api[api];
+        struct kprof_api_stat *a = &s->st.api[api];
         a->calls = u64(e, KEY(api, calls));
         a->errors = u64(e, KEY(api, errors));
         a->total_ns = u64(e, KEY(api, total));
@@ -386,11 +386,11 @@ static void free_rows(struct kprof_kernel **rows, size_t n)
 
 void kprof_saved_free(struct kprof_saved *r)
 {
-    free_rows(r->s.kernels, r->s.nkernels);
+    free_rows(r->s.k.kernels, r->s.k.nkernels);
     free_rows(r->s.graphs, r->s.ngraphs);
-    free_rows(r->s.captured, r->s.ncaptured);
-    free(r->s.devices);
-    free(r->s.ctx_inits);
+    free_rows(r->s.k.captured, r->s.k.ncaptured);
+    free(r->s.st.devices);
+    free(r->s.st.ctx_inits);
     free(r->file);
     memset(r, 0, sizeof *r);
 }

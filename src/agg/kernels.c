@@ -20,7 +20,6 @@
 #include "fork.h"
 #include "kernels.h"
 #include "kernel_name.h"
-#include "snapshot.h"
 
 #define ATOMIC_ADD(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
 
@@ -401,14 +400,14 @@ static int by_captured_desc(const void *a, const void *b)
     return strcmp(x->mangled, y->mangled);
 }
 
-int kprof_kernels_snapshot(struct kprof_snapshot *s)
+int kprof_kernels_snapshot(struct kprof_kernels_part *p)
 {
     pthread_rwlock_rdlock(&names.lock);
     pthread_mutex_lock(&times_lock);
-    s->kernels = calloc(names.nkernels ? names.nkernels : 1, sizeof *s->kernels);
-    for (struct kprof_kernel *k = names.kernels; k && s->kernels; k = k->hh.next) {
+    p->kernels = calloc(names.nkernels ? names.nkernels : 1, sizeof *p->kernels);
+    for (struct kprof_kernel *k = names.kernels; k && p->kernels; k = k->hh.next) {
         if (!k->selected) {
-            s->nfiltered++;
+            p->nfiltered++;
             continue;
         }
         kernel_fold_untimed(k);
@@ -418,31 +417,31 @@ int kprof_kernels_snapshot(struct kprof_snapshot *s)
             for (struct kprof_kernel *c = k->shapes; c; c = c->hh.next)
                 if (c->calls > 0) {
                     kprof_kernel_estimate(c);
-                    s->kernels[s->nkernels++] = c;
-                    s->kernel_total_ns += kprof_kernel_total(c);
+                    p->kernels[p->nkernels++] = c;
+                    p->kernel_total_ns += kprof_kernel_total(c);
                 }
         }
         if (k->calls > 0 || k->in_conditional) {
             kprof_kernel_estimate(k);
-            s->kernels[s->nkernels++] = k;
-            s->kernel_total_ns += kprof_kernel_total(k);
+            p->kernels[p->nkernels++] = k;
+            p->kernel_total_ns += kprof_kernel_total(k);
         }
     }
-    s->captured = calloc(names.nkernels ? names.nkernels : 1, sizeof *s->captured);
-    for (struct kprof_kernel *k = names.kernels; k && s->captured; k = k->hh.next) {
+    p->captured = calloc(names.nkernels ? names.nkernels : 1, sizeof *p->captured);
+    for (struct kprof_kernel *k = names.kernels; k && p->captured; k = k->hh.next) {
         if (k->selected && k->captured)
-            s->captured[s->ncaptured++] = k;
-        for (struct kprof_kernel *c = k->shapes; c && s->captured; c = c->hh.next)
+            p->captured[p->ncaptured++] = k;
+        for (struct kprof_kernel *c = k->shapes; c && p->captured; c = c->hh.next)
             if (c->selected && c->captured)
-                s->captured[s->ncaptured++] = c;
+                p->captured[p->ncaptured++] = c;
     }
     pthread_mutex_unlock(&times_lock);
     pthread_rwlock_unlock(&names.lock);
-    if (s->kernels)
-        qsort(s->kernels, s->nkernels, sizeof *s->kernels, kprof_kernel_by_total_desc);
-    if (s->captured)
-        qsort(s->captured, s->ncaptured, sizeof *s->captured, by_captured_desc);
-    return s->nkernels > 0;
+    if (p->kernels)
+        qsort(p->kernels, p->nkernels, sizeof *p->kernels, kprof_kernel_by_total_desc);
+    if (p->captured)
+        qsort(p->captured, p->ncaptured, sizeof *p->captured, by_captured_desc);
+    return p->nkernels > 0;
 }
 
 /* ---- demangling ------------------------------------------------------------------------------ */

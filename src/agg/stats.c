@@ -15,7 +15,6 @@
 #include "sample.h"
 #include "kernels.h"
 #include "stats.h"
-#include "snapshot.h"
 
 #define ATOMIC_ADD(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
 
@@ -484,24 +483,24 @@ void kprof_ctx_init_record(int device, int api, int driver, uint64_t host_ns)
 
 /* ---- snapshot -------------------------------------------------------------------------------- */
 
-void kprof_stats_snapshot(struct kprof_snapshot *s)
+void kprof_stats_snapshot(struct kprof_stats_part *p)
 {
     pthread_mutex_lock(&stats_lock);
-    memcpy(s->copies, copies, sizeof copies);
-    s->memsets = memsets;
+    memcpy(p->copies, copies, sizeof copies);
+    p->memsets = memsets;
     /* Each histogram copied: the snapshot's own, which a copy timed after it cannot grow or move. */
     for (int d = 0; d < KPROF_DIR_COUNT; d++)
         for (int h = 0; h < KPROF_HOST_COUNT; h++) {
-            memset(&s->copies[d][h].hist, 0, sizeof s->copies[d][h].hist);
-            kprof_hist_merge(&s->copies[d][h].hist, &copies[d][h].hist);
+            memset(&p->copies[d][h].hist, 0, sizeof p->copies[d][h].hist);
+            kprof_hist_merge(&p->copies[d][h].hist, &copies[d][h].hist);
         }
-    memset(&s->memsets.hist, 0, sizeof s->memsets.hist);
-    kprof_hist_merge(&s->memsets.hist, &memsets.hist);
-    s->devices = calloc(MAX_DEVICES, sizeof *s->devices);
-    for (int i = 0; i < MAX_DEVICES && s->devices; i++) {
+    memset(&p->memsets.hist, 0, sizeof p->memsets.hist);
+    kprof_hist_merge(&p->memsets.hist, &memsets.hist);
+    p->devices = calloc(MAX_DEVICES, sizeof *p->devices);
+    for (int i = 0; i < MAX_DEVICES && p->devices; i++) {
         if (!devices[i].used)
             continue;
-        struct kprof_device_stat *d = &s->devices[s->ndevices++];
+        struct kprof_device_stat *d = &p->devices[p->ndevices++];
         d->device = i;
         d->kernel_ns = devices[i].kernel_ns;
         d->kernels = devices[i].kernels;
@@ -509,21 +508,21 @@ void kprof_stats_snapshot(struct kprof_snapshot *s)
         for (int j = 0; j < devices[i].nopen; j++)
             d->busy_ns += devices[i].open[j].end - devices[i].open[j].start;
     }
-    s->trace = trace.ev;
-    s->ntrace = trace.n;
-    s->trace_dropped = trace.dropped;
-    s->streams = trace.streams;
-    s->nstreams = trace.nstreams;
-    s->nctx_inits = nctx_inits;
-    s->ctx_inits = calloc(nctx_inits ? nctx_inits : 1, sizeof *s->ctx_inits);
-    if (s->ctx_inits)
-        memcpy(s->ctx_inits, ctx_inits, nctx_inits * sizeof *ctx_inits);
+    p->trace = trace.ev;
+    p->ntrace = trace.n;
+    p->trace_dropped = trace.dropped;
+    p->streams = trace.streams;
+    p->nstreams = trace.nstreams;
+    p->nctx_inits = nctx_inits;
+    p->ctx_inits = calloc(nctx_inits ? nctx_inits : 1, sizeof *p->ctx_inits);
+    if (p->ctx_inits)
+        memcpy(p->ctx_inits, ctx_inits, nctx_inits * sizeof *ctx_inits);
     else
-        s->nctx_inits = 0;
+        p->nctx_inits = 0;
     pthread_mutex_unlock(&stats_lock);
 
     pthread_mutex_lock(&allocs.lock);
-    memcpy(s->alloc, allocs.s, sizeof allocs.s);
+    memcpy(p->alloc, allocs.s, sizeof allocs.s);
     pthread_mutex_unlock(&allocs.lock);
     for (int i = 0; i < KPROF_API_COUNT; i++) {
         uint64_t read = __atomic_load_n(&api_stats[i].calls, __ATOMIC_RELAXED);
@@ -531,18 +530,18 @@ void kprof_stats_snapshot(struct kprof_snapshot *s)
         uint64_t untimed = __atomic_load_n(&api_untimed[i].calls, __ATOMIC_RELAXED);
         uint64_t u_read = __atomic_load_n(&api_untimed[i].read, __ATOMIC_RELAXED);
         uint64_t u_ns = __atomic_load_n(&api_untimed[i].read_ns, __ATOMIC_RELAXED);
-        s->api[i].calls = read - u_read + untimed;
-        s->api[i].errors = __atomic_load_n(&api_stats[i].errors, __ATOMIC_RELAXED);
+        p->api[i].calls = read - u_read + untimed;
+        p->api[i].errors = __atomic_load_n(&api_stats[i].errors, __ATOMIC_RELAXED);
         /* Of the launches KPROF_SAMPLE left untimed, only some had their host time read: their total is
          * estimated from those (their mean x their number); the other figures are of the calls read. */
-        s->api[i].total_ns = untimed > u_read && u_read
+        p->api[i].total_ns = untimed > u_read && u_read
                                  ? measured - u_ns + (uint64_t)((double)u_ns * (double)untimed / (double)u_read + 0.5)
                                  : measured;
-        s->api[i].max_ns = __atomic_load_n(&api_stats[i].max_ns, __ATOMIC_RELAXED);
+        p->api[i].max_ns = __atomic_load_n(&api_stats[i].max_ns, __ATOMIC_RELAXED);
         uint64_t low = __atomic_load_n(&api_stats[i].min_ns, __ATOMIC_RELAXED);
-        s->api[i].min_ns = low ? low - 1 : 0;
-        s->api[i].median_ns = api_median(i, s->api[i].min_ns, s->api[i].max_ns, &s->api[i].mid_ns);
-        s->api[i].stddev_ns = api_stddev(i, read, measured);
+        p->api[i].min_ns = low ? low - 1 : 0;
+        p->api[i].median_ns = api_median(i, p->api[i].min_ns, p->api[i].max_ns, &p->api[i].mid_ns);
+        p->api[i].stddev_ns = api_stddev(i, read, measured);
     }
 }
 

@@ -52,10 +52,10 @@ static double pct(uint64_t part, uint64_t all)
 /* The GPU time of every timed copy and memset: what nsys's cuda_gpu_mem_time_sum shares out. */
 static uint64_t mem_ops_ns(const struct kprof_snapshot *s)
 {
-    uint64_t all = s->memsets.total_ns;
+    uint64_t all = s->st.memsets.total_ns;
     for (int d = 0; d < KPROF_DIR_COUNT; d++)
         for (int h = 0; h < KPROF_HOST_COUNT; h++)
-            all += s->copies[d][h].total_ns;
+            all += s->st.copies[d][h].total_ns;
     return all;
 }
 
@@ -65,7 +65,7 @@ static uint64_t api_ns(const struct kprof_snapshot *s)
     uint64_t all = 0;
     for (size_t i = 0; i < KPROF_API_COUNT; i++)
         if (kprof_api_counted[i])
-            all += s->api[i].total_ns;
+            all += s->st.api[i].total_ns;
     return all;
 }
 
@@ -96,10 +96,10 @@ static const char *const operations[KPROF_DIR_COUNT] = {
 static struct copy_cell copy_cell(const struct kprof_copy_rows *t, size_t row)
 {
     if (t->memsets)
-        return (struct copy_cell){ "memset", "", "[CUDA memset]", &t->s->memsets };
+        return (struct copy_cell){ "memset", "", "[CUDA memset]", &t->s->st.memsets };
     int d = t->dir[row], h = t->host[row];
     return (struct copy_cell){ kprof_dir_names[d], h == KPROF_HOST_NONE ? NULL : kprof_host_mem_names[h],
-                               operations[d], &t->s->copies[d][h] };
+                               operations[d], &t->s->st.copies[d][h] };
 }
 
 void kprof_copy_rows(struct kprof_copy_rows *t, const struct kprof_snapshot *s, int memsets)
@@ -113,7 +113,7 @@ void kprof_copy_rows(struct kprof_copy_rows *t, const struct kprof_snapshot *s, 
     }
     for (int d = 0; d < KPROF_DIR_COUNT; d++)
         for (int h = 0; h < KPROF_HOST_COUNT; h++)
-            if (s->copies[d][h].count) {
+            if (s->st.copies[d][h].count) {
                 t->dir[t->n] = (unsigned char)d;
                 t->host[t->n++] = (unsigned char)h;
             }
@@ -124,22 +124,22 @@ void kprof_copy_rows(struct kprof_copy_rows *t, const struct kprof_snapshot *s, 
     struct copy_cell c = copy_cell(t, row);
 #define KPROF_ROW_captured \
     const struct kprof_snapshot *s = ctx; \
-    const struct kprof_kernel *k = s->captured[row];
+    const struct kprof_kernel *k = s->k.captured[row];
 #define KPROF_ROW_allocations \
     const struct kprof_snapshot *s = ctx; \
-    const struct kprof_alloc_stat *a = &s->alloc[row]; \
+    const struct kprof_alloc_stat *a = &s->st.alloc[row]; \
     (void)a;
 #define KPROF_ROW_devices \
     const struct kprof_snapshot *s = ctx; \
-    const struct kprof_device_stat *d = &s->devices[row]; \
+    const struct kprof_device_stat *d = &s->st.devices[row]; \
     (void)d;
 #define KPROF_ROW_api \
     const struct kprof_snapshot *s = ctx; \
-    const struct kprof_api_stat *a = &s->api[row]; \
+    const struct kprof_api_stat *a = &s->st.api[row]; \
     (void)a;
 #define KPROF_ROW_context_init \
     const struct kprof_snapshot *s = ctx; \
-    const struct kprof_ctx_init *c = &s->ctx_inits[row];
+    const struct kprof_ctx_init *c = &s->st.ctx_inits[row];
 
 /* Whether row `row` of a table has a timed call (NULL: every row has). */
 static int kernels_timed(const void *ctx, size_t row)

@@ -102,11 +102,11 @@ int kprof_report_csv(const char *base, int chosen, const struct kprof_snapshot *
         csv_close(&dest, f, "summary");
     }
     if ((f = csv_open(&dest, "context_init"))) {
-        csv_table(f, KPROF_TABLE_context_init, s, s->nctx_inits, 0);
+        csv_table(f, KPROF_TABLE_context_init, s, s->st.nctx_inits, 0);
         csv_close(&dest, f, "context_init");
     }
     if ((f = csv_open(&dest, "kernels"))) {
-        kernel_rows(f, s->kernels, s->nkernels, s->kernel_total_ns);
+        kernel_rows(f, s->k.kernels, s->k.nkernels, s->k.kernel_total_ns);
         csv_close(&dest, f, "kernels");
     }
     if ((f = csv_open(&dest, "graphs"))) {
@@ -117,7 +117,7 @@ int kprof_report_csv(const char *base, int chosen, const struct kprof_snapshot *
         csv_close(&dest, f, "graphs");
     }
     if ((f = csv_open(&dest, "captured"))) {
-        csv_table(f, KPROF_TABLE_captured, s, s->ncaptured, 0);
+        csv_table(f, KPROF_TABLE_captured, s, s->k.ncaptured, 0);
         csv_close(&dest, f, "captured");
     }
     struct kprof_copy_rows t;
@@ -136,13 +136,13 @@ int kprof_report_csv(const char *base, int chosen, const struct kprof_snapshot *
         csv_close(&dest, f, "allocations");
     }
     if ((f = csv_open(&dest, "devices"))) {
-        csv_table(f, KPROF_TABLE_devices, s, s->ndevices, 0);
+        csv_table(f, KPROF_TABLE_devices, s, s->st.ndevices, 0);
         csv_close(&dest, f, "devices");
     }
     if ((f = csv_open(&dest, "api"))) {
         kprof_csv_header(f, KPROF_TABLE_api, 0);
         for (size_t i = 0; i < KPROF_API_COUNT; i++)
-            if (kprof_api_counted[i] && s->api[i].calls)
+            if (kprof_api_counted[i] && s->st.api[i].calls)
                 kprof_csv_row(f, KPROF_TABLE_api, s, i, 0);
         csv_close(&dest, f, "api");
     }

@@ -32,7 +32,7 @@ static void json_rows(FILE *f, int table, const void *ctx, size_t n, int (*shown
 static int api_called(const void *ctx, size_t i)
 {
     const struct kprof_snapshot *s = ctx;
-    return kprof_api_counted[i] && s->api[i].calls;
+    return kprof_api_counted[i] && s->st.api[i].calls;
 }
 
 /* Kernels-style rows (kernels, or graphs timed as a whole, which have no graph_calls and
@@ -67,12 +67,12 @@ void kprof_report_json(FILE *f, const struct kprof_snapshot *s)
             kprof_config.name_width);
 
     fprintf(f, "  \"context_init\": [");
-    json_rows(f, KPROF_TABLE_context_init, s, s->nctx_inits, NULL);
+    json_rows(f, KPROF_TABLE_context_init, s, s->st.nctx_inits, NULL);
     fprintf(f, "],\n");
 
-    fprintf(f, "  \"filtered_kernels\": %zu,\n", s->nfiltered);
-    fprintf(f, "  \"kernel_total_ns\": %llu,\n  \"kernels\": [", U(s->kernel_total_ns));
-    kernel_rows(f, s->kernels, s->nkernels, s->kernel_total_ns);
+    fprintf(f, "  \"filtered_kernels\": %zu,\n", s->k.nfiltered);
+    fprintf(f, "  \"kernel_total_ns\": %llu,\n  \"kernels\": [", U(s->k.kernel_total_ns));
+    kernel_rows(f, s->k.kernels, s->k.nkernels, s->k.kernel_total_ns);
     fprintf(f, "],\n");
     uint64_t graph_ns = 0;
     for (size_t i = 0; i < s->ngraphs; i++)
@@ -80,7 +80,7 @@ void kprof_report_json(FILE *f, const struct kprof_snapshot *s)
     fprintf(f, "  \"graphs\": [");
     kernel_rows(f, s->graphs, s->ngraphs, graph_ns);
     fprintf(f, "],\n  \"captured\": [");
-    json_rows(f, KPROF_TABLE_captured, s, s->ncaptured, NULL);
+    json_rows(f, KPROF_TABLE_captured, s, s->k.ncaptured, NULL);
     fprintf(f, "],\n");
 
     struct kprof_copy_rows t;
@@ -99,7 +99,7 @@ void kprof_report_json(FILE *f, const struct kprof_snapshot *s)
     fprintf(f, "],\n");
 
     fprintf(f, "  \"devices\": [");
-    json_rows(f, KPROF_TABLE_devices, s, s->ndevices, NULL);
+    json_rows(f, KPROF_TABLE_devices, s, s->st.ndevices, NULL);
     fprintf(f, "],\n");
 
     fprintf(f, "  \"api\": [");

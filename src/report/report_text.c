@@ -38,11 +38,11 @@ static void table(FILE *f, int id, const void *ctx, size_t n, const char *const 
 static void context_init(FILE *f, const struct kprof_snapshot *s)
 {
     fprintf(f, "== libkprof: context init ==\n");
-    if (!s->nctx_inits) {
+    if (!s->st.nctx_inits) {
         fprintf(f, "  (no context created through an intercepted call)\n");
         return;
     }
-    table(f, KPROF_TABLE_context_init, s, s->nctx_inits, NULL, NULL);
+    table(f, KPROF_TABLE_context_init, s, s->st.nctx_inits, NULL, NULL);
 }
 
 /* A kernels-style table of rows (kernels, or graphs timed as a whole), under `section`. */
@@ -95,23 +95,23 @@ static void kernel_table(FILE *f, const char *section, const char *empty, struct
 
 static void kernels(FILE *f, const struct kprof_snapshot *s)
 {
-    kernel_table(f, "kernels", "no kernel launches", s->kernels, s->nkernels, s->kernel_total_ns, 1);
-    if (s->nfiltered)
+    kernel_table(f, "kernels", "no kernel launches", s->k.kernels, s->k.nkernels, s->k.kernel_total_ns, 1);
+    if (s->k.nfiltered)
         fprintf(f, "  (%zu kernel%s left out by KPROF_INCLUDE/KPROF_EXCLUDE: passed through, not in this table)\n",
-                s->nfiltered, s->nfiltered == 1 ? "" : "s");
-    if (s->nkernels && kprof_config.sample > 1)
+                s->k.nfiltered, s->k.nfiltered == 1 ? "" : "s");
+    if (s->k.nkernels && kprof_config.sample > 1)
         fprintf(f, "Sampled (KPROF_SAMPLE=%ld): the first launch of each kernel and every %ldth after it are timed; Timed\n"
                    "says how many. Total is estimated as the timed launches' time x Calls / Timed.\n",
                 kprof_config.sample, kprof_config.sample);
-    if (s->nkernels && kprof_config.sample == 0)
+    if (s->k.nkernels && kprof_config.sample == 0)
         fprintf(f, "Sampled (KPROF_SAMPLE=auto, KPROF_SEED=%ld, at most %ld timed launches a second): each kernel's\n"
                    "first %d launches are timed, then fewer and fewer, at random; Timed says how many. Total is\n"
                    "estimated from the timed launches, each weighed by its odds; +-: its 95%% interval.\n",
                 kprof_config.seed, kprof_config.sample_budget, KPROF_AUTO_WARMUP);
-    if (s->nkernels && kprof_config.sample != 1)
+    if (s->k.nkernels && kprof_config.sample != 1)
         fprintf(f, "In the api table, the untimed launches' host time is estimated from one in %d of them.\n",
                 KPROF_HOST_SAMPLE);
-    if (s->nkernels)
+    if (s->k.nkernels)
         fprintf(f, "First: the first launch (lazy module loading makes it slow); Avg, Med, p95, p99, Min, Max and StdDev\n"
                    "leave it out. Percentiles come from a log-linear histogram (relative error at most 0.78%%).\n"
                    "Calls include launches replayed by CUDA graphs, which are timed with their graph (see graphs) and\n"
@@ -131,11 +131,11 @@ static void graphs(FILE *f, const struct kprof_snapshot *s)
 static void captured(FILE *f, const struct kprof_snapshot *s)
 {
     fprintf(f, "== libkprof: captured ==\n");
-    if (!s->ncaptured) {
+    if (!s->k.ncaptured) {
         fprintf(f, "  (no launches while capturing)\n");
         return;
     }
-    table(f, KPROF_TABLE_captured, s, s->ncaptured, NULL, NULL);
+    table(f, KPROF_TABLE_captured, s, s->k.ncaptured, NULL, NULL);
 }
 
 static void copies(FILE *f, const struct kprof_snapshot *s)
@@ -153,7 +153,7 @@ static void copies(FILE *f, const struct kprof_snapshot *s)
 static void memsets(FILE *f, const struct kprof_snapshot *s)
 {
     fprintf(f, "== libkprof: memsets ==\n");
-    if (!s->memsets.count) {
+    if (!s->st.memsets.count) {
         fprintf(f, "  (no memsets)\n");
         return;
     }
@@ -169,7 +169,7 @@ static void memsets(FILE *f, const struct kprof_snapshot *s)
 static int alloc_used(const void *ctx, size_t m)
 {
     const struct kprof_snapshot *s = ctx;
-    return s->alloc[m].count || s->alloc[m].frees;
+    return s->st.alloc[m].count || s->st.alloc[m].frees;
 }
 
 static void allocations(FILE *f, const struct kprof_snapshot *s)
@@ -188,11 +188,11 @@ static void allocations(FILE *f, const struct kprof_snapshot *s)
 static void devices(FILE *f, const struct kprof_snapshot *s)
 {
     fprintf(f, "== libkprof: devices ==\n");
-    if (!s->ndevices) {
+    if (!s->st.ndevices) {
         fprintf(f, "  (no timed kernels)\n");
         return;
     }
-    table(f, KPROF_TABLE_devices, s, s->ndevices, NULL, NULL);
+    table(f, KPROF_TABLE_devices, s, s->st.ndevices, NULL, NULL);
     fprintf(f, "Busy: the union of the device's kernel intervals; Overlap: kernel sum / busy (above 1: streams ran\n"
                "kernels at the same time).\n");
     if (kprof_config.sample != 1) /* untimed launches have no interval */
@@ -207,7 +207,7 @@ static int api_counted(const void *ctx, size_t i)
 static int api_called(const void *ctx, size_t i)
 {
     const struct kprof_snapshot *s = ctx;
-    return kprof_api_counted[i] && s->api[i].calls;
+    return kprof_api_counted[i] && s->st.api[i].calls;
 }
 
 static void api(FILE *f, const struct kprof_snapshot *s)

@@ -30,11 +30,11 @@ static void device_uuid(int device, char *out)
 int kprof_snapshot_take(struct kprof_snapshot *s)
 {
     memset(s, 0, sizeof *s);
-    int any = kprof_kernels_snapshot(s);
-    kprof_stats_snapshot(s);
+    int any = kprof_kernels_snapshot(&s->k);
+    kprof_stats_snapshot(&s->st);
     any = any || __atomic_load_n(&kprof_cuda_used, __ATOMIC_RELAXED);
-    for (size_t i = 0; i < s->ndevices; i++)
-        device_uuid(s->devices[i].device, s->devices[i].uuid);
+    for (size_t i = 0; i < s->st.ndevices; i++)
+        device_uuid(s->st.devices[i].device, s->st.devices[i].uuid);
     size_t ng = 0;
     s->graphs = kprof_graph_rows(&ng);
     for (size_t i = 0; s->graphs && i < ng; i++)
@@ -55,14 +55,14 @@ int kprof_snapshot_take(struct kprof_snapshot *s)
 
 void kprof_snapshot_free(struct kprof_snapshot *s)
 {
-    free(s->kernels);
+    free(s->k.kernels);
     free(s->graphs);
-    free(s->captured);
-    free(s->devices);
-    free(s->ctx_inits);
+    free(s->k.captured);
+    free(s->st.devices);
+    free(s->st.ctx_inits);
     for (int d = 0; d < KPROF_DIR_COUNT; d++)
         for (int h = 0; h < KPROF_HOST_COUNT; h++)
-            kprof_hist_free(&s->copies[d][h].hist);
-    kprof_hist_free(&s->memsets.hist);
+            kprof_hist_free(&s->st.copies[d][h].hist);
+    kprof_hist_free(&s->st.memsets.hist);
     memset(s, 0, sizeof *s);
 }
