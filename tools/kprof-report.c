@@ -13,7 +13,7 @@
 #include <string.h>
 #include "kprof_config.h"
 #include "snapshot.h"
-#include "report_writers.h"
+#include "report/report_writers.h"
 #include "report-read.h"
 #include "report-html.h"
 
