@@ -299,6 +299,33 @@ static void order_end(struct kprof_timing *t, struct pool *p)
     }
 }
 
+/* kprof_timing_begin's one way out for a call that stays untimed: gives back what the call took (its start
+ * event, or the stop lent to it as its start; a lent stop not used; its stop event, or the reservation of
+ * one), releases a hold placed, ends its turn (order_end) and counts it untimed.  Takes kprof_ev.lock unless
+ * `locked` says the caller holds it; returns with it released. */
+static void begin_undo(struct kprof_timing *t, struct pool *p, struct queue *q, CUevent a, CUevent b, CUevent lent,
+                       int b_reserved, int locked)
+{
+    if (!locked)
+        pthread_mutex_lock(&kprof_ev.lock);
+    if (a && t->shared)
+        unlend(q, p, a, t->lent_seq);
+    else if (a)
+        kprof_ev_pool_give(p, a);
+    if (lent)
+        unlend(q, p, lent, t->lent_seq);
+    if (b)
+        kprof_ev_pool_give(p, b);
+    else if (b_reserved)
+        kprof_ev_pool_unreserve(p);
+    pthread_mutex_unlock(&kprof_ev.lock);
+    if (t->held)
+        kprof_hold_release(&p->calib.hold, t->hold_slot, t->hold_seq);
+    t->held = 0;
+    order_end(t, p);
+    untimed(t);
+}
+
 void kprof_timing_begin(struct kprof_timing *t, CUcontext ctx, cudaStream_t stream, int per_thread,
                         enum kprof_time_want want)
 {
@@ -430,17 +457,9 @@ void kprof_timing_begin(struct kprof_timing *t, CUcontext ctx, cudaStream_t stre
     int nbeside = hold > 0 && q && !t->ordered ? beside_collect(q, t->ctx, beside) : 0;
     if (!q || (!b && !cb) || (!lent && !a && !ca)) {
         /* Out of memory, or the pool is exhausted: this call stays untimed (no start was taken). */
-        if (b)
-            kprof_ev_pool_give(p, b);
-        else if (cb)
-            kprof_ev_pool_unreserve(p);
-        if (lent)
-            unlend(q, p, lent, t->lent_seq);
         if (q)
             kprof_ev_pool_exhausted_once();
-        pthread_mutex_unlock(&kprof_ev.lock);
-        order_end(t, p);
-        untimed(t);
+        begin_undo(t, p, q, NULL, b, lent, cb, 1);
         return;
     }
     pthread_mutex_unlock(&kprof_ev.lock);
@@ -471,16 +490,7 @@ void kprof_timing_begin(struct kprof_timing *t, CUcontext ctx, cudaStream_t stre
             a = event_get(p);
     }
     if (!a || !b) {
-        pthread_mutex_lock(&kprof_ev.lock);
-        if (t->shared)
-            unlend(q, p, a, t->lent_seq);
-        else if (a)
-            kprof_ev_pool_give(p, a);
-        if (b)
-            kprof_ev_pool_give(p, b);
-        pthread_mutex_unlock(&kprof_ev.lock);
-        order_end(t, p);
-        untimed(t);
+        begin_undo(t, p, q, a, b, NULL, 0, 0);
         return;
     }
     if (t->unordered && blocking > 0)
@@ -505,15 +515,7 @@ void kprof_timing_begin(struct kprof_timing *t, CUcontext ctx, cudaStream_t stre
     if (!t->shared) {
         uint64_t before = kprof_now_ns();
         if (kprof_drv.cuEventRecord(a, s) != CUDA_SUCCESS) {
-            pthread_mutex_lock(&kprof_ev.lock);
-            kprof_ev_pool_give(p, a);
-            kprof_ev_pool_give(p, b);
-            pthread_mutex_unlock(&kprof_ev.lock);
-            if (t->held)
-                kprof_hold_release(&p->calib.hold, t->hold_slot, t->hold_seq);
-            t->held = 0;
-            order_end(t, p);
-            untimed(t);
+            begin_undo(t, p, q, a, b, NULL, 0, 0);
             return;
         }
         t->start_before_ns = before;
