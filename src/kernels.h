@@ -26,6 +26,11 @@ struct kprof_kernel {
     uint64_t first_ns;
     uint64_t steady_ns, min_ns, max_ns; /* over the timed launches after the first */
     double mean_ns, m2;        /* Welford running mean and sum of squares, launches after the first */
+    /* KPROF_SAMPLE=auto: over the timed launches after the first, the sums of w, w x and w x^2 (w = 1/p, a
+     * launch's odds of being timed: x in ns), so that Avg and StdDev describe every launch and not the
+     * start of the run that auto times most of; 0 otherwise (then hist counts each launch once, else
+     * w x KPROF_SPLIT_UNITS times) */
+    double w_sum, wx_sum, wxx_sum;
     struct kprof_hist hist;    /* durations of the launches after the first, for percentiles */
     unsigned grid[3], block[3];/* launch shape: the group's (KPROF_GROUP=shape) or the last one seen */
     struct kprof_kernel *shapes; /* KPROF_GROUP=shape: one entry per launch shape (uthash by shape) */
@@ -58,7 +63,7 @@ static inline int kprof_kernel_steady(const struct kprof_kernel *k, double *avg,
 {
     uint64_t n = k->timed - (uint64_t)k->first_timed;
     if (n > 0) {
-        *avg = (double)k->steady_ns / (double)n;
+        *avg = k->w_sum > 0.0 ? k->wx_sum / k->w_sum : (double)k->steady_ns / (double)n;
         *min = k->min_ns;
         *max = k->max_ns;
         return 1;
@@ -86,6 +91,17 @@ static inline double kprof_kernel_mean_ns(const struct kprof_kernel *k)
  * kprof-report, which links the report writers but not kernels.c, computes it with the same arithmetic. */
 uint64_t kprof_kernel_percentile(const struct kprof_kernel *k, double q);
 static inline double kprof_kernel_stddev(const struct kprof_kernel *k)
+{
+    uint64_t n = k->timed - (uint64_t)k->first_timed;
+    if (k->w_sum > 0.0) { /* KPROF_SAMPLE=auto: each timed launch stands for w launches */
+        double var = n > 1 && k->w_sum > 1.0 ? (k->wxx_sum - k->wx_sum * k->wx_sum / k->w_sum) / (k->w_sum - 1.0)
+                                               : 0.0;
+        return var > 0.0 ? sqrt(var) : 0.0;
+    }
+    return n > 1 ? sqrt(k->m2 / (double)(n - 1)) : 0.0;
+}
+/* The timed launches' own spread (unweighted), for the floor of auto's interval (kprof_sample_estimate). */
+static inline double kprof_kernel_stddev_timed(const struct kprof_kernel *k)
 {
     uint64_t n = k->timed - (uint64_t)k->first_timed;
     return n > 1 ? sqrt(k->m2 / (double)(n - 1)) : 0.0;
@@ -180,7 +196,7 @@ static inline void kprof_kernel_estimate(struct kprof_kernel *k)
     k->estimated = 0;
     if (kprof_config.sample != 0 || k->is_graph || k->timed >= direct)
         return;
-    double sd = kprof_kernel_stddev(k);
+    double sd = kprof_kernel_stddev_timed(k);
     k->estimated = kprof_sample_estimate(&k->sampling, direct, sd * sd, &k->est_total_ns, &k->est_ci95_ns);
 }
 

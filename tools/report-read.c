@@ -123,6 +123,9 @@ static struct kprof_kernel *read_kernel(json_t *e, int graph, int *old, enum kpr
         *old = 1;
     }
     k->mean_ns = n ? (double)k->steady_ns / (double)n : 0.0;
+    k->w_sum = real(e, KEY(kernels, steady_w)); /* KPROF_SAMPLE=auto's weighed sums; 0 otherwise */
+    k->wx_sum = real(e, KEY(kernels, steady_wx));
+    k->wxx_sum = real(e, KEY(kernels, steady_wxx));
     sk->median_ns = u64(e, KEY(kernels, median));
     sk->instances_median_ns = real(e, KEY(kernels, nsys_median));
     sk->p95_ns = u64(e, KEY(kernels, p95));

@@ -353,20 +353,38 @@ void kprof_kernel_add_sample(const struct kprof_sample *s)
         double d = (double)ns - k->mean_ns;
         k->mean_ns += d / (double)n;
         k->m2 += d * ((double)ns - k->mean_ns);
-        kprof_hist_add(&k->hist, ns);
+        if (kprof_config.sample == 0) { /* auto: weighed by 1/p, in KPROF_SPLIT_UNITS of a launch */
+            double w = s->weight > 1.0f ? (double)s->weight : 1.0;
+            k->w_sum += w;
+            k->wx_sum += w * (double)ns;
+            k->wxx_sum += w * (double)ns * (double)ns;
+            kprof_hist_add_n(&k->hist, ns, units);
+        } else {
+            kprof_hist_add(&k->hist, ns);
+        }
     }
     pthread_mutex_unlock(&times_lock);
 }
 
 double kprof_kernel_instances_median(const struct kprof_kernel *k)
 {
+    if (k->w_sum > 0.0) { /* auto: the weighed median of every timed launch, the first (w = 1) included */
+        struct kprof_hist h;
+        memset(&h, 0, sizeof h);
+        kprof_hist_merge(&h, &k->hist);
+        if (k->first_timed)
+            kprof_hist_add_n(&h, k->first_ns, KPROF_SPLIT_UNITS);
+        double m = (double)kprof_hist_percentile_units(&h, 50.0, KPROF_SPLIT_UNITS);
+        kprof_hist_free(&h);
+        return m;
+    }
     return kprof_hist_median(&k->hist, k->first_timed ? &k->first_ns : NULL);
 }
 
 uint64_t kprof_kernel_percentile(const struct kprof_kernel *k, double q)
 {
     if (kprof_hist_count(&k->hist) > 0)
-        return kprof_hist_percentile(&k->hist, q);
+        return kprof_hist_percentile_units(&k->hist, q, k->w_sum > 0.0 ? KPROF_SPLIT_UNITS : 1);
     return k->first_timed ? k->first_ns : 0;
 }
 
@@ -555,6 +573,7 @@ void kprof_kernel_reset(struct kprof_kernel *k)
     k->first_timed = 0;
     k->min_ns = UINT64_MAX;
     k->mean_ns = k->m2 = 0.0;
+    k->w_sum = k->wx_sum = k->wxx_sum = 0.0;
     kprof_hist_free(&k->hist);
     kprof_hist_free(&k->launch_hist);
     kprof_hist_free(&k->queue_hist);

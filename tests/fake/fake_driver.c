@@ -56,6 +56,9 @@ static struct {
     int reuse_func_handle;     /* FAKEGPU_REUSE_FUNC_HANDLE=1: a function of an unloaded module or library
                                   gives its handle to the next function made (as a real allocator may) */
     uint64_t event_ns;         /* FAKEGPU_EVENT_NS: GPU time an event record takes on its stream */
+    char *later_substr;        /* FAKEGPU_KERNEL_LATER="substr=N:ns": from its N-th direct launch (from 0) on,
+                                  a function whose name contains substr takes ns (a kernel that slows down) */
+    uint64_t later_after, later_ns;
     uint64_t event_record_host_ns; /* FAKEGPU_EVENT_RECORD_HOST_NS: with the virtual host clock, an event
                                   record call takes this much host time, the event stamped at its end */
     uint64_t event_seen_ns;    /* FAKEGPU_EVENT_SEEN_NS: with the virtual host clock, the host sees an event
@@ -235,6 +238,10 @@ static void load_config(void)
     cfg.reuse_stream_handle = env_num("FAKEGPU_REUSE_STREAM_HANDLE", 0, 1) != 0;
     cfg.query_delay_us = (unsigned long)env_num("FAKEGPU_FIRST_QUERY_DELAY_US", 0, 10000000);
     cfg.event_ns = env_num("FAKEGPU_EVENT_NS", 0, 1000000000ULL);
+    const char *later = getenv("FAKEGPU_KERNEL_LATER"), *leq = later ? strrchr(later, '=') : NULL;
+    if (leq && leq > later && sscanf(leq + 1, "%llu:%llu", (unsigned long long *)&cfg.later_after,
+                                     (unsigned long long *)&cfg.later_ns) == 2)
+        cfg.later_substr = strndup(later, (size_t)(leq - later));
     cfg.event_record_host_ns = env_num("FAKEGPU_EVENT_RECORD_HOST_NS", 0, 1000000000ULL);
     cfg.event_seen_ns = env_num("FAKEGPU_EVENT_SEEN_NS", 0, 1000000000ULL);
     parse_kernel_ns();
@@ -384,6 +391,7 @@ struct CUfunc_st {
     uint64_t ns;
     const struct kernel_rule *rule; /* its FAKEGPU_KERNEL_NS rule (a list of durations), or NULL */
     uint64_t launches;              /* direct launches so far: the next takes rule->seq[launches % nseq] */
+    uint64_t direct;                /* direct launches so far, with or without a rule (FAKEGPU_KERNEL_LATER) */
     struct CUfunc_st *next;
     /* lazy loading: the contexts (and their generation) it is loaded in */
     struct loaded_in { const struct CUctx_st *ctx; unsigned gen; } *loaded;
@@ -2371,6 +2379,10 @@ static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
         int calib = strcmp(fn->name, "kprof_calibrate") == 0;
         uint64_t ns = calib ? calib_ns(fn, params)
                       : fn->rule ? fn->rule->seq[fn->launches++ % (uint64_t)fn->rule->nseq] : fn->ns;
+        if (!calib && cfg.later_substr && strstr(fn->name, cfg.later_substr) && fn->direct >= cfg.later_after)
+            ns = cfg.later_ns;
+        if (!calib)
+            fn->direct++;
         int lazy = func_load(fn, c);
         /* "Loading kernels might require context synchronization" (CUDA Programming Guide, Lazy Loading):
          * a launch that loads its kernel waits for the context's work, holds included (a hold placed

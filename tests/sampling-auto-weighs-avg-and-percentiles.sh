@@ -1,0 +1,40 @@
+#!/bin/sh
+# KPROF_SAMPLE=auto times every launch of a kernel at first and fewer and fewer later, so its timed
+# launches over-represent the start of the run: each counts as 1/p launches (p its odds of being timed)
+# in the total's estimate, and so in Avg, StdDev and the percentiles too, which then describe every launch
+# (before, a kernel that slowed down from 1 us to 5 us after 1000 of 3000 launches read Avg 2.0 us and Med
+# 1.0 us beside a Total of 11.06 ms, 3.69 us a launch).  kprof report renders them again from the saved
+# weighed sums (steady_w, steady_wx, steady_wxx).
+. "${top_srcdir:-..}/tests/lib.sh"
+need_jq
+K=$top_builddir/tools/kprof
+export FAKEGPU_EVENT_PENDING_QUERIES=1 FAKEGPU_KERNEL_LATER="kernel_a=1000:5000"
+KPROF_SAMPLE=auto KPROF_SEED=7 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/auto.json" run_kprof "$PROGS/many_launches" 3000 1 >/dev/null ||
+    fail "many_launches under auto failed"
+expect_eq "$(kernel_field "$WORK/auto.json" kernel_a calls)" 3000 "every launch counted"
+[ "$(kernel_field "$WORK/auto.json" kernel_a timed)" -lt 1000 ] || fail "auto timed most launches"
+# Every launch: 1000 of 1 us and 2000 of 5 us: mean 3667 ns, standard deviation 1886 ns, median 5 us.
+a=$(kernel_field "$WORK/auto.json" kernel_a avg_ns)
+[ "$a" -ge 3560 ] && [ "$a" -le 3780 ] || fail "Avg $a ns, expected about 3667 (the timed launches unweighed read about 2045)"
+pass "Avg $a ns, every launch's"
+sd=$(kernel_field "$WORK/auto.json" kernel_a stddev_ns | cut -d. -f1)
+[ "$sd" -ge 1790 ] && [ "$sd" -le 1980 ] || fail "StdDev $sd ns, expected about 1886"
+pass "StdDev $sd ns"
+expect_eq "$(kernel_field "$WORK/auto.json" kernel_a median_ns)" 5000 "Med: every launch's, 5 us"
+expect_eq "$(kernel_field "$WORK/auto.json" kernel_a instances_median_ns)" 5000 "nsys's Med too"
+# Every launch timed: the same figures, exact, and no weighed sums.
+KPROF_FORMAT=json KPROF_OUTPUT="$WORK/all.json" run_kprof "$PROGS/many_launches" 3000 1 >/dev/null || fail "many_launches failed"
+expect_eq "$(kernel_field "$WORK/all.json" kernel_a avg_ns)-$(kernel_field "$WORK/all.json" kernel_a median_ns)" 3668-5000 \
+    "every launch timed: Avg over launches after the first, Med"
+expect_eq "$(kernel_field "$WORK/all.json" kernel_a steady_w)" 0 "no weighed sums without auto"
+# kprof report: the run's text again, byte for byte.
+[ -x "$top_builddir/tools/kprof-report" ] || skip "kprof-report not built (configure found no jansson)"
+case $SAN_PRELOAD in
+*tsan*) skip "runs the launcher (a shell script) with the sanitizer runtime preloaded, and ThreadSanitizer's runtime crashes dash's subshells" ;;
+esac
+timeout -k 10 "${KPROF_TEST_TIMEOUT:-300}" env LD_LIBRARY_PATH="$FAKE_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+    ${SAN_PRELOAD:+LD_PRELOAD="$SAN_PRELOAD"} KPROF_SEED=7 "$K" --sample auto --save "$WORK/r.json" -o "$WORK/r.txt" \
+    "$PROGS/many_launches" 3000 1 >/dev/null 2>&1 || fail "kprof --sample auto failed"
+"$K" report "$WORK/r.json" >"$WORK/again.txt" 2>"$WORK/again.err" || fail "kprof report failed: $(cat "$WORK/again.err")"
+cmp "$WORK/r.txt" "$WORK/again.txt" || { diff -u "$WORK/r.txt" "$WORK/again.txt" >&2; fail "kprof report differs"; }
+pass "kprof report renders the weighed figures again, byte for byte"
