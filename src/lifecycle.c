@@ -1,7 +1,6 @@
 /* lifecycle.c: start-up, fork, KPROF_SIGNALS, and the exit sequence that drains the events and writes the
  * report before cudart tears its contexts down. */
 #include <errno.h>
-#include <link.h>
 #include <pthread.h>
 #include <sys/auxv.h>
 #include <semaphore.h>
@@ -16,6 +15,7 @@
 #include "log.h"
 #include "kprof_config.h"
 #include "driver.h"
+#include "resolve.h"
 #include "clock.h"
 #include "call.h"
 #include "fork.h"
@@ -204,22 +204,6 @@ __attribute__((constructor)) static void kprof_init(void)
  * could not be loaded, or KPROF_START=paused was never resumed (in any process that tried CUDA); no CUDA
  * call, or no context (only in the process kprof started: its children that never tried CUDA, such as a
  * script's helpers, stay silent).  Nothing without kprof, where LD_PRELOAD may reach every process. */
-static int cudart_found(struct dl_phdr_info *info, size_t size, void *data)
-{
-    (void)size;
-    (void)data;
-    const char *slash = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
-    return strncmp(slash ? slash + 1 : info->dlpi_name ? info->dlpi_name : "", "libcudart.so", 12) == 0;
-}
-
-/* 1 when a shared CUDA runtime (libcudart.so*) is loaded in the process.  A runtime linked into the
- * program (nvcc's default, -cudart static) reaches the driver through private tables (cuGetExportTable)
- * that a fake or partial libcuda.so.1 does not serve. */
-static int cudart_shared_loaded(void)
-{
-    return dl_iterate_phdr(cudart_found, NULL) != 0;
-}
-
 static void say_why_nothing_profiled(int reported)
 {
     if (!kprof_config.launched_pid || kprof_config.disabled)
@@ -236,7 +220,8 @@ static void say_why_nothing_profiled(int reported)
         return;
     else if (kprof_driver_state(NULL) == KPROF_DRIVER_UNTRIED)
         kprof_warn("nothing profiled in %s (pid %ld): it made no CUDA call", name, pid);
-    else if (__atomic_load_n(&kprof_proc_address_asked, __ATOMIC_RELAXED) && !cudart_shared_loaded())
+    else if (__atomic_load_n(&kprof_proc_address_asked, __ATOMIC_RELAXED) &&
+             !kprof_cuda_library_loaded(KPROF_LIB_RUNTIME))
         kprof_warn("nothing profiled in %s (pid %ld): it created no CUDA context (no GPU, or its CUDA calls "
                    "failed; its CUDA runtime is linked into it, nvcc's default, and needs NVIDIA's own "
                    "libcuda.so.1)", name, pid);

@@ -141,3 +141,29 @@ void kprof_rt_quiet_end(cudaError_t r)
     if (r != cudaSuccess)
         kprof_rt.cudaGetLastError();
 }
+
+/* Bit 1: a CUDA driver library (libcuda.so*) has been seen loaded; bit 2: a CUDA runtime (libcudart.so*).
+ * Sticky: a program that loaded one is a CUDA program. */
+static int cuda_seen;
+
+static int is_cuda_library(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    const char *base = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
+    base = base ? base + 1 : info->dlpi_name;
+    int kind = !base                                  ? 0
+               : strncmp(base, "libcuda.so", 10) == 0   ? 1
+               : strncmp(base, "libcudart.so", 12) == 0 ? 2
+                                                        : 0;
+    return kind == *(int *)data;
+}
+
+int kprof_cuda_library_loaded(int kind)
+{
+    if (__atomic_load_n(&cuda_seen, __ATOMIC_RELAXED) & kind)
+        return 1;
+    if (!dl_iterate_phdr(is_cuda_library, &kind))
+        return 0;
+    __atomic_fetch_or(&cuda_seen, kind, __ATOMIC_RELAXED);
+    return 1;
+}

@@ -42,4 +42,12 @@ void kprof_rt_quiet_end(cudaError_t r);
     if (KPROF_UNLIKELY(!real_))                                                                    \
         return cudaErrorSharedObjectSymbolNotFound
 
+/* The CUDA libraries kprof_cuda_library_loaded asks about. */
+enum { KPROF_LIB_DRIVER = 1, KPROF_LIB_RUNTIME = 2 };
+/* 1 when a library of `kind` (libcuda.so* for KPROF_LIB_DRIVER, libcudart.so* for KPROF_LIB_RUNTIME) is
+ * loaded in the process, in any namespace or scope, or has been (sticky: a program that loaded one is a
+ * CUDA program).  Walks the loaded objects (dl_iterate_phdr) until one is seen: not for a launch path.
+ * Thread-safe. */
+int kprof_cuda_library_loaded(int kind);
+
 #endif

@@ -3,13 +3,13 @@
  * dlsym(RTLD_DEFAULT) while no CUDA library is loaded, and passes everything else to the next dlsym
  * (dlsym_next.c). */
 #include <dlfcn.h>
-#include <link.h>
 #include <string.h>
 #include "cuda_api.h"
 #include "kprof_config.h"
 #include "driver.h"
 #include "dlsym_next.h"
 #include "call.h"
+#include "resolve.h"
 
 /* The sanitizer runtimes look their interceptors up with dlsym before they have set themselves up, so
  * the code that runs on every dlsym call must not be instrumented. */
@@ -20,33 +20,6 @@
 
 /* ---- dlsym(RTLD_DEFAULT, "cuInit") in a program without CUDA ------------------------------------ */
 
-/* Bit 1: a CUDA driver library (libcuda.so*) has been seen loaded; bit 2: a CUDA runtime (libcudart.so*).
- * Sticky: a program that loaded one is a CUDA program. */
-static int cuda_seen;
-
-static int is_cuda_library(struct dl_phdr_info *info, size_t size, void *data)
-{
-    (void)size;
-    const char *base = info->dlpi_name ? strrchr(info->dlpi_name, '/') : NULL;
-    base = base ? base + 1 : info->dlpi_name;
-    int kind = !base                                  ? 0
-               : strncmp(base, "libcuda.so", 10) == 0   ? 1
-               : strncmp(base, "libcudart.so", 12) == 0 ? 2
-                                                        : 0;
-    return kind == *(int *)data;
-}
-
-/* 1 when a library of `kind` (1: driver, 2: runtime) is loaded, in any namespace or scope. */
-static int cuda_loaded(int kind)
-{
-    if (__atomic_load_n(&cuda_seen, __ATOMIC_RELAXED) & kind)
-        return 1;
-    if (!dl_iterate_phdr(is_cuda_library, &kind))
-        return 0;
-    __atomic_fetch_or(&cuda_seen, kind, __ATOMIC_RELAXED);
-    return 1;
-}
-
 /* dlsym(RTLD_DEFAULT, name) for a CUDA-looking name: while no CUDA library that defines such names is
  * loaded, libkprof's own exported function (or another copy's) must not answer it, or a program's "is CUDA
  * here?" check would see CUDA.  Returns NULL to pass the lookup on unchanged, else the answer: what a
@@ -56,7 +29,7 @@ static void *default_lookup(const char *name)
 {
     /* A runtime name (cuda*, __cuda*) needs a runtime loaded, a driver name (cu*) the driver. */
     const char *n = name[0] == '_' ? name + 2 : name;
-    if (cuda_loaded(n[2] == 'd' && n[3] == 'a' ? 2 : 1))
+    if (kprof_cuda_library_loaded(n[2] == 'd' && n[3] == 'a' ? KPROF_LIB_RUNTIME : KPROF_LIB_DRIVER))
         return NULL;
     void *p = kprof_real_dlsym(RTLD_DEFAULT, name);
     if (!p || !kprof_is_libkprof(p))
