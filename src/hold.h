@@ -13,8 +13,8 @@
  * context synchronisation: a kernel loaded, local memory grown, a command queue full of other threads'
  * work) would wait for ever (a wait released by a watchdog thread after 2 ms was tried, 2.4 us less host
  * time a held launch: docs/performance.md, "Holds by a wait").  kprof_hold gives up after
- * KPROF_HOLD_TIMEOUT_NS; a hold released later than that is counted (holds_overdue), as every stream
- * sharing its hardware queue may have waited for it. */
+ * KPROF_HOLD_TIMEOUT_NS; timing/timing.c counts a hold released later than that (holds_overdue), as every
+ * stream sharing its hardware queue may have waited for it. */
 #ifndef KPROF_HOLD_H
 #define KPROF_HOLD_H
 
@@ -33,20 +33,15 @@ struct kprof_hold {
     CUfunction gate;      /* the kprof_hold kernel */
     uint32_t *words;      /* KPROF_HOLD_SLOTS words of pinned host memory */
     CUdeviceptr dwords;   /* their address on the device */
-    uint64_t placed_ns[KPROF_HOLD_SLOTS]; /* per slot, when its hold was placed (host ns), 0: none pending */
 };
 
 /* Puts a hold on s (the context current): kprof_hold, which ends once word `slot` reaches `seq` (compared
  * as a signed difference, so the count may wrap) or after KPROF_HOLD_TIMEOUT_NS.  Returns 1, or 0 when
  * nothing was put on s.  The caller releases it (kprof_hold_release) on every path. */
-int kprof_hold_place(struct kprof_hold *h, CUstream s, unsigned slot, uint32_t seq);
+int kprof_hold_place(const struct kprof_hold *h, CUstream s, unsigned slot, uint32_t seq);
 
 /* Ends the hold of `slot` numbered seq: the word goes to seq unless it is already past it (an atomic
- * maximum, so that holds of two threads on one stream never wait for a smaller number).  Counts the hold
- * as overdue when it was placed over KPROF_HOLD_TIMEOUT_NS ago (kprof_hold had given up).  Lock-free. */
-void kprof_hold_release(struct kprof_hold *h, unsigned slot, uint32_t seq);
-
-/* Holds released after KPROF_HOLD_TIMEOUT_NS, since the process (or its fork() child) started. */
-long kprof_holds_overdue(void);
+ * maximum, so that holds of two threads on one stream never wait for a smaller number).  Lock-free. */
+void kprof_hold_release(const struct kprof_hold *h, unsigned slot, uint32_t seq);
 
 #endif

@@ -244,13 +244,13 @@ void kprof_report_text(FILE *f, const struct kprof_snapshot *s)
     fprintf(f, "== libkprof: events ==\n");
     fprintf(f, "Events created %ld, pairs incomplete at exit %ld, failed %ld, calls untimed for lack of events %ld, "
                "launches timed with one event (busy stream) %ld, held until queued %ld (behind other work %ld), "
-               "not held beside another busy stream %ld%s",
+               "not held beside another busy stream %ld",
             s->events.created, s->events.incomplete, s->events.failed, s->events.pool_exhausted, s->events.one_event,
-            s->events.held + s->events.held_kernel, s->events.held_kernel, s->events.beside_busy,
-            s->events.holds_overdue ? "" : "\n");
+            s->events.held + s->events.held_kernel, s->events.held_kernel, s->events.beside_busy);
     if (s->events.holds_overdue) /* a launch call that outlasted its hold: other streams may have waited */
         fprintf(f, ", held longer than kprof_hold waits (%.0f ms) %ld (kernels on other streams may read up to "
-                   "that much longer)\n", (double)KPROF_HOLD_TIMEOUT_NS / 1e6, s->events.holds_overdue);
+                   "that much longer)", (double)KPROF_HOLD_TIMEOUT_NS / 1e6, s->events.holds_overdue);
+    fputc('\n', f);
     for (size_t i = 0; i < s->ncalibs; i++) {
         const struct kprof_calibration *c = &s->calibs[i];
         if (c->state != KPROF_CALIB_DONE) {

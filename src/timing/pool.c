@@ -272,7 +272,6 @@ void kprof_events_counters(struct kprof_event_counters *out)
     pthread_mutex_lock(&kprof_ev.lock);
     *out = kprof_ev.n;
     pthread_mutex_unlock(&kprof_ev.lock);
-    out->holds_overdue = kprof_holds_overdue();
 }
 
 /* fork(): kprof_ev.lock must be free when the child is made.  It is waited for at most 200 ms (never held across

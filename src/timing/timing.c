@@ -656,14 +656,23 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
     }
     int stopped = ok && kprof_drv.cuEventRecord(t->stop, t->stream) == CUDA_SUCCESS;
     uint64_t hold_ns = 0;
+    int overdue = 0;
     if (t->held) { /* the start, the kernel and the stop are queued: let the GPU run them */
+        uint64_t released = kprof_now_ns();
         if (now && t->held != 3)
-            hold_ns = kprof_now_ns() - now; /* the kernel waited for this, which it would not unheld */
+            hold_ns = released - now; /* the kernel waited for this, which it would not unheld */
+        /* Placed just before the start was recorded: held longer than kprof_hold waits (hold.h). */
+        overdue = released - t->start_before_ns > KPROF_HOLD_TIMEOUT_NS;
         kprof_hold_release(&p->calib.hold, t->hold_slot, t->hold_seq);
     }
     order_end(t, p);
     if (!stopped) {
         timing_drop(t);
+        if (overdue) {
+            pthread_mutex_lock(&kprof_ev.lock);
+            kprof_ev.n.holds_overdue++;
+            pthread_mutex_unlock(&kprof_ev.lock);
+        }
         kprof_chain_break(); /* the call may have run, untimed */
         return 0;
     }
@@ -731,6 +740,7 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
     kprof_ev.n.held += t->held == 1;
     kprof_ev.n.held_kernel += t->held == 2;
     kprof_ev.n.beside_busy += t->beside;
+    kprof_ev.n.holds_overdue += overdue;
     if (!kprof_ev.harvester_started && !kprof_ev.harvester_stop)
         kprof_ev_start_harvester();
     else if (kprof_ev.harvester_sleeping)
