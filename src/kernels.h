@@ -86,25 +86,26 @@ static inline double kprof_kernel_mean_ns(const struct kprof_kernel *k)
 }
 
 /* Spread of a kernel's launches after the first: percentile q (0-100) from its histogram (relative
- * error at most KPROF_HIST_REL_ERROR) and the sample standard deviation (from steady_ns's Welford m2), in
- * ns; the first launch alone when it is the only one timed.  The standard deviation is inline so that
+ * error at most KPROF_HIST_REL_ERROR) and the sample standard deviation (from steady_ns's Welford m2, or
+ * under KPROF_SAMPLE=auto from the weighed sums), in ns; the first launch alone when it is the only one
+ * timed.  The standard deviation is inline so that
  * kprof-report, which links the report writers but not kernels.c, computes it with the same arithmetic. */
 uint64_t kprof_kernel_percentile(const struct kprof_kernel *k, double q);
-static inline double kprof_kernel_stddev(const struct kprof_kernel *k)
-{
-    uint64_t n = k->timed - (uint64_t)k->first_timed;
-    if (k->w_sum > 0.0) { /* KPROF_SAMPLE=auto: each timed launch stands for w launches */
-        double var = n > 1 && k->w_sum > 1.0 ? (k->wxx_sum - k->wx_sum * k->wx_sum / k->w_sum) / (k->w_sum - 1.0)
-                                               : 0.0;
-        return var > 0.0 ? sqrt(var) : 0.0;
-    }
-    return n > 1 ? sqrt(k->m2 / (double)(n - 1)) : 0.0;
-}
 /* The timed launches' own spread (unweighted), for the floor of auto's interval (kprof_sample_estimate). */
 static inline double kprof_kernel_stddev_timed(const struct kprof_kernel *k)
 {
     uint64_t n = k->timed - (uint64_t)k->first_timed;
     return n > 1 ? sqrt(k->m2 / (double)(n - 1)) : 0.0;
+}
+static inline double kprof_kernel_stddev(const struct kprof_kernel *k)
+{
+    if (k->w_sum <= 0.0)
+        return kprof_kernel_stddev_timed(k);
+    /* KPROF_SAMPLE=auto: each timed launch stands for w launches */
+    double var = k->w_sum > 1.0 && k->timed - (uint64_t)k->first_timed > 1
+                     ? (k->wxx_sum - k->wx_sum * k->wx_sum / k->w_sum) / (k->w_sum - 1.0)
+                     : 0.0;
+    return var > 0.0 ? sqrt(var) : 0.0;
 }
 
 /* The split nsys's cuda_kern_exec_sum makes of a kernel's launches, over its timed launches (the first
