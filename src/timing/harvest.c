@@ -117,24 +117,7 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
     struct kprof_sample s;
     memset(&s, 0, sizeof s);
     uint64_t ns = ms <= 0.0f ? 0 : (uint64_t)((double)ms * 1e6 + 0.5);
-    /* A kernel's pair less the host latency it held on an idle stream, and less the hand-off measured for
-     * what came before it on its stream (calibrate.h); copies keep their pairs as they are. */
-    double off = (double)pr->idle_lag_ns;
-    if (pr->kind != KPROF_TARGET_COPY)
-        off += kprof_calibration_handoff(&pr->pool->calib, pr->shared,
-                                         pr->idle_lag_ns ? KPROF_PRED_IDLE : (enum kprof_pred)pr->pred);
-    s.dur_ns = (double)ns > off ? (uint64_t)((double)ns - (off > 0.0 ? off : 0.0) + 0.5) : 0;
-    s.taken_ns = ns - s.dur_ns;
-    s.pred = pr->idle_lag_ns ? KPROF_PRED_IDLE : pr->pred;
-    s.shared = (unsigned char)pr->shared;
-    s.kind = pr->kind;
-    s.target = pr->target;
-    s.weight = pr->weight;
-    s.bytes = pr->bytes;
-    s.device = pr->pool->device;
-    s.stream_index = q->index;
-    memcpy(s.grid, pr->grid, sizeof s.grid);
-    memcpy(s.block, pr->block, sizeof s.block);
+    /* Its start on the GPU's timeline (GPU ns since libkprof started) and the shift to the host clock. */
     double start = 0.0, shift = 0.0;
     int known = 0;
     if (pr->shared && q->last_stop_seq == pr->start_seq + 1 && q->derived < 256) {
@@ -162,6 +145,35 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
         }
         q->derived = 0;
     }
+    /* A kernel's pair less the host latency it held on an idle stream, and less the hand-off measured for
+     * what came before it on its stream (calibrate.h); copies keep their pairs as they are.  The latency is
+     * the host time from the start event's record to the launch's return, unless the start was stamped
+     * clearly later than its record began because its hold gave up (the launch call still loading a
+     * module, say): then the host time before the stamp was never in the pair, and only the time from the
+     * stamp, placed on the host clock through the reference, to the launch's return is taken off. */
+    double lag = (double)pr->idle_lag_ns;
+    if (lag > 0.0 && pr->late && known && pr->call_ns) {
+        double stamped = start + shift - pr->pool->stamp_lag_ns; /* host clock, as its record's start */
+        double from_stamp = (double)(pr->call_ns + pr->launch_ns - kprof_start_ns) - stamped;
+        if (from_stamp < lag - LATE_STAMP_NS)
+            lag = from_stamp > 0.0 ? from_stamp : 0.0;
+    }
+    double off = lag;
+    if (pr->kind != KPROF_TARGET_COPY)
+        off += kprof_calibration_handoff(&pr->pool->calib, pr->shared,
+                                         pr->idle_lag_ns ? KPROF_PRED_IDLE : (enum kprof_pred)pr->pred);
+    s.dur_ns = (double)ns > off ? (uint64_t)((double)ns - (off > 0.0 ? off : 0.0) + 0.5) : 0;
+    s.taken_ns = ns - s.dur_ns;
+    s.pred = pr->idle_lag_ns ? KPROF_PRED_IDLE : pr->pred;
+    s.shared = (unsigned char)pr->shared;
+    s.kind = pr->kind;
+    s.target = pr->target;
+    s.weight = pr->weight;
+    s.bytes = pr->bytes;
+    s.device = pr->pool->device;
+    s.stream_index = q->index;
+    memcpy(s.grid, pr->grid, sizeof s.grid);
+    memcpy(s.block, pr->block, sizeof s.block);
     q->last_stop_seq = 0;
     if (known) {
         q->last_stop_ns = start + (double)ms * 1e6;

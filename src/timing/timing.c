@@ -719,6 +719,7 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
     pr->pool = p;
     pr->own_stop = 1;
     pr->shared = t->shared;
+    pr->late = t->held == 3;
     pr->pred = t->held == 1   ? KPROF_PRED_HELD
                : t->held == 2 ? KPROF_PRED_HELD_KERNEL
                               : t->pred; /* 3: kprof_hold gave up, lag is set and the pair is read as idle */

@@ -15,6 +15,9 @@
  * a new reference is recorded every REF_PERIOD_NS while calls are timed, keeping that float under a
  * second (error < 0.1 us). */
 #define REF_PERIOD_NS 500000000ull
+/* A pair whose hold gave up, its start stamped this much later than its record began (the anchor's own
+ * error is about 1 us), is read from its stamp, not its record (harvest.c, pair_account). */
+#define LATE_STAMP_NS 20000.0
 #define REF_RING 8
 
 struct ref {
@@ -82,6 +85,7 @@ struct pair {
     uint64_t seq;           /* its number in its queue */
     uint64_t start_seq;     /* shared: the number of the pair whose stop is its start */
     unsigned char pred;     /* enum kprof_pred: what libkprof put on the stream before it */
+    unsigned char late;     /* held, but its start had completed by the launch's return: the hold gave up */
 };
 
 /* Pairs recorded on one stream complete in the order they were recorded, so only a queue's head needs

@@ -329,6 +329,10 @@ struct CUstream_st {
     int last_work;
     uint64_t last_seq;
     int seen_idle;
+    /* With the virtual host clock: a kprof_hold placed on the stream and not yet followed by a kernel gives
+     * up at GPU time hold_give_up (0: none); hold_ev is the event recorded behind it (libkprof's start). */
+    uint64_t hold_give_up, hold_stamp; /* hold_stamp: hold_ev's stamp had the hold not been there */
+    struct CUevent_st *hold_ev;
 };
 
 /* Graphs: nodes run in the order they were added (dependencies are accepted but not modelled). */
@@ -1776,6 +1780,12 @@ static void event_stamp(struct CUevent_st *e, struct CUstream_st *s)
     if (cfg.host_now)
         cfg.host_advance(cfg.event_record_host_ns); /* the call's host time: stamped at its end */
     e->t = advance(s, 0);
+    if (s->hold_give_up && !s->hold_ev) { /* behind a kprof_hold: stamped when it lets go (hold_settle) */
+        s->hold_stamp = e->t;
+        if (e->t < s->hold_give_up)
+            e->t = s->t = s->hold_give_up;
+        s->hold_ev = e;
+    }
     s->sync_t = s->t += cfg.event_ns; /* stamped first, then the stream is busy with the record */
     e->stream_id = s->id;
     e->recorded = 1;
@@ -1894,6 +1904,7 @@ static struct hold {
     uint32_t value;
     uint64_t stream_id;
     uint64_t seq; /* among event records (g.next_seq) */
+    uint64_t give_up; /* with the virtual host clock, a kprof_hold: the GPU time it lets go by itself */
 } holds[MAX_HOLDS];
 static int nholds;
 
@@ -1902,7 +1913,8 @@ static int held_before(uint64_t stream_id, uint64_t seq)
 {
     int held = 0;
     for (int i = 0; i < nholds;) {
-        if ((int32_t)(__atomic_load_n(holds[i].word, __ATOMIC_ACQUIRE) - holds[i].value) >= 0) {
+        if ((int32_t)(__atomic_load_n(holds[i].word, __ATOMIC_ACQUIRE) - holds[i].value) >= 0 ||
+            (holds[i].give_up && gpu_now() >= holds[i].give_up)) {
             holds[i] = holds[--nholds];
             continue;
         }
@@ -1930,7 +1942,7 @@ static void holds_wait(uint64_t stream_id, uint64_t seq)
 
 /* Puts a hold on s for the word at addr (host memory of the fake) to reach value; its work counts as kind
  * (W_HOLD for a wait, W_KERNEL for kprof_hold) for FAKEGPU_HANDOFF_NS.  Lock held. */
-static CUresult hold_put(struct CUstream_st *s, uintptr_t addr, uint32_t value, int kind)
+static CUresult hold_put(struct CUstream_st *s, uintptr_t addr, uint32_t value, int kind, uint64_t give_up)
 {
     struct alloc *a = alloc_of(addr);
 
@@ -1945,7 +1957,7 @@ static CUresult hold_put(struct CUstream_st *s, uintptr_t addr, uint32_t value, 
         fprintf(stderr, "fakegpu: more than %d holds pending\n", MAX_HOLDS);
         abort();
     }
-    holds[nholds++] = (struct hold){ w, value, s->id, ++g.next_seq };
+    holds[nholds++] = (struct hold){ w, value, s->id, ++g.next_seq, give_up };
     return CUDA_SUCCESS;
 }
 
@@ -1959,7 +1971,7 @@ static CUresult wait_value32(CUstream hStream, CUdeviceptr addr, cuuint32_t valu
         RETURN(rc);
     if (flags != CU_STREAM_WAIT_VALUE_GEQ || s->cap_status != CU_STREAM_CAPTURE_STATUS_NONE)
         RETURN(CUDA_ERROR_NOT_SUPPORTED);
-    RETURN(hold_put(s, (uintptr_t)addr, value, W_HOLD));
+    RETURN(hold_put(s, (uintptr_t)addr, value, W_HOLD, 0));
 }
 
 CUresult cuStreamWaitValue32_v2(CUstream hStream, CUdeviceptr addr, cuuint32_t value, unsigned int flags)
@@ -2328,6 +2340,26 @@ static void calib_out(void **params, uint64_t start, uint64_t ns)
     ((unsigned long long *)out)[1] = ns > cfg.calib_c0_ns ? start + ns - cfg.calib_c0_ns : start;
 }
 
+/* With the virtual host clock, a kernel launched on s behind a kprof_hold: libkprof releases the hold once
+ * its start event and this kernel are queued, so the start is stamped now, unless the hold gave up first
+ * (the launch call took longer than its timeout): then the start keeps the give-up time, and the kernel
+ * starts when its call queues it.  Lock held. */
+static void hold_settle(struct CUstream_st *s)
+{
+    if (!s->hold_give_up)
+        return;
+    uint64_t now = gpu_now();
+    if (s->hold_ev && now < s->hold_give_up && find(s->hold_ev, K_EVENT) == s->hold_ev) {
+        uint64_t t = now > s->hold_stamp ? now : s->hold_stamp;
+        s->hold_ev->t = t;
+        s->t = s->sync_t = t + cfg.event_ns;
+    } else if (s->hold_ev) {
+        s->seen_idle = 1; /* the hold let go and the stream ran dry before this kernel came */
+    }
+    s->hold_give_up = 0;
+    s->hold_ev = NULL;
+}
+
 static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                        unsigned shmem, CUstream hStream, int ptds, void **params)
 {
@@ -2338,9 +2370,13 @@ static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
 
     lock();
     if (cfg.sleep_name && (fn = find(f, K_FUNC)) && strstr(fn->name, cfg.sleep_name)) {
-        unlock(); /* FAKEGPU_LAUNCH_SLEEP_US: the host's time in this launch, other threads' calls go on */
-        usleep(cfg.sleep_us);
-        lock();
+        if (cfg.host_now) { /* the virtual host clock: the time passes on it, not on the wall */
+            cfg.host_advance((uint64_t)cfg.sleep_us * 1000u);
+        } else {
+            unlock(); /* FAKEGPU_LAUNCH_SLEEP_US: the host's time in this launch, other threads' calls go on */
+            usleep(cfg.sleep_us);
+            lock();
+        }
     }
     if ((rc = need_ctx(&c)))
         RETURN(rc);
@@ -2373,8 +2409,16 @@ static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
         kernel_advance(s, func_load(fn, c) ? cfg.lazy_load_ns : 0, 0);
         if (params[2] && *(unsigned long long *)params[2] > g.hold_timeout_max)
             g.hold_timeout_max = *(unsigned long long *)params[2];
-        RETURN(hold_put(s, (uintptr_t)*(unsigned long long *)params[0], *(uint32_t *)params[1], W_KERNEL));
+        /* With the virtual host clock it gives up after its timeout (hold_settle). */
+        uint64_t give_up = cfg.host_now && params[2] ? start_time(s) + *(unsigned long long *)params[2] : 0;
+        rc = hold_put(s, (uintptr_t)*(unsigned long long *)params[0], *(uint32_t *)params[1], W_KERNEL, give_up);
+        if (rc == CUDA_SUCCESS && give_up) {
+            s->hold_give_up = give_up;
+            s->hold_ev = NULL;
+        }
+        RETURN(rc);
     }
+    hold_settle(s);
     {
         int calib = strcmp(fn->name, "kprof_calibrate") == 0;
         uint64_t ns = calib ? calib_ns(fn, params)

@@ -1,0 +1,37 @@
+#!/bin/sh
+# A launch call that outlasts its hold (kprof_hold gives up after 1 ms, while the launch call is still in the
+# driver loading a module, say) leaves the start event stamped when the hold let go, not when it was
+# recorded: the host time before that stamp is not in the pair, so it must not be taken off.  Found on the
+# H200: PyTorch's one launch of a reduce kernel, whose launch loaded a module for a few ms, read 0 us
+# (CUPTI 4.6 us) in torch_compile and the Triton test.  The fake GPU, on the virtual host clock
+# (tests/fake/hostclock.c), lets a kprof_hold go after its timeout; each launch of idle_k here takes 5 ms
+# of host time (FAKEGPU_LAUNCH_SLEEP_US), so every hold gives up; the kernel then comes to an idle stream.
+. "${top_srcdir:-..}/tests/lib.sh"
+need_jq
+[ -f "$FAKE_LIB/libfakeclock.so" ] || fail "tests/fake/lib/libfakeclock.so not built"
+run_clocked() {
+    timeout -k 10 "${KPROF_TEST_TIMEOUT:-300}" \
+        env FAKEGPU_EVENT_PENDING_QUERIES=0 LD_LIBRARY_PATH="$FAKE_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+        LD_PRELOAD="${SAN_PRELOAD:+$SAN_PRELOAD }$FAKE_LIB/libfakeclock.so $KPROF_LIB" "$@"
+}
+export FAKEGPU_LAUNCH_HOST_NS=3000 FAKEGPU_HANDOFF_NS="kernel=700" FAKEGPU_KERNEL_NS="idle_k=3000"
+# Launches that return in time: held, each reads its 3 us exactly.
+KPROF_FORMAT=json KPROF_OUTPUT="$WORK/fast.json" run_clocked "$PROGS/preds" idle >/dev/null || fail "preds idle failed"
+expect_eq "$(jq -c '[.events.held + .events.held_kernel, .events.holds_overdue]' "$WORK/fast.json")" '[11,0]' \
+    "fast launches: all held, none overdue"
+expect_eq "$(kernel_field "$WORK/fast.json" idle_k min_ns)-$(kernel_field "$WORK/fast.json" idle_k max_ns)" 3000-3000 \
+    "fast launches: each reads its own length"
+# Launches of 5 ms: every hold gives up after 1 ms.  Each pair runs from the give-up to the kernel's end
+# (4 ms and more); the host time from the start's record to the launch's return is 5 ms; taking that off
+# read 0.  From the stamp (placed on the host clock through the GPU clock's anchor) to the launch's return
+# is what the pair holds before its kernel: each launch reads 3 us, within what the anchor's float
+# arithmetic leaves (100 ns).
+FAKEGPU_LAUNCH_SLEEP_US="idle_k=5000" KPROF_FORMAT=json KPROF_OUTPUT="$WORK/slow.json" KPROF_TRACE="$WORK/slow.trace.json" \
+    run_clocked "$PROGS/preds" idle >/dev/null || fail "preds idle with 5 ms launches failed"
+expect_eq "$(jqr '.events.holds_overdue' "$WORK/slow.json")" 11 "slow launches: every hold gave up"
+expect_eq "$(kernel_field "$WORK/slow.json" idle_k calls)" 11 "slow launches: all counted"
+min=$(kernel_field "$WORK/slow.json" idle_k min_ns) max=$(kernel_field "$WORK/slow.json" idle_k max_ns)
+[ "$min" -ge 2900 ] && [ "$max" -le 3100 ] || fail "slow launches read $min..$max ns, not 3000 +- 100 (0: the whole launch call taken off)"
+pass "slow launches: each reads 3 us (within 100 ns): $min..$max"
+expect_eq "$(jq -c '[.traceEvents[] | select(.name == "idle_k") | .args.after] | unique' "$WORK/slow.trace.json")" \
+    '["idle"]' "the trace reads them as launches on an idle stream"
