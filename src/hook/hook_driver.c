@@ -9,6 +9,8 @@
 #include "clock.h"
 #include "resolve.h"
 #include "call.h"
+#include "contexts.h"
+#include "finish.h"
 #include "preload.h"
 #include "timing.h"
 #include "kernels.h"

@@ -6,6 +6,8 @@
 #include "driver.h"
 #include "resolve.h"
 #include "call.h"
+#include "contexts.h"
+#include "finish.h"
 #include "preload.h"
 #include "timing.h"
 #include "kernels.h"

@@ -16,6 +16,7 @@
 #include "driver.h"
 #include "clock.h"
 #include "call.h"
+#include "contexts.h"
 #include "preload.h"
 #include "timing.h"
 #include "kernels.h"
