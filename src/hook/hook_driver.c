@@ -17,6 +17,7 @@
 #include "stats.h"
 #include "graphs.h"
 #include "wrap.h"
+#include "wrap_launch.h"
 
 /* A driver wrapper and its per-thread twin name##pt (KPROF_WRAP_TWINS): BODY(api, ..., per_thread, call). */
 #define DTWINS(BODY, name, pt, params, args, ...)                                                  \

@@ -13,6 +13,7 @@
 #include "kernels.h"
 #include "stats.h"
 #include "wrap.h"
+#include "wrap_launch.h"
 
 /* A runtime wrapper and its per-thread twin (KPROF_WRAP_TWINS): BODY(api, ..., per_thread, call). */
 #define RT_TWINS(BODY, name, pt, params, args, ...)                                                \
