@@ -89,7 +89,7 @@ static inline double kprof_kernel_mean_ns(const struct kprof_kernel *k)
  * error at most KPROF_HIST_REL_ERROR) and the sample standard deviation (from steady_ns's Welford m2, or
  * under KPROF_SAMPLE=auto from the weighed sums), in ns; the first launch alone when it is the only one
  * timed.  The standard deviation is inline so that
- * kprof-report, which links the report writers but not kernels.c, computes it with the same arithmetic. */
+ * kprof-report, which links the report writers but not kernel.c, computes it with the same arithmetic. */
 uint64_t kprof_kernel_percentile(const struct kprof_kernel *k, double q);
 /* The timed launches' own spread (unweighted), for the floor of auto's interval (kprof_sample_estimate). */
 static inline double kprof_kernel_stddev_timed(const struct kprof_kernel *k)
@@ -188,23 +188,10 @@ static inline uint64_t kprof_kernel_direct(const struct kprof_kernel *k)
     return k->calls > k->graph_calls ? k->calls - k->graph_calls : 0;
 }
 
-/* KPROF_SAMPLE=auto: sets k->estimated, and k->est_total_ns and k->est_ci95_ns from its sampling state
- * (kprof_sample_estimate), when some launch of it outside graphs went untimed.  Called under the statistics
- * lock (the snapshot). */
-static inline void kprof_kernel_estimate(struct kprof_kernel *k)
-{
-    uint64_t direct = kprof_kernel_direct(k);
-    k->estimated = 0;
-    if (kprof_config.sample != 0 || k->is_graph || k->timed >= direct)
-        return;
-    double sd = kprof_kernel_stddev_timed(k);
-    k->estimated = kprof_sample_estimate(&k->sampling, direct, sd * sd, &k->est_total_ns, &k->est_ci95_ns);
-}
-
 /* A kernel's total GPU time in ns over its launches outside graphs (a graph's kernels are timed with their
  * graph, in the graphs table): measured when every such launch was timed, else (KPROF_SAMPLE=N) estimated
  * from the timed ones: measured total x direct launches / timed; KPROF_SAMPLE=auto: the snapshot's
- * estimate (kprof_kernel_estimate). */
+ * estimate (kernels.c). */
 static inline uint64_t kprof_kernel_total(const struct kprof_kernel *k)
 {
     if (k->estimated)
