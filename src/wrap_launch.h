@@ -7,6 +7,7 @@
 #include "driver.h"
 #include "graphs.h"
 #include "kernels.h"
+#include "kernel_sampling.h"
 #include "preload.h"
 #include "timing.h"
 

@@ -1,8 +1,8 @@
-/* kernel.c: the figures read from one kernel's histograms (kernels.h). */
+/* kernel.c: the figures read from one kernel's histograms (kernel.h). */
 #include <stdint.h>
 #include <string.h>
 #include "histogram.h"
-#include "kernels.h"
+#include "kernel.h"
 
 double kprof_kernel_instances_median(const struct kprof_kernel *k)
 {

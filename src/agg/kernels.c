@@ -19,6 +19,8 @@
 #include "resolve.h"
 #include "fork.h"
 #include "kernels.h"
+#include "kernel.h"
+#include "sampling.h"
 #include "kernel_name.h"
 
 #define ATOMIC_ADD(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)

@@ -19,7 +19,7 @@
 #include "contexts.h"
 #include "preload.h"
 #include "timing.h"
-#include "kernels.h"
+#include "kernel.h"
 #include "stats.h"
 #include "graphs.h"
 #include "timing_internal.h"
