@@ -9,6 +9,8 @@
 #include "driver.h"
 #include "clock.h"
 #include "call.h"
+#include "contexts.h"
+#include "finish.h"
 #include "fork.h"
 #include "stats.h"
 

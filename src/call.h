@@ -1,5 +1,4 @@
-/* call.h: the per-thread guard, counted calls and contexts (call.c), the copies of libkprof (instance.c),
- * and the state the exit sequence (lifecycle.c) shares with them. */
+/* call.h: the per-thread guard, counted calls and their host time (call.c). */
 #ifndef KPROF_CALL_H
 #define KPROF_CALL_H
 
@@ -10,28 +9,9 @@
 #include "kprof_config.h"
 #include "resolve.h"
 
-/* ---- instance.c ---- */
-
-/* 1 when p lies in a copy of libkprof (this one or another file's): the object holding p exports
- * kprof_instance_marker.  Takes the dynamic linker's lock; not for the launch path.  Thread-safe. */
-int kprof_is_libkprof(const void *p);
-
-/* 1 (after one warning) when another copy of libkprof comes before this one in the lookup order (the
- * program calls that copy's functions, which reach this one's): this copy then stays disabled.  For the
- * constructor. */
-int kprof_another_copy_first(void);
-
 /* Per-thread re-entrancy depth: > 0 while the thread is inside a libkprof wrapper or in libkprof's own
  * work, so nested CUDA calls are passed through and never counted twice. */
 extern __thread int kprof_tls_depth __attribute__((tls_model("initial-exec")));
-
-/* 1 once the report has been written (or libkprof disabled itself): wrappers then pass through.  Read it
- * with kprof_is_finished() (an atomic load: threads may still be launching while another exits). */
-extern int kprof_finished;
-static inline int kprof_is_finished(void)
-{
-    return __atomic_load_n(&kprof_finished, __ATOMIC_RELAXED);
-}
 
 /* Range control: while paused (KPROF_START=paused until cudaProfilerStart, or after cudaProfilerStop)
  * wrappers pass calls through uncounted.  Thread-safe. */
@@ -122,48 +102,8 @@ int kprof_call_begin_outer(struct kprof_call *c, int api);
  * `ok` is 1 when the real call succeeded. */
 uint64_t kprof_call_end(struct kprof_call *c, int ok);
 
-/* Called by the context-creation hooks (cuDevicePrimaryCtxRetain, cuCtxCreate) with the host time of
- * the call that returned ctx: if libkprof had not seen ctx, that time goes to the `context init` row of
- * `device`, attributed to the program's call in progress on this thread (the outermost counted call, if
- * any, else `api`) and to `api`, the driver function that created it, and is left out of the enclosing
- * call's own host time.  Thread-safe. */
-void kprof_context_created(CUcontext ctx, CUdevice device, int api, uint64_t host_ns);
-
-/* 1 once the driver is initialised (a cuInit succeeded, or a context was seen created): before that the
- * driver answers cuCtxGetCurrent with CUDA_ERROR_NOT_INITIALIZED, a failed call in the app's process that
- * libkprof must not make (its context queries are skipped: no context yet).  0 again in a forked child,
- * whose driver starts uninitialised.  Read with kprof_driver_is_initialized(). */
-extern int kprof_driver_inited;
-static inline int kprof_driver_is_initialized(void)
-{
-    return __atomic_load_n(&kprof_driver_inited, __ATOMIC_RELAXED);
-}
-
-/* Forgets a destroyed context, so that one created later (even at the same address) is seen as new. */
-void kprof_context_forget(CUcontext ctx);
-/* A context was destroyed (or a device reset): no thread's current context is taken as known any more
- * (struct kprof_call's ctx_assumed).  Thread-safe. */
-void kprof_contexts_changed(void);
-
 /* Leaves ns of libkprof's own work (the hand-off calibration) out of the host time of the counted call in
  * progress on this thread, as context creation is.  Thread-local. */
 void kprof_host_time_exclude(uint64_t ns);
-
-/* Called by the cuInit hook with its host time: the first successful driver initialisation is part of
- * creating the first context, so it joins that context's `context init` row and, like it, is left out of
- * the enclosing call's own host time.  Thread-safe. */
-void kprof_driver_initialized(uint64_t host_ns);
-
-/* 1 in a child made by fork() after libkprof started: its report names get ".<pid>" unless their
- * pattern has %p, so that they never overwrite the parent's. */
-extern int kprof_forked_child;
-
-/* 1 once libkprof has seen a CUDA context created (the program used CUDA): a report is written only then
- * (or when kernels were counted); 0 again in a forked child.  Read and written atomically. */
-extern int kprof_cuda_used;
-
-/* Runs the exit sequence once: drains pending events (bounded by KPROF_EXIT_TIMEOUT), writes the report,
- * and turns the wrappers into pass-through.  Safe to call from several places; only the first runs. */
-void kprof_finish(void);
 
 #endif

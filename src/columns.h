@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "kernels.h"
+#include "kernel.h"
 #include "snapshot.h"
 #include "textput.h"
 #include "units.h"

@@ -4,7 +4,7 @@
 
 #include <stddef.h>
 #include "cuda_api.h"
-#include "kernels.h"
+#include "kernel.h"
 
 /* What libkprof knows of an instantiated graph: its row in the graphs table and its kernel nodes (child
  * graphs included), walked once at instantiation. */

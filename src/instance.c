@@ -4,7 +4,7 @@
 #include "log.h"
 #include "driver.h"
 #include "dlsym_next.h"
-#include "call.h"
+#include "instance.h"
 
 /* The one export that is not a CUDA entry point or dlsym: the mark of a copy of libkprof in the process.
  * A second copy (another file) finds the first one's with dlsym(RTLD_DEFAULT) and stays out of the way

@@ -18,6 +18,8 @@
 #include "resolve.h"
 #include "clock.h"
 #include "call.h"
+#include "finish.h"
+#include "instance.h"
 #include "fork.h"
 #include "timing.h"
 #include "stats.h"

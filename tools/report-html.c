@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "config.h"
-#include "kernels.h"
+#include "kernel.h"
 #include "stats.h"
 #include "units.h"
 #include "textput.h"

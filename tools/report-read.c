@@ -7,7 +7,7 @@
 #include <string.h>
 #include <jansson.h>
 #include "kprof_config.h"
-#include "kernels.h"
+#include "kernel.h"
 #include "stats.h"
 #include "calibrate.h"
 #include "snapshot.h"

@@ -5,7 +5,7 @@
  * in) and calibrate.h. */
 #include <string.h>
 #include "kprof_config.h"
-#include "kernels.h"
+#include "kernel.h"
 #include "stats.h"
 #include "calibrate.h"
 #include "report-stubs.h"

@@ -4,7 +4,7 @@
 #define KPROF_REPORT_STUBS_H
 
 #include <stdint.h>
-#include "kernels.h"
+#include "kernel.h"
 #include "stats.h"
 
 struct kprof_saved_kernel {

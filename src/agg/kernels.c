@@ -19,6 +19,8 @@
 #include "resolve.h"
 #include "fork.h"
 #include "kernels.h"
+#include "kernel.h"
+#include "sampling.h"
 #include "kernel_name.h"
 
 #define ATOMIC_ADD(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
@@ -366,37 +368,6 @@ void kprof_kernel_add_sample(const struct kprof_sample *s)
     pthread_mutex_unlock(&times_lock);
 }
 
-double kprof_kernel_instances_median(const struct kprof_kernel *k)
-{
-    if (k->w_sum > 0.0) { /* auto: the weighed median of every timed launch, the first (w = 1) included */
-        struct kprof_hist h;
-        memset(&h, 0, sizeof h);
-        kprof_hist_merge(&h, &k->hist);
-        if (k->first_timed)
-            kprof_hist_add_n(&h, k->first_ns, KPROF_SPLIT_UNITS);
-        double m = (double)kprof_hist_percentile_units(&h, 50.0, KPROF_SPLIT_UNITS);
-        kprof_hist_free(&h);
-        return m;
-    }
-    return kprof_hist_median(&k->hist, k->first_timed ? &k->first_ns : NULL);
-}
-
-uint64_t kprof_kernel_percentile(const struct kprof_kernel *k, double q)
-{
-    if (kprof_hist_count(&k->hist) > 0)
-        return kprof_hist_percentile_units(&k->hist, q, k->w_sum > 0.0 ? KPROF_SPLIT_UNITS : 1);
-    return k->first_timed ? k->first_ns : 0;
-}
-
-int kprof_kernel_split(const struct kprof_kernel *k, enum kprof_split which, double q, uint64_t *ns)
-{
-    const struct kprof_hist *h = which == KPROF_SPLIT_QUEUE ? &k->queue_hist : &k->launch_hist;
-    if (kprof_hist_count(h) == 0)
-        return 0;
-    *ns = kprof_hist_percentile_units(h, q, KPROF_SPLIT_UNITS);
-    return 1;
-}
-
 /* ---- snapshot -------------------------------------------------------------------------------- */
 
 int kprof_kernel_by_total_desc(const void *a, const void *b)
@@ -408,6 +379,19 @@ int kprof_kernel_by_total_desc(const void *a, const void *b)
     if (x->calls != y->calls)
         return x->calls > y->calls ? -1 : 1;
     return strcmp(x->mangled, y->mangled);
+}
+
+/* KPROF_SAMPLE=auto: sets k->estimated, and k->est_total_ns and k->est_ci95_ns from its sampling state
+ * (kprof_sample_estimate), when some launch of it outside graphs went untimed.  Called under the statistics
+ * lock (the snapshot). */
+static inline void kernel_estimate(struct kprof_kernel *k)
+{
+    uint64_t direct = kprof_kernel_direct(k);
+    k->estimated = 0;
+    if (kprof_config.sample != 0 || k->is_graph || k->timed >= direct)
+        return;
+    double sd = kprof_kernel_stddev_timed(k);
+    k->estimated = kprof_sample_estimate(&k->sampling, direct, sd * sd, &k->est_total_ns, &k->est_ci95_ns);
 }
 
 static int by_captured_desc(const void *a, const void *b)
@@ -434,13 +418,13 @@ int kprof_kernels_snapshot(struct kprof_kernels_part *p)
         if (k->shapes) {
             for (struct kprof_kernel *c = k->shapes; c; c = c->hh.next)
                 if (c->calls > 0) {
-                    kprof_kernel_estimate(c);
+                    kernel_estimate(c);
                     p->kernels[p->nkernels++] = c;
                     p->kernel_total_ns += kprof_kernel_total(c);
                 }
         }
         if (k->calls > 0 || k->in_conditional) {
-            kprof_kernel_estimate(k);
+            kernel_estimate(k);
             p->kernels[p->nkernels++] = k;
             p->kernel_total_ns += kprof_kernel_total(k);
         }

@@ -9,6 +9,7 @@
 #include "driver.h"
 #include "dlsym_next.h"
 #include "call.h"
+#include "instance.h"
 #include "resolve.h"
 
 /* The sanitizer runtimes look their interceptors up with dlsym before they have set themselves up, so

@@ -9,12 +9,15 @@
 #include "clock.h"
 #include "resolve.h"
 #include "call.h"
+#include "contexts.h"
+#include "finish.h"
 #include "preload.h"
 #include "timing.h"
 #include "kernels.h"
 #include "stats.h"
 #include "graphs.h"
 #include "wrap.h"
+#include "wrap_launch.h"
 
 /* A driver wrapper and its per-thread twin name##pt (KPROF_WRAP_TWINS): BODY(api, ..., per_thread, call). */
 #define DTWINS(BODY, name, pt, params, args, ...)                                                  \

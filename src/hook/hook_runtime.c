@@ -6,11 +6,14 @@
 #include "driver.h"
 #include "resolve.h"
 #include "call.h"
+#include "contexts.h"
+#include "finish.h"
 #include "preload.h"
 #include "timing.h"
 #include "kernels.h"
 #include "stats.h"
 #include "wrap.h"
+#include "wrap_launch.h"
 
 /* A runtime wrapper and its per-thread twin (KPROF_WRAP_TWINS): BODY(api, ..., per_thread, call). */
 #define RT_TWINS(BODY, name, pt, params, args, ...)                                                \

@@ -3,7 +3,7 @@
 #include <string.h>
 #include "cuda_api.h"
 #include "kprof_config.h"
-#include "kernels.h"
+#include "kernel.h"
 #include "stats.h"
 #include "snapshot.h"
 #include "jsonput.h"

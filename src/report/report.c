@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include "log.h"
 #include "kprof_config.h"
-#include "call.h"
+#include "finish.h"
 #include "snapshot.h"
 #include "report.h"
 #include "report_writers.h"

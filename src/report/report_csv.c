@@ -8,7 +8,7 @@
 #include <string.h>
 #include "calibrate.h"
 #include "kprof_config.h"
-#include "kernels.h"
+#include "kernel.h"
 #include "stats.h"
 #include "snapshot.h"
 #include "report_writers.h"

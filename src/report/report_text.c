@@ -5,7 +5,7 @@
 #include "cuda_api.h"
 #include "calibrate.h"
 #include "kprof_config.h"
-#include "kernels.h"
+#include "kernel.h"
 #include "stats.h"
 #include "snapshot.h"
 #include "report_writers.h"

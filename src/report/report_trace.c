@@ -3,7 +3,7 @@
 #include "log.h"
 #include "kprof_config.h"
 #include "sample.h"
-#include "kernels.h"
+#include "kernel.h"
 #include "stats.h"
 #include "snapshot.h"
 #include "report_writers.h"

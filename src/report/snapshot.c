@@ -6,7 +6,7 @@
 #include <unistd.h>
 #include "cuda_api.h"
 #include "clock.h"
-#include "call.h"
+#include "finish.h"
 #include "timing.h"
 #include "kernels.h"
 #include "graphs.h"

@@ -11,6 +11,7 @@
 #include "driver.h"
 #include "clock.h"
 #include "call.h"
+#include "contexts.h"
 #include "fork.h"
 #include "timing.h"
 #include "timing_internal.h"

@@ -1,0 +1,145 @@
+/* kernel.h: one kernel's aggregate (struct kprof_kernel) and the figures read from it. */
+#ifndef KPROF_KERNEL_H
+#define KPROF_KERNEL_H
+
+#include <math.h>
+#include <stdint.h>
+#include "kprof_hash.h"
+#include "histogram.h"
+#include "sampling.h"
+
+/* Per-kernel aggregate, one per mangled name; lives until the process exits.  calls is counted on the
+ * launching thread; the time fields are updated by the harvester under the kernels' times lock (kernels.c). */
+struct kprof_kernel {
+    char *mangled;             /* owned */
+    char *name;                /* demangled (or as KPROF_NAMES says), owned */
+    char *base;                /* KPROF_NAMES=base: the text report's name (kprof_kernel_base_name), owned;
+                                * NULL otherwise */
+    int selected;              /* 0 when KPROF_INCLUDE/KPROF_EXCLUDE leave it out: passed through */
+    uint64_t calls;            /* successful launches (atomic) */
+    uint64_t timed;            /* launches with a completed event pair, the first included */
+    uint64_t total_ns;         /* GPU time of every timed launch */
+    int first_timed;           /* 1 when the first launch was timed; its time is first_ns */
+    uint64_t first_ns;
+    uint64_t steady_ns, min_ns, max_ns; /* over the timed launches after the first */
+    double mean_ns, m2;        /* Welford running mean and sum of squares, launches after the first */
+    /* KPROF_SAMPLE=auto: over the timed launches after the first, the sums of w, w x and w x^2 (w = 1/p, a
+     * launch's odds of being timed: x in ns), so that Avg and StdDev describe every launch and not the
+     * start of the run that auto times most of; 0 otherwise (then hist counts each launch once, else
+     * w x KPROF_SPLIT_UNITS times) */
+    double w_sum, wx_sum, wxx_sum;
+    struct kprof_hist hist;    /* durations of the launches after the first, for percentiles */
+    unsigned grid[3], block[3];/* launch shape: the group's (KPROF_GROUP=shape) or the last one seen */
+    struct kprof_kernel *shapes; /* KPROF_GROUP=shape: one entry per launch shape (uthash by shape) */
+    struct kprof_kernel *parent;
+    unsigned shape_key[6];
+    uint64_t captured;         /* launches made while their stream was capturing into a graph (atomic) */
+    uint64_t graph_calls;      /* of calls, those run as kernel nodes of graph launches (atomic): timed with
+                                * their graph, not here */
+    int in_conditional;        /* a kernel node of a conditional graph body: launches there are unknown */
+    uint64_t seq;              /* KPROF_SAMPLE: launches offered for timing so far (atomic) */
+    struct kprof_sampling sampling; /* KPROF_SAMPLE=auto */
+    int estimated;             /* in a snapshot (auto) or a saved report (any sampling): est_* hold the
+                                * total's estimate and the half-width of its 95% interval, ns */
+    double est_total_ns, est_ci95_ns;
+    uint64_t untimed_lost;     /* of them, launches left untimed that failed or were captured (atomic) */
+    uint64_t folded;           /* untimed launches already added to calls (the kernels' times lock) */
+    int is_graph;              /* a graphs-table row: a graph exec, its launches timed as one pair */
+    /* Host versus device time (kprof_kernel_split): over the timed launches, the launch calls' host times
+     * and the queue times from each call's start to its kernel's start, in ns (the kernels' times lock). */
+    struct kprof_hist launch_hist, queue_hist;
+    UT_hash_handle hh;         /* by mangled name, or by shape among a parent's shapes */
+};
+
+/* A kernel's average, minimum and maximum GPU time in ns, over its timed launches after the first, or
+ * over the first alone when it is the only one timed.  Returns 0 when no launch was timed. */
+static inline int kprof_kernel_steady(const struct kprof_kernel *k, double *avg, uint64_t *min, uint64_t *max)
+{
+    uint64_t n = k->timed - (uint64_t)k->first_timed;
+    if (n > 0) {
+        *avg = k->w_sum > 0.0 ? k->wx_sum / k->w_sum : (double)k->steady_ns / (double)n;
+        *min = k->min_ns;
+        *max = k->max_ns;
+        return 1;
+    }
+    if (k->first_timed) {
+        *avg = (double)k->first_ns;
+        *min = *max = k->first_ns;
+        return 1;
+    }
+    return 0;
+}
+
+/* A kernel's mean GPU time so far (ns), from its timed launches; 0 when none was timed.  Lock-free (a racy
+ * read of counters the harvester updates: an estimate for decisions, never reported). */
+static inline double kprof_kernel_mean_ns(const struct kprof_kernel *k)
+{
+    uint64_t n = __atomic_load_n(&k->timed, __ATOMIC_RELAXED);
+    uint64_t total = __atomic_load_n(&k->total_ns, __ATOMIC_RELAXED);
+    return n ? (double)total / (double)n : 0.0;
+}
+
+/* Spread of a kernel's launches after the first: percentile q (0-100) from its histogram (relative
+ * error at most KPROF_HIST_REL_ERROR) and the sample standard deviation (from steady_ns's Welford m2, or
+ * under KPROF_SAMPLE=auto from the weighed sums), in ns; the first launch alone when it is the only one
+ * timed.  The standard deviation is inline so that
+ * kprof-report, which links the report writers but not kernel.c, computes it with the same arithmetic. */
+uint64_t kprof_kernel_percentile(const struct kprof_kernel *k, double q);
+/* The timed launches' own spread (unweighted), for the floor of auto's interval (kprof_sample_estimate). */
+static inline double kprof_kernel_stddev_timed(const struct kprof_kernel *k)
+{
+    uint64_t n = k->timed - (uint64_t)k->first_timed;
+    return n > 1 ? sqrt(k->m2 / (double)(n - 1)) : 0.0;
+}
+static inline double kprof_kernel_stddev(const struct kprof_kernel *k)
+{
+    if (k->w_sum <= 0.0)
+        return kprof_kernel_stddev_timed(k);
+    /* KPROF_SAMPLE=auto: each timed launch stands for w launches */
+    double var = k->w_sum > 1.0 && k->timed - (uint64_t)k->first_timed > 1
+                     ? (k->wxx_sum - k->wx_sum * k->wx_sum / k->w_sum) / (k->w_sum - 1.0)
+                     : 0.0;
+    return var > 0.0 ? sqrt(var) : 0.0;
+}
+
+/* The split nsys's cuda_kern_exec_sum makes of a kernel's launches, over its timed launches (the first
+ * included; under KPROF_SAMPLE=auto each weighing 1/p, kprof_kernel_add_sample): KPROF_SPLIT_LAUNCH, the
+ * launch call's host time (CLOCK_MONOTONIC around the real call), or
+ * KPROF_SPLIT_QUEUE, the time from the call's start to the kernel's start on the GPU (read on the host
+ * clock, docs/accuracy.md).  Returns 1 and sets *ns to percentile q (nearest rank, within
+ * KPROF_HIST_REL_ERROR) when at least one launch has it, else 0.  Read after the drain (the report's
+ * snapshot); kprof-report answers from the saved report (tools/report-stubs.c). */
+enum kprof_split { KPROF_SPLIT_LAUNCH, KPROF_SPLIT_QUEUE };
+int kprof_kernel_split(const struct kprof_kernel *k, enum kprof_split which, double q, uint64_t *ns);
+/* The host and queue time histograms count a launch of weight w as w x KPROF_SPLIT_UNITS (see
+ * kprof_kernel_add_sample). */
+#define KPROF_SPLIT_UNITS 16
+
+/* A kernel's figures as nsys's cuda_gpu_kern_sum gives them: over every timed launch, the first included
+ * (its measured total_ns, not kprof_kernel_total's estimate); the median from the histogram with the
+ * first launch added (kprof_hist_median: within KPROF_HIST_REL_ERROR), 0 when none was timed.  Read
+ * after the drain (the report's snapshot), as the other figures are. */
+void kprof_kernel_instances(const struct kprof_kernel *k, struct kprof_spread *out);
+double kprof_kernel_instances_median(const struct kprof_kernel *k);
+
+/* A kernel's launches outside graphs: the ones that can be timed one by one. */
+static inline uint64_t kprof_kernel_direct(const struct kprof_kernel *k)
+{
+    return k->calls > k->graph_calls ? k->calls - k->graph_calls : 0;
+}
+
+/* A kernel's total GPU time in ns over its launches outside graphs (a graph's kernels are timed with their
+ * graph, in the graphs table): measured when every such launch was timed, else (KPROF_SAMPLE=N) estimated
+ * from the timed ones: measured total x direct launches / timed; KPROF_SAMPLE=auto: the snapshot's
+ * estimate (kernels.c). */
+static inline uint64_t kprof_kernel_total(const struct kprof_kernel *k)
+{
+    if (k->estimated)
+        return (uint64_t)(k->est_total_ns + 0.5);
+    uint64_t direct = kprof_kernel_direct(k);
+    if (k->timed == 0 || k->timed >= direct)
+        return k->total_ns;
+    return (uint64_t)((double)k->total_ns * (double)direct / (double)k->timed + 0.5);
+}
+
+#endif
