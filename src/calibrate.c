@@ -254,6 +254,10 @@ void kprof_calibrate(struct kprof_calibration *c, CUstream own)
         c->state = KPROF_CALIB_TOOL;
         return;
     }
+    if (__atomic_load_n(&kprof_kernels_traced, __ATOMIC_RELAXED)) {
+        c->state = KPROF_CALIB_TRACED;
+        return;
+    }
     if (__atomic_load_n(&kprof_captures_active, __ATOMIC_RELAXED) > 0) {
         c->state = KPROF_CALIB_CAPTURE;
         return;

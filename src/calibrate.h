@@ -42,9 +42,15 @@ enum kprof_calib_state {
     KPROF_CALIB_DONE,
     KPROF_CALIB_OFF,      /* KPROF_CALIBRATE=0 */
     KPROF_CALIB_TOOL,     /* skipped: another tool that counts kernels is attached */
+    KPROF_CALIB_TRACED,   /* skipped: another tool was tracing kernels through CUPTI (kprof_kernels_traced) */
     KPROF_CALIB_CAPTURE,  /* skipped: a stream capture was in progress when the context was first used */
     KPROF_CALIB_FAILED,   /* a driver call failed (no cuModuleLoadData, no memory...) */
 };
+
+/* Another tool tracing kernels in this process through CUPTI's activity API (torch.profiler, for one):
+ * nonzero while it has kernel records enabled (hook/hook_cupti.c sets it).  Meanwhile libkprof runs no
+ * kernel of its own (no hold, no calibration), so that the tool's trace holds the app's kernels only. */
+extern int kprof_kernels_traced;
 
 /* One context's calibration.  handoff_ns[start][pred] is the mean time (ns) an event pair adds to a kernel
  * behind `pred`, beyond the kernel's own duration as CUPTI reports it; 0 when not calibrated.  Never
@@ -90,6 +96,7 @@ static inline const char *kprof_calib_state_text(enum kprof_calib_state state)
     case KPROF_CALIB_DONE: return "done";
     case KPROF_CALIB_OFF: return "off (KPROF_CALIBRATE=0)";
     case KPROF_CALIB_TOOL: return "skipped (another tool that counts kernels is attached)";
+    case KPROF_CALIB_TRACED: return "skipped (another tool was tracing kernels through CUPTI)";
     case KPROF_CALIB_CAPTURE: return "skipped (a stream capture was in progress)";
     case KPROF_CALIB_FAILED: return "failed";
     default: return "not run";

@@ -39,11 +39,13 @@ struct kprof_sample {
 /* Counters for the report: pairs dropped because their events failed, calls untimed for lack of events,
  * events created, launches timed with one event (their start shared with the previous call's stop),
  * launches held (struct kprof_hold) after a kernel or wait and behind other work (HELD, HELD_KERNEL), and
- * launches not held because another stream of their context had timed work in flight (beside_busy), and
- * holds that outlasted their launch call (holds_overdue). */
+ * launches not held because another stream of their context had timed work in flight (beside_busy),
+ * holds that outlasted their launch call (holds_overdue), and launches not held because another tool was
+ * recording kernels through CUPTI (not_held_traced). */
 struct kprof_event_counters {
     long incomplete, failed, pool_exhausted, created, one_event, held, held_kernel, beside_busy;
     long holds_overdue; /* holds released after kprof_hold had given up (hold.h) */
+    long not_held_traced; /* launches not held while kprof_kernels_traced (calibrate.h) */
 };
 
 #endif

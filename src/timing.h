@@ -30,6 +30,7 @@ struct kprof_timing {
                              kernel or a wait (HELD), 2 behind a copy, memset or host function (HELD_KERNEL),
                              3 held but kprof_hold gave up (read as idle) */
     unsigned char beside; /* not held: another stream of the context had timed work in flight */
+    unsigned char traced; /* not held: another tool was tracing kernels (kprof_kernels_traced) */
     unsigned char ordered; /* 1: the pool's order lock is held until the stop is queued (timing/timing.c) */
     unsigned char unordered; /* 1: counted among the launches in flight that hold no order lock (timing/timing.c) */
     unsigned hold_slot;   /* then: the hold's word and number */

@@ -4,12 +4,16 @@
 # glibc's and then notices when the libcudart whose functions libkprof holds has been unloaded.  dlsym is exported under glibc's two version
 # nodes (dlsym@@GLIBC_2.34, dlsym@GLIBC_2.2.5), the CUDA names unversioned.  One data symbol more,
 # kprof_instance_marker (read-only), marks a copy of libkprof for a second copy and for libkprof's dlsym.
+# And CUPTI's six activity switches, passed through to CUPTI (src/hook/hook_cupti.c).
 . "${top_srcdir:-..}/tests/lib.sh"
 nm -D --defined-only "$KPROF_LIB" | awk '$2 ~ /^[TtWDBRr]$/ {print $3}' | sort >"$WORK/exports"
 expect_no_grep '^(kprof|_kprof)' "$(grep -v '^kprof_instance_marker$' "$WORK/exports" >"$WORK/others"; echo "$WORK/others")" \
     "no internal symbol exported"
 expect_eq "$(grep -c '^kprof_instance_marker$' "$WORK/exports")" 1 "the instance marker exported"
+cupti='^cupti(ActivityEnable|ActivityEnableAndDump|ActivityDisable|ActivityEnableContext|ActivityDisableContext|Finalize)$'
+expect_eq "$(grep -Ec "$cupti" "$WORK/exports")" 6 "CUPTI's activity switches exported"
 bad=$(grep -Ev '^(__cuda|cuda|cu[A-Z]|dlsym@@GLIBC_2\.34$|dlsym@GLIBC_2\.2\.5$|dlclose$|kprof_instance_marker$)' "$WORK/exports" |
+    grep -Ev "$cupti" |
     grep -Ev '^(_init|_fini|__bss_start|_edata|_end)$' || true)
 expect_eq "$bad" "" "nothing but CUDA names, dlsym, dlclose and the instance marker"
 expect_eq "$(grep -c '^dlsym@' "$WORK/exports")" 2 "dlsym under both versions"
@@ -18,4 +22,4 @@ expect_no_grep '^(__cuda|cuda|cu[A-Z]).*@' "$WORK/exports" "no CUDA name version
 sed -n 's/^KPROF_RT(\([A-Za-z0-9_]*\),.*/\1/p; s/^KPROF_DH(\([A-Za-z0-9_]*\),.*/\1/p' "$top_srcdir/src/api.def" | sort >"$WORK/table"
 missing=$(comm -23 "$WORK/table" "$WORK/exports")
 expect_eq "$missing" "" "every api.def entry exported"
-expect_eq "$(wc -l <"$WORK/table" | tr -d ' ')" "$(grep -c -Ev '^(dlsym@|dlclose$|kprof_instance_marker$)' "$WORK/exports")" "and nothing else"
+expect_eq "$(wc -l <"$WORK/table" | tr -d ' ')" "$(grep -Ev '^(dlsym@|dlclose$|kprof_instance_marker$)' "$WORK/exports" | grep -Evc "$cupti")" "and nothing else"

@@ -126,7 +126,9 @@ void kprof_report_json(FILE *f, const struct kprof_snapshot *s)
     fprintf(f, "%s],\n", s->ncalibs ? "\n  " : "");
 
     fprintf(f, "  \"events\": {\"created\": %ld, \"incomplete\": %ld, \"failed\": %ld, \"untimed_no_event\": %ld, "
-               "\"one_event\": %ld, \"held\": %ld, \"held_kernel\": %ld, \"beside_busy\": %ld, \"holds_overdue\": %ld}\n}\n",
+               "\"one_event\": %ld, \"held\": %ld, \"held_kernel\": %ld, \"beside_busy\": %ld, \"holds_overdue\": %ld, "
+               "\"not_held_traced\": %ld}\n}\n",
             s->events.created, s->events.incomplete, s->events.failed, s->events.pool_exhausted, s->events.one_event,
-            s->events.held, s->events.held_kernel, s->events.beside_busy, s->events.holds_overdue);
+            s->events.held, s->events.held_kernel, s->events.beside_busy, s->events.holds_overdue,
+            s->events.not_held_traced);
 }

@@ -250,6 +250,9 @@ void kprof_report_text(FILE *f, const struct kprof_snapshot *s)
     if (s->events.holds_overdue) /* a launch call that outlasted its hold: other streams may have waited */
         fprintf(f, ", held longer than kprof_hold waits (%.0f ms) %ld (kernels on other streams may read up to "
                    "that much longer)", (double)KPROF_HOLD_TIMEOUT_NS / 1e6, s->events.holds_overdue);
+    if (s->events.not_held_traced) /* torch.profiler and other CUPTI tracers would see kprof_hold */
+        fprintf(f, ", not held while another tool traced kernels through CUPTI %ld (timed as without holds)",
+                s->events.not_held_traced);
     fputc('\n', f);
     for (size_t i = 0; i < s->ncalibs; i++) {
         const struct kprof_calibration *c = &s->calibs[i];

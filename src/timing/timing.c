@@ -336,6 +336,7 @@ void kprof_timing_begin(struct kprof_timing *t, CUcontext ctx, cudaStream_t stre
     t->no_context = 0;
     t->held = 0;
     t->beside = 0;
+    t->traced = 0;
     t->ordered = 0;
     t->unordered = 0;
     int capturing = __atomic_load_n(&kprof_captures_active, __ATOMIC_RELAXED) > 0;
@@ -421,7 +422,10 @@ void kprof_timing_begin(struct kprof_timing *t, CUcontext ctx, cudaStream_t stre
      * start after all or its stream stays busy. */
     int hold = 0, blocking = q ? __atomic_load_n(&q->blocking, __ATOMIC_RELAXED) : 0, ask_busy = 0;
     struct backlog busy;
-    if (q && want == KPROF_TIME_LAUNCH && p->calib.hold.ok && !kprof_tls_may_load.handle &&
+    /* Not while another tool records kernels through CUPTI: kprof_hold would be in its trace. */
+    if (q && want == KPROF_TIME_LAUNCH && p->calib.hold.ok && __atomic_load_n(&kprof_kernels_traced, __ATOMIC_RELAXED))
+        t->traced = 1;
+    else if (q && want == KPROF_TIME_LAUNCH && p->calib.hold.ok && !kprof_tls_may_load.handle &&
         (!legacy || t->ordered || !__atomic_load_n(&p->blocking_seen, __ATOMIC_RELAXED))) {
         /* Not when the launch may load its kernel (kprof_tls_may_load): the loading may wait for the
          * context's work, the hold included (up to its timeout).
@@ -742,6 +746,7 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
     kprof_ev.n.held += t->held == 1;
     kprof_ev.n.held_kernel += t->held == 2;
     kprof_ev.n.beside_busy += t->beside;
+    kprof_ev.n.not_held_traced += t->traced;
     kprof_ev.n.holds_overdue += overdue;
     if (!kprof_ev.harvester_started && !kprof_ev.harvester_stop)
         kprof_ev_start_harvester();

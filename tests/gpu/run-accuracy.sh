@@ -17,7 +17,7 @@ set -u
 out=${1:?usage: run-accuracy.sh OUTDIR}
 top=$(cd "$(dirname "$0")/../.." && pwd)
 acc=$top/tests/gpu/accuracy
-lib=${KPROF_LIB:-$top/src/.libs/libkprof.so}
+lib=${KPROF_LIB:-$top/src/.libs/libkprof.so}; unset KPROF_LIB  # not the programs' (libkprof warns of unknown KPROF_*)
 cupti=${CUPTI_LIB:-$top/tests/gpu/libkprof-cupti.so}
 bin=${ACC_BIN:-$acc/bin}
 label=${LABEL:-kprof}

@@ -12,7 +12,8 @@ set -u
 out=${1:-${OUT:-/tmp/kprof-bench}}
 mkdir -p "$out"
 top=$(cd "$(dirname "$0")/../.." && pwd)
-lib=${KPROF_LIB:-$top/src/.libs/libkprof.so}
+# Not the programs' variables (libkprof warns of unknown KPROF_* ones).
+lib=${KPROF_LIB:-$top/src/.libs/libkprof.so} base_lib=${KPROF_BASE_LIB:-}; unset KPROF_LIB KPROF_BASE_LIB
 cupti=$top/tests/gpu/libkprof-cupti.so
 B=$top/kernels/kbench
 REPS=${REPS:-3}
@@ -26,7 +27,7 @@ run() {
     case $mode in
     plain) "$@" ;;
     kprof) KPROF_OUTPUT=/dev/null LD_PRELOAD="$lib" "$@" ;;
-    base) KPROF_OUTPUT=/dev/null LD_PRELOAD="${KPROF_BASE_LIB:?mode base needs KPROF_BASE_LIB}" "$@" ;;
+    base) KPROF_OUTPUT=/dev/null LD_PRELOAD="${base_lib:?mode base needs KPROF_BASE_LIB}" "$@" ;;
     pairs) KPROF_ONE_EVENT=0 KPROF_OUTPUT=/dev/null LD_PRELOAD="$lib" "$@" ;;
     sample16) KPROF_SAMPLE=16 KPROF_OUTPUT=/dev/null LD_PRELOAD="$lib" "$@" ;;
     sample64) KPROF_SAMPLE=64 KPROF_OUTPUT=/dev/null LD_PRELOAD="$lib" "$@" ;;

@@ -1,0 +1,106 @@
+/* hook_cupti.c: CUPTI's activity switches, seen on their way to CUPTI, so that libkprof runs no kernel of
+ * its own while another tool in the process records kernels (torch.profiler through Kineto, for one). */
+#include <dlfcn.h>
+#include "calibrate.h"
+#include "cuda_api.h"
+#include "dlsym_next.h"
+
+/* From CUPTI's cupti_result.h and cupti_activity.h (CUDA 12 and 13), declared here so that libkprof builds
+ * without the CUPTI headers: CUptiResult and CUpti_ActivityKind are enums (ints); the two kinds that record
+ * kernels. */
+enum {
+    CUPTI_OK = 0,
+    CUPTI_UNKNOWN = 999,
+    KIND_KERNEL = 3,
+    KIND_CONCURRENT_KERNEL = 10,
+};
+
+/* What is on: bit 0 CUPTI_ACTIVITY_KIND_KERNEL, bit 1 CONCURRENT_KERNEL, for the whole process (CUPTI
+ * keeps one switch per kind, so enabling twice needs one disable); bits 2 and up count the contexts with
+ * either enabled through cuptiActivityEnableContext.  kprof_kernels_traced is this, nonzero while any is
+ * on. */
+int kprof_kernels_traced;
+
+static int kind_bit(int kind)
+{
+    return kind == KIND_KERNEL ? 1 : kind == KIND_CONCURRENT_KERNEL ? 2 : 0;
+}
+
+/* CUPTI's function `name` (the next definition after libkprof's), or NULL. */
+static void *cupti_real(void **slot, const char *name)
+{
+    void *f = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+    if (!f && (f = kprof_real_dlsym(RTLD_NEXT, name)))
+        __atomic_store_n(slot, f, __ATOMIC_RELEASE);
+    return f;
+}
+
+#define CUPTI_FORWARD(name, params, args)                                                                      \
+    static void *real_##name;                                                                                  \
+    static int forward_##name params                                                                           \
+    {                                                                                                          \
+        int (*f) params = (int (*) params)cupti_real(&real_##name, #name);                                      \
+        return f ? f args : CUPTI_UNKNOWN;                                                                     \
+    }
+CUPTI_FORWARD(cuptiActivityEnable, (int kind), (kind))
+CUPTI_FORWARD(cuptiActivityEnableAndDump, (int kind), (kind))
+CUPTI_FORWARD(cuptiActivityDisable, (int kind), (kind))
+CUPTI_FORWARD(cuptiActivityEnableContext, (CUcontext c, int kind), (c, kind))
+CUPTI_FORWARD(cuptiActivityDisableContext, (CUcontext c, int kind), (c, kind))
+CUPTI_FORWARD(cuptiFinalize, (void), ())
+
+/* cuptiActivityEnable (CUPTI activity API): CUPTI's answer, unchanged; kernel kinds noted once enabled. */
+KPROF_EXPORT int cuptiActivityEnable(int kind)
+{
+    int r = forward_cuptiActivityEnable(kind);
+    if (r == CUPTI_OK && kind_bit(kind))
+        __atomic_fetch_or(&kprof_kernels_traced, kind_bit(kind), __ATOMIC_RELAXED);
+    return r;
+}
+
+/* cuptiActivityEnableAndDump: as cuptiActivityEnable. */
+KPROF_EXPORT int cuptiActivityEnableAndDump(int kind)
+{
+    int r = forward_cuptiActivityEnableAndDump(kind);
+    if (r == CUPTI_OK && kind_bit(kind))
+        __atomic_fetch_or(&kprof_kernels_traced, kind_bit(kind), __ATOMIC_RELAXED);
+    return r;
+}
+
+/* cuptiActivityDisable: CUPTI's answer, unchanged; a kernel kind noted off once disabled. */
+KPROF_EXPORT int cuptiActivityDisable(int kind)
+{
+    int r = forward_cuptiActivityDisable(kind);
+    if (r == CUPTI_OK && kind_bit(kind))
+        __atomic_fetch_and(&kprof_kernels_traced, ~kind_bit(kind), __ATOMIC_RELAXED);
+    return r;
+}
+
+/* cuptiActivityEnableContext / DisableContext: one context's switch; counted (never below 0), not told
+ * apart by context: libkprof's own kernels stay off while any context is traced. */
+KPROF_EXPORT int cuptiActivityEnableContext(CUcontext c, int kind)
+{
+    int r = forward_cuptiActivityEnableContext(c, kind);
+    if (r == CUPTI_OK && kind_bit(kind))
+        __atomic_fetch_add(&kprof_kernels_traced, 4, __ATOMIC_RELAXED);
+    return r;
+}
+
+KPROF_EXPORT int cuptiActivityDisableContext(CUcontext c, int kind)
+{
+    int r = forward_cuptiActivityDisableContext(c, kind);
+    int cur = __atomic_load_n(&kprof_kernels_traced, __ATOMIC_RELAXED);
+    while (r == CUPTI_OK && kind_bit(kind) && cur >= 4 &&
+           !__atomic_compare_exchange_n(&kprof_kernels_traced, &cur, cur - 4, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
+    return r;
+}
+
+/* cuptiFinalize: CUPTI detaches, every switch off. */
+KPROF_EXPORT int cuptiFinalize(void)
+{
+    int r = forward_cuptiFinalize();
+    if (r == CUPTI_OK)
+        __atomic_store_n(&kprof_kernels_traced, 0, __ATOMIC_RELAXED);
+    return r;
+}
