@@ -1,9 +1,13 @@
 /* hook_cupti.c: CUPTI's activity switches, seen on their way to CUPTI, so that libkprof runs no kernel of
  * its own while another tool in the process records kernels (torch.profiler through Kineto, for one). */
 #include <dlfcn.h>
+#include <limits.h>
+#include <link.h>
+#include <string.h>
 #include "calibrate.h"
 #include "cuda_api.h"
 #include "dlsym_next.h"
+#include "log.h"
 
 /* From CUPTI's cupti_result.h and cupti_activity.h (CUDA 12 and 13), declared here so that libkprof builds
  * without the CUPTI headers: CUptiResult and CUpti_ActivityKind are enums (ints); the two kinds that record
@@ -26,12 +30,55 @@ static int kind_bit(int kind)
     return kind == KIND_KERNEL ? 1 : kind == KIND_CONCURRENT_KERNEL ? 2 : 0;
 }
 
-/* CUPTI's function `name` (the next definition after libkprof's), or NULL. */
-static void *cupti_real(void **slot, const char *name)
+KPROF_EXPORT int cuptiActivityEnable(int kind);
+KPROF_EXPORT int cuptiActivityEnableAndDump(int kind);
+KPROF_EXPORT int cuptiActivityDisable(int kind);
+KPROF_EXPORT int cuptiActivityEnableContext(CUcontext c, int kind);
+KPROF_EXPORT int cuptiActivityDisableContext(CUcontext c, int kind);
+KPROF_EXPORT int cuptiFinalize(void);
+
+/* Never happens while CUPTI is loaded, and a call can only reach libkprof's export from code linked
+ * against CUPTI: said once. */
+static void warn_missing(const char *name)
+{
+    static int said;
+    if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+        kprof_warn("cannot find CUPTI's %s (no libcupti loaded?); it answers CUPTI_ERROR_UNKNOWN", name);
+}
+
+/* dl_iterate_phdr callback: the path of the first loaded object named libcupti*, copied to data (PATH_MAX
+ * bytes); opened after the walk, outside the loader's lock. */
+static int find_cupti(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    const char *name = info->dlpi_name ? info->dlpi_name : "", *base = strrchr(name, '/');
+    base = base ? base + 1 : name;
+    if (strncmp(base, "libcupti", 8) != 0 || strlen(name) >= PATH_MAX)
+        return 0;
+    strcpy((char *)data, name);
+    return 1;
+}
+
+/* CUPTI's function `name`, or NULL.  Not RTLD_NEXT: CUPTI is usually in a local scope (a dependency of a
+ * library dlopened without RTLD_GLOBAL, as libtorch's, or of a tool loaded through CUDA_INJECTION64_PATH),
+ * which a lookup from libkprof does not search; the loaded libcupti is found by name instead (one per
+ * process: its soname, libcupti.so.13, is loaded once). */
+static void *cupti_real(void **slot, const char *name, void *mine)
 {
     void *f = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
-    if (!f && (f = kprof_real_dlsym(RTLD_NEXT, name)))
+    if (f)
+        return f;
+    char path[PATH_MAX] = "";
+    void *h = dl_iterate_phdr(find_cupti, path) ? dlopen(path, RTLD_LAZY | RTLD_NOLOAD) : NULL; /* never closed */
+    f = h ? kprof_real_dlsym(h, name) : NULL;
+    if (!f || f == mine)
+        f = kprof_real_dlsym(RTLD_NEXT, name);
+    if (f == mine)
+        f = NULL;
+    if (f)
         __atomic_store_n(slot, f, __ATOMIC_RELEASE);
+    else
+        warn_missing(name);
     return f;
 }
 
@@ -39,7 +86,7 @@ static void *cupti_real(void **slot, const char *name)
     static void *real_##name;                                                                                  \
     static int forward_##name params                                                                           \
     {                                                                                                          \
-        int (*f) params = (int (*) params)cupti_real(&real_##name, #name);                                      \
+        int (*f) params = (int (*) params)cupti_real(&real_##name, #name, (void *)name);                       \
         return f ? f args : CUPTI_UNKNOWN;                                                                     \
     }
 CUPTI_FORWARD(cuptiActivityEnable, (int kind), (kind))

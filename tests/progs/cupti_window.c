@@ -3,16 +3,22 @@
  * times on an idle stream (each waited for), then CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL enabled, 3 more,
  * disabled, 3 more.  Mode "early": the kind enabled before the first CUDA call, then 3 launches.  Mode
  * "context": per-context kernel records (cuptiActivityEnableContext) around 3 launches of the 9, and
- * MEMCPY records (kind 1) enabled throughout, which do not count. */
+ * MEMCPY records (kind 1) enabled throughout, which do not count.  Mode "local" (progs/cupti_local, not
+ * linked against CUPTI): as "window", CUPTI switched by tests/fake's libcuptiuser.so, dlopened without
+ * RTLD_GLOBAL (as Python loads libtorch), so that CUPTI is in that library's local scope only.  In
+ * every mode the switch must reach the fake CUPTI (fakecupti_kind_on), whoever sees it on the way. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dlfcn.h>
 #include <cuda.h>
 
-int cuptiActivityEnable(int kind);
-int cuptiActivityDisable(int kind);
-int cuptiActivityEnableContext(CUcontext c, int kind);
-int cuptiActivityDisableContext(CUcontext c, int kind);
+/* Weak: progs/cupti_local, built from this file for mode "local", is not linked against CUPTI at all. */
+__attribute__((weak)) int cuptiActivityEnable(int kind);
+__attribute__((weak)) int fakecupti_kind_on(int kind);
+__attribute__((weak)) int cuptiActivityDisable(int kind);
+__attribute__((weak)) int cuptiActivityEnableContext(CUcontext c, int kind);
+__attribute__((weak)) int cuptiActivityDisableContext(CUcontext c, int kind);
 
 #define KIND_MEMCPY 1
 #define KIND_KERNEL 3
@@ -35,11 +41,37 @@ static void three(CUfunction f, CUstream s)
     }
 }
 
+static int (*user_enable)(int), (*user_disable)(int), (*user_on)(int);
+
+/* Switches kernel records on or off as the mode says; 0 when CUPTI answered success and has it so. */
+static int set(CUcontext ctx, int mode_ctx, int on)
+{
+    int kind = mode_ctx ? KIND_KERNEL : KIND_CONCURRENT_KERNEL;
+    int r = user_enable ? (on ? user_enable : user_disable)(kind)
+            : mode_ctx ? (on ? cuptiActivityEnableContext : cuptiActivityDisableContext)(ctx, kind)
+                       : (on ? cuptiActivityEnable : cuptiActivityDisable)(kind);
+    int is_on = user_on ? user_on(kind) : fakecupti_kind_on(kind);
+    if (r != 0 || is_on != on) {
+        fprintf(stderr, "cupti_window: switching kind %d %s answered %d, CUPTI has it %s\n", kind, on ? "on" : "off", r,
+                is_on ? "on" : "off");
+        return 1;
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "window";
     int early = strcmp(mode, "early") == 0, per_ctx = strcmp(mode, "context") == 0;
-    if (early && cuptiActivityEnable(KIND_CONCURRENT_KERNEL) != 0)
+    if (strcmp(mode, "local") == 0) {
+        void *h = dlopen("libcuptiuser.so", RTLD_NOW | RTLD_LOCAL);
+        if (!h || !(user_enable = (int (*)(int))dlsym(h, "cuptiuser_enable")) ||
+            !(user_disable = (int (*)(int))dlsym(h, "cuptiuser_disable")) || !(user_on = (int (*)(int))dlsym(h, "cuptiuser_on"))) {
+            fprintf(stderr, "cupti_window: libcuptiuser.so: %s\n", dlerror());
+            return 1;
+        }
+    }
+    if (early && set(NULL, 0, 1))
         return 1;
     CUdevice dev;
     CUcontext ctx;
@@ -59,10 +91,10 @@ int main(int argc, char **argv)
         if (per_ctx && cuptiActivityEnable(KIND_MEMCPY) != 0)
             return 1;
         three(f, s);
-        if ((per_ctx ? cuptiActivityEnableContext(ctx, KIND_KERNEL) : cuptiActivityEnable(KIND_CONCURRENT_KERNEL)) != 0)
+        if (set(ctx, per_ctx, 1))
             return 1;
         three(f, s);
-        if ((per_ctx ? cuptiActivityDisableContext(ctx, KIND_KERNEL) : cuptiActivityDisable(KIND_CONCURRENT_KERNEL)) != 0)
+        if (set(ctx, per_ctx, 0))
             return 1;
         three(f, s);
     }
