@@ -320,6 +320,7 @@ static void read_root(struct kprof_saved *r, json_t *root)
     s->events.held = lng(ev, "held");
     s->events.held_kernel = lng(ev, "held_kernel");
     s->events.beside_busy = lng(ev, "beside_busy");
+    s->events.not_held_traced = lng(ev, "not_held_traced");
     s->events.holds_overdue = lng(ev, "holds_overdue");
 }
 
