@@ -1,0 +1,68 @@
+/* queue.h: the timing layer's per-stream queues of pairs waiting for their stop events (timing.c queues
+ * them, harvest.c reads them; private to src/timing/). */
+#ifndef KPROF_TIMING_QUEUE_H
+#define KPROF_TIMING_QUEUE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "cuda_api.h"
+#include "kprof_hash.h"
+#include "timing.h"
+
+struct pool;
+
+/* A pair whose hold gave up, its start stamped this much later than its record began (the anchor's own
+ * error is about 1 us), is read from its stamp, not its record (harvest.c, pair_account). */
+#define LATE_STAMP_NS 20000.0
+
+/* One timed call waiting for its stop event. */
+struct pair {
+    CUevent start, stop;
+    enum kprof_target_kind kind;
+    void *target;
+    uint64_t bytes;
+    uint64_t idle_lag_ns;   /* host time between the start event and the launch's return, idle stream */
+    uint64_t start_host_ns; /* host clock before the start event was recorded */
+    uint64_t call_ns;       /* kernels: host clock when the launch call began */
+    uint64_t launch_ns;     /* kernels: the launch call's host time */
+    uint64_t hold_ns;       /* held: host time from the call's return to the hold's release */
+    unsigned grid[3], block[3];
+    float weight;           /* kernels, KPROF_SAMPLE=auto: 1/p (kprof_tls_sample_weight at its launch) */
+    struct pool *pool;
+    int own_stop;           /* 0 once the next launch took the stop event as its start (it gives it back) */
+    int shared;             /* 1: the start is the previous pair's stop (one-event timing) */
+    unsigned long epoch[3]; /* stream-order counters when the call began */
+    uint64_t seq;           /* its number in its queue */
+    uint64_t start_seq;     /* shared: the number of the pair whose stop is its start */
+    unsigned char pred;     /* enum kprof_pred: what libkprof put on the stream before it */
+    unsigned char late;     /* held, but its start had completed by the launch's return: the hold gave up */
+};
+
+/* Pairs recorded on one stream complete in the order they were recorded, so only a queue's head needs
+ * querying.  The per-thread default stream is a different stream on every thread, hence the tid. */
+struct qkey {
+    CUcontext ctx;
+    CUstream stream;
+    long tid;
+};
+struct queue {
+    struct qkey key;
+    unsigned index; /* this stream's number in the process (the trace's row) */
+    struct pair *ring;
+    size_t head, count, cap;
+    uint64_t pushed, popped; /* pairs queued and read so far: pair number n is in the ring while n >= popped */
+    unsigned idle_streak;    /* launches in a row that found the stream idle (kprof_ev.lock) */
+    unsigned skip;           /* launches still to time without asking whether the stream is busy (kprof_ev.lock) */
+    /* Harvest passes only: where the last pair read stopped, on the timeline before any idle-stream
+     * correction, so that the next pair, if it started at that stop, is placed without a driver call. */
+    double last_stop_ns;
+    double last_shift_ns;    /* the host anchor of the reference it was placed from, less its base_ns */
+    uint64_t last_stop_seq;  /* that pair's number + 1; 0: none */
+    unsigned derived;        /* starts placed that way in a row (re-anchored on a reference every 256) */
+    unsigned char last_pred; /* enum kprof_pred: what libkprof last put on this stream (kprof_ev.lock) */
+    unsigned char host_fn;   /* a host function was put on it since libkprof's last timed call (kprof_ev.lock) */
+    signed char blocking;    /* 1: it synchronises with the legacy default stream; -1: not known yet (atomic) */
+    UT_hash_handle hh;
+};
+
+#endif
