@@ -27,6 +27,16 @@ KPROF_FORMAT=json KPROF_OUTPUT="$WORK/all.json" run_kprof "$PROGS/many_launches"
 expect_eq "$(kernel_field "$WORK/all.json" kernel_a avg_ns)-$(kernel_field "$WORK/all.json" kernel_a median_ns)" 3668-5000 \
     "every launch timed: Avg over launches after the first, Med"
 expect_eq "$(kernel_field "$WORK/all.json" kernel_a steady_w)" 0 "no weighed sums without auto"
+# kprof-merge weighs each process's timed launches as the process did: two copies of the run merge to
+# the same Avg (unweighed, the timed launches read about 2045 ns).
+MERGE=$top_builddir/tools/kprof-merge
+if [ -x "$MERGE" ]; then
+    "$MERGE" -f json -o "$WORK/merged.json" "$WORK/auto.json" "$WORK/auto.json" 2>"$WORK/merge.err" ||
+        fail "kprof-merge failed: $(cat "$WORK/merge.err")"
+    m=$(kernel_field "$WORK/merged.json" kernel_a avg_ns)
+    [ "$m" -ge 3560 ] && [ "$m" -le 3780 ] || fail "merged Avg $m ns, expected about 3667 as in each process"
+    pass "merged Avg $m ns, every launch's"
+fi
 # kprof report: the run's text again, byte for byte.
 [ -x "$top_builddir/tools/kprof-report" ] || skip "kprof-report not built (configure found no jansson)"
 case $SAN_PRELOAD in

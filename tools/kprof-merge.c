@@ -191,6 +191,9 @@ struct kernel {
     uint64_t nproc;    /* processes that ran it */
     uint64_t calls, timed, total_ns;
     uint64_t measured_ns;      /* the timed launches' own time (total_ns is estimated under KPROF_SAMPLE) */
+    double avg_w, avg_wx;      /* Avg/call's sums over processes: per process its timed launches and their
+                                  time, each weighed by 1/p under KPROF_SAMPLE=auto (steady_w, steady_wx,
+                                  the first launch at 1), so that the Avg describes every launch */
     double ci95_var;           /* KPROF_SAMPLE=auto: sum over processes of (total_ci95_ns / 1.96)^2 */
     uint64_t min_ns, max_ns;   /* shortest and longest timed launch over processes, when has_minmax */
     bool has_minmax;
@@ -391,7 +394,18 @@ static bool merge_kernel(struct ktable *t, size_t p, json_t *e)
     add(&k->timed, timed);
     add(&k->total_ns, total);
     /* Reports without measured_ns timed every launch: their total is measured. */
-    add(&k->measured_ns, json_object_get(e, K(kernels, measured)) ? u64_or_0(e, K(kernels, measured)) : total);
+    uint64_t measured = json_object_get(e, K(kernels, measured)) ? u64_or_0(e, K(kernels, measured)) : total;
+    add(&k->measured_ns, measured);
+    json_t *sw = json_object_get(e, K(kernels, steady_w)), *swx = json_object_get(e, K(kernels, steady_wx));
+    if (json_is_number(sw) && json_number_value(sw) > 0 && json_is_number(swx)) {
+        uint64_t first = 0;
+        bool has_first = get_u64(e, K(kernels, first), &first);
+        k->avg_w += json_number_value(sw) + (has_first ? 1.0 : 0.0);
+        k->avg_wx += json_number_value(swx) + (has_first ? (double)first : 0.0);
+    } else {
+        k->avg_w += (double)timed;
+        k->avg_wx += (double)measured;
+    }
     add(&k->cur_ns, total);
     /* Processes sample independently: the variances of their estimates add. */
     json_t *ci = json_object_get(e, K(kernels, total_ci95));
@@ -829,6 +843,13 @@ static struct wall wall_stats(const struct merge *m)
     return w;
 }
 
+/* Kernel k's Avg/call over processes (ns): its timed launches' mean, weighed as each process weighed
+ * them (KPROF_SAMPLE=auto); k->timed > 0. */
+static double kernel_avg(const struct kernel *k)
+{
+    return k->avg_w > 0.0 ? k->avg_wx / k->avg_w : (double)k->measured_ns / (double)k->timed;
+}
+
 /* Per-process imbalance of kernel k: its largest per-process total over the mean of those that ran it;
  * negative when undefined (no GPU time at all). */
 static double imbalance(const struct kernel *k)
@@ -891,7 +912,7 @@ static void text_kernel_rows(FILE *f, const struct merge *m, struct kernel *cons
         const struct kernel *k = ks[i];
         char avg[32] = "-", imb[32] = "-";
         if (k->timed)
-            snprintf(avg, sizeof avg, "%.3f", (double)k->measured_ns / (double)k->timed / u.ns);
+            snprintf(avg, sizeof avg, "%.3f", kernel_avg(k) / u.ns);
         if (imbalance(k) >= 0)
             snprintf(imb, sizeof imb, "%.2f", imbalance(k));
         char split[2][32];
@@ -1162,7 +1183,7 @@ static uint64_t json_kernel_rows(json_t *r, const char *total_key, const char *k
         put(o, K(kernels, total), jint(k->total_ns));
         if (total_key) /* kernel rows only: libkprof's graph rows have no interval (never extrapolated) */
             put(o, K(kernels, total_ci95), json_real(1.96 * sqrt(k->ci95_var)));
-        put(o, K(kernels, avg), k->timed ? jint(mean_u64(k->measured_ns, k->timed)) : json_null());
+        put(o, K(kernels, avg), k->timed ? jint((uint64_t)(kernel_avg(k) + 0.5)) : json_null());
         put(o, K(kernels, min), k->has_minmax ? jint(k->min_ns) : json_null());
         put(o, K(kernels, max), k->has_minmax ? jint(k->max_ns) : json_null());
         put(o, K(kernels, share), json_real(total ? (double)k->total_ns / (double)total : 0.0));
