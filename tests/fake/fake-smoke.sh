@@ -1,6 +1,6 @@
 #!/bin/sh
 # fake-smoke.sh: runs the fake CUDA stack's smoke programs and checks their ground-truth files.
-# Usage: fake-smoke.sh [BUILDDIR]   (BUILDDIR: the build's tests/fake, holding lib/ and fake_smoke)
+# Usage: fake-smoke.sh [BUILDDIR]   (BUILDDIR: the build's tests/fake, holding lib/ and progs/fake_smoke)
 NAME=fake-smoke FAKE_TIMEOUT=120
 . "$(dirname "$0")/fake-lib.sh"
 # The smoke modes set their own context-creation time; kernels by name.
@@ -29,7 +29,7 @@ fi
 # --- the smoke program, mode by mode
 run() { # run MODE [ENV...]: runs fake_smoke MODE with the environment given, output in $tmp/MODE.out
     mode=$1; shift
-    env "$@" timeout "$FAKE_TIMEOUT" "$B/fake_smoke" "$mode" > "$tmp/$mode.out" 2>&1
+    env "$@" timeout "$FAKE_TIMEOUT" "$B/progs/fake_smoke" "$mode" > "$tmp/$mode.out" 2>&1
     rc=$?
     if [ $rc -eq 0 ] && grep -q "^$mode: ok" "$tmp/$mode.out"; then pass "fake_smoke $mode"; else
         fail "fake_smoke $mode (exit $rc):"; sed 's/^/    /' "$tmp/$mode.out"; fi
@@ -58,15 +58,15 @@ expect "a handler registered after cudart's first call runs before its teardown"
 expect "a handler registered before it runs after the teardown" "$tmp/teardown.out" \
     '^early handler: cudaErrorCudartUnloading$'
 nm -D --defined-only "$LIB/libcuda.so.1" | awk '$2 == "T" { print $3 }' > "$tmp/drv-exports"
-env FAKEGPU_CTX_INIT_MS=0 "$B/fake_smoke" procs < "$tmp/drv-exports" > "$tmp/procs.out" 2>&1
+env FAKEGPU_CTX_INIT_MS=0 "$B/progs/fake_smoke" procs < "$tmp/drv-exports" > "$tmp/procs.out" 2>&1
 if [ $? -eq 0 ]; then pass "all $(wc -l < "$tmp/drv-exports") driver exports reachable through cuGetProcAddress_v2"; else
     fail "cuGetProcAddress_v2 table:"; sed 's/^/    /' "$tmp/procs.out"; fi
 
 # --- a real nvcc program (when configure found nvcc)
-if [ -x "$B/fake_nvcc_smoke" ]; then
+if [ -x "$B/progs/fake_nvcc_smoke" ]; then
     # A sanitized fake needs its sanitizer runtime loaded first in an unsanitized program ($san).
     env ${san:+LD_PRELOAD=$san} ${san:+ASAN_OPTIONS=detect_leaks=0} LD_DEBUG=libs \
-        FAKEGPU_TRUTH="$tmp/nvcc.truth" timeout "$FAKE_TIMEOUT" "$B/fake_nvcc_smoke" > "$tmp/nvcc.out" 2> "$tmp/nvcc.libs"
+        FAKEGPU_TRUTH="$tmp/nvcc.truth" timeout "$FAKE_TIMEOUT" "$B/progs/fake_nvcc_smoke" > "$tmp/nvcc.out" 2> "$tmp/nvcc.libs"
     rc=$?
     if [ $rc -eq 0 ]; then pass "nvcc program runs"; else fail "nvcc program (exit $rc):"; cat "$tmp/nvcc.out"; fi
     expect "nvcc program loads the fake libcudart" "$tmp/nvcc.libs" "calling init: $LIB/libcudart.so.13"
