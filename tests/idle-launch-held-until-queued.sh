@@ -28,7 +28,8 @@ expect_eq "$(jq -c '.calibration[0] | [.holds, (.handoff_ns.held | round), (.han
     '[true,700,700]' "the calibration measured the hand-off behind each kind of hold (a kernel's; no wait)"
 expect_eq "$(jq -c '[.traceEvents[] | select(.name == "idle_k") | [.args.after, .args.taken_off_ns]] | unique' "$WORK/t.json")" \
     '[["held",700],["held_kernel",700]]' "the trace says which hold each launch had and what was taken off"
-expect_eq "$(jqr '.events.holds_overdue' "$WORK/r.json")" 0 "no hold outlasted its launch"
+# (No assertion on holds_overdue here: it counts host time, and a loaded machine or a sanitizer build may
+# take over 1 ms for a launch; the 5 ms launches below are counted for certain.)
 # A launch call that outlasts its hold's timeout (here each launch of idle_k sleeps 5 ms before queuing its
 # kernel; on a GPU every stream sharing the hold's hardware queue waits meanwhile, up to 1 ms) is counted,
 # and the text report says what it may have cost.
