@@ -112,7 +112,7 @@ static inline void kprof_kernel_untimed_done(struct kprof_kernel *k, int counted
  * its weight s->weight (1/p, the launch's odds of being timed under KPROF_SAMPLE=auto, else 1) in the
  * total's estimate, and, when known (has_split, has_queue), its launch call's host time and queue time
  * counted s->weight times in units of 1/KPROF_SPLIT_UNITS launch, so that their percentiles describe
- * every launch and not the start of the run that auto times most of (kprof_copy_add_time in stats.h
+ * every launch and not the start of the run that auto times most of (kprof_copy_add_time in transfers.h
  * does the same for a copy).  Thread-safe. */
 void kprof_kernel_add_sample(const struct kprof_sample *s);
 

@@ -1,35 +1,13 @@
-/* stats.h: what stats.c counts besides kernels: the API table, copies, memsets, allocations, samples. */
+/* stats.h: what stats.c counts besides kernels and copies: the API table, allocations, samples. */
 #ifndef KPROF_STATS_H
 #define KPROF_STATS_H
 
 #include <stddef.h>
 #include <stdint.h>
 #include "cuda_api.h"
-#include "histogram.h"
 #include "names.h"
 #include "sample.h"
-
-/* Per-direction copy aggregate. */
-struct kprof_copy {
-    uint64_t count, bytes;     /* successful copies (atomic) */
-    uint64_t timed, timed_bytes, total_ns, min_ns, max_ns;
-    double mean_ns, m2;        /* Welford running mean and sum of squares of the timed copies' times */
-    struct kprof_hist hist;    /* the timed copies' times, for the median; owned (a snapshot's: its own) */
-};
-
-/* Adds one GPU duration (ns) of a copy of `bytes` to a copy aggregate.  Thread-safe (statistics lock). */
-void kprof_copy_add_time(struct kprof_copy *c, uint64_t ns, uint64_t bytes);
-
-/* A copy or memset aggregate's figures as nsys's cuda_gpu_mem_time_sum gives them, over its timed calls;
- * the median from its histogram (kprof_hist_median: within KPROF_HIST_REL_ERROR), 0 when none was timed.
- * Read a snapshot's aggregate (kprof_snapshot_take), whose histogram is its own. */
-void kprof_copy_instances(const struct kprof_copy *c, struct kprof_spread *out);
-double kprof_copy_instances_median(const struct kprof_copy *c);
-
-/* The aggregate of copies in one direction; counts one copy of `bytes`. */
-struct kprof_copy *kprof_copy_count(enum kprof_dir dir, enum kprof_host_mem host, size_t bytes);
-/* The aggregate of memsets (same shape as a copy's); counts one of `bytes`. */
-struct kprof_copy *kprof_memset_count(size_t bytes);
+#include "transfers.h"
 
 /* Allocations: counts one of `bytes` at ptr, or a free of ptr (its size looked up from the allocation).
  * host_ns is the call's host time.  Thread-safe. */
@@ -58,17 +36,6 @@ void kprof_api_record_untimed(int api, uint64_t host_ns, int ok);
  * function that created it (-1: unknown, the context seen only after `api` returned); both enum kprof_api
  * indexes.  The first 64 are kept.  Thread-safe. */
 void kprof_ctx_init_record(int device, int api, int driver, uint64_t host_ns);
-
-/* The direction and host memory of a copy aggregate (an element of the copies table). */
-void kprof_copy_describe(const struct kprof_copy *c, enum kprof_dir *dir, enum kprof_host_mem *host);
-/* 1 if c is the memset aggregate. */
-int kprof_copy_is_memset(const struct kprof_copy *c);
-
-/* The direction of a copy from whether its source and its destination are device memory (1) or not. */
-static inline enum kprof_dir kprof_dir_of(int src_device, int dst_device)
-{
-    return src_device ? (dst_device ? KPROF_DTOD : KPROF_DTOH) : (dst_device ? KPROF_HTOD : KPROF_HTOH);
-}
 
 /* One API function's host times: calls, failed calls, total, longest, shortest and median (ns; the median
  * from log-linear buckets, within 6.25% of the middle call's time, clamped to [min_ns, max_ns]); mid_ns,

@@ -1,4 +1,4 @@
-/* stats.c: aggregation besides kernels (kernels.c): copies by direction, memsets, devices' busy time, the
+/* stats.c: aggregation besides kernels (kernels.c) and copies (transfers.c): devices' busy time, the
  * trace, allocations, the host-side API table and context creation; and their part of the snapshot. */
 #include <math.h>
 #include <time.h>
@@ -7,72 +7,18 @@
 #include <string.h>
 #include "cuda_api.h"
 #include "kprof_hash.h"
-#include "histogram.h"
 #include "log.h"
 #include "kprof_config.h"
 #include "clock.h"
 #include "fork.h"
 #include "sample.h"
 #include "kernels.h"
+#include "transfers.h"
 #include "stats.h"
 
 #define ATOMIC_ADD(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
 
-/* ---- copies and memsets ---------------------------------------------------------------------- */
-
 static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct kprof_copy copies[KPROF_DIR_COUNT][KPROF_HOST_COUNT];
-
-static struct kprof_copy memsets;
-
-void kprof_copy_describe(const struct kprof_copy *c, enum kprof_dir *dir, enum kprof_host_mem *host)
-{
-    size_t i = (size_t)(c - &copies[0][0]);
-    *dir = (enum kprof_dir)(i / KPROF_HOST_COUNT);
-    *host = (enum kprof_host_mem)(i % KPROF_HOST_COUNT);
-}
-
-int kprof_copy_is_memset(const struct kprof_copy *c)
-{
-    return c == &memsets;
-}
-
-struct kprof_copy *kprof_memset_count(size_t bytes)
-{
-    ATOMIC_ADD(&memsets.count, 1);
-    ATOMIC_ADD(&memsets.bytes, (uint64_t)bytes);
-    return &memsets;
-}
-
-struct kprof_copy *kprof_copy_count(enum kprof_dir dir, enum kprof_host_mem host, size_t bytes)
-{
-    struct kprof_copy *c = &copies[dir][dir == KPROF_DTOD ? KPROF_HOST_NONE : host];
-    ATOMIC_ADD(&c->count, 1);
-    ATOMIC_ADD(&c->bytes, (uint64_t)bytes);
-    return c;
-}
-
-void kprof_copy_add_time(struct kprof_copy *c, uint64_t ns, uint64_t bytes)
-{
-    pthread_mutex_lock(&stats_lock);
-    c->timed++;
-    c->timed_bytes += bytes;
-    c->total_ns += ns;
-    if (c->timed == 1 || ns < c->min_ns)
-        c->min_ns = ns;
-    if (ns > c->max_ns)
-        c->max_ns = ns;
-    double d = (double)ns - c->mean_ns;
-    c->mean_ns += d / (double)c->timed;
-    c->m2 += d * ((double)ns - c->mean_ns);
-    kprof_hist_add(&c->hist, ns);
-    pthread_mutex_unlock(&stats_lock);
-}
-
-double kprof_copy_instances_median(const struct kprof_copy *c)
-{
-    return kprof_hist_median(&c->hist, NULL);
-}
 
 /* ---- samples: devices' busy time and the trace ------------------------------------------------ */
 
@@ -485,17 +431,8 @@ void kprof_ctx_init_record(int device, int api, int driver, uint64_t host_ns)
 
 void kprof_stats_snapshot(struct kprof_stats_part *p)
 {
+    kprof_transfers_snapshot(p->copies, &p->memsets);
     pthread_mutex_lock(&stats_lock);
-    memcpy(p->copies, copies, sizeof copies);
-    p->memsets = memsets;
-    /* Each histogram copied: the snapshot's own, which a copy timed after it cannot grow or move. */
-    for (int d = 0; d < KPROF_DIR_COUNT; d++)
-        for (int h = 0; h < KPROF_HOST_COUNT; h++) {
-            memset(&p->copies[d][h].hist, 0, sizeof p->copies[d][h].hist);
-            kprof_hist_merge(&p->copies[d][h].hist, &copies[d][h].hist);
-        }
-    memset(&p->memsets.hist, 0, sizeof p->memsets.hist);
-    kprof_hist_merge(&p->memsets.hist, &memsets.hist);
     p->devices = calloc(MAX_DEVICES, sizeof *p->devices);
     for (int i = 0; i < MAX_DEVICES && p->devices; i++) {
         if (!devices[i].used)
@@ -571,12 +508,6 @@ static void fork_child(void)
 {
     pthread_mutex_init(&stats_lock, NULL);
     pthread_mutex_init(&allocs.lock, NULL);
-    for (int d = 0; d < KPROF_DIR_COUNT; d++)
-        for (int h = 0; h < KPROF_HOST_COUNT; h++)
-            kprof_hist_free(&copies[d][h].hist);
-    kprof_hist_free(&memsets.hist);
-    memset(copies, 0, sizeof copies);
-    memset(&memsets, 0, sizeof memsets);
     memset(devices, 0, sizeof devices);
     if (stream_ends.end)
         memset(stream_ends.end, 0, stream_ends.n * sizeof *stream_ends.end);
