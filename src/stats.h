@@ -1,4 +1,4 @@
-/* stats.h: what stats.c counts besides kernels and copies: the API table, allocations, samples. */
+/* stats.h: what stats.c counts besides kernels, copies and allocations: the API table, samples. */
 #ifndef KPROF_STATS_H
 #define KPROF_STATS_H
 
@@ -8,13 +8,7 @@
 #include "names.h"
 #include "sample.h"
 #include "transfers.h"
-
-/* Allocations: counts one of `bytes` at ptr, or a free of ptr (its size looked up from the allocation).
- * host_ns is the call's host time.  Thread-safe. */
-void kprof_alloc_record(enum kprof_mem kind, void *ptr, size_t bytes, uint64_t host_ns);
-void kprof_free_record(enum kprof_mem kind, void *ptr, uint64_t host_ns);
-/* A free of device or managed memory (cuMemFree frees either). */
-void kprof_free_record_device(void *ptr, uint64_t host_ns);
+#include "allocs.h"
 
 /* Aggregates one completed sample (kernel time and its histogram, copy time, the device's busy time,
  * the trace).  Called by the harvester; thread-safe (statistics lock). */
@@ -45,7 +39,6 @@ struct kprof_api_stat { uint64_t calls, errors, total_ns, max_ns, min_ns, median
 /* One context created: `api` is the program's call, `driver` the driver function that created it (-1:
  * unknown), enum kprof_api indexes; label is what the text report shows (kprof_api_pair_label). */
 struct kprof_ctx_init { int device; int api; int driver; uint64_t host_ns; char label[96]; };
-struct kprof_alloc_stat { uint64_t count, bytes, frees, freed_bytes, host_ns, in_use, peak; };
 /* Per device: the sum of its kernels' GPU times and their union (the time the device was busy with at
  * least one kernel); the two differ when streams overlap.  uuid: "GPU-<8>-<4>-<4>-<4>-<12 hex digits>" as
  * nvidia-smi writes it, or "" when the driver could not say. */

@@ -1,12 +1,11 @@
-/* stats.c: aggregation besides kernels (kernels.c) and copies (transfers.c): devices' busy time, the
- * trace, allocations, the host-side API table and context creation; and their part of the snapshot. */
+/* stats.c: aggregation besides kernels (kernels.c), copies (transfers.c) and allocations (allocs.c):
+ * devices' busy time, the trace, the host-side API table and context creation; the snapshot's part. */
 #include <math.h>
 #include <time.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cuda_api.h"
-#include "kprof_hash.h"
 #include "log.h"
 #include "kprof_config.h"
 #include "clock.h"
@@ -14,6 +13,7 @@
 #include "sample.h"
 #include "kernels.h"
 #include "transfers.h"
+#include "allocs.h"
 #include "stats.h"
 
 #define ATOMIC_ADD(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
@@ -184,78 +184,6 @@ void kprof_sample_record(const struct kprof_sample *s)
     if (kprof_config.trace && s->has_time)
         trace_add(s);
     pthread_mutex_unlock(&stats_lock);
-}
-
-/* ---- allocations ----------------------------------------------------------------------------- */
-
-/* Live allocations, so a free knows its size: memory in proportion to what the app holds, not to calls. */
-struct alloc_entry {
-    void *ptr;
-    size_t bytes;
-    UT_hash_handle hh;
-};
-static struct {
-    pthread_mutex_t lock;
-    struct alloc_entry *live[KPROF_MEM_COUNT];
-    struct kprof_alloc_stat s[KPROF_MEM_COUNT];
-} allocs = { .lock = PTHREAD_MUTEX_INITIALIZER };
-
-void kprof_alloc_record(enum kprof_mem kind, void *ptr, size_t bytes, uint64_t host_ns)
-{
-    struct alloc_entry *e = calloc(1, sizeof *e);
-    struct kprof_alloc_stat *s = &allocs.s[kind];
-    pthread_mutex_lock(&allocs.lock);
-    s->count++;
-    s->bytes += bytes;
-    s->host_ns += host_ns;
-    if (e && ptr) {
-        struct alloc_entry *old;
-        HASH_FIND_PTR(allocs.live[kind], &ptr, old);
-        if (old) { /* a pointer whose free libkprof missed: replace it */
-            s->in_use -= old->bytes;
-            HASH_DEL(allocs.live[kind], old);
-            free(old);
-        }
-        e->ptr = ptr;
-        e->bytes = bytes;
-        HASH_ADD_PTR(allocs.live[kind], ptr, e);
-        e = NULL;
-        s->in_use += bytes;
-        if (s->in_use > s->peak)
-            s->peak = s->in_use;
-    }
-    pthread_mutex_unlock(&allocs.lock);
-    free(e);
-}
-
-void kprof_free_record(enum kprof_mem kind, void *ptr, uint64_t host_ns)
-{
-    struct kprof_alloc_stat *s = &allocs.s[kind];
-    pthread_mutex_lock(&allocs.lock);
-    s->host_ns += host_ns;
-    struct alloc_entry *e = NULL;
-    if (ptr)
-        HASH_FIND_PTR(allocs.live[kind], &ptr, e);
-    if (e) {
-        s->frees++;
-        s->freed_bytes += e->bytes;
-        s->in_use -= e->bytes;
-        HASH_DEL(allocs.live[kind], e);
-    }
-    pthread_mutex_unlock(&allocs.lock);
-    free(e);
-}
-
-void kprof_free_record_device(void *ptr, uint64_t host_ns)
-{
-    int managed = 0;
-    pthread_mutex_lock(&allocs.lock);
-    struct alloc_entry *e = NULL;
-    if (ptr)
-        HASH_FIND_PTR(allocs.live[KPROF_MEM_MANAGED], &ptr, e);
-    managed = e != NULL;
-    pthread_mutex_unlock(&allocs.lock);
-    kprof_free_record(managed ? KPROF_MEM_MANAGED : KPROF_MEM_DEVICE, ptr, host_ns);
 }
 
 /* ---- host-side API table and context creation ------------------------------------------------ */
@@ -458,9 +386,7 @@ void kprof_stats_snapshot(struct kprof_stats_part *p)
         p->nctx_inits = 0;
     pthread_mutex_unlock(&stats_lock);
 
-    pthread_mutex_lock(&allocs.lock);
-    memcpy(p->alloc, allocs.s, sizeof allocs.s);
-    pthread_mutex_unlock(&allocs.lock);
+    kprof_allocs_snapshot(p->alloc);
     for (int i = 0; i < KPROF_API_COUNT; i++) {
         uint64_t read = __atomic_load_n(&api_stats[i].calls, __ATOMIC_RELAXED);
         uint64_t measured = __atomic_load_n(&api_stats[i].total_ns, __ATOMIC_RELAXED);
@@ -484,22 +410,19 @@ void kprof_stats_snapshot(struct kprof_stats_part *p)
 
 /* ---- fork ------------------------------------------------------------------------------------ */
 
-/* Which locks fork_prepare got (each waited for at most 200 ms, never for ever). */
-static int fork_held[2];
+/* Whether fork_prepare got the lock (waited for at most 200 ms, never for ever). */
+static int fork_held;
 
 static int fork_prepare(void)
 {
     struct timespec t = kprof_deadline_ms(200);
-    fork_held[0] = pthread_mutex_timedlock(&stats_lock, &t) == 0;
-    fork_held[1] = pthread_mutex_timedlock(&allocs.lock, &t) == 0;
-    return fork_held[0] && fork_held[1];
+    fork_held = pthread_mutex_timedlock(&stats_lock, &t) == 0;
+    return fork_held;
 }
 
 static void fork_parent(void)
 {
-    if (fork_held[1])
-        pthread_mutex_unlock(&allocs.lock);
-    if (fork_held[0])
+    if (fork_held)
         pthread_mutex_unlock(&stats_lock);
 }
 
@@ -507,7 +430,6 @@ static void fork_parent(void)
 static void fork_child(void)
 {
     pthread_mutex_init(&stats_lock, NULL);
-    pthread_mutex_init(&allocs.lock, NULL);
     memset(devices, 0, sizeof devices);
     if (stream_ends.end)
         memset(stream_ends.end, 0, stream_ends.n * sizeof *stream_ends.end);
@@ -520,9 +442,6 @@ static void fork_child(void)
     trace.ev = NULL;
     trace.n = trace.cap = 0;
     trace.dropped = 0;
-    for (int m = 0; m < KPROF_MEM_COUNT; m++)
-        KPROF_HASH_FREE_ALL(allocs.live[m]);
-    memset(allocs.s, 0, sizeof allocs.s);
 }
 
 KPROF_FORK_MODULE(stats, 25, fork_prepare, fork_parent, fork_child)
