@@ -1,4 +1,4 @@
-/* stats.h: what stats.c counts besides kernels, copies and allocations: the API table, samples. */
+/* stats.h: what stats.c counts besides kernels, copies, allocations and API calls: samples, the trace. */
 #ifndef KPROF_STATS_H
 #define KPROF_STATS_H
 
@@ -9,6 +9,7 @@
 #include "sample.h"
 #include "transfers.h"
 #include "allocs.h"
+#include "apitable.h"
 
 /* Aggregates one completed sample (kernel time and its histogram, copy time, the device's busy time,
  * the trace).  Called by the harvester; thread-safe (statistics lock). */
@@ -17,28 +18,6 @@ void kprof_sample_record(const struct kprof_sample *s);
 /* Names stream number `index` (on `device`) for the trace; the string is copied.  Thread-safe. */
 void kprof_stream_named(unsigned index, int device, const char *name);
 
-/* Host-side API table: a call and its host time (ns).  A launch KPROF_SAMPLE leaves untimed is counted
- * with kprof_api_count when its host time was not read, with kprof_api_record_untimed when it was (one
- * in KPROF_HOST_SAMPLE): the total host time of the untimed launches is estimated from the ones read.
- * `ok`: the call succeeded.  Thread-safe, lock-free. */
-void kprof_api_record(int api, uint64_t host_ns, int ok);
-void kprof_api_count(int api, int ok);
-void kprof_api_record_untimed(int api, uint64_t host_ns, int ok);
-
-/* Context creation on `device`, host_ns long: `api` is the program's call that caused it (the outermost
- * counted call on the thread, or the driver function when none was in progress), `driver` the driver
- * function that created it (-1: unknown, the context seen only after `api` returned); both enum kprof_api
- * indexes.  The first 64 are kept.  Thread-safe. */
-void kprof_ctx_init_record(int device, int api, int driver, uint64_t host_ns);
-
-/* One API function's host times: calls, failed calls, total, longest, shortest and median (ns; the median
- * from log-linear buckets, within 6.25% of the middle call's time, clamped to [min_ns, max_ns]); mid_ns,
- * the median as nsys's cuda_api_sum computes it (the mean of the two middle calls for an even count, each
- * read from the same buckets), and stddev_ns, the calls' sample standard deviation (0 for fewer than two). */
-struct kprof_api_stat { uint64_t calls, errors, total_ns, max_ns, min_ns, median_ns; double mid_ns, stddev_ns; };
-/* One context created: `api` is the program's call, `driver` the driver function that created it (-1:
- * unknown), enum kprof_api indexes; label is what the text report shows (kprof_api_pair_label). */
-struct kprof_ctx_init { int device; int api; int driver; uint64_t host_ns; char label[96]; };
 /* Per device: the sum of its kernels' GPU times and their union (the time the device was busy with at
  * least one kernel); the two differ when streams overlap.  uuid: "GPU-<8>-<4>-<4>-<4>-<12 hex digits>" as
  * nvidia-smi writes it, or "" when the driver could not say. */
