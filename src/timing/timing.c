@@ -20,6 +20,7 @@
 #include "preload.h"
 #include "timing.h"
 #include "kernel.h"
+#include "transfers.h"
 #include "stats.h"
 #include "graphs.h"
 #include "timing_internal.h"
