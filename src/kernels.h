@@ -93,7 +93,7 @@ static inline void kprof_kernel_shape(struct kprof_kernel *k, dim3 grid, dim3 bl
 
 /* A launch KPROF_SAMPLE left untimed (kprof_launch_want) is counted without an atomic add of its own: its
  * number in k->seq counts it, and the statistics add the untimed numbers to calls when they are read
- * (kprof_stats_snapshot), less those of untimed launches that failed or were captured, which the launch
+ * (kprof_kernels_snapshot), less those of untimed launches that failed or were captured, which the launch
  * reports here (KPROF_SAMPLE=auto: counted at once).  Thread-safe, lock-free. */
 static inline void kprof_kernel_untimed_done(struct kprof_kernel *k, int counted, dim3 grid, dim3 block)
 {

@@ -7,9 +7,6 @@
 #include "cuda_api.h"
 #include "names.h"
 #include "sample.h"
-#include "transfers.h"
-#include "allocs.h"
-#include "apitable.h"
 
 /* Aggregates one completed sample (kernel time and its histogram, copy time, the device's busy time,
  * the trace).  Called by the harvester; thread-safe (statistics lock). */
@@ -37,21 +34,16 @@ struct kprof_trace_event {
 };
 struct kprof_stream_name { int device; char *name; };
 
-/* The statistics' part of the report's snapshot (kprof_stats_snapshot): arrays owned by the caller
- * (devices, ctx_inits), the trace borrowed (valid after the drain). */
-struct kprof_stats_part {
-    struct kprof_copy copies[KPROF_DIR_COUNT][KPROF_HOST_COUNT]; /* each with a histogram of its own */
-    struct kprof_copy memsets;
-    struct kprof_device_stat *devices; size_t ndevices;
-    const struct kprof_trace_event *trace; size_t ntrace;
-    uint64_t trace_dropped;
-    const struct kprof_stream_name *streams; size_t nstreams;
-    struct kprof_alloc_stat alloc[KPROF_MEM_COUNT];
-    struct kprof_api_stat api[KPROF_API_COUNT];
-    struct kprof_ctx_init *ctx_inits; size_t nctx_inits;
-};
-/* Fills *p (zeroed by the caller): copies, memsets, allocations, devices, the api table, context creations
- * and the trace.  After the drain; thread-safe (the statistics' locks). */
-void kprof_stats_snapshot(struct kprof_stats_part *p);
+/* The devices that ran a timed kernel or graph, in device order, into a malloc'd array the caller frees
+ * (room for 64, *n of them filled), NULL with *n = 0 when out of memory.  Thread-safe (the statistics'
+ * lock). */
+struct kprof_device_stat *kprof_devices_snapshot(size_t *n);
+
+/* The trace so far, borrowed: *nevents events in the order recorded (*dropped more left out, past
+ * KPROF_TRACE_LIMIT or for lack of memory), and *nstreams stream names by stream number (name NULL where
+ * none was given).  Valid until the next sample or stream name is recorded: read after the drain.
+ * Thread-safe (the statistics' lock). */
+void kprof_trace_snapshot(const struct kprof_trace_event **events, size_t *nevents, uint64_t *dropped,
+                          const struct kprof_stream_name **streams, size_t *nstreams);
 
 #endif

@@ -1,5 +1,4 @@
-/* stats.c: aggregation besides kernels (kernels.c), copies (transfers.c), allocations (allocs.c) and API
- * calls (apitable.c): devices' busy time and the trace; the snapshot's part. */
+/* stats.c: each completed sample to its aggregates, and devices' busy time and the trace from them. */
 #include <time.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -11,8 +10,6 @@
 #include "sample.h"
 #include "kernels.h"
 #include "transfers.h"
-#include "allocs.h"
-#include "apitable.h"
 #include "stats.h"
 
 static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -185,15 +182,15 @@ void kprof_sample_record(const struct kprof_sample *s)
 
 /* ---- snapshot -------------------------------------------------------------------------------- */
 
-void kprof_stats_snapshot(struct kprof_stats_part *p)
+struct kprof_device_stat *kprof_devices_snapshot(size_t *n)
 {
-    kprof_transfers_snapshot(p->copies, &p->memsets);
     pthread_mutex_lock(&stats_lock);
-    p->devices = calloc(MAX_DEVICES, sizeof *p->devices);
-    for (int i = 0; i < MAX_DEVICES && p->devices; i++) {
+    struct kprof_device_stat *a = calloc(MAX_DEVICES, sizeof *a);
+    *n = 0;
+    for (int i = 0; i < MAX_DEVICES && a; i++) {
         if (!devices[i].used)
             continue;
-        struct kprof_device_stat *d = &p->devices[p->ndevices++];
+        struct kprof_device_stat *d = &a[(*n)++];
         d->device = i;
         d->kernel_ns = devices[i].kernel_ns;
         d->kernels = devices[i].kernels;
@@ -201,16 +198,20 @@ void kprof_stats_snapshot(struct kprof_stats_part *p)
         for (int j = 0; j < devices[i].nopen; j++)
             d->busy_ns += devices[i].open[j].end - devices[i].open[j].start;
     }
-    p->trace = trace.ev;
-    p->ntrace = trace.n;
-    p->trace_dropped = trace.dropped;
-    p->streams = trace.streams;
-    p->nstreams = trace.nstreams;
     pthread_mutex_unlock(&stats_lock);
-    p->ctx_inits = kprof_ctx_inits_snapshot(&p->nctx_inits);
+    return a;
+}
 
-    kprof_allocs_snapshot(p->alloc);
-    kprof_apitable_snapshot(p->api);
+void kprof_trace_snapshot(const struct kprof_trace_event **events, size_t *nevents, uint64_t *dropped,
+                          const struct kprof_stream_name **streams, size_t *nstreams)
+{
+    pthread_mutex_lock(&stats_lock);
+    *events = trace.ev;
+    *nevents = trace.n;
+    *dropped = trace.dropped;
+    *streams = trace.streams;
+    *nstreams = trace.nstreams;
+    pthread_mutex_unlock(&stats_lock);
 }
 
 /* ---- fork ------------------------------------------------------------------------------------ */
