@@ -9,11 +9,11 @@
 #include "transfers.h"
 #include "allocs.h"
 #include "apitable.h"
-#include "stats.h"
+#include "devices.h"
 #include "sample.h"
 
 /* The statistics besides the kernels, each module's snapshot (transfers.h, allocs.h, apitable.h,
- * stats.h): arrays owned by the snapshot (devices, ctx_inits, the copies' histograms), the trace borrowed
+ * devices.h): arrays owned by the snapshot (devices, ctx_inits, the copies' histograms), the trace borrowed
  * (valid after the drain). */
 struct kprof_stats_part {
     struct kprof_copy copies[KPROF_DIR_COUNT][KPROF_HOST_COUNT]; /* each with a histogram of its own */

@@ -88,5 +88,5 @@ static void transfers_reset(void)
     memset(&memsets, 0, sizeof memsets);
 }
 
-/* Order 25: where this lock stood when it was stats.c's. */
+/* Order 25: this lock is never held while another module's is taken, nor taken under one. */
 KPROF_FORK_MUTEX_MODULE(transfers, 25, transfers_lock, transfers_reset)

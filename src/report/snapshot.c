@@ -12,7 +12,7 @@
 #include "transfers.h"
 #include "allocs.h"
 #include "apitable.h"
-#include "stats.h"
+#include "devices.h"
 #include "graphs.h"
 #include "snapshot.h"
 #include "driver.h"

@@ -21,7 +21,7 @@
 #include "timing.h"
 #include "kernel.h"
 #include "transfers.h"
-#include "stats.h"
+#include "devices.h"
 #include "graphs.h"
 #include "timing_internal.h"
 

@@ -1,18 +1,15 @@
-/* stats.c: each completed sample to its aggregates, and devices' busy time and the trace from them. */
-#include <time.h>
+/* devices.c: each completed sample to its aggregates, and from them devices' busy time and the trace. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cuda_api.h"
 #include "kprof_config.h"
-#include "clock.h"
 #include "fork.h"
 #include "sample.h"
 #include "kernels.h"
 #include "transfers.h"
-#include "stats.h"
+#include "devices.h"
 
-static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_mutex_t devices_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* ---- samples: devices' busy time and the trace ------------------------------------------------ */
 
@@ -76,7 +73,7 @@ static struct {
 } stream_ends;
 
 /* The start of a kernel that began at start_ns on stream `index`, no earlier than the stream's last
- * kernel's end; records its end.  Under stats_lock. */
+ * kernel's end; records its end.  Under devices_lock. */
 static uint64_t stream_ordered_start(unsigned index, uint64_t start_ns, uint64_t dur_ns)
 {
     if (index >= stream_ends.n) {
@@ -106,7 +103,7 @@ static struct {
 
 void kprof_stream_named(unsigned index, int device, const char *name)
 {
-    pthread_mutex_lock(&stats_lock);
+    pthread_mutex_lock(&devices_lock);
     if (index >= trace.nstreams) {
         size_t n = (size_t)index + 16;
         struct kprof_stream_name *a = realloc(trace.streams, n * sizeof *a);
@@ -121,7 +118,7 @@ void kprof_stream_named(unsigned index, int device, const char *name)
         trace.streams[index].name = strdup(name);
         trace.streams[index].device = device;
     }
-    pthread_mutex_unlock(&stats_lock);
+    pthread_mutex_unlock(&devices_lock);
 }
 
 static void trace_add(const struct kprof_sample *s)
@@ -164,7 +161,7 @@ void kprof_sample_record(const struct kprof_sample *s)
     else
         kprof_kernel_add_sample(s);
     /* A graph's time counts as kernel time on its device: its kernels are not timed one by one. */
-    pthread_mutex_lock(&stats_lock);
+    pthread_mutex_lock(&devices_lock);
     if (s->kind != KPROF_TARGET_COPY && s->device >= 0 && s->device < MAX_DEVICES) {
         struct device_acc *d = &devices[s->device];
         d->used = 1;
@@ -177,14 +174,14 @@ void kprof_sample_record(const struct kprof_sample *s)
     }
     if (kprof_config.trace && s->has_time)
         trace_add(s);
-    pthread_mutex_unlock(&stats_lock);
+    pthread_mutex_unlock(&devices_lock);
 }
 
-/* ---- snapshot -------------------------------------------------------------------------------- */
+/* ---- snapshot and fork ----------------------------------------------------------------------- */
 
 struct kprof_device_stat *kprof_devices_snapshot(size_t *n)
 {
-    pthread_mutex_lock(&stats_lock);
+    pthread_mutex_lock(&devices_lock);
     struct kprof_device_stat *a = calloc(MAX_DEVICES, sizeof *a);
     *n = 0;
     for (int i = 0; i < MAX_DEVICES && a; i++) {
@@ -198,44 +195,26 @@ struct kprof_device_stat *kprof_devices_snapshot(size_t *n)
         for (int j = 0; j < devices[i].nopen; j++)
             d->busy_ns += devices[i].open[j].end - devices[i].open[j].start;
     }
-    pthread_mutex_unlock(&stats_lock);
+    pthread_mutex_unlock(&devices_lock);
     return a;
 }
 
 void kprof_trace_snapshot(const struct kprof_trace_event **events, size_t *nevents, uint64_t *dropped,
                           const struct kprof_stream_name **streams, size_t *nstreams)
 {
-    pthread_mutex_lock(&stats_lock);
+    pthread_mutex_lock(&devices_lock);
     *events = trace.ev;
     *nevents = trace.n;
     *dropped = trace.dropped;
     *streams = trace.streams;
     *nstreams = trace.nstreams;
-    pthread_mutex_unlock(&stats_lock);
+    pthread_mutex_unlock(&devices_lock);
 }
 
-/* ---- fork ------------------------------------------------------------------------------------ */
-
-/* Whether fork_prepare got the lock (waited for at most 200 ms, never for ever). */
-static int fork_held;
-
-static int fork_prepare(void)
+/* In a forked child: a fresh start, so its report holds only what the child itself does (the streams'
+ * names stay). */
+static void devices_reset(void)
 {
-    struct timespec t = kprof_deadline_ms(200);
-    fork_held = pthread_mutex_timedlock(&stats_lock, &t) == 0;
-    return fork_held;
-}
-
-static void fork_parent(void)
-{
-    if (fork_held)
-        pthread_mutex_unlock(&stats_lock);
-}
-
-/* In the child: a fresh start, so its report holds only what the child itself does. */
-static void fork_child(void)
-{
-    pthread_mutex_init(&stats_lock, NULL);
     memset(devices, 0, sizeof devices);
     if (stream_ends.end)
         memset(stream_ends.end, 0, stream_ends.n * sizeof *stream_ends.end);
@@ -245,4 +224,5 @@ static void fork_child(void)
     trace.dropped = 0;
 }
 
-KPROF_FORK_MODULE(stats, 25, fork_prepare, fork_parent, fork_child)
+/* Order 26: this lock is never held while another module's is taken, nor taken under one. */
+KPROF_FORK_MUTEX_MODULE(devices, 26, devices_lock, devices_reset)

@@ -1,15 +1,13 @@
-/* stats.h: what stats.c counts besides kernels, copies, allocations and API calls: samples, the trace. */
-#ifndef KPROF_STATS_H
-#define KPROF_STATS_H
+/* devices.h: completed samples to their aggregates; devices' busy time and the trace (agg/devices.c). */
+#ifndef KPROF_DEVICES_H
+#define KPROF_DEVICES_H
 
 #include <stddef.h>
 #include <stdint.h>
-#include "cuda_api.h"
-#include "names.h"
 #include "sample.h"
 
 /* Aggregates one completed sample (kernel time and its histogram, copy time, the device's busy time,
- * the trace).  Called by the harvester; thread-safe (statistics lock). */
+ * the trace).  Called by the harvester; thread-safe (the devices' lock). */
 void kprof_sample_record(const struct kprof_sample *s);
 
 /* Names stream number `index` (on `device`) for the trace; the string is copied.  Thread-safe. */
@@ -35,14 +33,14 @@ struct kprof_trace_event {
 struct kprof_stream_name { int device; char *name; };
 
 /* The devices that ran a timed kernel or graph, in device order, into a malloc'd array the caller frees
- * (room for 64, *n of them filled), NULL with *n = 0 when out of memory.  Thread-safe (the statistics'
+ * (room for 64, *n of them filled), NULL with *n = 0 when out of memory.  Thread-safe (the devices'
  * lock). */
 struct kprof_device_stat *kprof_devices_snapshot(size_t *n);
 
 /* The trace so far, borrowed: *nevents events in the order recorded (*dropped more left out, past
  * KPROF_TRACE_LIMIT or for lack of memory), and *nstreams stream names by stream number (name NULL where
  * none was given).  Valid until the next sample or stream name is recorded: read after the drain.
- * Thread-safe (the statistics' lock). */
+ * Thread-safe (the devices' lock). */
 void kprof_trace_snapshot(const struct kprof_trace_event **events, size_t *nevents, uint64_t *dropped,
                           const struct kprof_stream_name **streams, size_t *nstreams);
 
