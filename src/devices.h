@@ -6,15 +6,18 @@
 #include <stdint.h>
 #include "sample.h"
 
-/* Aggregates one completed sample (kernel time and its histogram, copy time, the device's busy time,
- * the trace).  Called by the harvester; thread-safe (the devices' lock). */
+/* Aggregates one completed sample (times in ns): its kernel's or copy's time (kprof_kernel_add_sample,
+ * kprof_copy_add_time), and for a kernel or graph its device's kernel time and busy time; with KPROF_TRACE,
+ * a trace event.  Called by the harvester; thread-safe (those modules' locks, then the devices' lock, one
+ * at a time). */
 void kprof_sample_record(const struct kprof_sample *s);
 
-/* Names stream number `index` (on `device`) for the trace; the string is copied.  Thread-safe. */
+/* Names stream number `index` (on `device`) for the trace, replacing an earlier name; the string is
+ * copied (left out when out of memory).  Thread-safe (the devices' lock). */
 void kprof_stream_named(unsigned index, int device, const char *name);
 
 /* Per device: the sum of its kernels' GPU times and their union (the time the device was busy with at
- * least one kernel); the two differ when streams overlap.  uuid: "GPU-<8>-<4>-<4>-<4>-<12 hex digits>" as
+ * least one kernel), in ns; the two differ when streams overlap.  uuid: "GPU-<8>-<4>-<4>-<4>-<12 hex digits>" as
  * nvidia-smi writes it, or "" when the driver could not say. */
 struct kprof_device_stat { int device; uint64_t kernel_ns, busy_ns, kernels; char uuid[41]; };
 
