@@ -12,7 +12,7 @@
 #include "contexts.h"
 #include "finish.h"
 #include "fork.h"
-#include "stats.h"
+#include "apitable.h"
 
 __thread int kprof_tls_depth __attribute__((tls_model("initial-exec")));
 __thread unsigned kprof_tls_host_skip __attribute__((tls_model("initial-exec")));

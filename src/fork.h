@@ -2,6 +2,9 @@
 #ifndef KPROF_FORK_H
 #define KPROF_FORK_H
 
+#include <pthread.h>
+#include "clock.h"
+
 /* One module's fork() handlers.  prepare takes the module's locks, waiting a bounded time (a thread may be
  * stuck in the driver, whose own fork handler holds its locks), and returns 0 if it could not; the child
  * then starts afresh, touching none of the parent's CUDA objects, or, if some prepare failed, leaves
@@ -29,5 +32,28 @@ void kprof_fork_register(struct kprof_fork_module *m);
     {                                                                                              \
         kprof_fork_register(&kprof_fork_module_##mod);                                             \
     }
+
+/* The same for a module whose state one mutex guards: prepare takes `mutex` (waiting at most 200 ms),
+ * parent releases it if taken, the child initialises it afresh and calls `reset` (void (void)), the
+ * module's fresh start: KPROF_FORK_MUTEX_MODULE(allocs, 28, allocs.lock, allocs_reset). */
+#define KPROF_FORK_MUTEX_MODULE(mod, ord, mutex, reset)                                            \
+    static int kprof_fork_held_##mod;                                                              \
+    static int kprof_fork_prepare_##mod(void)                                                      \
+    {                                                                                              \
+        struct timespec t = kprof_deadline_ms(200);                                                \
+        kprof_fork_held_##mod = pthread_mutex_timedlock(&(mutex), &t) == 0;                        \
+        return kprof_fork_held_##mod;                                                              \
+    }                                                                                              \
+    static void kprof_fork_parent_##mod(void)                                                      \
+    {                                                                                              \
+        if (kprof_fork_held_##mod)                                                                 \
+            pthread_mutex_unlock(&(mutex));                                                        \
+    }                                                                                              \
+    static void kprof_fork_child_##mod(void)                                                       \
+    {                                                                                              \
+        pthread_mutex_init(&(mutex), NULL);                                                        \
+        reset();                                                                                   \
+    }                                                                                              \
+    KPROF_FORK_MODULE(mod, ord, kprof_fork_prepare_##mod, kprof_fork_parent_##mod, kprof_fork_child_##mod)
 
 #endif

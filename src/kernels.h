@@ -93,7 +93,7 @@ static inline void kprof_kernel_shape(struct kprof_kernel *k, dim3 grid, dim3 bl
 
 /* A launch KPROF_SAMPLE left untimed (kprof_launch_want) is counted without an atomic add of its own: its
  * number in k->seq counts it, and the statistics add the untimed numbers to calls when they are read
- * (kprof_stats_snapshot), less those of untimed launches that failed or were captured, which the launch
+ * (kprof_kernels_snapshot), less those of untimed launches that failed or were captured, which the launch
  * reports here (KPROF_SAMPLE=auto: counted at once).  Thread-safe, lock-free. */
 static inline void kprof_kernel_untimed_done(struct kprof_kernel *k, int counted, dim3 grid, dim3 block)
 {
@@ -112,7 +112,7 @@ static inline void kprof_kernel_untimed_done(struct kprof_kernel *k, int counted
  * its weight s->weight (1/p, the launch's odds of being timed under KPROF_SAMPLE=auto, else 1) in the
  * total's estimate, and, when known (has_split, has_queue), its launch call's host time and queue time
  * counted s->weight times in units of 1/KPROF_SPLIT_UNITS launch, so that their percentiles describe
- * every launch and not the start of the run that auto times most of (kprof_copy_add_time in stats.h
+ * every launch and not the start of the run that auto times most of (kprof_copy_add_time in transfers.h
  * does the same for a copy).  Thread-safe. */
 void kprof_kernel_add_sample(const struct kprof_sample *s);
 

@@ -22,7 +22,6 @@
 #include "instance.h"
 #include "fork.h"
 #include "timing.h"
-#include "stats.h"
 #include "snapshot.h"
 #include "report.h"
 

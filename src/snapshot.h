@@ -6,14 +6,32 @@
 #include <stdint.h>
 #include "calibrate.h"
 #include "kernels.h"
-#include "stats.h"
+#include "transfers.h"
+#include "allocs.h"
+#include "apitable.h"
+#include "devices.h"
 #include "sample.h"
 
-/* Read-only snapshot for the report writers (taken under the statistics lock, after the drain): each
- * module's part (kernels.h, stats.h) and what the timing layer and the process add. */
+/* The statistics besides the kernels, each module's snapshot (transfers.h, allocs.h, apitable.h,
+ * devices.h): arrays owned by the snapshot (devices, ctx_inits, the copies' histograms), the trace borrowed
+ * (valid after the drain). */
+struct kprof_stats_part {
+    struct kprof_copy copies[KPROF_DIR_COUNT][KPROF_HOST_COUNT]; /* each with a histogram of its own */
+    struct kprof_copy memsets;
+    struct kprof_device_stat *devices; size_t ndevices;
+    const struct kprof_trace_event *trace; size_t ntrace;
+    uint64_t trace_dropped;
+    const struct kprof_stream_name *streams; size_t nstreams;
+    struct kprof_alloc_stat alloc[KPROF_MEM_COUNT];
+    struct kprof_api_stat api[KPROF_API_COUNT];
+    struct kprof_ctx_init *ctx_inits; size_t nctx_inits;
+};
+
+/* Read-only snapshot for the report writers (taken after the drain, each module's under its own lock):
+ * each module's part and what the timing layer and the process add. */
 struct kprof_snapshot {
     struct kprof_kernels_part k;     /* the kernels (kernels.h) */
-    struct kprof_stats_part st;      /* copies, memsets, devices, trace, allocations, api, contexts (stats.h) */
+    struct kprof_stats_part st;      /* copies, memsets, devices, trace, allocations, api, contexts */
     struct kprof_kernel **graphs;    /* graph rows with launches, sorted likewise; array owned */
     size_t ngraphs;
     struct kprof_event_counters events;

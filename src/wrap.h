@@ -5,7 +5,8 @@
 #include <stdint.h>
 #include "cuda_api.h"
 #include "call.h"
-#include "stats.h"
+#include "transfers.h"
+#include "allocs.h"
 #include "timing.h"
 
 /* The bodies that runtime (cudaError_t, cudaSuccess) and driver (CUresult, CUDA_SUCCESS) wrappers share

@@ -7,7 +7,7 @@
 #include <string.h>
 #include "config.h"
 #include "kernel.h"
-#include "stats.h"
+#include "transfers.h"
 #include "units.h"
 #include "textput.h"
 #include "report-read.h"

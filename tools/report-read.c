@@ -8,7 +8,7 @@
 #include <jansson.h>
 #include "kprof_config.h"
 #include "kernel.h"
-#include "stats.h"
+#include "transfers.h"
 #include "calibrate.h"
 #include "snapshot.h"
 #include "columns.h"

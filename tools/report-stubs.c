@@ -1,12 +1,12 @@
 /* report-stubs.c: what libkprof's report writers (linked into kprof-report) take from the parts of the
- * library that kprof-report does not link (config.c, kernels.c, stats.c, calibrate.c: they need the CUDA
- * driver and the interposed process): the configuration, and a saved report's percentiles and medians in
- * place of the histograms they come from.  The name tables are the library's own: src/names.c (linked
+ * library that kprof-report does not link (config.c, kernels.c, transfers.c, calibrate.c: they need the
+ * CUDA driver and the interposed process): the configuration, and a saved report's percentiles and medians
+ * in place of the histograms they come from.  The name tables are the library's own: src/names.c (linked
  * in) and calibrate.h. */
 #include <string.h>
 #include "kprof_config.h"
 #include "kernel.h"
-#include "stats.h"
+#include "transfers.h"
 #include "calibrate.h"
 #include "report-stubs.h"
 

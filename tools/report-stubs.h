@@ -5,7 +5,7 @@
 
 #include <stdint.h>
 #include "kernel.h"
-#include "stats.h"
+#include "transfers.h"
 
 struct kprof_saved_kernel {
     struct kprof_kernel k;     /* first: the writers see &k */

@@ -578,5 +578,6 @@ static void fork_child(void)
     memset(kprof_tls_kernels, 0, sizeof kprof_tls_kernels);
 }
 
-/* Order 20: where these locks stood when they were stats.c's (stats.c now 25, after them). */
+/* Order 20: where these locks stood when they were stats.c's (its modules, transfers.c to allocs.c, now
+ * 25 to 28, after them). */
 KPROF_FORK_MODULE(kernels, 20, fork_prepare, fork_parent, fork_child)

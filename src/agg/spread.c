@@ -1,12 +1,12 @@
 /* spread.c: a kernel's and a copy aggregate's figures per instance, as nsys stats gives them (count,
  * total, mean, extremes, sample standard deviation, the first launch included): pure functions of an
  * aggregate, linked into libkprof and into tools/kprof-report, which computes them from a saved report.
- * Declared in kernel.h and stats.h. */
+ * Declared in kernel.h and transfers.h. */
 #include <math.h>
 #include <string.h>
 #include "cuda_api.h"
 #include "kernel.h"
-#include "stats.h"
+#include "transfers.h"
 
 void kprof_copy_instances(const struct kprof_copy *c, struct kprof_spread *o)
 {

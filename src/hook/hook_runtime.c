@@ -11,7 +11,8 @@
 #include "preload.h"
 #include "timing.h"
 #include "kernels.h"
-#include "stats.h"
+#include "transfers.h"
+#include "allocs.h"
 #include "wrap.h"
 #include "wrap_launch.h"
 

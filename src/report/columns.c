@@ -4,7 +4,7 @@
 #include "cuda_api.h"
 #include "kprof_config.h"
 #include "kernel.h"
-#include "stats.h"
+#include "transfers.h"
 #include "snapshot.h"
 #include "jsonput.h"
 #include "columns.h"

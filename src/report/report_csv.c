@@ -9,7 +9,6 @@
 #include "calibrate.h"
 #include "kprof_config.h"
 #include "kernel.h"
-#include "stats.h"
 #include "snapshot.h"
 #include "report_writers.h"
 #include "output.h"

@@ -4,7 +4,6 @@
 #include "calibrate.h"
 #include "kprof_config.h"
 #include "kernel.h"
-#include "stats.h"
 #include "snapshot.h"
 #include "report_writers.h"
 #include "jsonput.h"

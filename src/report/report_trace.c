@@ -4,7 +4,7 @@
 #include "kprof_config.h"
 #include "sample.h"
 #include "kernel.h"
-#include "stats.h"
+#include "transfers.h"
 #include "snapshot.h"
 #include "report_writers.h"
 #include "jsonput.h"

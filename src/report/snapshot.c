@@ -9,6 +9,10 @@
 #include "finish.h"
 #include "timing.h"
 #include "kernels.h"
+#include "transfers.h"
+#include "allocs.h"
+#include "apitable.h"
+#include "devices.h"
 #include "graphs.h"
 #include "snapshot.h"
 #include "driver.h"
@@ -31,7 +35,12 @@ int kprof_snapshot_take(struct kprof_snapshot *s)
 {
     memset(s, 0, sizeof *s);
     int any = kprof_kernels_snapshot(&s->k);
-    kprof_stats_snapshot(&s->st);
+    kprof_transfers_snapshot(s->st.copies, &s->st.memsets);
+    s->st.devices = kprof_devices_snapshot(&s->st.ndevices);
+    kprof_trace_snapshot(&s->st.trace, &s->st.ntrace, &s->st.trace_dropped, &s->st.streams, &s->st.nstreams);
+    s->st.ctx_inits = kprof_ctx_inits_snapshot(&s->st.nctx_inits);
+    kprof_allocs_snapshot(s->st.alloc);
+    kprof_apitable_snapshot(s->st.api);
     any = any || __atomic_load_n(&kprof_cuda_used, __ATOMIC_RELAXED);
     for (size_t i = 0; i < s->st.ndevices; i++)
         device_uuid(s->st.devices[i].device, s->st.devices[i].uuid);

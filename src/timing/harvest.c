@@ -11,7 +11,7 @@
 #include "driver.h"
 #include "clock.h"
 #include "call.h"
-#include "stats.h"
+#include "devices.h"
 #include "timing.h"
 #include "timing_internal.h"
 

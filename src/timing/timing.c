@@ -20,7 +20,8 @@
 #include "preload.h"
 #include "timing.h"
 #include "kernel.h"
-#include "stats.h"
+#include "transfers.h"
+#include "devices.h"
 #include "graphs.h"
 #include "timing_internal.h"
 
