@@ -2,6 +2,7 @@
 #include "config.h"
 #include "units.h"
 #include "textput.h"
+#include "column.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -153,26 +154,9 @@ static uint64_t mean_u64(uint64_t sum, uint64_t n)
 
 /* ------------------------------------------------------------------------------- the report's columns */
 
-/* The JSON keys of libkprof's report tables, from src/columns.def (the one list of columns): K(table, id)
- * is the key of column id of table, NULL for a column that is not in JSON. */
-enum column_index {
-#define KPROF_TABLE(table)
-#define KPROF_COLUMN(table, id, kind, flags, value, prec, json, csv, text) COL_##table##_##id,
-#include "columns.def"
-#undef KPROF_COLUMN
-#undef KPROF_TABLE
-    COL_COUNT
-};
-static const char *const column_key[COL_COUNT] = {
-#define JSON(key, order) key
-#define KPROF_TABLE(table)
-#define KPROF_COLUMN(table, id, kind, flags, value, prec, json, csv, text) [COL_##table##_##id] = json,
-#include "columns.def"
-#undef KPROF_COLUMN
-#undef KPROF_TABLE
-#undef JSON
-};
-#define K(table, id) column_key[COL_##table##_##id]
+/* The JSON key of column id of libkprof's table `table` (src/columns.def, the one list of columns); NULL
+ * for a column that is not in JSON. */
+#define K(table, id) (kprof_columns[KPROF_COL_##table##_##id].json_key)
 
 /* --------------------------------------------------------------------------------------- merged state */
 
