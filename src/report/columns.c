@@ -8,6 +8,7 @@
 #include "snapshot.h"
 #include "jsonput.h"
 #include "columns.h"
+#include "column_values.h"
 
 /* ------------------------------------------------------------------------------------ the rows */
 
@@ -158,15 +159,6 @@ static int (*const row_timed[KPROF_TABLE_COUNT])(const void *ctx, size_t row) = 
 
 /* ----------------------------------------------------------------------------------- the values */
 
-#define U64(x) ((struct kprof_value){ .type = KPROF_V_U64, .v.u = (uint64_t)(x) })
-#define I64(x) ((struct kprof_value){ .type = KPROF_V_I64, .v.i = (int64_t)(x) })
-#define F64(x) ((struct kprof_value){ .type = KPROF_V_F64, .v.d = (double)(x) })
-#define FRAC(n, d) ((struct kprof_value){ .type = KPROF_V_FRAC, .v.frac = { (uint64_t)(n), (uint64_t)(d) } })
-#define STR(x) ((struct kprof_value){ .type = KPROF_V_STR, .v.s = (x) })
-#define FLAG(x) ((struct kprof_value){ .type = KPROF_V_FLAG, .v.flag = !!(x) })
-#define DIM3(x) ((struct kprof_value){ .type = KPROF_V_DIM3, .v.dim3 = (x) })
-#define NONE ((struct kprof_value){ .type = KPROF_V_NONE })
-
 /* One getter per column. */
 #define KPROF_TABLE(table)
 #define KPROF_COLUMN(table, id, kind, flags, value, ...) \
@@ -178,8 +170,6 @@ static int (*const row_timed[KPROF_TABLE_COUNT])(const void *ctx, size_t row) = 
     }
 #include "columns.def"
 #undef KPROF_COLUMN
-
-#undef NONE
 
 /* The columns' values, indexed by enum kprof_column_id (their descriptors: column_table.c). */
 #define KPROF_COLUMN(table, id, ...) get_##table##_##id,
