@@ -1,5 +1,5 @@
-/* columns.h: the report's tables as lists of columns (columns.def), and the renderers that write a row of
- * any table as text, CSV or JSON. */
+/* columns.h: the report's tables as lists of columns (columns.def) over the snapshot's rows, and the
+ * renderers that write a row of any table as text, CSV or JSON. */
 #ifndef KPROF_COLUMNS_H
 #define KPROF_COLUMNS_H
 
@@ -10,72 +10,7 @@
 #include "snapshot.h"
 #include "textput.h"
 #include "units.h"
-
-/* What a column's value is; each format writes a kind its own way (see columns.def). */
-enum kprof_kind { KPROF_KIND_TIME, KPROF_KIND_BYTES, KPROF_KIND_COUNT, KPROF_KIND_RATIO, KPROF_KIND_TEXT,
-                  KPROF_KIND_FLAG, KPROF_KIND_DIM3 };
-
-/* The text unit of a column: none, chosen when the table is rendered from the column's own values (AUTO)
- * or from those of all the table's GROUP columns (GROUP), a fixed time unit (MS, S), or a ratio's
- * presentation (PCT: x 100; TIMES: a trailing "x"). */
-enum kprof_text_unit { KPROF_TU_NONE, KPROF_TU_AUTO, KPROF_TU_GROUP, KPROF_TU_MS, KPROF_TU_S, KPROF_TU_PCT,
-                       KPROF_TU_TIMES };
-
-/* Column flags (columns.def says what each means to the writers). */
-#define KPROF_COL_TIMED  1u
-#define KPROF_COL_LABEL  4u
-#define KPROF_COL_KERNEL 8u
-#define KPROF_COL_NAME   16u
-
-/* One cell.  The string (STR) and the array (DIM3) are borrowed from the row. */
-struct kprof_value {
-    enum { KPROF_V_NONE, KPROF_V_U64, KPROF_V_I64, KPROF_V_F64, KPROF_V_FRAC, KPROF_V_STR, KPROF_V_FLAG,
-           KPROF_V_DIM3 } type;
-    union {
-        uint64_t u;
-        int64_t i;
-        double d;
-        struct { uint64_t num, den; } frac; /* the ratio num / den, 0 when den is 0 */
-        const char *s;
-        int flag;
-        const unsigned *dim3;
-    } v;
-};
-
-/* One column of columns.def.  A place (json_order, csv_order, text_order) of 0 leaves the column out of
- * that format. */
-struct kprof_column {
-    int table;                      /* enum kprof_table_id */
-    const char *id;
-    enum kprof_kind kind;
-    unsigned flags;                 /* KPROF_COL_* */
-    struct kprof_value (*value)(const void *ctx, size_t row);
-    int prec;                       /* CSV, JSON: decimals of a real value; -1: a rounded whole number */
-    const char *json_key; int json_order;
-    const char *csv_header; int csv_order;
-    const char *text_header; int text_order; int text_width; enum kprof_text_unit text_unit;
-};
-
-enum kprof_table_id {
-#define KPROF_TABLE(table) KPROF_TABLE_##table,
-#define KPROF_COLUMN(...)
-#include "columns.def"
-#undef KPROF_TABLE
-#undef KPROF_COLUMN
-    KPROF_TABLE_COUNT
-};
-
-enum kprof_column_id {
-#define KPROF_TABLE(table)
-#define KPROF_COLUMN(table, id, ...) KPROF_COL_##table##_##id,
-#include "columns.def"
-#undef KPROF_TABLE
-#undef KPROF_COLUMN
-    KPROF_COLUMN_COUNT
-};
-
-/* Every column of columns.def, indexed by enum kprof_column_id. */
-extern const struct kprof_column kprof_columns[KPROF_COLUMN_COUNT];
+#include "column.h"
 
 /* The rows each table's values are read from (the `ctx` of the renderers below); row i of a table is the
  * i-th of these. */

@@ -68,7 +68,7 @@ expect_eq "$(jqr '[.devices[] | "\(.uuid) \(.process) \(.processes)"] | join(","
 # Text: the four sections.
 "$MERGE" $R >"$WORK/m.txt"
 cat "$WORK/m.txt"
-expect_grep '^    3         30 .*  graph 1 \(5 kernel nodes\)$' "$WORK/m.txt" "text: the graph row"
+expect_grep '^    3        30 .*  graph 1 \(5 kernel nodes\)$' "$WORK/m.txt" "text: the graph row"
 expect_grep '^    3          9  graph_k1\(\)$' "$WORK/m.txt" "text: a captured row"
 expect_grep "^    2 .*  $U0\$" "$WORK/m.txt" "text: the shared GPU"
 expect_grep '^== kprof-merge: api ==$' "$WORK/m.txt" "text: the api section"

@@ -2,6 +2,8 @@
 #include "config.h"
 #include "units.h"
 #include "textput.h"
+#include "column.h"
+#include "column_values.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -145,34 +147,11 @@ static void add(uint64_t *sum, uint64_t v)
     *sum = *sum > UINT64_MAX - v ? UINT64_MAX : *sum + v;
 }
 
-/* sum / n rounded to the nearest integer; 0 when n is 0. */
-static uint64_t mean_u64(uint64_t sum, uint64_t n)
-{
-    return n ? (uint64_t)llround((double)sum / (double)n) : 0;
-}
-
 /* ------------------------------------------------------------------------------- the report's columns */
 
-/* The JSON keys of libkprof's report tables, from src/columns.def (the one list of columns): K(table, id)
- * is the key of column id of table, NULL for a column that is not in JSON. */
-enum column_index {
-#define KPROF_TABLE(table)
-#define KPROF_COLUMN(table, id, kind, flags, value, prec, json, csv, text) COL_##table##_##id,
-#include "columns.def"
-#undef KPROF_COLUMN
-#undef KPROF_TABLE
-    COL_COUNT
-};
-static const char *const column_key[COL_COUNT] = {
-#define JSON(key, order) key
-#define KPROF_TABLE(table)
-#define KPROF_COLUMN(table, id, kind, flags, value, prec, json, csv, text) [COL_##table##_##id] = json,
-#include "columns.def"
-#undef KPROF_COLUMN
-#undef KPROF_TABLE
-#undef JSON
-};
-#define K(table, id) column_key[COL_##table##_##id]
+/* The JSON key of column id of libkprof's table `table` (src/columns.def, the one list of columns); NULL
+ * for a column that is not in JSON. */
+#define K(table, id) (kprof_columns[KPROF_COL_##table##_##id].json_key)
 
 /* --------------------------------------------------------------------------------------- merged state */
 
@@ -234,7 +213,8 @@ struct api {
 /* One GPU: matched across processes by its UUID; a report's device without a UUID (libkprof before the
  * uuid column, or a driver older than CUDA 11.4) stays a row of its own, of its process. */
 struct device {
-    char *key;            /* owned: the UUID, or "<process label>\n<index>" */
+    char *key;            /* owned: the UUID, or "<process label> device <index> (no UUID)" (as the text
+                           * names it) */
     bool has_uuid;
     int64_t index;        /* the device's index in the first process that reported it */
     size_t first_proc;
@@ -495,9 +475,10 @@ static bool merge_device(struct merge *m, size_t p, json_t *e)
     if (uuid) {
         key = xstrdup(uuid);
     } else {
-        size_t n = (size_t)snprintf(NULL, 0, "%s\n%lld", m->procs[p].label, (long long)json_integer_value(idx)) + 1;
+        const char *fmt = "%s device %lld (no UUID)";
+        size_t n = (size_t)snprintf(NULL, 0, fmt, m->procs[p].label, (long long)json_integer_value(idx)) + 1;
         key = xrealloc(NULL, n);
-        snprintf(key, n, "%s\n%lld", m->procs[p].label, (long long)json_integer_value(idx));
+        snprintf(key, n, fmt, m->procs[p].label, (long long)json_integer_value(idx));
     }
     struct device *d = NULL;
     for (size_t i = 0; i < m->ndevices && !d; i++)
@@ -859,26 +840,165 @@ static double imbalance(const struct kernel *k)
     return (double)k->pmax_ns / ((double)k->total_ns / (double)k->nproc);
 }
 
-/* ------------------------------------------------------------------------------------------ text output */
+/* ------------------------------------------------------------------------------------ the merged tables */
 
+/* The rows a merged table's values are read from (the `ctx` of its getters): kernels and captured, the
+ * sorted rows of a struct ktable (total: what a row's share is of); copies, the copy directions or the
+ * memsets; wall, the wall-time statistics; the others, the merge itself. */
+struct krows { struct kernel *const *rows; uint64_t total; const struct merge *m; };
+struct xrows { const struct xfer *rows; };
+struct wall_row { struct wall w; const struct merge *m; };
 
-#define U(x) ((unsigned long long)(x))
+/* What a value expression of merge-columns.def sees: its table's rows, and its row. */
+#define MROW_wall \
+    const struct wall_row *wr = ctx; \
+    const struct wall *w = &wr->w; \
+    const struct merge *m = wr->m; \
+    (void)m;
+#define MROW_context_init const struct merge *m = ctx;
+#define MROW_kernels const struct krows *t = ctx; const struct kernel *k = t->rows[row]; (void)t;
+#define MROW_captured MROW_kernels
+#define MROW_copies const struct xfer *x = &((const struct xrows *)ctx)->rows[row];
+#define MROW_allocations const struct merge *m = ctx; const struct alloc *a = &m->allocs[row]; (void)m;
+#define MROW_devices const struct merge *m = ctx; const struct device *d = &m->devices[row]; (void)m;
+#define MROW_api const struct merge *m = ctx; struct api *a = &m->apis[row];
 
-/* Writes one copies/memsets row's figures after its label (count, bytes, timed, total, avg, GB/s). */
-static void text_xfer_row(FILE *f, const struct xfer *x, struct kprof_unit u)
+/* Kernel k's launch call host time (which 0) or queue time (1): the launch-weighted median of the
+ * processes' medians, or no value. */
+static struct kprof_value split_median(const struct kernel *k, int which)
 {
-    fprintf(f, "%10llu ", U(x->count));
-    kprof_print_bytes(f, 14, x->bytes);
-    if (x->timed)
-        fprintf(f, " %10llu %14.3f %12.3f %10.2f\n", U(x->timed), (double)x->total_ns / u.ns,
-                (double)x->total_ns / (double)x->timed / u.ns,
-                x->total_ns ? (double)x->timed_bytes / (double)x->total_ns : 0.0);
-    else
-        fprintf(f, " %10d %14s %12s %10s\n", 0, "-", "-", "-");
+    uint64_t md;
+    struct kernel *mk = (struct kernel *)k; /* weighted_median_of sorts the medians */
+    return weighted_median_of(mk->split_medians[which], mk->nsplit[which], &md) ? U64(md) : NONE;
+}
+/* An API function's calls-weighted median of the processes' medians, or no value. */
+static struct kprof_value api_median(struct api *a)
+{
+    uint64_t md;
+    return weighted_median(a, &md) ? U64(md) : NONE;
 }
 
-/* Writes the kernels-style rows ks[0..n) (kernels, or graphs) as a table whose last column, the row's
- * name, is headed what; empty: what the "(no ...)" line says; noun: the row's kind in the footnote. */
+enum own_id {
+#define MERGE_OWN(id, ...) OWN_##id,
+#include "merge-columns.def"
+    OWN_COUNT
+};
+/* The merge's own columns (MERGE_OWN), as column.h describes a column. */
+static const struct kprof_column own_columns[OWN_COUNT] = {
+#define MERGE_OWN(id, kind, prec, key, header, width, unit) \
+    { -1, #id, KPROF_KIND_##kind, 0, prec, key, 0, NULL, 0, header, 0, width, KPROF_TU_##unit },
+#include "merge-columns.def"
+};
+
+enum mtable_id {
+#define MERGE_TABLE(mtable) MT_##mtable,
+#include "merge-columns.def"
+    MT_COUNT
+};
+
+/* One getter per merged column. */
+#define MERGE_COLUMN(mtable, id, column, key, value, text, mark) \
+    static struct kprof_value mget_##mtable##_##id(const void *ctx, size_t row) \
+    { \
+        MROW_##mtable \
+        (void)row; \
+        return value; \
+    }
+#include "merge-columns.def"
+
+/* A column of a merged table (MERGE_COLUMN): its descriptor (libkprof's or the merge's own), its JSON key
+ * when not the descriptor's, its getter, its place in the text table and its header's mark. */
+struct mcol {
+    int table;                      /* enum mtable_id */
+    const struct kprof_column *col;
+    const char *key;
+    kprof_getter value;
+    int text;
+    const char *mark;
+};
+#define LIB(table, id) &kprof_columns[KPROF_COL_##table##_##id]
+#define OWN(id) &own_columns[OWN_##id]
+#define SAME NULL
+#define MERGE_COLUMN(mtable, id, column, key, value, text, mark) \
+    { MT_##mtable, column, key, mget_##mtable##_##id, text, mark },
+static const struct mcol mcols[] = {
+#include "merge-columns.def"
+};
+#define MCOL_COUNT (sizeof mcols / sizeof mcols[0])
+
+/* The JSON key of merged column c; NULL when it is not in JSON. */
+static const char *mcol_key(const struct mcol *c)
+{
+    return c->key ? c->key : c->col->json_key;
+}
+
+/* ------------------------------------------------------------------------------------------ text output */
+
+/* Merged table mt as text (header line and rows), with libkprof's renderer: rows 0 to nrows - 1 of ctx,
+ * those for which shown (when not NULL) holds; timed (when not NULL) says which rows have a timed call;
+ * the columns with a flag of `skip` left out; name_label (when not NULL) heads the NAME column. */
+static void text_table(FILE *f, int mt, const void *ctx, size_t nrows, int (*shown)(const void *ctx, size_t row),
+                       int (*timed)(const void *ctx, size_t row), unsigned skip, const char *name_label)
+{
+    struct kprof_text_col cols[MCOL_COUNT];
+    int place[MCOL_COUNT];
+    struct kprof_text_table t = { cols, 0, ctx, timed, 0 };
+    for (size_t i = 0; i < MCOL_COUNT; i++) {
+        const struct mcol *c = &mcols[i];
+        if (c->table != mt || !c->text || (c->col->flags & skip))
+            continue;
+        size_t j = t.n++;
+        for (; j > 0 && place[j - 1] > c->text; j--) { /* insertion by place */
+            cols[j] = cols[j - 1];
+            place[j] = place[j - 1];
+        }
+        place[j] = c->text;
+        cols[j] = (struct kprof_text_col){
+            .col = c->col, .value = c->value, .mark = *c->mark ? c->mark : NULL,
+            .label = (c->col->flags & KPROF_COL_NAME) ? name_label : NULL,
+            .group = c->col->table < 0, /* the merge's own GROUP columns apart from libkprof's */
+        };
+    }
+    kprof_text_measure(&t, nrows, shown);
+    kprof_text_head(f, &t);
+    for (size_t r = 0; r < nrows; r++)
+        if (!shown || shown(ctx, r)) {
+            kprof_text_cells(f, &t, r);
+            fputc('\n', f);
+        }
+}
+
+/* Which rows of a kernels-style table and of a copies table have a timed call (TIMED columns). */
+static int kernel_timed(const void *ctx, size_t row)
+{
+    return ((const struct krows *)ctx)->rows[row]->timed > 0;
+}
+static int xfer_timed(const void *ctx, size_t row)
+{
+    return ((const struct xrows *)ctx)->rows[row].timed > 0;
+}
+/* The rows the text shows: copy directions and allocation kinds with a call. */
+static int xfer_used(const void *ctx, size_t row)
+{
+    return ((const struct xrows *)ctx)->rows[row].count > 0;
+}
+static int alloc_used(const void *ctx, size_t row)
+{
+    const struct alloc *a = &((const struct merge *)ctx)->allocs[row];
+    return a->count || a->frees;
+}
+
+/* Kernel-style rows ks[0..nk) of the table being written, with their total (a row's share is of it). */
+static struct krows krows(const struct merge *m, struct kernel *const *ks, size_t nk)
+{
+    struct krows t = { ks, 0, m };
+    for (size_t i = 0; i < nk; i++)
+        add(&t.total, ks[i]->total_ns);
+    return t;
+}
+
+/* Writes the kernels-style rows ks[0..n) (kernels, or graphs) as a table whose name column is headed
+ * `what`; empty: what the "(no ...)" line says; noun: the row's kind in the footnote. */
 static void text_kernel_rows(FILE *f, const struct merge *m, struct kernel *const *ks, size_t nk, const char *what,
                              const char *empty, const char *noun)
 {
@@ -886,49 +1006,8 @@ static void text_kernel_rows(FILE *f, const struct merge *m, struct kernel *cons
         fprintf(f, "  (no %s)\n", empty);
         return;
     }
-    struct kprof_unit u = kprof_unit_for(ks[0]->total_ns);
-    int lw = (int)strlen("Max on");
-    for (size_t i = 0; i < nk; i++)
-        if (kprof_text_len(m->procs[ks[i]->pmax_proc].label) > lw)
-            lw = kprof_text_len(m->procs[ks[i]->pmax_proc].label);
-    /* The host versus device split's medians, in one unit of their own. */
-    uint64_t split_max = 0, md;
-    for (size_t i = 0; i < nk; i++)
-        for (int w = 0; w < 2; w++)
-            if (weighted_median_of(ks[i]->split_medians[w], ks[i]->nsplit[w], &md) && md > split_max)
-                split_max = md;
-    struct kprof_unit su = kprof_unit_for(split_max);
-    char h[7][32];
-    snprintf(h[5], sizeof h[5], "Host med* (%s)", su.name);
-    snprintf(h[6], sizeof h[6], "Queue med* (%s)", su.name);
-    snprintf(h[0], sizeof h[0], "Total (%s)", u.name);
-    snprintf(h[1], sizeof h[1], "Avg/call (%s)", u.name);
-    snprintf(h[2], sizeof h[2], "Min/proc (%s)", u.name);
-    snprintf(h[3], sizeof h[3], "Max/proc (%s)", u.name);
-    snprintf(h[4], sizeof h[4], "Mean/proc (%s)", u.name);
-    fprintf(f, "%5s %10s %14s %14s %14s %14s %15s %10s %15s %16s  %-*s  %s\n", "Procs", "Calls", h[0], h[1], h[2],
-            h[3], h[4], "Imbalance", h[5], h[6], lw, "Max on", what);
-    for (size_t i = 0; i < nk; i++) {
-        const struct kernel *k = ks[i];
-        char avg[32] = "-", imb[32] = "-";
-        if (k->timed)
-            snprintf(avg, sizeof avg, "%.3f", kernel_avg(k) / u.ns);
-        if (imbalance(k) >= 0)
-            snprintf(imb, sizeof imb, "%.2f", imbalance(k));
-        char split[2][32];
-        for (int w = 0; w < 2; w++) {
-            strcpy(split[w], "-");
-            if (weighted_median_of(k->split_medians[w], k->nsplit[w], &md))
-                snprintf(split[w], sizeof split[w], "%.3f", (double)md / su.ns);
-        }
-        fprintf(f, "%5llu %10llu %14.3f %14s %14.3f %14.3f %15.3f %10s %15s %16s  ", U(k->nproc), U(k->calls),
-                (double)k->total_ns / u.ns, avg, (double)k->pmin_ns / u.ns, (double)k->pmax_ns / u.ns,
-                (double)k->total_ns / (double)k->nproc / u.ns, imb, split[0], split[1]);
-        kprof_text_put(f, m->procs[k->pmax_proc].label, lw);
-        fputs("  ", f);
-        kprof_text_put(f, k->name, 0);
-        fputc('\n', f);
-    }
+    struct krows t = krows(m, ks, nk);
+    text_table(f, MT_kernels, &t, nk, NULL, kernel_timed, 0, what);
     fprintf(f, "Per-process figures are over the processes that ran the %s; Imbalance = Max/proc / Mean/proc.\n", noun);
     fprintf(f, "Host med*, Queue med*: the launch-weighted median of the processes' medians of the launch call's\n"
                "host time and of the queue time from the call's start to the kernel's start.\n");
@@ -958,17 +1037,10 @@ static void write_text(FILE *f, struct merge *m)
     }
 
     fprintf(f, "== kprof-merge: context init ==\n");
-    if (!m->ctx_procs) {
+    if (!m->ctx_procs)
         fprintf(f, "  (no context init reported)\n");
-    } else {
-        fprintf(f, "%10s %10s %14s %14s %14s  %s\n", "Processes", "Contexts", "Min (ms)", "Mean (ms)", "Max (ms)",
-                "Max on");
-        fprintf(f, "%10llu %10llu %14.3f %14.3f %14.3f  ", U(m->ctx_procs), U(m->ctx_count),
-                (double)m->ctx_min_ns / 1e6, (double)m->ctx_sum_ns / (double)m->ctx_procs / 1e6,
-                (double)m->ctx_max_ns / 1e6);
-        kprof_text_put(f, m->procs[m->ctx_max_proc].label, 0);
-        fputc('\n', f);
-    }
+    else
+        text_table(f, MT_context_init, m, 1, NULL, NULL, 0, NULL);
 
     fprintf(f, "== kprof-merge: kernels ==\n");
     size_t nk;
@@ -983,151 +1055,54 @@ static void write_text(FILE *f, struct merge *m)
 
     fprintf(f, "== kprof-merge: captured ==\n");
     ks = sorted_rows(&m->captured, &nk, captured_cmp);
-    if (!nk) {
+    struct krows kt = krows(m, ks, nk);
+    if (!nk)
         fprintf(f, "  (no kernel launched into a capturing stream)\n");
-    } else {
-        fprintf(f, "%5s %10s  %s\n", "Procs", "Launches", "Kernel (launched into a capturing stream: runs when its graph does)");
-        for (size_t i = 0; i < nk; i++) {
-            fprintf(f, "%5llu %10llu  ", U(ks[i]->nproc), U(ks[i]->calls));
-            kprof_text_put(f, ks[i]->name, 0);
-            fputc('\n', f);
-        }
-    }
+    else
+        text_table(f, MT_captured, &kt, nk, NULL, NULL, 0, NULL);
     free(ks);
 
     fprintf(f, "== kprof-merge: copies ==\n");
-    uint64_t max = 0, any = 0;
-    for (size_t i = 0; i < m->ncopies; i++) {
+    struct xrows xt = { m->copies };
+    uint64_t any = 0;
+    for (size_t i = 0; i < m->ncopies; i++)
         add(&any, m->copies[i].count);
-        if (m->copies[i].total_ns > max)
-            max = m->copies[i].total_ns;
-    }
-    if (!any) {
+    if (!any)
         fprintf(f, "  (no copies)\n");
-    } else {
-        struct kprof_unit u = kprof_unit_for(max);
-        char h[2][24];
-        snprintf(h[0], sizeof h[0], "Total (%s)", u.name);
-        snprintf(h[1], sizeof h[1], "Avg (%s)", u.name);
-        fprintf(f, "%-9s %10s %14s %10s %14s %12s %10s\n", "Direction", "Count", "Bytes", "Timed", h[0], h[1], "GB/s");
-        for (size_t i = 0; i < m->ncopies; i++)
-            if (m->copies[i].count) {
-                kprof_text_put(f, m->copies[i].key, 9);
-                fputc(' ', f);
-                text_xfer_row(f, &m->copies[i], u);
-            }
-    }
+    else
+        text_table(f, MT_copies, &xt, m->ncopies, xfer_used, xfer_timed, 0, NULL);
 
     fprintf(f, "== kprof-merge: memsets ==\n");
-    if (!m->memsets.count) {
+    xt.rows = &m->memsets;
+    if (!m->memsets.count)
         fprintf(f, "  (no memsets)\n");
-    } else {
-        struct kprof_unit u = kprof_unit_for(m->memsets.total_ns);
-        char h[2][24];
-        snprintf(h[0], sizeof h[0], "Total (%s)", u.name);
-        snprintf(h[1], sizeof h[1], "Avg (%s)", u.name);
-        fprintf(f, "%10s %14s %10s %14s %12s %10s\n", "Count", "Bytes", "Timed", h[0], h[1], "GB/s");
-        text_xfer_row(f, &m->memsets, u);
-    }
+    else
+        text_table(f, MT_copies, &xt, 1, NULL, xfer_timed, KPROF_COL_LABEL, NULL);
 
     fprintf(f, "== kprof-merge: allocations ==\n");
-    max = any = 0;
-    int lw = (int)strlen("Peak on");
-    for (size_t i = 0; i < m->nallocs; i++) {
-        const struct alloc *a = &m->allocs[i];
-        add(&any, a->count);
-        add(&any, a->frees);
-        if (a->host_ns > max)
-            max = a->host_ns;
-        if ((a->count || a->frees) && a->has_peak && kprof_text_len(m->procs[a->peak_proc].label) > lw)
-            lw = kprof_text_len(m->procs[a->peak_proc].label);
-    }
+    any = 0;
+    for (size_t i = 0; i < m->nallocs; i++)
+        any |= (uint64_t)alloc_used(m, i);
     if (!any) {
         fprintf(f, "  (no allocations)\n");
     } else {
-        struct kprof_unit u = kprof_unit_for(max);
-        char h[24];
-        snprintf(h, sizeof h, "Host time (%s)", u.name);
-        fprintf(f, "%-7s %10s %14s %10s %14s %16s %14s  %s\n", "Kind", "Allocs", "Bytes", "Frees", "Freed", h,
-                "Peak (max)", "Peak on");
-        for (size_t i = 0; i < m->nallocs; i++) {
-            const struct alloc *a = &m->allocs[i];
-            if (!a->count && !a->frees)
-                continue;
-            kprof_text_put(f, a->kind, 7);
-            fprintf(f, " %10llu ", U(a->count));
-            kprof_print_bytes(f, 14, a->bytes);
-            fprintf(f, " %10llu ", U(a->frees));
-            kprof_print_bytes(f, 14, a->freed_bytes);
-            fprintf(f, " %16.3f ", (double)a->host_ns / u.ns);
-            kprof_print_bytes(f, 14, a->peak_bytes);
-            fputs("  ", f);
-            kprof_text_put(f, a->has_peak ? m->procs[a->peak_proc].label : "-", 0);
-            fputc('\n', f);
-        }
+        text_table(f, MT_allocations, m, m->nallocs, alloc_used, NULL, 0, NULL);
+        fprintf(f, "Peak in use*: the largest of the processes' peaks.\n");
     }
+
     fprintf(f, "== kprof-merge: devices ==\n");
-    max = 0;
-    for (size_t i = 0; i < m->ndevices; i++)
-        if (m->devices[i].busy_ns > max)
-            max = m->devices[i].busy_ns;
     if (!m->ndevices) {
         fprintf(f, "  (no device ran a timed kernel)\n");
     } else {
-        struct kprof_unit u = kprof_unit_for(max);
-        char h[2][32];
-        snprintf(h[0], sizeof h[0], "Kernel sum (%s)", u.name);
-        snprintf(h[1], sizeof h[1], "Busy sum (%s)", u.name);
-        fprintf(f, "%5s %10s %16s %16s  %s\n", "Procs", "Kernels", h[0], h[1], "Device (UUID, or process/index)");
-        for (size_t i = 0; i < m->ndevices; i++) {
-            const struct device *d = &m->devices[i];
-            fprintf(f, "%5llu %10llu %16.3f %16.3f  ", U(d->nproc), U(d->kernels), (double)d->kernel_ns / u.ns,
-                    (double)d->busy_ns / u.ns);
-            if (d->has_uuid) {
-                kprof_text_put(f, d->key, 0);
-            } else {
-                kprof_text_put(f, m->procs[d->first_proc].label, 0);
-                fprintf(f, " device %lld (no UUID)", (long long)d->index);
-            }
-            fputc('\n', f);
-        }
-        fprintf(f, "Busy sum: each process's busy time, summed (processes that shared a GPU may have overlapped).\n");
+        text_table(f, MT_devices, m, m->ndevices, NULL, NULL, 0, NULL);
+        fprintf(f, "Busy*: each process's busy time, summed (processes that shared a GPU may have overlapped).\n");
     }
 
     fprintf(f, "== kprof-merge: api ==\n");
-    max = 0;
-    for (size_t i = 0; i < m->napis; i++)
-        if (m->apis[i].total_ns > max)
-            max = m->apis[i].total_ns;
     if (!m->napis) {
         fprintf(f, "  (no API calls reported)\n");
     } else {
-        struct kprof_unit u = kprof_unit_for(max);
-        char h[5][32];
-        snprintf(h[0], sizeof h[0], "Total (%s)", u.name);
-        snprintf(h[1], sizeof h[1], "Avg (%s)", u.name);
-        snprintf(h[2], sizeof h[2], "Min (%s)", u.name);
-        snprintf(h[3], sizeof h[3], "Max (%s)", u.name);
-        snprintf(h[4], sizeof h[4], "Med* (%s)", u.name);
-        fprintf(f, "%5s %10s %8s %13s %11s %11s %11s %11s  %s\n", "Procs", "Calls", "Errors", h[0], h[1], h[2], h[3],
-                h[4], "API (host time)");
-        for (size_t i = 0; i < m->napis; i++) {
-            struct api *a = &m->apis[i];
-            char avg[32] = "-", mn[32] = "-", mx[32] = "-", med[32] = "-";
-            uint64_t wm;
-            if (a->calls)
-                snprintf(avg, sizeof avg, "%.3f", (double)a->total_ns / (double)a->calls / u.ns);
-            if (a->has_minmax) {
-                snprintf(mn, sizeof mn, "%.3f", (double)a->min_ns / u.ns);
-                snprintf(mx, sizeof mx, "%.3f", (double)a->max_ns / u.ns);
-            }
-            if (weighted_median(a, &wm))
-                snprintf(med, sizeof med, "%.3f", (double)wm / u.ns);
-            fprintf(f, "%5llu %10llu %8llu %13.3f %11s %11s %11s %11s  ", U(a->nproc), U(a->calls), U(a->errors),
-                    (double)a->total_ns / u.ns, avg, mn, mx, med);
-            kprof_text_put(f, a->name, 0);
-            fputc('\n', f);
-        }
+        text_table(f, MT_api, m, m->napis, NULL, NULL, 0, NULL);
         fprintf(f, "Med*: the calls-weighted median of the processes' medians, not the median of all calls.\n");
     }
     fprintf(f, "== kprof-merge: end ==\n");
@@ -1142,66 +1117,49 @@ static void put(json_t *obj, const char *key, json_t *v)
         out_of_memory();
 }
 
-/* The figures of a copy direction or of the memsets as a new JSON object (new reference). */
-static json_t *json_xfer(const struct xfer *x)
+/* Cell v of column col as a new JSON value: times and counts as integers (a real time, a mean, rounded
+ * when col's prec is 0 or -1), other reals as reals, a ratio of nothing and no value as null. */
+static json_t *json_value(const struct kprof_column *col, struct kprof_value v)
+{
+    switch (v.type) {
+    case KPROF_V_U64: return jint(v.v.u);
+    case KPROF_V_I64: return json_integer(v.v.i);
+    case KPROF_V_F64:
+        if (col->prec == 0 || col->prec == -1) /* 2^64 and above saturate; NaN and negatives read as 0 */
+            return jint(!(v.v.d > 0) ? 0 : v.v.d >= 18446744073709551616.0 ? UINT64_MAX : (uint64_t)(v.v.d + 0.5));
+        return json_real(v.v.d);
+    case KPROF_V_FRAC: return v.v.frac.den ? json_real(kprof_frac(v, 1.0)) : json_null();
+    case KPROF_V_STR: return json_string(v.v.s);
+    case KPROF_V_FLAG: return json_boolean(v.v.flag);
+    default: return json_null();
+    }
+}
+
+/* Row `row` of ctx as a new JSON object of merged table mt's columns that have a key, in their order, the
+ * columns with a flag of `skip` left out. */
+static json_t *json_row(int mt, const void *ctx, size_t row, unsigned skip)
 {
     json_t *o = json_object();
     if (!o)
         out_of_memory();
-    if (x->key)
-        put(o, "direction", json_string(x->key));
-    put(o, "count", jint(x->count));
-    put(o, "bytes", jint(x->bytes));
-    put(o, "timed", jint(x->timed));
-    put(o, "timed_bytes", jint(x->timed_bytes));
-    put(o, "total_ns", jint(x->total_ns));
-    put(o, "gbps", x->total_ns ? json_real((double)x->timed_bytes / (double)x->total_ns) : json_null());
+    for (size_t i = 0; i < MCOL_COUNT; i++) {
+        const struct mcol *c = &mcols[i];
+        if (c->table == mt && mcol_key(c) && !(c->col->flags & skip))
+            put(o, mcol_key(c), json_value(c->col, c->value(ctx, row)));
+    }
     return o;
 }
 
-/* Puts the kernels-style rows ks[0..n) (kernels or graphs) into r as the array r[key], and their summed
- * total_ns as r[total_key] unless total_key is NULL; returns that total.  A row's share is of it. */
-static uint64_t json_kernel_rows(json_t *r, const char *total_key, const char *key, const struct merge *m,
-                                 struct kernel *const *ks, size_t nk)
+/* Rows 0 to n - 1 of ctx as a new JSON array of json_row() objects. */
+static json_t *json_rows(int mt, const void *ctx, size_t n, unsigned skip)
 {
-    json_t *a, *o;
-    uint64_t total = 0;
-    for (size_t i = 0; i < nk; i++)
-        add(&total, ks[i]->total_ns);
-    if (total_key)
-        put(r, total_key, jint(total));
-    put(r, key, a = json_array());
-    for (size_t i = 0; i < nk; i++) {
-        const struct kernel *k = ks[i];
-        double imb = imbalance(k);
-        json_array_append_new(a, o = json_object());
-        put(o, K(kernels, name), json_string(k->name));
-        put(o, K(kernels, mangled), json_string(k->key));
-        put(o, "processes", jint(k->nproc));
-        put(o, K(kernels, calls), jint(k->calls));
-        put(o, K(kernels, timed), jint(k->timed));
-        put(o, K(kernels, total), jint(k->total_ns));
-        if (total_key) /* kernel rows only: libkprof's graph rows have no interval (never extrapolated) */
-            put(o, K(kernels, total_ci95), json_real(1.96 * sqrt(k->ci95_var)));
-        put(o, K(kernels, avg), k->timed ? jint((uint64_t)(kernel_avg(k) + 0.5)) : json_null());
-        put(o, K(kernels, min), k->has_minmax ? jint(k->min_ns) : json_null());
-        put(o, K(kernels, max), k->has_minmax ? jint(k->max_ns) : json_null());
-        put(o, K(kernels, share), json_real(total ? (double)k->total_ns / (double)total : 0.0));
-        const char *med_keys[2] = { K(kernels, launch_host_med), K(kernels, queue_med) };
-        const char *p95_keys[2] = { K(kernels, launch_host_p95), K(kernels, queue_p95) };
-        for (int w = 0; w < 2; w++) {
-            uint64_t md;
-            struct kernel *mk = (struct kernel *)k; /* weighted_median_of sorts the medians */
-            put(o, med_keys[w], weighted_median_of(mk->split_medians[w], mk->nsplit[w], &md) ? jint(md) : json_null());
-            put(o, p95_keys[w], k->has_split_p95[w] ? jint(k->split_p95[w]) : json_null());
-        }
-        put(o, "process_min_ns", jint(k->pmin_ns));
-        put(o, "process_max_ns", jint(k->pmax_ns));
-        put(o, "process_mean_ns", jint(mean_u64(k->total_ns, k->nproc)));
-        put(o, "imbalance", imb >= 0 ? json_real(imb) : json_null());
-        put(o, "max_process", json_string(m->procs[k->pmax_proc].label));
-    }
-    return total;
+    json_t *a = json_array();
+    if (!a)
+        out_of_memory();
+    for (size_t i = 0; i < n; i++)
+        if (json_array_append_new(a, json_row(mt, ctx, i, skip)))
+            out_of_memory();
+    return a;
 }
 
 /* Writes the merged summary m to f as one JSON object (see kprof-merge(1)); false on a write error. */
@@ -1223,91 +1181,32 @@ static bool write_json(FILE *f, struct merge *m)
     for (size_t i = 0; i < m->nhosts; i++)
         json_array_append_new(a, json_string(m->hosts[i]));
 
-    struct wall w = wall_stats(m);
-    json_t *o = json_object();
-    put(r, "wall_ns", o);
-    put(o, "processes", jint(w.n));
-    put(o, "total", jint(w.total));
-    put(o, "min", w.n ? jint(w.min) : json_null());
-    put(o, "max", w.n ? jint(w.max) : json_null());
-    put(o, "mean", w.n ? jint(mean_u64(w.total, w.n)) : json_null());
-    put(o, "min_process", w.n ? json_string(m->procs[w.min_proc].label) : json_null());
-    put(o, "max_process", w.n ? json_string(m->procs[w.max_proc].label) : json_null());
-
-    put(r, "context_init", o = json_object());
-    put(o, "processes", jint(m->ctx_procs));
-    put(o, "contexts", jint(m->ctx_count));
-    put(o, "min_ns", m->ctx_procs ? jint(m->ctx_min_ns) : json_null());
-    put(o, "max_ns", m->ctx_procs ? jint(m->ctx_max_ns) : json_null());
-    put(o, "mean_ns", m->ctx_procs ? jint(mean_u64(m->ctx_sum_ns, m->ctx_procs)) : json_null());
-    put(o, "max_process", m->ctx_procs ? json_string(m->procs[m->ctx_max_proc].label) : json_null());
+    struct wall_row wr = { wall_stats(m), m };
+    put(r, "wall_ns", json_row(MT_wall, &wr, 0, 0));
+    put(r, "context_init", json_row(MT_context_init, m, 0, 0));
 
     size_t nk;
     struct kernel **ks = sorted_kernels(m, &nk);
-    json_kernel_rows(r, "kernel_total_ns", "kernels", m, ks, nk);
+    struct krows kt = krows(m, ks, nk);
+    put(r, "kernel_total_ns", jint(kt.total));
+    put(r, "kernels", json_rows(MT_kernels, &kt, nk, 0));
     free(ks);
     ks = sorted_rows(&m->graphs, &nk, kernel_cmp);
-    json_kernel_rows(r, NULL, "graphs", m, ks, nk);
+    kt = krows(m, ks, nk);
+    put(r, "graphs", json_rows(MT_kernels, &kt, nk, KPROF_COL_KERNEL)); /* no interval: never extrapolated */
     free(ks);
     ks = sorted_rows(&m->captured, &nk, captured_cmp);
-    put(r, "captured", a = json_array());
-    for (size_t i = 0; i < nk; i++) {
-        json_array_append_new(a, o = json_object());
-        put(o, K(captured, name), json_string(ks[i]->name));
-        put(o, K(captured, mangled), json_string(ks[i]->key));
-        put(o, "processes", jint(ks[i]->nproc));
-        put(o, K(captured, launches), jint(ks[i]->calls));
-    }
+    kt = krows(m, ks, nk);
+    put(r, "captured", json_rows(MT_captured, &kt, nk, 0));
     free(ks);
 
-    put(r, "copies", a = json_array());
-    for (size_t i = 0; i < m->ncopies; i++)
-        json_array_append_new(a, json_xfer(&m->copies[i]));
-    put(r, "memsets", json_xfer(&m->memsets));
-
-    put(r, "allocations", a = json_array());
-    for (size_t i = 0; i < m->nallocs; i++) {
-        const struct alloc *al = &m->allocs[i];
-        json_array_append_new(a, o = json_object());
-        put(o, "kind", json_string(al->kind));
-        put(o, "count", jint(al->count));
-        put(o, "bytes", jint(al->bytes));
-        put(o, "frees", jint(al->frees));
-        put(o, "freed_bytes", jint(al->freed_bytes));
-        put(o, "host_ns", jint(al->host_ns));
-        put(o, "peak_bytes", jint(al->peak_bytes));
-        put(o, "peak_process", al->has_peak ? json_string(m->procs[al->peak_proc].label) : json_null());
-    }
-
-    put(r, "devices", a = json_array());
-    for (size_t i = 0; i < m->ndevices; i++) {
-        const struct device *d = &m->devices[i];
-        json_array_append_new(a, o = json_object());
-        put(o, K(devices, uuid), d->has_uuid ? json_string(d->key) : json_null());
-        put(o, K(devices, device), json_integer(d->index));
-        put(o, "process", d->has_uuid ? json_null() : json_string(m->procs[d->first_proc].label));
-        put(o, "processes", jint(d->nproc));
-        put(o, K(devices, kernels), jint(d->kernels));
-        put(o, K(devices, kernel), jint(d->kernel_ns));
-        put(o, K(devices, busy), jint(d->busy_ns));
-    }
-
-    put(r, "api", a = json_array());
-    for (size_t i = 0; i < m->napis; i++) {
-        struct api *ap = &m->apis[i];
-        uint64_t wm;
-        bool has_wm = weighted_median(ap, &wm);
-        json_array_append_new(a, o = json_object());
-        put(o, K(api, name), json_string(ap->name));
-        put(o, "processes", jint(ap->nproc));
-        put(o, K(api, calls), jint(ap->calls));
-        put(o, K(api, errors), jint(ap->errors));
-        put(o, K(api, total), jint(ap->total_ns));
-        put(o, "avg_ns", ap->calls ? jint(mean_u64(ap->total_ns, ap->calls)) : json_null());
-        put(o, K(api, min), ap->has_minmax ? jint(ap->min_ns) : json_null());
-        put(o, K(api, max), ap->has_minmax ? jint(ap->max_ns) : json_null());
-        put(o, "median_of_medians_ns", has_wm ? jint(wm) : json_null());
-    }
+    struct xrows xt = { m->copies };
+    put(r, "copies", json_rows(MT_copies, &xt, m->ncopies, 0));
+    xt.rows = &m->memsets;
+    put(r, "memsets", json_row(MT_copies, &xt, 0, KPROF_COL_LABEL));
+    put(r, "allocations", json_rows(MT_allocations, m, m->nallocs, 0));
+    put(r, "devices", json_rows(MT_devices, m, m->ndevices, 0));
+    put(r, "api", json_rows(MT_api, m, m->napis, 0));
 
     int rc = json_dumpf(r, f, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(6));
     json_decref(r);

@@ -1,5 +1,5 @@
-/* columns.c: the report's columns (columns.def) as descriptors with value getters, and the renderers that
- * write any table's rows as text, CSV or JSON. */
+/* columns.c: the values of the report's columns (columns.def) over the snapshot's rows, and the renderers
+ * that write any table's rows as text, CSV or JSON. */
 #include <string.h>
 #include "cuda_api.h"
 #include "kprof_config.h"
@@ -8,6 +8,7 @@
 #include "snapshot.h"
 #include "jsonput.h"
 #include "columns.h"
+#include "column_values.h"
 
 /* ------------------------------------------------------------------------------------ the rows */
 
@@ -156,16 +157,7 @@ static int (*const row_timed[KPROF_TABLE_COUNT])(const void *ctx, size_t row) = 
     [KPROF_TABLE_copies] = copies_timed,
 };
 
-/* ------------------------------------------------------------------------------ the descriptors */
-
-#define U64(x) ((struct kprof_value){ .type = KPROF_V_U64, .v.u = (uint64_t)(x) })
-#define I64(x) ((struct kprof_value){ .type = KPROF_V_I64, .v.i = (int64_t)(x) })
-#define F64(x) ((struct kprof_value){ .type = KPROF_V_F64, .v.d = (double)(x) })
-#define FRAC(n, d) ((struct kprof_value){ .type = KPROF_V_FRAC, .v.frac = { (uint64_t)(n), (uint64_t)(d) } })
-#define STR(x) ((struct kprof_value){ .type = KPROF_V_STR, .v.s = (x) })
-#define FLAG(x) ((struct kprof_value){ .type = KPROF_V_FLAG, .v.flag = !!(x) })
-#define DIM3(x) ((struct kprof_value){ .type = KPROF_V_DIM3, .v.dim3 = (x) })
-#define NONE ((struct kprof_value){ .type = KPROF_V_NONE })
+/* ----------------------------------------------------------------------------------- the values */
 
 /* One getter per column. */
 #define KPROF_TABLE(table)
@@ -179,17 +171,9 @@ static int (*const row_timed[KPROF_TABLE_COUNT])(const void *ctx, size_t row) = 
 #include "columns.def"
 #undef KPROF_COLUMN
 
-#undef NONE
-#define JSON(key, order) key, order
-#define CSV(header, order) header, order
-#define TEXT(header, order, width, unit) header, order, width, KPROF_TU_##unit
-#define TIMED KPROF_COL_TIMED
-#define LABEL KPROF_COL_LABEL
-#define KERNEL KPROF_COL_KERNEL
-#define NAME KPROF_COL_NAME
-#define KPROF_COLUMN(table, id, kind, flags, value, prec, json, csv, text) \
-    { KPROF_TABLE_##table, #id, KPROF_KIND_##kind, flags, get_##table##_##id, prec, json, csv, text },
-const struct kprof_column kprof_columns[KPROF_COLUMN_COUNT] = {
+/* The columns' values, indexed by enum kprof_column_id (their descriptors: column_table.c). */
+#define KPROF_COLUMN(table, id, ...) get_##table##_##id,
+static const kprof_getter getters[KPROF_COLUMN_COUNT] = {
 #include "columns.def"
 };
 #undef KPROF_COLUMN
@@ -220,140 +204,48 @@ static size_t ordered(int table, int format, int *ids)
 
 /* ------------------------------------------------------------------------------------------ text */
 
-/* Whether the cell of column col in row `row` is written as a value (not "-"). */
-static int text_has_value(const struct kprof_column *col, struct kprof_value v, const void *ctx, size_t row)
+/* The table's text columns, in their order, into cols[KPROF_COLUMN_COUNT], each time column in units[its
+ * id] when units is not NULL, a column's header labels[its id] where labels is not NULL and has one; and the
+ * table over ctx; returns it. */
+static struct kprof_text_table text_table(int table, const void *ctx, const struct kprof_unit *units,
+                                          const char *const *labels, struct kprof_text_col *cols)
 {
-    if (v.type == KPROF_V_NONE)
-        return 0;
-    return !(col->flags & KPROF_COL_TIMED) || !row_timed[col->table] || row_timed[col->table](ctx, row);
+    int ids[KPROF_COLUMN_COUNT];
+    struct kprof_text_table t = { cols, ordered(table, 3, ids), ctx, row_timed[table],
+                                  kprof_config.name_width > INT_MAX ? INT_MAX : (int)kprof_config.name_width };
+    for (size_t i = 0; i < t.n; i++) {
+        const struct kprof_column *col = &kprof_columns[ids[i]];
+        cols[i] = (struct kprof_text_col){ .col = col, .value = getters[ids[i]], .width = col->text_width,
+                                           .label = labels ? labels[ids[i]] : NULL,
+                                           .unit = units ? units[ids[i]] : kprof_unit_at(0) };
+    }
+    return t;
 }
 
 void kprof_text_units(int table, const void *ctx, size_t nrows, int (*rows)(const void *ctx, size_t row),
                       struct kprof_unit *units)
 {
-    struct kprof_unit_pick own[KPROF_COLUMN_COUNT], group;
-    memset(own, 0, sizeof own);
-    memset(&group, 0, sizeof group);
-    for (int c = 0; c < KPROF_COLUMN_COUNT; c++) {
-        const struct kprof_column *col = &kprof_columns[c];
+    struct kprof_text_col cols[KPROF_COLUMN_COUNT];
+    struct kprof_text_table t = text_table(table, ctx, NULL, NULL, cols);
+    kprof_text_measure(&t, nrows, rows);
+    for (int c = 0; c < KPROF_COLUMN_COUNT; c++)
         units[c] = kprof_unit_at(0);
-        if (col->table != table || col->kind != KPROF_KIND_TIME ||
-            (col->text_unit != KPROF_TU_AUTO && col->text_unit != KPROF_TU_GROUP))
-            continue;
-        struct kprof_unit_pick *p = col->text_unit == KPROF_TU_GROUP ? &group : &own[c];
-        for (size_t r = 0; r < nrows; r++) {
-            if (rows && !rows(ctx, r))
-                continue;
-            struct kprof_value v = col->value(ctx, r);
-            if (text_has_value(col, v, ctx, r))
-                kprof_unit_pick_add(p, v.type == KPROF_V_F64 ? v.v.d : (double)v.v.u);
-        }
-    }
-    for (int c = 0; c < KPROF_COLUMN_COUNT; c++) {
-        const struct kprof_column *col = &kprof_columns[c];
-        if (col->table != table)
-            continue;
-        switch (col->text_unit) {
-        case KPROF_TU_AUTO: units[c] = kprof_unit_pick_best(&own[c]); break;
-        case KPROF_TU_GROUP: units[c] = kprof_unit_pick_best(&group); break;
-        case KPROF_TU_MS: units[c] = kprof_unit_at(2); break;
-        case KPROF_TU_S: units[c] = kprof_unit_at(3); break;
-        default: break;
-        }
-    }
-}
-
-/* The text before column ids[i]: none for the first, two spaces before a TEXT column written in full, one
- * space before any other. */
-static const char *text_sep(const int *ids, size_t i)
-{
-    const struct kprof_column *col = &kprof_columns[ids[i]];
-    return i == 0 ? "" : col->kind == KPROF_KIND_TEXT && col->text_width == 0 ? "  " : " ";
+    for (size_t i = 0; i < t.n; i++)
+        units[cols[i].col - kprof_columns] = cols[i].unit;
 }
 
 void kprof_text_header(FILE *f, int table, const struct kprof_unit *units, const char *const *labels)
 {
-    int ids[KPROF_COLUMN_COUNT];
-    size_t n = ordered(table, 3, ids);
-    for (size_t i = 0; i < n; i++) {
-        const struct kprof_column *col = &kprof_columns[ids[i]];
-        const char *label = labels && labels[ids[i]] ? labels[ids[i]] : col->text_header;
-        char buf[64];
-        if (col->kind == KPROF_KIND_TIME && col->text_unit != KPROF_TU_NONE) {
-            snprintf(buf, sizeof buf, "%s (%s)", label, units[ids[i]].name);
-            label = buf;
-        }
-        fputs(text_sep(ids, i), f);
-        if (col->kind == KPROF_KIND_TEXT)
-            fprintf(f, "%-*s", col->text_width, label);
-        else
-            fprintf(f, "%*s", col->text_width, label);
-    }
-    fputc('\n', f);
-}
-
-/* A ratio as a double (0 when its denominator is), times `scale`: the same arithmetic as scale * num / den. */
-static double frac(struct kprof_value v, double scale)
-{
-    return v.v.frac.den ? scale * (double)v.v.frac.num / (double)v.v.frac.den : 0.0;
+    struct kprof_text_col cols[KPROF_COLUMN_COUNT];
+    struct kprof_text_table t = text_table(table, NULL, units, labels, cols);
+    kprof_text_head(f, &t);
 }
 
 void kprof_text_row(FILE *f, int table, const void *ctx, size_t row, const struct kprof_unit *units)
 {
-    int ids[KPROF_COLUMN_COUNT];
-    size_t n = ordered(table, 3, ids);
-    for (size_t i = 0; i < n; i++) {
-        const struct kprof_column *col = &kprof_columns[ids[i]];
-        struct kprof_value v = col->value(ctx, row);
-        int w = col->text_width;
-        char buf[64];
-        fputs(text_sep(ids, i), f);
-        if (!text_has_value(col, v, ctx, row)) {
-            fprintf(f, col->kind == KPROF_KIND_TEXT ? "%-*s" : "%*s", w, "-");
-            continue;
-        }
-        switch (v.type) {
-        case KPROF_V_STR:
-            if ((col->flags & KPROF_COL_NAME) && kprof_config.name_width > 0)
-                kprof_text_put_capped(f, v.v.s, w, kprof_config.name_width > INT_MAX ? INT_MAX : (int)kprof_config.name_width);
-            else
-                kprof_text_put(f, v.v.s, w);
-            continue;
-        case KPROF_V_FRAC:
-            if (col->text_unit == KPROF_TU_PCT)
-                snprintf(buf, sizeof buf, "%.2f", frac(v, 100.0));
-            else
-                snprintf(buf, sizeof buf, col->text_unit == KPROF_TU_TIMES ? "%.2fx" : "%.2f", frac(v, 1.0));
-            break;
-        case KPROF_V_F64:
-        case KPROF_V_U64:
-            if (col->kind == KPROF_KIND_BYTES && v.type == KPROF_V_U64) {
-                kprof_print_bytes(f, w, v.v.u);
-                continue;
-            }
-            if (col->kind == KPROF_KIND_TIME) {
-                double x = v.type == KPROF_V_F64 ? v.v.d : (double)v.v.u;
-                snprintf(buf, sizeof buf, "%.3f", x / units[ids[i]].ns);
-            } else if (v.type == KPROF_V_F64) {
-                snprintf(buf, sizeof buf, "%.2f", v.v.d);
-            } else {
-                snprintf(buf, sizeof buf, "%llu", (unsigned long long)v.v.u);
-            }
-            break;
-        case KPROF_V_I64:
-            snprintf(buf, sizeof buf, "%lld", (long long)v.v.i);
-            break;
-        case KPROF_V_FLAG:
-            snprintf(buf, sizeof buf, "%d", v.v.flag);
-            break;
-        case KPROF_V_DIM3:
-            snprintf(buf, sizeof buf, "[%u,%u,%u]", v.v.dim3[0], v.v.dim3[1], v.v.dim3[2]);
-            break;
-        default:
-            buf[0] = '\0';
-        }
-        fprintf(f, "%*s", w, buf);
-    }
+    struct kprof_text_col cols[KPROF_COLUMN_COUNT];
+    struct kprof_text_table t = text_table(table, ctx, units, NULL, cols);
+    kprof_text_cells(f, &t, row);
 }
 
 /* ------------------------------------------------------------------------------------- CSV, JSON */
@@ -381,7 +273,7 @@ static int machine_number(FILE *f, const struct kprof_column *col, struct kprof_
     case KPROF_V_U64: fprintf(f, "%llu", (unsigned long long)v.v.u); return 1;
     case KPROF_V_I64: fprintf(f, "%lld", (long long)v.v.i); return 1;
     case KPROF_V_F64: d = v.v.d; break;
-    case KPROF_V_FRAC: d = frac(v, 1.0); break;
+    case KPROF_V_FRAC: d = kprof_frac(v, 1.0); break;
     default: return 0;
     }
     if (col->prec == -2)
@@ -413,7 +305,7 @@ void kprof_csv_row(FILE *f, int table, const void *ctx, size_t row, unsigned ski
             continue;
         if (out++)
             fputc(',', f);
-        struct kprof_value v = col->value(ctx, row);
+        struct kprof_value v = getters[ids[i]](ctx, row);
         if (machine_number(f, col, v))
             continue;
         if (v.type == KPROF_V_STR)
@@ -437,7 +329,7 @@ void kprof_json_object(FILE *f, int table, const void *ctx, size_t row, unsigned
         if (col->flags & skip)
             continue;
         fprintf(f, "%s\"%s\": ", out++ ? ", " : "", col->json_key);
-        struct kprof_value v = col->value(ctx, row);
+        struct kprof_value v = getters[ids[i]](ctx, row);
         if (machine_number(f, col, v))
             continue;
         if (v.type == KPROF_V_STR)
