@@ -8,30 +8,16 @@
 #include <stdio.h>
 #include "kernel.h"
 #include "snapshot.h"
+#include "rows.h"
 #include "textput.h"
 #include "units.h"
 #include "column.h"
 
 /* The rows each table's values are read from (the `ctx` of the renderers below); row i of a table is the
- * i-th of these. */
-/* kernels: rows[i], its share of all_ns (the kernels' or the graphs' total); measured_ns, the rows'
- * measured totals (total_ns) summed, is what nsys's Time (%) column is a share of.  Filled by
- * kprof_kernel_rows_init(). */
-struct kprof_kernel_rows { struct kprof_kernel *const *rows; size_t n; uint64_t all_ns, measured_ns; };
-/* Fills *t with the n kernels-style rows (borrowed) and all_ns, and sums their measured_ns. */
-void kprof_kernel_rows_init(struct kprof_kernel_rows *t, struct kprof_kernel *const *rows, size_t n, uint64_t all_ns);
-/* copies: the snapshot's copies with a call, by direction then host memory, or its memsets alone (one row
- * named "memset"; the LABEL columns left out of its CSV and JSON).  Filled by kprof_copy_rows(). */
-struct kprof_copy_rows {
-    const struct kprof_snapshot *s;
-    int memsets;
-    size_t n;
-    unsigned char dir[KPROF_DIR_COUNT * KPROF_HOST_COUNT], host[KPROF_DIR_COUNT * KPROF_HOST_COUNT];
-};
-/* Fills *t with the copies of s that have a call (memsets 0) or with s's memsets (memsets 1). */
-void kprof_copy_rows(struct kprof_copy_rows *t, const struct kprof_snapshot *s, int memsets);
-/* captured, allocations (row: enum kprof_mem), devices, api (row: the API's index), context_init: the
- * snapshot itself. */
+ * i-th of these.  kernels: a struct kprof_kernel_rows (the snapshot's rows.kernels or rows.graphs);
+ * copies: a struct kprof_copy_rows (rows.copies, or rows.memsets: the LABEL columns left out of its CSV
+ * and JSON); captured, allocations (row: enum kprof_mem), devices, api (row: the API's index),
+ * context_init: the snapshot itself. */
 
 /* Text: the unit of each time column of the table into units[column id] (KPROF_COLUMN_COUNT of them):
  * AUTO and GROUP ones chosen (kprof_unit_pick) from the values over rows 0 to nrows - 1 of ctx (those for

@@ -11,6 +11,7 @@
 #include "apitable.h"
 #include "devices.h"
 #include "sample.h"
+#include "rows.h"
 
 /* The statistics besides the kernels, each module's snapshot (transfers.h, allocs.h, apitable.h,
  * devices.h): arrays owned by the snapshot (devices, ctx_inits, the copies' histograms), the trace borrowed
@@ -40,8 +41,10 @@ struct kprof_snapshot {
     long pid;
     char command[256];
     char host[64];
+    struct kprof_rows rows;          /* every table's derived figures, computed once (rows.h) */
 };
-/* Fills *s from every module (snapshot.c); release with kprof_snapshot_free().  Returns 0 when CUDA was never
+/* Fills *s from every module, then its rows (kprof_rows_take: s stays where it is); release with
+ * kprof_snapshot_free().  Returns 0 when CUDA was never
  * used (no report then).  After the drain; thread-safe. */
 int kprof_snapshot_take(struct kprof_snapshot *s);
 void kprof_snapshot_free(struct kprof_snapshot *s);

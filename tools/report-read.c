@@ -357,6 +357,7 @@ bool kprof_saved_read(struct kprof_saved *r, const char *path)
     } else {
         read_root(r, root);
         json_decref(root);
+        kprof_rows_take(&r->s.rows, &r->s);
         return true;
     }
     if (why)
@@ -390,6 +391,7 @@ static void free_rows(struct kprof_kernel **rows, size_t n)
 
 void kprof_saved_free(struct kprof_saved *r)
 {
+    kprof_rows_free(&r->s.rows);
     free_rows(r->s.k.kernels, r->s.k.nkernels);
     free_rows(r->s.graphs, r->s.ngraphs);
     free_rows(r->s.k.captured, r->s.k.ncaptured);

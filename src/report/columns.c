@@ -1,5 +1,5 @@
-/* columns.c: the values of the report's columns (columns.def) over the snapshot's rows, and the renderers
- * that write any table's rows as text, CSV or JSON. */
+/* columns.c: the values of the report's columns (columns.def) read from the snapshot's rows (rows.h, their
+ * figures computed once), and the renderers that write any table's rows as text, CSV or JSON. */
 #include <string.h>
 #include "cuda_api.h"
 #include "kprof_config.h"
@@ -12,36 +12,16 @@
 
 /* ------------------------------------------------------------------------------------ the rows */
 
-/* A kernel's steady-state figures (kprof_kernel_steady), zero when no launch was timed. */
-struct steady { double avg; uint64_t min, max; };
-static struct steady steady(const struct kprof_kernel *k)
-{
-    struct steady s = { 0.0, 0, 0 };
-    kprof_kernel_steady(k, &s.avg, &s.min, &s.max);
-    return s;
-}
-
-/* Percentile q of a kernel's launch call host times or queue times (kprof_kernel_split), or no value. */
-static struct kprof_value split(const struct kprof_kernel *k, enum kprof_split which, double q)
+/* A kernel's launch call host time or queue time, median (i 0) or p95 (i 1), from its row (rows.h), or no
+ * value. */
+static struct kprof_value split(const struct kprof_kernel_row *r, enum kprof_split which, int i)
 {
     struct kprof_value v = { .type = KPROF_V_NONE };
-    if (kprof_kernel_split(k, which, q, &v.v.u))
+    if (r->split_known[which][i]) {
         v.type = KPROF_V_U64;
+        v.v.u = r->split_ns[which][i];
+    }
     return v;
-}
-
-/* nsys's per-instance figures of a kernel and of a copy or memset aggregate (the first launch included). */
-static struct kprof_spread nsys_k(const struct kprof_kernel *k)
-{
-    struct kprof_spread s;
-    kprof_kernel_instances(k, &s);
-    return s;
-}
-static struct kprof_spread nsys_c(const struct kprof_copy *c)
-{
-    struct kprof_spread s;
-    kprof_copy_instances(c, &s);
-    return s;
 }
 
 /* 100 x part / all: nsys's Time (%); 0 when all is. */
@@ -50,79 +30,16 @@ static double pct(uint64_t part, uint64_t all)
     return all ? 100.0 * (double)part / (double)all : 0.0;
 }
 
-/* The GPU time of every timed copy and memset: what nsys's cuda_gpu_mem_time_sum shares out. */
-static uint64_t mem_ops_ns(const struct kprof_snapshot *s)
-{
-    uint64_t all = s->st.memsets.total_ns;
-    for (int d = 0; d < KPROF_DIR_COUNT; d++)
-        for (int h = 0; h < KPROF_HOST_COUNT; h++)
-            all += s->st.copies[d][h].total_ns;
-    return all;
-}
-
-/* The host time of the api table's rows (the APIs counted and called): what cuda_api_sum shares out. */
-static uint64_t api_ns(const struct kprof_snapshot *s)
-{
-    uint64_t all = 0;
-    for (size_t i = 0; i < KPROF_API_COUNT; i++)
-        if (kprof_api_counted[i])
-            all += s->st.api[i].total_ns;
-    return all;
-}
-
-void kprof_kernel_rows_init(struct kprof_kernel_rows *t, struct kprof_kernel *const *rows, size_t n, uint64_t all_ns)
-{
-    t->rows = rows;
-    t->n = n;
-    t->all_ns = all_ns;
-    t->measured_ns = 0;
-    for (size_t i = 0; i < n; i++)
-        t->measured_ns += rows[i]->total_ns;
-}
-
-/* What a column's value expression (columns.def) sees: the table's rows `t`, and its row. */
+/* What a column's value expression (columns.def) sees: the table's rows `t`, and its row (rows.h). */
 #define KPROF_ROW_kernels \
     const struct kprof_kernel_rows *t = ctx; \
-    const struct kprof_kernel *k = t->rows[row]; \
-    (void)t;
-
-
-/* A row of the copies table: its labels (operation: as nsys's cuda_gpu_mem_time_sum names it) and
- * figures. */
-struct copy_cell { const char *direction, *host, *operation; const struct kprof_copy *c; };
-static const char *const operations[KPROF_DIR_COUNT] = {
-    [KPROF_HTOH] = "[CUDA memcpy Host-to-Host]", [KPROF_HTOD] = "[CUDA memcpy Host-to-Device]",
-    [KPROF_DTOH] = "[CUDA memcpy Device-to-Host]", [KPROF_DTOD] = "[CUDA memcpy Device-to-Device]",
-};
-static struct copy_cell copy_cell(const struct kprof_copy_rows *t, size_t row)
-{
-    if (t->memsets)
-        return (struct copy_cell){ "memset", "", "[CUDA memset]", &t->s->st.memsets };
-    int d = t->dir[row], h = t->host[row];
-    return (struct copy_cell){ kprof_dir_names[d], h == KPROF_HOST_NONE ? NULL : kprof_host_mem_names[h],
-                               operations[d], &t->s->st.copies[d][h] };
-}
-
-void kprof_copy_rows(struct kprof_copy_rows *t, const struct kprof_snapshot *s, int memsets)
-{
-    memset(t, 0, sizeof *t);
-    t->s = s;
-    t->memsets = memsets;
-    if (memsets) {
-        t->n = 1;
-        return;
-    }
-    for (int d = 0; d < KPROF_DIR_COUNT; d++)
-        for (int h = 0; h < KPROF_HOST_COUNT; h++)
-            if (s->st.copies[d][h].count) {
-                t->dir[t->n] = (unsigned char)d;
-                t->host[t->n++] = (unsigned char)h;
-            }
-}
-
+    const struct kprof_kernel_row *r = &t->rows[row]; \
+    const struct kprof_kernel *k = r->k; \
+    (void)t; (void)k;
 #define KPROF_ROW_copies \
     const struct kprof_copy_rows *t = ctx; \
-    struct copy_cell c = copy_cell(t, row);
+    const struct kprof_copy_row *c = &t->rows[row]; \
+    (void)t;
 #define KPROF_ROW_captured \
     const struct kprof_snapshot *s = ctx; \
     const struct kprof_kernel *k = s->k.captured[row];
@@ -146,11 +63,12 @@ void kprof_copy_rows(struct kprof_copy_rows *t, const struct kprof_snapshot *s, 
 static int kernels_timed(const void *ctx, size_t row)
 {
     const struct kprof_kernel_rows *t = ctx;
-    return t->rows[row]->timed > 0;
+    return t->rows[row].k->timed > 0;
 }
 static int copies_timed(const void *ctx, size_t row)
 {
-    return copy_cell(ctx, row).c->timed > 0;
+    const struct kprof_copy_rows *t = ctx;
+    return t->rows[row].c->timed > 0;
 }
 static int (*const row_timed[KPROF_TABLE_COUNT])(const void *ctx, size_t row) = {
     [KPROF_TABLE_kernels] = kernels_timed,

@@ -76,14 +76,6 @@ static void csv_table(FILE *f, int table, const void *ctx, size_t n, unsigned sk
         kprof_csv_row(f, table, ctx, i, skip);
 }
 
-/* A kernels-style table with its header row (kernels.csv, graphs.csv); all_ns: the total their share is of. */
-static void kernel_rows(FILE *f, struct kprof_kernel *const *rows, size_t n, uint64_t all_ns)
-{
-    struct kprof_kernel_rows t;
-    kprof_kernel_rows_init(&t, rows, n, all_ns);
-    csv_table(f, KPROF_TABLE_kernels, &t, n, 0);
-}
-
 int kprof_report_csv(const char *base, int chosen, const struct kprof_snapshot *s, char **failed, const char **why)
 {
     struct csv_dest dest = { base, chosen, 1, NULL, NULL };
@@ -105,29 +97,23 @@ int kprof_report_csv(const char *base, int chosen, const struct kprof_snapshot *
         csv_close(&dest, f, "context_init");
     }
     if ((f = csv_open(&dest, "kernels"))) {
-        kernel_rows(f, s->k.kernels, s->k.nkernels, s->k.kernel_total_ns);
+        csv_table(f, KPROF_TABLE_kernels, &s->rows.kernels, s->rows.kernels.n, 0);
         csv_close(&dest, f, "kernels");
     }
     if ((f = csv_open(&dest, "graphs"))) {
-        uint64_t all = 0;
-        for (size_t i = 0; i < s->ngraphs; i++)
-            all += kprof_kernel_total(s->graphs[i]);
-        kernel_rows(f, s->graphs, s->ngraphs, all);
+        csv_table(f, KPROF_TABLE_kernels, &s->rows.graphs, s->rows.graphs.n, 0);
         csv_close(&dest, f, "graphs");
     }
     if ((f = csv_open(&dest, "captured"))) {
         csv_table(f, KPROF_TABLE_captured, s, s->k.ncaptured, 0);
         csv_close(&dest, f, "captured");
     }
-    struct kprof_copy_rows t;
     if ((f = csv_open(&dest, "copies"))) {
-        kprof_copy_rows(&t, s, 0);
-        csv_table(f, KPROF_TABLE_copies, &t, t.n, 0);
+        csv_table(f, KPROF_TABLE_copies, &s->rows.copies, s->rows.copies.n, 0);
         csv_close(&dest, f, "copies");
     }
     if ((f = csv_open(&dest, "memsets"))) {
-        kprof_copy_rows(&t, s, 1);
-        csv_table(f, KPROF_TABLE_copies, &t, 1, KPROF_COL_LABEL);
+        csv_table(f, KPROF_TABLE_copies, &s->rows.memsets, 1, KPROF_COL_LABEL);
         csv_close(&dest, f, "memsets");
     }
     if ((f = csv_open(&dest, "allocations"))) {

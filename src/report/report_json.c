@@ -35,16 +35,14 @@ static int api_called(const void *ctx, size_t i)
 }
 
 /* Kernels-style rows (kernels, or graphs timed as a whole, which have no graph_calls and
- * in_conditional_bodies); `all_ns` is the total their share is of. */
-static void kernel_rows(FILE *f, struct kprof_kernel *const *rows, size_t n, uint64_t all_ns)
+ * in_conditional_bodies). */
+static void kernel_rows(FILE *f, const struct kprof_kernel_rows *t)
 {
-    struct kprof_kernel_rows t;
-    kprof_kernel_rows_init(&t, rows, n, all_ns);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < t->n; i++) {
         fprintf(f, "%s\n    ", i ? "," : "");
-        kprof_json_object(f, KPROF_TABLE_kernels, &t, i, rows[i]->is_graph ? KPROF_COL_KERNEL : 0);
+        kprof_json_object(f, KPROF_TABLE_kernels, t, i, t->rows[i].k->is_graph ? KPROF_COL_KERNEL : 0);
     }
-    if (n)
+    if (t->n)
         fprintf(f, "\n  ");
 }
 
@@ -71,26 +69,20 @@ void kprof_report_json(FILE *f, const struct kprof_snapshot *s)
 
     fprintf(f, "  \"filtered_kernels\": %zu,\n", s->k.nfiltered);
     fprintf(f, "  \"kernel_total_ns\": %llu,\n  \"kernels\": [", U(s->k.kernel_total_ns));
-    kernel_rows(f, s->k.kernels, s->k.nkernels, s->k.kernel_total_ns);
+    kernel_rows(f, &s->rows.kernels);
     fprintf(f, "],\n");
-    uint64_t graph_ns = 0;
-    for (size_t i = 0; i < s->ngraphs; i++)
-        graph_ns += kprof_kernel_total(s->graphs[i]);
     fprintf(f, "  \"graphs\": [");
-    kernel_rows(f, s->graphs, s->ngraphs, graph_ns);
+    kernel_rows(f, &s->rows.graphs);
     fprintf(f, "],\n  \"captured\": [");
     json_rows(f, KPROF_TABLE_captured, s, s->k.ncaptured, NULL);
     fprintf(f, "],\n");
 
-    struct kprof_copy_rows t;
-    kprof_copy_rows(&t, s, 0);
     fprintf(f, "  \"copies\": [");
-    json_rows(f, KPROF_TABLE_copies, &t, t.n, NULL);
+    json_rows(f, KPROF_TABLE_copies, &s->rows.copies, s->rows.copies.n, NULL);
     fprintf(f, "],\n");
 
-    kprof_copy_rows(&t, s, 1);
     fprintf(f, "  \"memsets\": ");
-    kprof_json_object(f, KPROF_TABLE_copies, &t, 0, KPROF_COL_LABEL);
+    kprof_json_object(f, KPROF_TABLE_copies, &s->rows.memsets, 0, KPROF_COL_LABEL);
     fprintf(f, ",\n");
 
     fprintf(f, "  \"allocations\": [");

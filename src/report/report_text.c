@@ -45,9 +45,10 @@ static void context_init(FILE *f, const struct kprof_snapshot *s)
 }
 
 /* A kernels-style table of rows (kernels, or graphs timed as a whole), under `section`. */
-static void kernel_table(FILE *f, const char *section, const char *empty, struct kprof_kernel *const *rows,
-                         size_t n, uint64_t all_ns, int top)
+static void kernel_table(FILE *f, const char *section, const char *empty, const struct kprof_kernel_rows *t,
+                         int top)
 {
+    size_t n = t->n;
     fprintf(f, "== libkprof: %s ==\n", section);
     if (n == 0) {
         fprintf(f, "  (%s)\n", empty);
@@ -55,20 +56,19 @@ static void kernel_table(FILE *f, const char *section, const char *empty, struct
     }
     /* Total in its own unit, the per-launch figures (First to StdDev) in one unit for all of them, so a
      * row's Avg and Max compare at a glance; units from all rows, shown or not (KPROF_TOP). */
-    struct kprof_kernel_rows t;
-    kprof_kernel_rows_init(&t, rows, n, all_ns);
     struct kprof_unit units[KPROF_COLUMN_COUNT];
-    kprof_text_units(KPROF_TABLE_kernels, &t, n, NULL, units);
-    int shapes = kprof_config.group == KPROF_GROUP_SHAPE && !rows[0]->is_graph;
-    const char *labels[KPROF_COLUMN_COUNT] = { [KPROF_COL_kernels_shown_name] = rows[0]->is_graph ? "Graph"
+    kprof_text_units(KPROF_TABLE_kernels, t, n, NULL, units);
+    int is_graph = t->rows[0].k->is_graph;
+    int shapes = kprof_config.group == KPROF_GROUP_SHAPE && !is_graph;
+    const char *labels[KPROF_COLUMN_COUNT] = { [KPROF_COL_kernels_shown_name] = is_graph ? "Graph"
                                                : shapes ? "Kernel [grid] [block]" : NULL };
     kprof_text_header(f, KPROF_TABLE_kernels, units, labels);
     size_t shown = n;
     if (top && kprof_config.top > 0 && (size_t)kprof_config.top < shown)
         shown = (size_t)kprof_config.top;
     for (size_t i = 0; i < shown; i++) {
-        const struct kprof_kernel *k = rows[i];
-        kprof_text_row(f, KPROF_TABLE_kernels, &t, i, units);
+        const struct kprof_kernel *k = t->rows[i].k;
+        kprof_text_row(f, KPROF_TABLE_kernels, t, i, units);
         /* The row's shape, and the launches whose time is not in this row, after its name. */
         if (shapes)
             fprintf(f, " [%u,%u,%u] [%u,%u,%u]", k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1],
@@ -85,16 +85,16 @@ static void kernel_table(FILE *f, const char *section, const char *empty, struct
     if (shown < n) {
         uint64_t rest = 0;
         for (size_t i = shown; i < n; i++)
-            rest += kprof_kernel_total(rows[i]);
+            rest += t->rows[i].total;
         fprintf(f, "  (%zu more kernel%s, %.2f%% of kernel time, not shown: KPROF_TOP=%ld)\n", n - shown,
                 n - shown == 1 ? "" : "s",
-                all_ns ? 100.0 * (double)rest / (double)all_ns : 0.0, kprof_config.top);
+                t->all_ns ? 100.0 * (double)rest / (double)t->all_ns : 0.0, kprof_config.top);
     }
 }
 
 static void kernels(FILE *f, const struct kprof_snapshot *s)
 {
-    kernel_table(f, "kernels", "no kernel launches", s->k.kernels, s->k.nkernels, s->k.kernel_total_ns, 1);
+    kernel_table(f, "kernels", "no kernel launches", &s->rows.kernels, 1);
     if (s->k.nfiltered)
         fprintf(f, "  (%zu kernel%s left out by KPROF_INCLUDE/KPROF_EXCLUDE: passed through, not in this table)\n",
                 s->k.nfiltered, s->k.nfiltered == 1 ? "" : "s");
@@ -121,10 +121,7 @@ static void kernels(FILE *f, const struct kprof_snapshot *s)
 
 static void graphs(FILE *f, const struct kprof_snapshot *s)
 {
-    uint64_t all = 0;
-    for (size_t i = 0; i < s->ngraphs; i++)
-        all += kprof_kernel_total(s->graphs[i]);
-    kernel_table(f, "graphs", "no graph launches", s->graphs, s->ngraphs, all, 0);
+    kernel_table(f, "graphs", "no graph launches", &s->rows.graphs, 0);
 }
 
 static void captured(FILE *f, const struct kprof_snapshot *s)
@@ -140,13 +137,11 @@ static void captured(FILE *f, const struct kprof_snapshot *s)
 static void copies(FILE *f, const struct kprof_snapshot *s)
 {
     fprintf(f, "== libkprof: copies ==\n");
-    struct kprof_copy_rows t;
-    kprof_copy_rows(&t, s, 0);
-    if (!t.n) {
+    if (!s->rows.copies.n) {
         fprintf(f, "  (no copies)\n");
         return;
     }
-    table(f, KPROF_TABLE_copies, &t, t.n, NULL, NULL);
+    table(f, KPROF_TABLE_copies, &s->rows.copies, s->rows.copies.n, NULL, NULL);
 }
 
 static void memsets(FILE *f, const struct kprof_snapshot *s)
@@ -156,12 +151,10 @@ static void memsets(FILE *f, const struct kprof_snapshot *s)
         fprintf(f, "  (no memsets)\n");
         return;
     }
-    struct kprof_copy_rows t;
-    kprof_copy_rows(&t, s, 1);
     /* One row, "memset": its first column names what the row is; it has no host memory. */
     const char *labels[KPROF_COLUMN_COUNT] = { [KPROF_COL_copies_direction] = "Operation",
                                                [KPROF_COL_copies_host_memory] = "" };
-    table(f, KPROF_TABLE_copies, &t, 1, labels, NULL);
+    table(f, KPROF_TABLE_copies, &s->rows.memsets, 1, labels, NULL);
 }
 
 /* Allocation kinds with a call: the rows the text shows. */

@@ -59,11 +59,13 @@ int kprof_snapshot_take(struct kprof_snapshot *s)
     if (gethostname(s->host, sizeof s->host) != 0)
         strcpy(s->host, "?");
     s->host[sizeof s->host - 1] = '\0';
+    kprof_rows_take(&s->rows, s);
     return any;
 }
 
 void kprof_snapshot_free(struct kprof_snapshot *s)
 {
+    kprof_rows_free(&s->rows);
     free(s->k.kernels);
     free(s->graphs);
     free(s->k.captured);
