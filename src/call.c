@@ -11,7 +11,7 @@
 #include "call.h"
 #include "contexts.h"
 #include "finish.h"
-#include "fork.h"
+#include "module.h"
 #include "apitable.h"
 
 __thread int kprof_tls_depth __attribute__((tls_model("initial-exec")));
@@ -307,10 +307,14 @@ static void fork_parent(void)
         pthread_mutex_unlock(&contexts.lock);
 }
 
-/* In the child: no context of the parent's can be used; the driver must be initialised afresh. */
 static void fork_child(void)
 {
     pthread_mutex_init(&contexts.lock, NULL);
+}
+
+/* In the child: no context of the parent's can be used; the driver must be initialised afresh. */
+static void call_reset(void)
+{
     contexts.n = 0;
     __atomic_store_n(&kprof_driver_inited, 0, __ATOMIC_RELAXED);
     tls_ctx = NULL;
@@ -320,4 +324,4 @@ static void fork_child(void)
     __atomic_store_n(&paused_calls, 0, __ATOMIC_RELAXED);
 }
 
-KPROF_FORK_MODULE(call, 50, fork_prepare, fork_parent, fork_child)
+KPROF_MODULE(call, 50, fork_prepare, fork_parent, fork_child, call_reset)

@@ -20,7 +20,7 @@
 #include "call.h"
 #include "finish.h"
 #include "instance.h"
-#include "fork.h"
+#include "module.h"
 #include "timing.h"
 #include "snapshot.h"
 #include "report.h"
@@ -117,12 +117,12 @@ static void signals_install(void)
 
 static int fork_consistent;
 
-/* The modules' fork handlers (fork.h), by order. */
-static struct kprof_fork_module *fork_modules;
+/* The registered modules (module.h), by order. */
+static struct kprof_module *modules;
 
-void kprof_fork_register(struct kprof_fork_module *m)
+void kprof_module_register(struct kprof_module *m)
 {
-    struct kprof_fork_module **at = &fork_modules;
+    struct kprof_module **at = &modules;
     while (*at && (*at)->order <= m->order)
         at = &(*at)->next;
     m->next = *at;
@@ -131,7 +131,7 @@ void kprof_fork_register(struct kprof_fork_module *m)
 
 /* Runs the modules' parent handlers from `from` back to the first (recursion: the list is singly linked
  * and short). */
-static void fork_parents_from(struct kprof_fork_module *m)
+static void fork_parents_from(struct kprof_module *m)
 {
     if (!m)
         return;
@@ -142,13 +142,13 @@ static void fork_parents_from(struct kprof_fork_module *m)
 static void fork_prepare(void)
 {
     fork_consistent = 1;
-    for (struct kprof_fork_module *m = fork_modules; m; m = m->next)
+    for (struct kprof_module *m = modules; m; m = m->next)
         fork_consistent &= m->prepare();
 }
 
 static void fork_parent(void)
 {
-    fork_parents_from(fork_modules);
+    fork_parents_from(modules);
 }
 
 static void fork_child(void)
@@ -169,8 +169,10 @@ static void fork_child(void)
      * takes for still locked). */
     fork_parent();
     kprof_forked_child = 1;
-    for (struct kprof_fork_module *m = fork_modules; m; m = m->next)
+    for (struct kprof_module *m = modules; m; m = m->next) {
         m->child();
+        m->reset();
+    }
     kprof_start_ns = kprof_now_ns();
     if (signals_installed && !signal_helper_start())
         kprof_warn("cannot start the signal helper thread in the child; SIGINT/SIGTERM write no report there");

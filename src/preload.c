@@ -8,7 +8,7 @@
 #include "driver.h"
 #include "clock.h"
 #include "call.h"
-#include "fork.h"
+#include "module.h"
 #include "preload.h"
 #include "resolve.h"
 
@@ -169,15 +169,19 @@ static void fork_parent(void)
         pthread_mutex_unlock(&pl.lock);
 }
 
-/* In a forked child the parent's contexts are gone: nothing it loaded is loaded here.  The CUkernel
- * handles noted stay (a handle's kind does not change). */
 static void fork_child(void)
 {
     pthread_mutex_init(&pl.lock, NULL);
+}
+
+/* In a forked child the parent's contexts are gone: nothing it loaded is loaded here.  The CUkernel
+ * handles noted stay (a handle's kind does not change). */
+static void preload_reset(void)
+{
     KPROF_HASH_FREE_ALL(pl.loaded);
     for (int i = 0; i < KPROF_TLS_READY; i++)
         kprof_tls_ready[i].handle = NULL;
     kprof_tls_may_load.handle = NULL;
 }
 
-KPROF_FORK_MODULE(preload, 40, fork_prepare, fork_parent, fork_child)
+KPROF_MODULE(preload, 40, fork_prepare, fork_parent, fork_child, preload_reset)

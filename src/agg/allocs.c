@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kprof_hash.h"
-#include "fork.h"
+#include "module.h"
 #include "allocs.h"
 
 /* Live allocations, so a free knows its size: memory in proportion to what the app holds, not to calls. */
@@ -92,4 +92,4 @@ static void allocs_reset(void)
 }
 
 /* Order 28: this lock is never held while another module's is taken, nor taken under one. */
-KPROF_FORK_MUTEX_MODULE(allocs, 28, allocs.lock, allocs_reset)
+KPROF_MUTEX_MODULE(allocs, 28, allocs.lock, allocs_reset)

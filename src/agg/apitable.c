@@ -6,7 +6,7 @@
 #include <string.h>
 #include "log.h"
 #include "names.h"
-#include "fork.h"
+#include "module.h"
 #include "apitable.h"
 
 #define ATOMIC_ADD(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
@@ -233,4 +233,4 @@ static void apitable_reset(void)
 }
 
 /* Order 27: the context creations' lock is never held while another module's is taken, nor taken under one. */
-KPROF_FORK_MUTEX_MODULE(apitable, 27, ctx_lock, apitable_reset)
+KPROF_MUTEX_MODULE(apitable, 27, ctx_lock, apitable_reset)

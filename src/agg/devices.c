@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "kprof_config.h"
-#include "fork.h"
+#include "module.h"
 #include "sample.h"
 #include "kernels.h"
 #include "transfers.h"
@@ -225,4 +225,4 @@ static void devices_reset(void)
 }
 
 /* Order 26: this lock is never held while another module's is taken, nor taken under one. */
-KPROF_FORK_MUTEX_MODULE(devices, 26, devices_lock, devices_reset)
+KPROF_MUTEX_MODULE(devices, 26, devices_lock, devices_reset)

@@ -11,7 +11,7 @@
 #include "histogram.h"
 #include "driver.h"
 #include "clock.h"
-#include "fork.h"
+#include "module.h"
 #include "kernels.h"
 #include "graphs.h"
 
@@ -300,14 +300,18 @@ static void fork_parent(void)
         pthread_rwlock_unlock(&graphs.lock);
 }
 
-/* In the child the parent's graph execs cannot be launched; their rows start from zero. */
 static void fork_child(void)
 {
     pthread_rwlock_init(&graphs.lock, NULL);
+}
+
+/* In the child the parent's graph execs cannot be launched; their rows start from zero. */
+static void graphs_reset(void)
+{
     for (size_t i = 0; i < graphs.nrows; i++)
         kprof_kernel_reset(graphs.rows[i]);
     __atomic_store_n(&kprof_captures_active, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&queries_under_way, 0, __ATOMIC_RELAXED); /* those of the parent's other threads */
 }
 
-KPROF_FORK_MODULE(graphs, 30, fork_prepare, fork_parent, fork_child)
+KPROF_MODULE(graphs, 30, fork_prepare, fork_parent, fork_child, graphs_reset)

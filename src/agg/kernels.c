@@ -17,7 +17,7 @@
 #include "dlsym_next.h"
 #include "clock.h"
 #include "resolve.h"
-#include "fork.h"
+#include "module.h"
 #include "kernels.h"
 #include "kernel.h"
 #include "sampling.h"
@@ -564,12 +564,16 @@ void kprof_kernel_reset(struct kprof_kernel *k)
     memset(&k->sampling, 0, sizeof k->sampling);
 }
 
-/* In the child: every kernel's figures zeroed (names and launch keys kept), so its report holds only what
- * the child itself launches. */
 static void fork_child(void)
 {
     pthread_rwlock_init(&names.lock, NULL);
     pthread_mutex_init(&times_lock, NULL);
+}
+
+/* In the child: every kernel's figures zeroed (names and launch keys kept), so its report holds only what
+ * the child itself launches. */
+static void kernels_reset(void)
+{
     for (struct kprof_kernel *k = names.kernels; k; k = k->hh.next) {
         kprof_kernel_reset(k);
         for (struct kprof_kernel *c = k->shapes; c; c = c->hh.next)
@@ -580,4 +584,4 @@ static void fork_child(void)
 
 /* Order 20: where these locks stood when they were stats.c's (its modules, transfers.c to allocs.c, now
  * 25 to 28, after them). */
-KPROF_FORK_MODULE(kernels, 20, fork_prepare, fork_parent, fork_child)
+KPROF_MODULE(kernels, 20, fork_prepare, fork_parent, fork_child, kernels_reset)

@@ -2,7 +2,7 @@
 #include <pthread.h>
 #include <string.h>
 #include "histogram.h"
-#include "fork.h"
+#include "module.h"
 #include "transfers.h"
 
 #define ATOMIC_ADD(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
@@ -89,4 +89,4 @@ static void transfers_reset(void)
 }
 
 /* Order 25: this lock is never held while another module's is taken, nor taken under one. */
-KPROF_FORK_MUTEX_MODULE(transfers, 25, transfers_lock, transfers_reset)
+KPROF_MUTEX_MODULE(transfers, 25, transfers_lock, transfers_reset)

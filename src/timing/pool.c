@@ -12,7 +12,7 @@
 #include "clock.h"
 #include "call.h"
 #include "contexts.h"
-#include "fork.h"
+#include "module.h"
 #include "timing.h"
 #include "timing_internal.h"
 
@@ -299,13 +299,17 @@ static void fork_parent(void)
     __atomic_store_n(&kprof_ev.forking, 0, __ATOMIC_RELEASE);
 }
 
-/* In the child: no harvesting thread, and none of the parent's CUDA objects may be touched, so every pool
- * is abandoned (its events leak) and every pending pair dropped. */
 static void fork_child(void)
 {
     pthread_mutex_init(&kprof_ev.lock, NULL);
     pthread_mutex_init(&pool_making, NULL); /* a thread of the parent may have been making a pool */
     pthread_cond_init(&kprof_ev.wake, NULL);
+}
+
+/* In the child: no harvesting thread, and none of the parent's CUDA objects may be touched, so every pool
+ * is abandoned (its events leak) and every pending pair dropped. */
+static void events_reset(void)
+{
     kprof_ev.harvesting = kprof_ev.forking = 0;
     for (struct pool *p = kprof_ev.pools; p; p = p->next)
         __atomic_store_n(&p->dead, 1, __ATOMIC_RELAXED);
@@ -321,4 +325,4 @@ static void fork_child(void)
     kprof_ev_tls_pool = NULL;
 }
 
-KPROF_FORK_MODULE(events, 10, fork_prepare, fork_parent, fork_child)
+KPROF_MODULE(events, 10, fork_prepare, fork_parent, fork_child, events_reset)
