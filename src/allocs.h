@@ -20,7 +20,14 @@ void kprof_free_record(enum kprof_mem kind, void *ptr, uint64_t host_ns);
  * allocation, else device. */
 void kprof_free_record_device(void *ptr, uint64_t host_ns);
 
-/* Copies each kind of memory's figures into out[kind].  Thread-safe (the allocations' lock). */
-void kprof_allocs_snapshot(struct kprof_alloc_stat out[KPROF_MEM_COUNT]);
+/* The allocations' part of the report's snapshot: each kind of memory's figures, alloc[kind]. */
+struct kprof_allocs_part { struct kprof_alloc_stat alloc[KPROF_MEM_COUNT]; };
+/* Fills *p.  Thread-safe (the allocations' lock). */
+void kprof_allocs_snapshot(struct kprof_allocs_part *p);
+/* Releases nothing: the part owns no memory (for the snapshot's list of parts, snapshot.h). */
+static inline void kprof_allocs_part_free(struct kprof_allocs_part *p)
+{
+    (void)p;
+}
 
 #endif

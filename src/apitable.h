@@ -20,10 +20,6 @@ void kprof_api_record(int api, uint64_t host_ns, int ok);
 void kprof_api_count(int api, int ok);
 void kprof_api_record_untimed(int api, uint64_t host_ns, int ok);
 
-/* Fills out[api] with each API function's figures, read without a lock while calls go on (each figure
- * may be a call apart from another).  Thread-safe. */
-void kprof_apitable_snapshot(struct kprof_api_stat out[KPROF_API_COUNT]);
-
 /* One context created: `api` is the program's call, `driver` the driver function that created it (-1:
  * unknown), enum kprof_api indexes; label is what the text report shows (kprof_api_pair_label). */
 struct kprof_ctx_init { int device; int api; int driver; uint64_t host_ns; char label[96]; };
@@ -34,8 +30,16 @@ struct kprof_ctx_init { int device; int api; int driver; uint64_t host_ns; char 
  * indexes.  The first 64 are kept (a warning when more are created).  Thread-safe (the context creations' lock). */
 void kprof_ctx_init_record(int device, int api, int driver, uint64_t host_ns);
 
-/* The contexts created so far, in order, into a malloc'd array that the caller frees, and their number
- * into *n; NULL with *n = 0 when out of memory.  Thread-safe (the context creations' lock). */
-struct kprof_ctx_init *kprof_ctx_inits_snapshot(size_t *n);
+/* The api table's part of the report's snapshot: api[i], each API function's figures, read without a
+ * lock while calls go on (each figure may be a call apart from another); the contexts created so far, in
+ * order (ctx_inits owned; NULL with nctx_inits 0 when out of memory). */
+struct kprof_apitable_part {
+    struct kprof_api_stat api[KPROF_API_COUNT];
+    struct kprof_ctx_init *ctx_inits; size_t nctx_inits;
+};
+/* Fills *p.  Thread-safe (the context creations' lock). */
+void kprof_apitable_snapshot(struct kprof_apitable_part *p);
+/* Releases p's contexts array. */
+void kprof_apitable_part_free(struct kprof_apitable_part *p);
 
 #endif

@@ -35,16 +35,20 @@ struct kprof_trace_event {
 };
 struct kprof_stream_name { int device; char *name; };
 
-/* The devices that ran a timed kernel or graph, in device order, into a malloc'd array the caller frees
- * (room for 64, *n of them filled), NULL with *n = 0 when out of memory.  Thread-safe (the devices'
- * lock). */
-struct kprof_device_stat *kprof_devices_snapshot(size_t *n);
-
-/* The trace so far, borrowed: *nevents events in the order recorded (*dropped more left out, past
- * KPROF_TRACE_LIMIT or for lack of memory), and *nstreams stream names by stream number (name NULL where
- * none was given).  Valid until the next sample or stream name is recorded: read after the drain.
- * Thread-safe (the devices' lock). */
-void kprof_trace_snapshot(const struct kprof_trace_event **events, size_t *nevents, uint64_t *dropped,
-                          const struct kprof_stream_name **streams, size_t *nstreams);
+/* The devices' part of the report's snapshot.  devices: those that ran a timed kernel or graph, in device
+ * order (owned; room for 64, ndevices filled; NULL with 0 when out of memory).  The trace so far,
+ * borrowed: ntrace events in the order recorded (trace_dropped more left out, past KPROF_TRACE_LIMIT or
+ * for lack of memory), and nstreams stream names by stream number (name NULL where none was given); valid
+ * until the next sample or stream name is recorded: read after the drain. */
+struct kprof_devices_part {
+    struct kprof_device_stat *devices; size_t ndevices;
+    const struct kprof_trace_event *trace; size_t ntrace;
+    uint64_t trace_dropped;
+    const struct kprof_stream_name *streams; size_t nstreams;
+};
+/* Fills *p.  Thread-safe (the devices' lock). */
+void kprof_devices_snapshot(struct kprof_devices_part *p);
+/* Releases p's devices array (the trace is borrowed). */
+void kprof_devices_part_free(struct kprof_devices_part *p);
 
 #endif

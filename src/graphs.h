@@ -27,8 +27,13 @@ struct kprof_graph *kprof_graph_for(CUgraphExec exec);
 void kprof_graph_destroyed(CUgraphExec exec);
 /* Counts one replay: the graph row and every kernel node it holds (so kernel counts match what ran). */
 void kprof_graph_launched(struct kprof_graph *g);
-/* The graphs table for the report: every row ever created (the array is owned by the caller). */
-struct kprof_kernel **kprof_graph_rows(size_t *n);
+/* The graphs' part of the report's snapshot: the rows with a launch, sorted as the kernels are
+ * (kprof_kernel_by_total_desc); the array owned, the rows borrowed (they live as long as the process). */
+struct kprof_graphs_part { struct kprof_kernel **rows; size_t n; };
+/* Fills *p (zeroed by the caller); out of memory, no rows.  After the drain; thread-safe. */
+void kprof_graphs_snapshot(struct kprof_graphs_part *p);
+/* Releases p's array. */
+void kprof_graphs_part_free(struct kprof_graphs_part *p);
 
 /* Number of stream captures in progress in the process: while there is one, libkprof makes none of the
  * calls a global-mode capture forbids (event queries) from the app's threads. */

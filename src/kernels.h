@@ -137,8 +137,10 @@ struct kprof_kernels_part {
     size_t nfiltered;                /* kernels KPROF_INCLUDE/KPROF_EXCLUDE left out */
     uint64_t kernel_total_ns;
 };
-/* Fills *p (zeroed by the caller).  Returns 1 when a kernel was counted.  After the drain; thread-safe. */
-int kprof_kernels_snapshot(struct kprof_kernels_part *p);
+/* Fills *p (zeroed by the caller).  After the drain; thread-safe. */
+void kprof_kernels_snapshot(struct kprof_kernels_part *p);
+/* Releases p's arrays (the kernels themselves live as long as the process). */
+void kprof_kernels_part_free(struct kprof_kernels_part *p);
 
 /* qsort comparator of struct kprof_kernel * by total time (graph replays included), then calls, then
  * mangled name: the report's order. */

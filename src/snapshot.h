@@ -4,49 +4,46 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "calibrate.h"
 #include "kernels.h"
+#include "graphs.h"
 #include "transfers.h"
 #include "allocs.h"
 #include "apitable.h"
 #include "devices.h"
-#include "sample.h"
+#include "timing.h"
 #include "rows.h"
 
-/* The statistics besides the kernels, each module's snapshot (transfers.h, allocs.h, apitable.h,
- * devices.h): arrays owned by the snapshot (devices, ctx_inits, the copies' histograms), the trace borrowed
- * (valid after the drain). */
-struct kprof_stats_part {
-    struct kprof_copy copies[KPROF_DIR_COUNT][KPROF_HOST_COUNT]; /* each with a histogram of its own */
-    struct kprof_copy memsets;
-    struct kprof_device_stat *devices; size_t ndevices;
-    const struct kprof_trace_event *trace; size_t ntrace;
-    uint64_t trace_dropped;
-    const struct kprof_stream_name *streams; size_t nstreams;
-    struct kprof_alloc_stat alloc[KPROF_MEM_COUNT];
-    struct kprof_api_stat api[KPROF_API_COUNT];
-    struct kprof_ctx_init *ctx_inits; size_t nctx_inits;
-};
+/* The modules' parts of the snapshot, in the order they are taken (each after the drain, under the
+ * module's own lock): X(module, member) embeds the module's struct kprof_<module>_part as `member`, filled
+ * by kprof_<module>_snapshot() and released by kprof_<module>_part_free(), both declared in the module's
+ * header.  A module with a part of the report adds its line here (snapshot.c and the struct below expand
+ * it). */
+#define KPROF_SNAPSHOT_PARTS(X) \
+    X(kernels, k)               /* kernels.h: the kernels, launched and captured */ \
+    X(transfers, transfers)     /* transfers.h: copies and memsets */ \
+    X(devices, devices)         /* devices.h: devices' busy time and the trace */ \
+    X(apitable, apitable)       /* apitable.h: the api table and context creation */ \
+    X(allocs, allocs)           /* allocs.h: allocations */ \
+    X(graphs, graphs)           /* graphs.h: graphs timed as a whole */ \
+    X(events, events)           /* timing.h: the timing layer's counters and calibrations */
 
-/* Read-only snapshot for the report writers (taken after the drain, each module's under its own lock):
- * each module's part and what the timing layer and the process add. */
+/* Read-only snapshot for the report writers: each module's part, what the process adds, and every
+ * table's derived rows. */
 struct kprof_snapshot {
-    struct kprof_kernels_part k;     /* the kernels (kernels.h) */
-    struct kprof_stats_part st;      /* copies, memsets, devices, trace, allocations, api, contexts */
-    struct kprof_kernel **graphs;    /* graph rows with launches, sorted likewise; array owned */
-    size_t ngraphs;
-    struct kprof_event_counters events;
-    struct kprof_calibration calibs[16]; size_t ncalibs; /* one per context timed (the first 16) */
+#define KPROF_PART_MEMBER(module, member) struct kprof_##module##_part member;
+    KPROF_SNAPSHOT_PARTS(KPROF_PART_MEMBER)
+#undef KPROF_PART_MEMBER
     uint64_t wall_ns;
     long pid;
     char command[256];
     char host[64];
     struct kprof_rows rows;          /* every table's derived figures, computed once (rows.h) */
 };
-/* Fills *s from every module, then its rows (kprof_rows_take: s stays where it is); release with
- * kprof_snapshot_free().  Returns 0 when CUDA was never
- * used (no report then).  After the drain; thread-safe. */
+/* Fills *s: every module's part (KPROF_SNAPSHOT_PARTS), the devices' UUIDs, what the process adds, then
+ * its rows (kprof_rows_take: s stays where it is).  Returns 0 when no kernel was counted and CUDA was never
+ * used (no report then).  After the drain; thread-safe.  Release with kprof_snapshot_free(). */
 int kprof_snapshot_take(struct kprof_snapshot *s);
+/* Releases what kprof_snapshot_take allocated (the rows, then each part), and zeroes *s. */
 void kprof_snapshot_free(struct kprof_snapshot *s);
 
 #endif

@@ -6,9 +6,9 @@
 #include <stdint.h>
 #include "cuda_api.h"
 #include "sample.h"
+#include "calibrate.h"
 
 struct kprof_kernel;
-struct kprof_calibration; /* calibrate.h */
 
 /* A timed call in flight: filled by kprof_timing_begin(), completed by kprof_timing_end(). */
 struct kprof_timing {
@@ -122,9 +122,19 @@ void kprof_events_context_gone(CUcontext ctx, int device);
  * Returns the number of pairs still incomplete.  Thread-safe. */
 long kprof_events_drain(long timeout_ms);
 
-void kprof_events_counters(struct kprof_event_counters *out);
-/* Copies the calibration of each context timed so far (at most max, oldest first) to out; returns how
- * many.  Thread-safe. */
-size_t kprof_events_calibrations(struct kprof_calibration *out, size_t max);
+/* The timing layer's part of the report's snapshot: its counters, and the calibration of each context
+ * timed so far (the first 16, oldest first). */
+struct kprof_events_part {
+    struct kprof_event_counters n;
+    struct kprof_calibration calibs[16];
+    size_t ncalibs;
+};
+/* Fills *p.  Thread-safe. */
+void kprof_events_snapshot(struct kprof_events_part *p);
+/* Releases nothing: the part owns no memory (for the snapshot's list of parts, snapshot.h). */
+static inline void kprof_events_part_free(struct kprof_events_part *p)
+{
+    (void)p;
+}
 
 #endif

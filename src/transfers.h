@@ -42,9 +42,16 @@ static inline enum kprof_dir kprof_dir_of(int src_device, int dst_device)
     return src_device ? (dst_device ? KPROF_DTOD : KPROF_DTOH) : (dst_device ? KPROF_HTOD : KPROF_HTOH);
 }
 
-/* Copies every copy aggregate into copies[dir][host] and the memsets' into *memsets, each with a histogram
- * of its own, which the caller frees (kprof_hist_free); a histogram that cannot be copied for lack of
- * memory is left empty.  After the drain; thread-safe (the copies' lock). */
-void kprof_transfers_snapshot(struct kprof_copy copies[KPROF_DIR_COUNT][KPROF_HOST_COUNT], struct kprof_copy *memsets);
+/* The transfers' part of the report's snapshot: every copy aggregate, by direction and host memory, and
+ * the memsets', each with a histogram of its own. */
+struct kprof_transfers_part {
+    struct kprof_copy copies[KPROF_DIR_COUNT][KPROF_HOST_COUNT];
+    struct kprof_copy memsets;
+};
+/* Fills *p; a histogram that cannot be copied for lack of memory is left empty.  After the drain;
+ * thread-safe (the copies' lock). */
+void kprof_transfers_snapshot(struct kprof_transfers_part *p);
+/* Releases p's histograms. */
+void kprof_transfers_part_free(struct kprof_transfers_part *p);
 
 #endif

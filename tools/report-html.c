@@ -253,7 +253,7 @@ static void copies_section(FILE *f, const struct kprof_saved *r, size_t nr)
     for (size_t p = 0; p < nr; p++)
         for (int d = 0; d <= KPROF_DIR_COUNT; d++)
             for (int h = 0; h < (d < KPROF_DIR_COUNT ? KPROF_HOST_COUNT : 1); h++) {
-                const struct kprof_copy *c = d < KPROF_DIR_COUNT ? &r[p].s.st.copies[d][h] : &r[p].s.st.memsets;
+                const struct kprof_copy *c = d < KPROF_DIR_COUNT ? &r[p].s.transfers.copies[d][h] : &r[p].s.transfers.memsets;
                 dir[d].count += c->count;
                 dir[d].bytes += c->bytes;
                 dir[d].timed += c->timed;
@@ -299,15 +299,15 @@ static void devices_section(FILE *f, const struct kprof_saved *r, size_t nr)
     fprintf(f, "<section id=\"devices\">\n<h2>Device busy share of wall time</h2>\n");
     size_t any = 0;
     for (size_t p = 0; p < nr; p++)
-        any += r[p].s.st.ndevices;
+        any += r[p].s.devices.ndevices;
     if (!any) {
         fprintf(f, "<p class=\"none\">No timed kernels.</p>\n</section>\n");
         return;
     }
     fprintf(f, "<table>\n<tr><th>Process</th><th>Device</th><th>Busy</th><th>Wall</th><th></th><th>Busy share</th></tr>\n");
     for (size_t p = 0; p < nr; p++)
-        for (size_t i = 0; i < r[p].s.st.ndevices; i++) {
-            const struct kprof_device_stat *d = &r[p].s.st.devices[i];
+        for (size_t i = 0; i < r[p].s.devices.ndevices; i++) {
+            const struct kprof_device_stat *d = &r[p].s.devices.devices[i];
             double share = r[p].s.wall_ns ? (double)d->busy_ns / (double)r[p].s.wall_ns : 0.0;
             fprintf(f, "<tr><td class=\"name\">");
             put_proc(f, &r[p]);

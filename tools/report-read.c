@@ -186,14 +186,14 @@ static void read_root(struct kprof_saved *r, json_t *root)
     s->k.kernel_total_ns = u64(root, "kernel_total_ns");
 
     arr = get(root, "context_init");
-    s->st.ctx_inits = xcalloc(json_array_size(arr), sizeof *s->st.ctx_inits);
+    s->apitable.ctx_inits = xcalloc(json_array_size(arr), sizeof *s->apitable.ctx_inits);
     json_array_foreach(arr, i, e) {
         int api = lookup(kprof_api_names, KPROF_API_COUNT, str(e, KEY(context_init, api)));
         if (api < 0) {
             WARN(r, "context init by '%s', an API this kprof does not know: left out", str(e, KEY(context_init, api)));
             continue;
         }
-        struct kprof_ctx_init *c = &s->st.ctx_inits[s->st.nctx_inits++];
+        struct kprof_ctx_init *c = &s->apitable.ctx_inits[s->apitable.nctx_inits++];
         c->device = (int)lng(e, KEY(context_init, device));
         c->api = api;
         const char *drv = str(e, KEY(context_init, driver_api));
@@ -207,9 +207,9 @@ static void read_root(struct kprof_saved *r, json_t *root)
     json_array_foreach(arr, i, e)
         s->k.kernels[s->k.nkernels++] = read_kernel(e, 0, &old, r->names);
     arr = get(root, "graphs");
-    s->graphs = xcalloc(json_array_size(arr), sizeof *s->graphs);
+    s->graphs.rows = xcalloc(json_array_size(arr), sizeof *s->graphs.rows);
     json_array_foreach(arr, i, e)
-        s->graphs[s->ngraphs++] = read_kernel(e, 1, &old, r->names);
+        s->graphs.rows[s->graphs.n++] = read_kernel(e, 1, &old, r->names);
     if (old)
         WARN(r, "%s", "written by a libkprof without steady_ns and steady_m2: averages and standard deviations "
                       "rebuilt from rounded values");
@@ -234,9 +234,9 @@ static void read_root(struct kprof_saved *r, json_t *root)
                  str(e, KEY(copies, host_memory)));
             continue;
         }
-        read_copy(e, &s->st.copies[d][h]);
+        read_copy(e, &s->transfers.copies[d][h]);
     }
-    read_copy(get(root, "memsets"), &s->st.memsets);
+    read_copy(get(root, "memsets"), &s->transfers.memsets);
 
     arr = get(root, "allocations");
     json_array_foreach(arr, i, e) {
@@ -245,7 +245,7 @@ static void read_root(struct kprof_saved *r, json_t *root)
             WARN(r, "allocations of kind '%s', unknown to this kprof: left out", str(e, KEY(allocations, kind)));
             continue;
         }
-        struct kprof_alloc_stat *a = &s->st.alloc[m];
+        struct kprof_alloc_stat *a = &s->allocs.alloc[m];
         a->count = u64(e, KEY(allocations, count));
         a->bytes = u64(e, KEY(allocations, bytes));
         a->frees = u64(e, KEY(allocations, frees));
@@ -256,9 +256,9 @@ static void read_root(struct kprof_saved *r, json_t *root)
     }
 
     arr = get(root, "devices");
-    s->st.devices = xcalloc(json_array_size(arr), sizeof *s->st.devices);
+    s->devices.devices = xcalloc(json_array_size(arr), sizeof *s->devices.devices);
     json_array_foreach(arr, i, e) {
-        struct kprof_device_stat *d = &s->st.devices[s->st.ndevices++];
+        struct kprof_device_stat *d = &s->devices.devices[s->devices.ndevices++];
         d->device = (int)lng(e, KEY(devices, device));
         d->kernels = u64(e, KEY(devices, kernels));
         d->kernel_ns = u64(e, KEY(devices, kernel));
@@ -273,7 +273,7 @@ static void read_root(struct kprof_saved *r, json_t *root)
             WARN(r, "API '%s', unknown to this kprof: left out", str(e, KEY(api, name)));
             continue;
         }
-        struct kprof_api_stat *a = &s->st.api[api];
+        struct kprof_api_stat *a = &s->apitable.api[api];
         a->calls = u64(e, KEY(api, calls));
         a->errors = u64(e, KEY(api, errors));
         a->total_ns = u64(e, KEY(api, total));
@@ -286,9 +286,9 @@ static void read_root(struct kprof_saved *r, json_t *root)
 
     arr = get(root, "calibration");
     json_array_foreach(arr, i, e) {
-        if (s->ncalibs == sizeof s->calibs / sizeof s->calibs[0])
+        if (s->events.ncalibs == sizeof s->events.calibs / sizeof s->events.calibs[0])
             break;
-        struct kprof_calibration *c = &s->calibs[s->ncalibs++];
+        struct kprof_calibration *c = &s->events.calibs[s->events.ncalibs++];
         const char *state = str(e, "state");
         c->state = KPROF_CALIB_NONE;
         for (int st = KPROF_CALIB_NONE; st <= KPROF_CALIB_FAILED; st++)
@@ -312,16 +312,16 @@ static void read_root(struct kprof_saved *r, json_t *root)
     }
 
     json_t *ev = get(root, "events");
-    s->events.created = lng(ev, "created");
-    s->events.incomplete = lng(ev, "incomplete");
-    s->events.failed = lng(ev, "failed");
-    s->events.pool_exhausted = lng(ev, "untimed_no_event");
-    s->events.one_event = lng(ev, "one_event");
-    s->events.held = lng(ev, "held");
-    s->events.held_kernel = lng(ev, "held_kernel");
-    s->events.beside_busy = lng(ev, "beside_busy");
-    s->events.not_held_traced = lng(ev, "not_held_traced");
-    s->events.holds_overdue = lng(ev, "holds_overdue");
+    s->events.n.created = lng(ev, "created");
+    s->events.n.incomplete = lng(ev, "incomplete");
+    s->events.n.failed = lng(ev, "failed");
+    s->events.n.pool_exhausted = lng(ev, "untimed_no_event");
+    s->events.n.one_event = lng(ev, "one_event");
+    s->events.n.held = lng(ev, "held");
+    s->events.n.held_kernel = lng(ev, "held_kernel");
+    s->events.n.beside_busy = lng(ev, "beside_busy");
+    s->events.n.not_held_traced = lng(ev, "not_held_traced");
+    s->events.n.holds_overdue = lng(ev, "holds_overdue");
 }
 
 bool kprof_saved_read(struct kprof_saved *r, const char *path)
@@ -393,10 +393,10 @@ void kprof_saved_free(struct kprof_saved *r)
 {
     kprof_rows_free(&r->s.rows);
     free_rows(r->s.k.kernels, r->s.k.nkernels);
-    free_rows(r->s.graphs, r->s.ngraphs);
+    free_rows(r->s.graphs.rows, r->s.graphs.n);
     free_rows(r->s.k.captured, r->s.k.ncaptured);
-    free(r->s.st.devices);
-    free(r->s.st.ctx_inits);
+    free(r->s.devices.devices);
+    free(r->s.apitable.ctx_inits);
     free(r->file);
     memset(r, 0, sizeof *r);
 }

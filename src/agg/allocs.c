@@ -76,10 +76,10 @@ void kprof_free_record_device(void *ptr, uint64_t host_ns)
     kprof_free_record(managed ? KPROF_MEM_MANAGED : KPROF_MEM_DEVICE, ptr, host_ns);
 }
 
-void kprof_allocs_snapshot(struct kprof_alloc_stat out[KPROF_MEM_COUNT])
+void kprof_allocs_snapshot(struct kprof_allocs_part *p)
 {
     pthread_mutex_lock(&allocs.lock);
-    memcpy(out, allocs.s, sizeof allocs.s);
+    memcpy(p->alloc, allocs.s, sizeof allocs.s);
     pthread_mutex_unlock(&allocs.lock);
 }
 

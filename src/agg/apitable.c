@@ -186,7 +186,8 @@ void kprof_ctx_init_record(int device, int api, int driver, uint64_t host_ns)
 
 /* ---- snapshot and fork ----------------------------------------------------------------------- */
 
-void kprof_apitable_snapshot(struct kprof_api_stat out[KPROF_API_COUNT])
+/* Fills out[api] with each API function's figures. */
+static void api_snapshot(struct kprof_api_stat out[KPROF_API_COUNT])
 {
     for (int i = 0; i < KPROF_API_COUNT; i++) {
         uint64_t read = __atomic_load_n(&api_stats[i].calls, __ATOMIC_RELAXED);
@@ -209,17 +210,22 @@ void kprof_apitable_snapshot(struct kprof_api_stat out[KPROF_API_COUNT])
     }
 }
 
-struct kprof_ctx_init *kprof_ctx_inits_snapshot(size_t *n)
+void kprof_apitable_snapshot(struct kprof_apitable_part *p)
 {
     pthread_mutex_lock(&ctx_lock);
-    *n = nctx_inits;
-    struct kprof_ctx_init *a = calloc(nctx_inits ? nctx_inits : 1, sizeof *a);
-    if (a)
-        memcpy(a, ctx_inits, nctx_inits * sizeof *ctx_inits);
+    p->nctx_inits = nctx_inits;
+    p->ctx_inits = calloc(nctx_inits ? nctx_inits : 1, sizeof *p->ctx_inits);
+    if (p->ctx_inits)
+        memcpy(p->ctx_inits, ctx_inits, nctx_inits * sizeof *ctx_inits);
     else
-        *n = 0;
+        p->nctx_inits = 0;
     pthread_mutex_unlock(&ctx_lock);
-    return a;
+    api_snapshot(p->api);
+}
+
+void kprof_apitable_part_free(struct kprof_apitable_part *p)
+{
+    free(p->ctx_inits);
 }
 
 /* In a forked child: a fresh start, so its report holds only what the child itself does. */

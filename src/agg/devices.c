@@ -179,15 +179,16 @@ void kprof_sample_record(const struct kprof_sample *s)
 
 /* ---- snapshot and fork ----------------------------------------------------------------------- */
 
-struct kprof_device_stat *kprof_devices_snapshot(size_t *n)
+void kprof_devices_snapshot(struct kprof_devices_part *p)
 {
     pthread_mutex_lock(&devices_lock);
     struct kprof_device_stat *a = calloc(MAX_DEVICES, sizeof *a);
-    *n = 0;
+    p->devices = a;
+    p->ndevices = 0;
     for (int i = 0; i < MAX_DEVICES && a; i++) {
         if (!devices[i].used)
             continue;
-        struct kprof_device_stat *d = &a[(*n)++];
+        struct kprof_device_stat *d = &a[p->ndevices++];
         d->device = i;
         d->kernel_ns = devices[i].kernel_ns;
         d->kernels = devices[i].kernels;
@@ -195,20 +196,17 @@ struct kprof_device_stat *kprof_devices_snapshot(size_t *n)
         for (int j = 0; j < devices[i].nopen; j++)
             d->busy_ns += devices[i].open[j].end - devices[i].open[j].start;
     }
+    p->trace = trace.ev;
+    p->ntrace = trace.n;
+    p->trace_dropped = trace.dropped;
+    p->streams = trace.streams;
+    p->nstreams = trace.nstreams;
     pthread_mutex_unlock(&devices_lock);
-    return a;
 }
 
-void kprof_trace_snapshot(const struct kprof_trace_event **events, size_t *nevents, uint64_t *dropped,
-                          const struct kprof_stream_name **streams, size_t *nstreams)
+void kprof_devices_part_free(struct kprof_devices_part *p)
 {
-    pthread_mutex_lock(&devices_lock);
-    *events = trace.ev;
-    *nevents = trace.n;
-    *dropped = trace.dropped;
-    *streams = trace.streams;
-    *nstreams = trace.nstreams;
-    pthread_mutex_unlock(&devices_lock);
+    free(p->devices);
 }
 
 /* In a forked child: a fresh start, so its report holds only what the child itself does (the streams'

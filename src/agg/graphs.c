@@ -272,17 +272,21 @@ void kprof_graph_launched(struct kprof_graph *g)
     }
 }
 
-struct kprof_kernel **kprof_graph_rows(size_t *n)
+void kprof_graphs_snapshot(struct kprof_graphs_part *p)
 {
     pthread_rwlock_rdlock(&graphs.lock);
-    struct kprof_kernel **r = calloc(graphs.nrows ? graphs.nrows : 1, sizeof *r);
-    *n = 0;
-    if (r && graphs.nrows) {
-        memcpy(r, graphs.rows, graphs.nrows * sizeof *r);
-        *n = graphs.nrows;
-    }
+    p->rows = calloc(graphs.nrows ? graphs.nrows : 1, sizeof *p->rows);
+    for (size_t i = 0; p->rows && i < graphs.nrows; i++)
+        if (graphs.rows[i]->calls > 0)
+            p->rows[p->n++] = graphs.rows[i];
     pthread_rwlock_unlock(&graphs.lock);
-    return r;
+    if (p->rows)
+        qsort(p->rows, p->n, sizeof *p->rows, kprof_kernel_by_total_desc);
+}
+
+void kprof_graphs_part_free(struct kprof_graphs_part *p)
+{
+    free(p->rows);
 }
 
 static int fork_held;

@@ -402,7 +402,7 @@ static int by_captured_desc(const void *a, const void *b)
     return strcmp(x->mangled, y->mangled);
 }
 
-int kprof_kernels_snapshot(struct kprof_kernels_part *p)
+void kprof_kernels_snapshot(struct kprof_kernels_part *p)
 {
     pthread_rwlock_rdlock(&names.lock);
     pthread_mutex_lock(&times_lock);
@@ -443,7 +443,12 @@ int kprof_kernels_snapshot(struct kprof_kernels_part *p)
         qsort(p->kernels, p->nkernels, sizeof *p->kernels, kprof_kernel_by_total_desc);
     if (p->captured)
         qsort(p->captured, p->ncaptured, sizeof *p->captured, by_captured_desc);
-    return p->nkernels > 0;
+}
+
+void kprof_kernels_part_free(struct kprof_kernels_part *p)
+{
+    free(p->kernels);
+    free(p->captured);
 }
 
 /* ---- demangling ------------------------------------------------------------------------------ */

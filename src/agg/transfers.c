@@ -61,20 +61,28 @@ double kprof_copy_instances_median(const struct kprof_copy *c)
     return kprof_hist_median(&c->hist, NULL);
 }
 
-void kprof_transfers_snapshot(struct kprof_copy out[KPROF_DIR_COUNT][KPROF_HOST_COUNT], struct kprof_copy *memsets_out)
+void kprof_transfers_snapshot(struct kprof_transfers_part *p)
 {
     pthread_mutex_lock(&transfers_lock);
-    memcpy(out, copies, sizeof copies);
-    *memsets_out = memsets;
+    memcpy(p->copies, copies, sizeof copies);
+    p->memsets = memsets;
     /* Each histogram copied: the snapshot's own, which a copy timed after it cannot grow or move. */
     for (int d = 0; d < KPROF_DIR_COUNT; d++)
         for (int h = 0; h < KPROF_HOST_COUNT; h++) {
-            memset(&out[d][h].hist, 0, sizeof out[d][h].hist);
-            kprof_hist_merge(&out[d][h].hist, &copies[d][h].hist);
+            memset(&p->copies[d][h].hist, 0, sizeof p->copies[d][h].hist);
+            kprof_hist_merge(&p->copies[d][h].hist, &copies[d][h].hist);
         }
-    memset(&memsets_out->hist, 0, sizeof memsets_out->hist);
-    kprof_hist_merge(&memsets_out->hist, &memsets.hist);
+    memset(&p->memsets.hist, 0, sizeof p->memsets.hist);
+    kprof_hist_merge(&p->memsets.hist, &memsets.hist);
     pthread_mutex_unlock(&transfers_lock);
+}
+
+void kprof_transfers_part_free(struct kprof_transfers_part *p)
+{
+    for (int d = 0; d < KPROF_DIR_COUNT; d++)
+        for (int h = 0; h < KPROF_HOST_COUNT; h++)
+            kprof_hist_free(&p->copies[d][h].hist);
+    kprof_hist_free(&p->memsets.hist);
 }
 
 /* In a forked child: a fresh start, so its report holds only what the child itself does. */

@@ -45,19 +45,19 @@ static double pct(uint64_t part, uint64_t all)
     const struct kprof_kernel *k = s->k.captured[row];
 #define KPROF_ROW_allocations \
     const struct kprof_snapshot *s = ctx; \
-    const struct kprof_alloc_stat *a = &s->st.alloc[row]; \
+    const struct kprof_alloc_stat *a = &s->allocs.alloc[row]; \
     (void)a;
 #define KPROF_ROW_devices \
     const struct kprof_snapshot *s = ctx; \
-    const struct kprof_device_stat *d = &s->st.devices[row]; \
+    const struct kprof_device_stat *d = &s->devices.devices[row]; \
     (void)d;
 #define KPROF_ROW_api \
     const struct kprof_snapshot *s = ctx; \
-    const struct kprof_api_stat *a = &s->st.api[row]; \
+    const struct kprof_api_stat *a = &s->apitable.api[row]; \
     (void)a;
 #define KPROF_ROW_context_init \
     const struct kprof_snapshot *s = ctx; \
-    const struct kprof_ctx_init *c = &s->st.ctx_inits[row];
+    const struct kprof_ctx_init *c = &s->apitable.ctx_inits[row];
 
 /* Whether row `row` of a table has a timed call (NULL: every row has). */
 static int kernels_timed(const void *ctx, size_t row)

@@ -88,12 +88,12 @@ int kprof_report_csv(const char *base, int chosen, const struct kprof_snapshot *
         kprof_csv_string(f, s->host);
         fputc(',', f);
         kprof_csv_string(f, s->command);
-        fprintf(f, ",%llu,%ld,%ld,%ld,%ld,%ld,%ld\n", U(s->wall_ns), kprof_config.sample, s->events.created,
-                s->events.incomplete, s->events.failed, s->events.pool_exhausted, s->events.one_event);
+        fprintf(f, ",%llu,%ld,%ld,%ld,%ld,%ld,%ld\n", U(s->wall_ns), kprof_config.sample, s->events.n.created,
+                s->events.n.incomplete, s->events.n.failed, s->events.n.pool_exhausted, s->events.n.one_event);
         csv_close(&dest, f, "summary");
     }
     if ((f = csv_open(&dest, "context_init"))) {
-        csv_table(f, KPROF_TABLE_context_init, s, s->st.nctx_inits, 0);
+        csv_table(f, KPROF_TABLE_context_init, s, s->apitable.nctx_inits, 0);
         csv_close(&dest, f, "context_init");
     }
     if ((f = csv_open(&dest, "kernels"))) {
@@ -121,20 +121,20 @@ int kprof_report_csv(const char *base, int chosen, const struct kprof_snapshot *
         csv_close(&dest, f, "allocations");
     }
     if ((f = csv_open(&dest, "devices"))) {
-        csv_table(f, KPROF_TABLE_devices, s, s->st.ndevices, 0);
+        csv_table(f, KPROF_TABLE_devices, s, s->devices.ndevices, 0);
         csv_close(&dest, f, "devices");
     }
     if ((f = csv_open(&dest, "api"))) {
         kprof_csv_header(f, KPROF_TABLE_api, 0);
         for (size_t i = 0; i < KPROF_API_COUNT; i++)
-            if (kprof_api_counted[i] && s->st.api[i].calls)
+            if (kprof_api_counted[i] && s->apitable.api[i].calls)
                 kprof_csv_row(f, KPROF_TABLE_api, s, i, 0);
         csv_close(&dest, f, "api");
     }
     if ((f = csv_open(&dest, "calibration"))) {
         fprintf(f, "device,state,cost_ns,samples,start,predecessor,handoff_ns\n");
-        for (size_t i = 0; i < s->ncalibs; i++) {
-            const struct kprof_calibration *c = &s->calibs[i];
+        for (size_t i = 0; i < s->events.ncalibs; i++) {
+            const struct kprof_calibration *c = &s->events.calibs[i];
             for (int sh = 0; sh < KPROF_START_COUNT; sh++)
                 for (int p = 0; p < (sh ? KPROF_PRED_SHARED_COUNT : KPROF_PRED_COUNT); p++) {
                     fprintf(f, "%d,", c->device);

@@ -31,7 +31,7 @@ static void json_rows(FILE *f, int table, const void *ctx, size_t n, int (*shown
 static int api_called(const void *ctx, size_t i)
 {
     const struct kprof_snapshot *s = ctx;
-    return kprof_api_counted[i] && s->st.api[i].calls;
+    return kprof_api_counted[i] && s->apitable.api[i].calls;
 }
 
 /* Kernels-style rows (kernels, or graphs timed as a whole, which have no graph_calls and
@@ -64,7 +64,7 @@ void kprof_report_json(FILE *f, const struct kprof_snapshot *s)
             kprof_config.name_width);
 
     fprintf(f, "  \"context_init\": [");
-    json_rows(f, KPROF_TABLE_context_init, s, s->st.nctx_inits, NULL);
+    json_rows(f, KPROF_TABLE_context_init, s, s->apitable.nctx_inits, NULL);
     fprintf(f, "],\n");
 
     fprintf(f, "  \"filtered_kernels\": %zu,\n", s->k.nfiltered);
@@ -90,7 +90,7 @@ void kprof_report_json(FILE *f, const struct kprof_snapshot *s)
     fprintf(f, "],\n");
 
     fprintf(f, "  \"devices\": [");
-    json_rows(f, KPROF_TABLE_devices, s, s->st.ndevices, NULL);
+    json_rows(f, KPROF_TABLE_devices, s, s->devices.ndevices, NULL);
     fprintf(f, "],\n");
 
     fprintf(f, "  \"api\": [");
@@ -98,8 +98,8 @@ void kprof_report_json(FILE *f, const struct kprof_snapshot *s)
     fprintf(f, "],\n");
 
     fprintf(f, "  \"calibration\": [");
-    for (size_t i = 0; i < s->ncalibs; i++) {
-        const struct kprof_calibration *c = &s->calibs[i];
+    for (size_t i = 0; i < s->events.ncalibs; i++) {
+        const struct kprof_calibration *c = &s->events.calibs[i];
         fprintf(f, "%s\n    {\"device\": %d, \"state\": ", i ? "," : "", c->device);
         kprof_json_string(f, kprof_calib_state_text(c->state));
         fprintf(f, ", \"cost_ns\": %llu, \"samples\": %u, \"holds\": %s", U(c->cost_ns), c->samples,
@@ -114,12 +114,12 @@ void kprof_report_json(FILE *f, const struct kprof_snapshot *s)
         }
         fprintf(f, "}");
     }
-    fprintf(f, "%s],\n", s->ncalibs ? "\n  " : "");
+    fprintf(f, "%s],\n", s->events.ncalibs ? "\n  " : "");
 
     fprintf(f, "  \"events\": {\"created\": %ld, \"incomplete\": %ld, \"failed\": %ld, \"untimed_no_event\": %ld, "
                "\"one_event\": %ld, \"held\": %ld, \"held_kernel\": %ld, \"beside_busy\": %ld, \"holds_overdue\": %ld, "
                "\"not_held_traced\": %ld}\n}\n",
-            s->events.created, s->events.incomplete, s->events.failed, s->events.pool_exhausted, s->events.one_event,
-            s->events.held, s->events.held_kernel, s->events.beside_busy, s->events.holds_overdue,
-            s->events.not_held_traced);
+            s->events.n.created, s->events.n.incomplete, s->events.n.failed, s->events.n.pool_exhausted, s->events.n.one_event,
+            s->events.n.held, s->events.n.held_kernel, s->events.n.beside_busy, s->events.n.holds_overdue,
+            s->events.n.not_held_traced);
 }

@@ -37,11 +37,11 @@ static void table(FILE *f, int id, const void *ctx, size_t n, const char *const 
 static void context_init(FILE *f, const struct kprof_snapshot *s)
 {
     fprintf(f, "== libkprof: context init ==\n");
-    if (!s->st.nctx_inits) {
+    if (!s->apitable.nctx_inits) {
         fprintf(f, "  (no context created through an intercepted call)\n");
         return;
     }
-    table(f, KPROF_TABLE_context_init, s, s->st.nctx_inits, NULL, NULL);
+    table(f, KPROF_TABLE_context_init, s, s->apitable.nctx_inits, NULL, NULL);
 }
 
 /* A kernels-style table of rows (kernels, or graphs timed as a whole), under `section`. */
@@ -147,7 +147,7 @@ static void copies(FILE *f, const struct kprof_snapshot *s)
 static void memsets(FILE *f, const struct kprof_snapshot *s)
 {
     fprintf(f, "== libkprof: memsets ==\n");
-    if (!s->st.memsets.count) {
+    if (!s->transfers.memsets.count) {
         fprintf(f, "  (no memsets)\n");
         return;
     }
@@ -161,7 +161,7 @@ static void memsets(FILE *f, const struct kprof_snapshot *s)
 static int alloc_used(const void *ctx, size_t m)
 {
     const struct kprof_snapshot *s = ctx;
-    return s->st.alloc[m].count || s->st.alloc[m].frees;
+    return s->allocs.alloc[m].count || s->allocs.alloc[m].frees;
 }
 
 static void allocations(FILE *f, const struct kprof_snapshot *s)
@@ -180,11 +180,11 @@ static void allocations(FILE *f, const struct kprof_snapshot *s)
 static void devices(FILE *f, const struct kprof_snapshot *s)
 {
     fprintf(f, "== libkprof: devices ==\n");
-    if (!s->st.ndevices) {
+    if (!s->devices.ndevices) {
         fprintf(f, "  (no timed kernels)\n");
         return;
     }
-    table(f, KPROF_TABLE_devices, s, s->st.ndevices, NULL, NULL);
+    table(f, KPROF_TABLE_devices, s, s->devices.ndevices, NULL, NULL);
     fprintf(f, "Busy: the union of the device's kernel intervals; Overlap: kernel sum / busy (above 1: streams ran\n"
                "kernels at the same time).\n");
     if (kprof_config.sample != 1) /* untimed launches have no interval */
@@ -199,7 +199,7 @@ static int api_counted(const void *ctx, size_t i)
 static int api_called(const void *ctx, size_t i)
 {
     const struct kprof_snapshot *s = ctx;
-    return kprof_api_counted[i] && s->st.api[i].calls;
+    return kprof_api_counted[i] && s->apitable.api[i].calls;
 }
 
 static void api(FILE *f, const struct kprof_snapshot *s)
@@ -237,17 +237,17 @@ void kprof_report_text(FILE *f, const struct kprof_snapshot *s)
     fprintf(f, "Events created %ld, pairs incomplete at exit %ld, failed %ld, calls untimed for lack of events %ld, "
                "launches timed with one event (busy stream) %ld, held until queued %ld (behind other work %ld), "
                "not held beside another busy stream %ld",
-            s->events.created, s->events.incomplete, s->events.failed, s->events.pool_exhausted, s->events.one_event,
-            s->events.held + s->events.held_kernel, s->events.held_kernel, s->events.beside_busy);
-    if (s->events.holds_overdue) /* a launch call that outlasted its hold: other streams may have waited */
+            s->events.n.created, s->events.n.incomplete, s->events.n.failed, s->events.n.pool_exhausted, s->events.n.one_event,
+            s->events.n.held + s->events.n.held_kernel, s->events.n.held_kernel, s->events.n.beside_busy);
+    if (s->events.n.holds_overdue) /* a launch call that outlasted its hold: other streams may have waited */
         fprintf(f, ", held longer than kprof_hold waits (%.0f ms) %ld (kernels on other streams may read up to "
-                   "that much longer)", (double)KPROF_HOLD_TIMEOUT_NS / 1e6, s->events.holds_overdue);
-    if (s->events.not_held_traced) /* torch.profiler and other CUPTI tracers would see kprof_hold */
+                   "that much longer)", (double)KPROF_HOLD_TIMEOUT_NS / 1e6, s->events.n.holds_overdue);
+    if (s->events.n.not_held_traced) /* torch.profiler and other CUPTI tracers would see kprof_hold */
         fprintf(f, ", not held while another tool traced kernels through CUPTI %ld (timed as without holds)",
-                s->events.not_held_traced);
+                s->events.n.not_held_traced);
     fputc('\n', f);
-    for (size_t i = 0; i < s->ncalibs; i++) {
-        const struct kprof_calibration *c = &s->calibs[i];
+    for (size_t i = 0; i < s->events.ncalibs; i++) {
+        const struct kprof_calibration *c = &s->events.calibs[i];
         if (c->state != KPROF_CALIB_DONE) {
             fprintf(f, "Hand-off calibration, device %d: %s; kernel pairs keep their hand-off.\n", c->device,
                     kprof_calib_state_text(c->state));

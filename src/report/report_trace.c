@@ -15,12 +15,12 @@ void kprof_report_trace(FILE *f, const struct kprof_snapshot *s)
 {
     fprintf(f, "{\"displayTimeUnit\": \"ns\",\n \"otherData\": {\"tool\": \"libkprof\", \"pid\": %ld, "
                "\"events\": %zu, \"dropped_events\": %llu, \"limit\": %ld},\n \"traceEvents\": [\n",
-            s->pid, s->st.ntrace, (unsigned long long)s->st.trace_dropped, kprof_config.trace_limit);
+            s->pid, s->devices.ntrace, (unsigned long long)s->devices.trace_dropped, kprof_config.trace_limit);
     int first = 1;
     /* Names: a process per device (every device a stream or event belongs to), a thread per stream. */
     unsigned char named[64] = { 0 };
-    for (size_t i = 0; i < s->st.nstreams + s->st.ntrace; i++) {
-        int d = i < s->st.nstreams ? (s->st.streams[i].name ? s->st.streams[i].device : -1) : s->st.trace[i - s->st.nstreams].device;
+    for (size_t i = 0; i < s->devices.nstreams + s->devices.ntrace; i++) {
+        int d = i < s->devices.nstreams ? (s->devices.streams[i].name ? s->devices.streams[i].device : -1) : s->devices.trace[i - s->devices.nstreams].device;
         if (d < 0 || d >= 64 || named[d])
             continue;
         named[d] = 1;
@@ -28,17 +28,17 @@ void kprof_report_trace(FILE *f, const struct kprof_snapshot *s)
                 first ? "" : ",\n", d, d);
         first = 0;
     }
-    for (size_t i = 0; i < s->st.nstreams; i++) {
-        if (!s->st.streams[i].name)
+    for (size_t i = 0; i < s->devices.nstreams; i++) {
+        if (!s->devices.streams[i].name)
             continue;
         fprintf(f, "%s  {\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": %d, \"tid\": %zu, \"args\": {\"name\": ",
-                first ? "" : ",\n", s->st.streams[i].device, i);
-        kprof_json_string(f, s->st.streams[i].name);
+                first ? "" : ",\n", s->devices.streams[i].device, i);
+        kprof_json_string(f, s->devices.streams[i].name);
         fprintf(f, "}}");
         first = 0;
     }
-    for (size_t i = 0; i < s->st.ntrace; i++) {
-        const struct kprof_trace_event *e = &s->st.trace[i];
+    for (size_t i = 0; i < s->devices.ntrace; i++) {
+        const struct kprof_trace_event *e = &s->devices.trace[i];
         fprintf(f, "%s  {\"ph\": \"X\", \"pid\": %d, \"tid\": %u, \"ts\": %.3f, \"dur\": %.3f, ", first ? "" : ",\n",
                 e->device, e->stream_index, (double)e->start_ns / 1e3, (double)e->dur_ns / 1e3);
         first = 0;
@@ -68,7 +68,7 @@ void kprof_report_trace(FILE *f, const struct kprof_snapshot *s)
         }
     }
     fprintf(f, "\n ]\n}\n");
-    if (s->st.trace_dropped)
+    if (s->devices.trace_dropped)
         kprof_warn("the trace holds the first %zu timed calls; %llu more were dropped (KPROF_TRACE_LIMIT=%ld)",
-                   s->st.ntrace, (unsigned long long)s->st.trace_dropped, kprof_config.trace_limit);
+                   s->devices.ntrace, (unsigned long long)s->devices.trace_dropped, kprof_config.trace_limit);
 }

@@ -63,23 +63,23 @@ void kprof_rows_take(struct kprof_rows *r, const struct kprof_snapshot *s)
     memset(r, 0, sizeof *r);
     kernel_rows(&r->kernels, s->k.kernels, s->k.nkernels);
     r->kernels.all_ns = s->k.kernel_total_ns;
-    r->graphs.all_ns = kernel_rows(&r->graphs, s->graphs, s->ngraphs);
+    r->graphs.all_ns = kernel_rows(&r->graphs, s->graphs.rows, s->graphs.n);
 
-    uint64_t mem_ns = s->st.memsets.total_ns;
+    uint64_t mem_ns = s->transfers.memsets.total_ns;
     for (int d = 0; d < KPROF_DIR_COUNT; d++)
         for (int h = 0; h < KPROF_HOST_COUNT; h++) {
-            const struct kprof_copy *c = &s->st.copies[d][h];
+            const struct kprof_copy *c = &s->transfers.copies[d][h];
             mem_ns += c->total_ns;
             if (c->count)
                 copy_row(&r->copies, kprof_dir_names[d], h == KPROF_HOST_NONE ? NULL : kprof_host_mem_names[h],
                          operations[d], c);
         }
-    copy_row(&r->memsets, "memset", "", "[CUDA memset]", &s->st.memsets);
+    copy_row(&r->memsets, "memset", "", "[CUDA memset]", &s->transfers.memsets);
     r->copies.all_ns = r->memsets.all_ns = mem_ns;
 
     for (size_t i = 0; i < KPROF_API_COUNT; i++)
         if (kprof_api_counted[i])
-            r->api_ns += s->st.api[i].total_ns;
+            r->api_ns += s->apitable.api[i].total_ns;
 }
 
 void kprof_rows_free(struct kprof_rows *r)

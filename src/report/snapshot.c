@@ -1,4 +1,5 @@
-/* snapshot.c: the report's snapshot, gathered from each module once the pairs are drained. */
+/* snapshot.c: the report's snapshot, each module's part (snapshot.h's list) taken once the pairs are
+ * drained. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,25 +35,12 @@ static void device_uuid(int device, char *out)
 int kprof_snapshot_take(struct kprof_snapshot *s)
 {
     memset(s, 0, sizeof *s);
-    int any = kprof_kernels_snapshot(&s->k);
-    kprof_transfers_snapshot(s->st.copies, &s->st.memsets);
-    s->st.devices = kprof_devices_snapshot(&s->st.ndevices);
-    kprof_trace_snapshot(&s->st.trace, &s->st.ntrace, &s->st.trace_dropped, &s->st.streams, &s->st.nstreams);
-    s->st.ctx_inits = kprof_ctx_inits_snapshot(&s->st.nctx_inits);
-    kprof_allocs_snapshot(s->st.alloc);
-    kprof_apitable_snapshot(s->st.api);
-    any = any || __atomic_load_n(&kprof_cuda_used, __ATOMIC_RELAXED);
-    for (size_t i = 0; i < s->st.ndevices; i++)
-        device_uuid(s->st.devices[i].device, s->st.devices[i].uuid);
-    size_t ng = 0;
-    s->graphs = kprof_graph_rows(&ng);
-    for (size_t i = 0; s->graphs && i < ng; i++)
-        if (s->graphs[i]->calls > 0)
-            s->graphs[s->ngraphs++] = s->graphs[i];
-    if (s->graphs)
-        qsort(s->graphs, s->ngraphs, sizeof *s->graphs, kprof_kernel_by_total_desc);
-    kprof_events_counters(&s->events);
-    s->ncalibs = kprof_events_calibrations(s->calibs, sizeof s->calibs / sizeof s->calibs[0]);
+#define KPROF_PART_TAKE(module, member) kprof_##module##_snapshot(&s->member);
+    KPROF_SNAPSHOT_PARTS(KPROF_PART_TAKE)
+#undef KPROF_PART_TAKE
+    int any = s->k.nkernels > 0 || __atomic_load_n(&kprof_cuda_used, __ATOMIC_RELAXED);
+    for (size_t i = 0; i < s->devices.ndevices; i++)
+        device_uuid(s->devices.devices[i].device, s->devices.devices[i].uuid);
     s->wall_ns = kprof_now_ns() - kprof_start_ns;
     s->pid = (long)getpid();
     snprintf(s->command, sizeof s->command, "%s", program_invocation_name ? program_invocation_name : "?");
@@ -66,14 +54,8 @@ int kprof_snapshot_take(struct kprof_snapshot *s)
 void kprof_snapshot_free(struct kprof_snapshot *s)
 {
     kprof_rows_free(&s->rows);
-    free(s->k.kernels);
-    free(s->graphs);
-    free(s->k.captured);
-    free(s->st.devices);
-    free(s->st.ctx_inits);
-    for (int d = 0; d < KPROF_DIR_COUNT; d++)
-        for (int h = 0; h < KPROF_HOST_COUNT; h++)
-            kprof_hist_free(&s->st.copies[d][h].hist);
-    kprof_hist_free(&s->st.memsets.hist);
+#define KPROF_PART_FREE(module, member) kprof_##module##_part_free(&s->member);
+    KPROF_SNAPSHOT_PARTS(KPROF_PART_FREE)
+#undef KPROF_PART_FREE
     memset(s, 0, sizeof *s);
 }

@@ -253,7 +253,9 @@ void kprof_events_context_gone(CUcontext ctx, int dev)
     pthread_mutex_unlock(&kprof_ev.lock);
 }
 
-size_t kprof_events_calibrations(struct kprof_calibration *out, size_t max)
+/* Copies the calibration of each context timed so far (at most max, oldest first) to out; returns how
+ * many. */
+static size_t calibrations(struct kprof_calibration *out, size_t max)
 {
     size_t n = 0, all = 0;
     pthread_mutex_lock(&kprof_ev.lock);
@@ -268,11 +270,12 @@ size_t kprof_events_calibrations(struct kprof_calibration *out, size_t max)
     return n;
 }
 
-void kprof_events_counters(struct kprof_event_counters *out)
+void kprof_events_snapshot(struct kprof_events_part *p)
 {
     pthread_mutex_lock(&kprof_ev.lock);
-    *out = kprof_ev.n;
+    p->n = kprof_ev.n;
     pthread_mutex_unlock(&kprof_ev.lock);
+    p->ncalibs = calibrations(p->calibs, sizeof p->calibs / sizeof p->calibs[0]);
 }
 
 /* fork(): kprof_ev.lock must be free when the child is made.  It is waited for at most 200 ms (never held across
