@@ -12,7 +12,7 @@
 struct kprof_driver kprof_drv;
 
 const char *const kprof_dh_names[KPROF_DH_COUNT] = {
-#define KPROF_DH(name, cls) #name,
+#define KPROF_DRIVER_WRAPPED(name, cls) #name,
 #include "api.def"
 };
 void *kprof_dh_real[KPROF_DH_COUNT];
@@ -42,8 +42,9 @@ static void driver_load(void)
      * after libkprof may answer with its own wrapper, which libkprof's then calls. */
     for (int i = 0; i < KPROF_DH_COUNT; i++)
         kprof_dh_real[i] = kprof_next_dlsym(h, kprof_dh_names[i]);
-#define KPROF_DRVOPT(name) kprof_drv.name = (__typeof__(kprof_drv.name))kprof_real_dlsym(h, #name);
-#define KPROF_DRV(name)                                                                   \
+#define KPROF_DRIVER_USED_IF_PRESENT(name)                                                \
+    kprof_drv.name = (__typeof__(kprof_drv.name))kprof_real_dlsym(h, #name);
+#define KPROF_DRIVER_USED(name)                                                           \
     kprof_drv.name = (__typeof__(kprof_drv.name))kprof_real_dlsym(h, #name);              \
     if (!kprof_drv.name) {                                                                \
         kprof_warn("the CUDA driver lacks %s; passing every call through", #name);       \

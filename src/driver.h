@@ -5,18 +5,18 @@
 #include "cuda_api.h"
 #include "names.h"
 
-/* The driver functions libkprof calls itself (KPROF_DRV in api.def), from libcuda.so.1. */
+/* The driver functions libkprof calls itself (KPROF_DRIVER_USED in api.def), from libcuda.so.1. */
 struct kprof_driver {
-#define KPROF_DRV(name) __typeof__(name) *name;
-#define KPROF_DRVOPT(name) __typeof__(name) *name; /* NULL when the driver lacks it */
+#define KPROF_DRIVER_USED(name) __typeof__(name) *name;
+#define KPROF_DRIVER_USED_IF_PRESENT(name) __typeof__(name) *name; /* NULL when the driver lacks it */
 #include "api.def"
 };
 extern struct kprof_driver kprof_drv;
 
-/* The driver functions libkprof wraps (KPROF_DH in api.def): index, exported name, the driver's own
- * function (from libcuda.so.1, NULL if it lacks it) and libkprof's wrapper. */
+/* The driver functions libkprof wraps (KPROF_DRIVER_WRAPPED in api.def): index, exported name, the
+ * driver's own function (from libcuda.so.1, NULL if it lacks it) and libkprof's wrapper. */
 enum kprof_dh_index {
-#define KPROF_DH(name, cls) KPROF_DHI_##name,
+#define KPROF_DRIVER_WRAPPED(name, cls) KPROF_DHI_##name,
 #include "api.def"
     KPROF_DH_COUNT
 };
@@ -51,8 +51,8 @@ static inline void *kprof_dh_real_get(int index)
     if (KPROF_UNLIKELY(!real_))                                                                    \
         return CUDA_ERROR_NOT_FOUND
 
-/* Loads libcuda.so.1, every KPROF_DRV function and the real functions behind the KPROF_DH wrappers,
- * once (pthread_once); thread-safe.  Returns 1 when the driver is usable; 0 (after one warning) when it
+/* Loads libcuda.so.1, every KPROF_DRIVER_USED function and the real functions behind the
+ * KPROF_DRIVER_WRAPPED wrappers, once (pthread_once); thread-safe.  Returns 1 when the driver is usable; 0 (after one warning) when it
  * is missing, and libkprof then only passes calls through. */
 int kprof_driver_ready_slow(void);
 static inline int kprof_driver_ready(void)

@@ -66,8 +66,8 @@ static void rt_check_unloaded(void)
         gone = !dladdr(rt_libs.lib[i].fn, &info) || info.dli_fbase != rt_libs.lib[i].base;
     }
     if (gone) {
-#define KPROF_RT(name, proto, cls) __atomic_store_n(&kprof_rt.name, NULL, __ATOMIC_RELEASE);
-#define KPROF_RTUSE(name) __atomic_store_n(&kprof_rt.name, NULL, __ATOMIC_RELEASE);
+#define KPROF_RUNTIME_WRAPPED(name, proto, cls) __atomic_store_n(&kprof_rt.name, NULL, __ATOMIC_RELEASE);
+#define KPROF_RUNTIME_USED(name) __atomic_store_n(&kprof_rt.name, NULL, __ATOMIC_RELEASE);
 #include "api.def"
         __atomic_store_n(&rt_libs.n, 0, __ATOMIC_RELEASE);
     }

@@ -4,11 +4,11 @@
 
 #include "cuda_api.h"
 
-/* The real runtime functions: KPROF_RT and KPROF_RTUSE entries of api.def, found lazily with
- * dlsym(RTLD_NEXT) because a program may load libcudart after libkprof (Python does). */
+/* The real runtime functions: KPROF_RUNTIME_WRAPPED and KPROF_RUNTIME_USED entries of api.def, found
+ * lazily with dlsym(RTLD_NEXT) because a program may load libcudart after libkprof (Python does). */
 struct kprof_runtime {
-#define KPROF_RT(name, proto, cls) __typeof__(proto) *name;
-#define KPROF_RTUSE(name) __typeof__(name) *name;
+#define KPROF_RUNTIME_WRAPPED(name, proto, cls) __typeof__(proto) *name;
+#define KPROF_RUNTIME_USED(name) __typeof__(name) *name;
 #include "api.def"
 };
 extern struct kprof_runtime kprof_rt;
@@ -17,8 +17,8 @@ extern struct kprof_runtime kprof_rt;
  * when no later library defines it.  Thread-safe and idempotent. */
 void *kprof_rt_resolve(void **slot, const char *name);
 
-/* The real runtime function `name` (a KPROF_RT or KPROF_RTUSE entry), found on first use: one
- * predictable branch once resolved; NULL when no later library defines it.  Thread-safe.  Unlike the
+/* The real runtime function `name` (a KPROF_RUNTIME_WRAPPED or KPROF_RUNTIME_USED entry), found on first
+ * use: one predictable branch once resolved; NULL when no later library defines it.  Thread-safe.  Unlike the
  * driver's (KPROF_REAL_DRV in driver.h, one table filled when libcuda.so.1 is loaded), each runtime
  * function is looked up alone and late: libcudart may be loaded after libkprof, or not at all, or be
  * linked statically into the program (then only the functions it exports are found). */
@@ -27,7 +27,7 @@ void *kprof_rt_resolve(void **slot, const char *name);
          ? kprof_rt.name                                                                           \
          : (__typeof__(kprof_rt.name))kprof_rt_resolve((void **)&kprof_rt.name, #name))
 
-/* libkprof's own questions to the runtime (KPROF_RTUSE), asked without disturbing the app's last-error
+/* libkprof's own questions to the runtime (KPROF_RUNTIME_USED), asked without disturbing the app's last-error
  * state: kprof_rt_quiet_begin says whether the runtime can be asked now (its cudaPeekAtLastError and
  * cudaGetLastError found, and no error of the app's pending); kprof_rt_quiet_end(r) clears the error a
  * failed question left (r, the question's result).  Thread-safe (the last error is per thread). */

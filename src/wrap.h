@@ -97,7 +97,7 @@
  * real_ with REAL_OR_FAIL (KPROF_REAL_RT_OR_FAIL or KPROF_REAL_DRV_OR_FAIL) and ends with
  * BODY(api, ..., per_thread, real_ args): api is KPROF_API_##name (or name##pt), the variable arguments are
  * passed on (none is fine: GNU C's `, ##__VA_ARGS__` drops the comma), per_thread is 0 and 1.  BODY must
- * return.  Both names must be KPROF_RT or KPROF_DH entries of api.def. */
+ * return.  Both names must be KPROF_RUNTIME_WRAPPED or KPROF_DRIVER_WRAPPED entries of api.def. */
 #define KPROF_WRAP_TWINS(type, REAL_OR_FAIL, BODY, name, pt, params, args, ...)                    \
     KPROF_WRAP_FN(type, REAL_OR_FAIL, BODY, name, 0, params, args, ##__VA_ARGS__)                  \
     KPROF_WRAP_FN(type, REAL_OR_FAIL, BODY, name##pt, 1, params, args, ##__VA_ARGS__)

@@ -663,9 +663,9 @@ STREAM_OPS_PTDS(cuMemcpyAtoA_v2,
 STREAM_DESTROY_FN(cuStreamDestroy_v2)
 STREAM_DESTROY_FN(cuStreamDestroy)
 
-/* Every KPROF_DH entry of api.def has its wrapper above: this table refers to each by name, so a
- * missing one fails the link (-Wl,--no-undefined).  driver.c hands these out. */
+/* Every KPROF_DRIVER_WRAPPED entry of api.def has its wrapper above: this table refers to each by name,
+ * so a missing one fails the link (-Wl,--no-undefined).  driver.c hands these out. */
 const void *const kprof_dh_wrapper[KPROF_DH_COUNT] = {
-#define KPROF_DH(name, cls) (const void *)&name,
+#define KPROF_DRIVER_WRAPPED(name, cls) (const void *)&name,
 #include "api.def"
 };

@@ -207,9 +207,9 @@ RT_WRAP(OUTER, cudaEventCreateWithFlags, (cudaEvent_t *e, unsigned int flags), (
 RT_WRAP(OUTER, cudaMemGetInfo, (size_t *free_bytes, size_t *total_bytes), (free_bytes, total_bytes))
 RT_WRAP(OUTER, cudaDeviceGetStreamPriorityRange, (int *least, int *greatest), (least, greatest))
 
-/* Every KPROF_RT entry of api.def must have its wrapper above: this table refers to each by name, so a
- * missing one fails the link (-Wl,--no-undefined). */
+/* Every KPROF_RUNTIME_WRAPPED entry of api.def must have its wrapper above (or in hook_driver.c): this
+ * table refers to each by name, so a missing one fails the link (-Wl,--no-undefined). */
 const void *const kprof_rt_wrappers[KPROF_API_COUNT] = {
-#define KPROF_RT(name, proto, cls) (const void *)&name,
+#define KPROF_RUNTIME_WRAPPED(name, proto, cls) (const void *)&name,
 #include "api.def"
 };
