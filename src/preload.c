@@ -5,7 +5,6 @@
 #include <time.h>
 #include "cuda_api.h"
 #include "kprof_hash.h"
-#include "driver.h"
 #include "clock.h"
 #include "call.h"
 #include "fork.h"

@@ -1,8 +1,11 @@
-/* resolve.h: the real CUDA runtime functions behind libkprof's runtime wrappers (resolve.c). */
+/* resolve.h: the real CUDA functions behind libkprof's wrappers, and the driver functions libkprof calls
+ * itself (resolve.c). */
 #ifndef KPROF_RESOLVE_H
 #define KPROF_RESOLVE_H
 
 #include "cuda_api.h"
+
+/* ---- the runtime ---- */
 
 /* The real runtime functions: KPROF_RUNTIME_WRAPPED and KPROF_RUNTIME_USED entries of api.def, found
  * lazily with dlsym(RTLD_NEXT) because a program may load libcudart after libkprof (Python does). */
@@ -19,7 +22,7 @@ void *kprof_rt_resolve(void **slot, const char *name);
 
 /* The real runtime function `name` (a KPROF_RUNTIME_WRAPPED or KPROF_RUNTIME_USED entry), found on first
  * use: one predictable branch once resolved; NULL when no later library defines it.  Thread-safe.  Unlike the
- * driver's (KPROF_REAL_DRV in driver.h, one table filled when libcuda.so.1 is loaded), each runtime
+ * driver's (KPROF_REAL_DRV below, one table filled when libcuda.so.1 is loaded), each runtime
  * function is looked up alone and late: libcudart may be loaded after libkprof, or not at all, or be
  * linked statically into the program (then only the functions it exports are found). */
 #define KPROF_REAL_RT(name)                                                                        \
@@ -36,11 +39,81 @@ void kprof_rt_quiet_end(cudaError_t r);
 
 /* The first statement of a runtime wrapper: declares real_, the real function `name`, or returns
  * cudaErrorSharedObjectSymbolNotFound (as a missing symbol would fail) when it cannot be found.  The
- * driver's wrappers use KPROF_REAL_DRV_OR_FAIL (driver.h): another lookup, another error code. */
+ * driver's wrappers use KPROF_REAL_DRV_OR_FAIL (below): another lookup, another error code. */
 #define KPROF_REAL_RT_OR_FAIL(name)                                                                \
     __typeof__(kprof_rt.name) real_ = KPROF_REAL_RT(name);                                         \
     if (KPROF_UNLIKELY(!real_))                                                                    \
         return cudaErrorSharedObjectSymbolNotFound
+
+/* ---- the driver ---- */
+
+/* The driver functions libkprof calls itself (KPROF_DRIVER_USED in api.def), from libcuda.so.1. */
+struct kprof_driver {
+#define KPROF_DRIVER_USED(name) __typeof__(name) *name;
+#define KPROF_DRIVER_USED_IF_PRESENT(name) __typeof__(name) *name; /* NULL when the driver lacks it */
+#include "api.def"
+};
+extern struct kprof_driver kprof_drv;
+
+/* The driver functions libkprof wraps (KPROF_DRIVER_WRAPPED in api.def): index, exported name, the
+ * driver's own function (from libcuda.so.1, NULL if it lacks it) and libkprof's wrapper. */
+enum kprof_dh_index {
+#define KPROF_DRIVER_WRAPPED(name, cls) KPROF_DHI_##name,
+#include "api.def"
+    KPROF_DH_COUNT
+};
+extern const char *const kprof_dh_names[KPROF_DH_COUNT];
+extern void *kprof_dh_real[KPROF_DH_COUNT];
+extern const void *const kprof_dh_wrapper[KPROF_DH_COUNT];
+
+/* The driver's function behind a driver wrapper (loading the driver first if needed): kprof_dh_real_get
+ * returns entry `index` of kprof_dh_real, NULL when the driver lacks that function.  Thread-safe.  Not
+ * KPROF_REAL_RT (above): every driver function comes from libcuda.so.1, loaded once for all of them. */
+#define KPROF_REAL_DRV(name) ((__typeof__(name) *)kprof_dh_real_get(KPROF_DHI_##name))
+/* 1 once the driver is loaded (stored with release after every entry point): kprof_dh_real_get and
+ * kprof_driver_ready then need no pthread_once. */
+extern int kprof_driver_loaded;
+/* 1 once the program (or a library) has asked the driver for entry points through cuGetProcAddress, as
+ * every CUDA runtime does, the one nvcc links into a program by default included (atomic; hook_driver.c).
+ * Read at exit to say why nothing was profiled. */
+extern int kprof_proc_address_asked;
+void *kprof_dh_real_get_slow(int index);
+static inline void *kprof_dh_real_get(int index)
+{
+    if (KPROF_LIKELY(__atomic_load_n(&kprof_driver_loaded, __ATOMIC_ACQUIRE)))
+        return kprof_dh_real[index];
+    return kprof_dh_real_get_slow(index);
+}
+
+/* The first statement of a driver wrapper: declares real_, the driver's function `name`, or returns
+ * CUDA_ERROR_NOT_FOUND when the driver lacks it (a driver that lacks it cannot have handed the wrapper
+ * out; the error is for a caller that found the wrapper by its exported name). */
+#define KPROF_REAL_DRV_OR_FAIL(name)                                                               \
+    __typeof__(name) *real_ = KPROF_REAL_DRV(name);                                                \
+    if (KPROF_UNLIKELY(!real_))                                                                    \
+        return CUDA_ERROR_NOT_FOUND
+
+/* Loads libcuda.so.1, every KPROF_DRIVER_USED function and the real functions behind the
+ * KPROF_DRIVER_WRAPPED wrappers, once (pthread_once); thread-safe.  Returns 1 when the driver is usable;
+ * 0 (after one warning) when it is missing, and libkprof then only passes calls through. */
+int kprof_driver_ready_slow(void);
+static inline int kprof_driver_ready(void)
+{
+    return KPROF_LIKELY(__atomic_load_n(&kprof_driver_loaded, __ATOMIC_ACQUIRE)) || kprof_driver_ready_slow();
+}
+
+/* Whether libkprof has loaded the driver, without loading it: KPROF_DRIVER_UNTRIED (nothing asked for it
+ * yet: no CUDA call while profiling ran), KPROF_DRIVER_LOADED, or KPROF_DRIVER_MISSING, *why then pointing
+ * to the reason (static storage; the dlopen error, or the function the driver lacks).  Thread-safe. */
+enum { KPROF_DRIVER_UNTRIED, KPROF_DRIVER_LOADED, KPROF_DRIVER_MISSING };
+int kprof_driver_state(const char **why);
+
+/* Given a driver function's address (as cuGetProcAddress or dlsym found it), returns libkprof's wrapper
+ * for it, or NULL when libkprof does not wrap that function.  Matching by address, not by name and
+ * version, means a function version libkprof does not know is never replaced by the wrong wrapper. */
+const void *kprof_driver_wrapper_for(const void *real);
+
+/* ---- which CUDA libraries are loaded ---- */
 
 /* The CUDA libraries kprof_cuda_library_loaded asks about. */
 enum { KPROF_LIB_DRIVER = 1, KPROF_LIB_RUNTIME = 2 };

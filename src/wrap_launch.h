@@ -4,7 +4,7 @@
 
 #include "cuda_api.h"
 #include "call.h"
-#include "driver.h"
+#include "resolve.h"
 #include "graphs.h"
 #include "kernels.h"
 #include "kernel_sampling.h"

@@ -13,7 +13,6 @@
 #include "histogram.h"
 #include "log.h"
 #include "kprof_config.h"
-#include "driver.h"
 #include "dlsym_next.h"
 #include "clock.h"
 #include "resolve.h"

@@ -6,7 +6,6 @@
 #include <string.h>
 #include "cuda_api.h"
 #include "kprof_config.h"
-#include "driver.h"
 #include "dlsym_next.h"
 #include "call.h"
 #include "instance.h"

@@ -5,9 +5,9 @@
 #include "cuda_api.h"
 #include "calibrate.h"
 #include "kprof_config.h"
-#include "driver.h"
 #include "clock.h"
 #include "resolve.h"
+#include "memtype.h"
 #include "call.h"
 #include "contexts.h"
 #include "finish.h"
@@ -664,7 +664,7 @@ STREAM_DESTROY_FN(cuStreamDestroy_v2)
 STREAM_DESTROY_FN(cuStreamDestroy)
 
 /* Every KPROF_DRIVER_WRAPPED entry of api.def has its wrapper above: this table refers to each by name,
- * so a missing one fails the link (-Wl,--no-undefined).  driver.c hands these out. */
+ * so a missing one fails the link (-Wl,--no-undefined).  resolve.c hands these out. */
 const void *const kprof_dh_wrapper[KPROF_DH_COUNT] = {
 #define KPROF_DRIVER_WRAPPED(name, cls) (const void *)&name,
 #include "api.def"

@@ -3,8 +3,8 @@
  * below. */
 #include "cuda_api.h"
 #include "kprof_config.h"
-#include "driver.h"
 #include "resolve.h"
+#include "memtype.h"
 #include "call.h"
 #include "contexts.h"
 #include "finish.h"
