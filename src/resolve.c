@@ -151,11 +151,11 @@ void kprof_rt_quiet_end(cudaError_t r)
 
 struct kprof_driver kprof_drv;
 
-const char *const kprof_dh_names[KPROF_DH_COUNT] = {
+const char *const kprof_driver_fn_names[KPROF_DRIVER_FN_COUNT] = {
 #define KPROF_DRIVER_WRAPPED(name, cls) #name,
 #include "api.def"
 };
-void *kprof_dh_real[KPROF_DH_COUNT];
+void *kprof_driver_fn_real[KPROF_DRIVER_FN_COUNT];
 
 static pthread_once_t driver_once = PTHREAD_ONCE_INIT;
 static int driver_ok;
@@ -180,8 +180,8 @@ static void driver_load(void)
     /* An explicit handle finds libcuda's own definitions, never libkprof's exported wrappers.  The
      * functions behind the wrappers are what the next dlsym hands out: another dlsym interposer preloaded
      * after libkprof may answer with its own wrapper, which libkprof's then calls. */
-    for (int i = 0; i < KPROF_DH_COUNT; i++)
-        kprof_dh_real[i] = kprof_next_dlsym(h, kprof_dh_names[i]);
+    for (int i = 0; i < KPROF_DRIVER_FN_COUNT; i++)
+        kprof_driver_fn_real[i] = kprof_next_dlsym(h, kprof_driver_fn_names[i]);
 #define KPROF_DRIVER_USED_IF_PRESENT(name)                                                \
     kprof_drv.name = (__typeof__(kprof_drv.name))kprof_real_dlsym(h, #name);
 #define KPROF_DRIVER_USED(name)                                                           \
@@ -214,19 +214,19 @@ int kprof_driver_ready_slow(void)
     return driver_ok;
 }
 
-void *kprof_dh_real_get_slow(int index)
+void *kprof_driver_fn_real_get_slow(int index)
 {
     pthread_once(&driver_once, driver_load);
-    return kprof_dh_real[index];
+    return kprof_driver_fn_real[index];
 }
 
 const void *kprof_driver_wrapper_for(const void *real)
 {
     if (!real || !kprof_driver_ready() || kprof_config.disabled)
         return NULL;
-    for (int i = 0; i < KPROF_DH_COUNT; i++)
-        if (kprof_dh_real[i] == real)
-            return kprof_dh_wrapper[i];
+    for (int i = 0; i < KPROF_DRIVER_FN_COUNT; i++)
+        if (kprof_driver_fn_real[i] == real)
+            return kprof_driver_fn_wrapper[i];
     return NULL;
 }
 

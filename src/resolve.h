@@ -57,32 +57,32 @@ extern struct kprof_driver kprof_drv;
 
 /* The driver functions libkprof wraps (KPROF_DRIVER_WRAPPED in api.def): index, exported name, the
  * driver's own function (from libcuda.so.1, NULL if it lacks it) and libkprof's wrapper. */
-enum kprof_dh_index {
-#define KPROF_DRIVER_WRAPPED(name, cls) KPROF_DHI_##name,
+enum kprof_driver_fn {
+#define KPROF_DRIVER_WRAPPED(name, cls) KPROF_DRIVER_FN_##name,
 #include "api.def"
-    KPROF_DH_COUNT
+    KPROF_DRIVER_FN_COUNT
 };
-extern const char *const kprof_dh_names[KPROF_DH_COUNT];
-extern void *kprof_dh_real[KPROF_DH_COUNT];
-extern const void *const kprof_dh_wrapper[KPROF_DH_COUNT];
+extern const char *const kprof_driver_fn_names[KPROF_DRIVER_FN_COUNT];
+extern void *kprof_driver_fn_real[KPROF_DRIVER_FN_COUNT];
+extern const void *const kprof_driver_fn_wrapper[KPROF_DRIVER_FN_COUNT];
 
-/* The driver's function behind a driver wrapper (loading the driver first if needed): kprof_dh_real_get
- * returns entry `index` of kprof_dh_real, NULL when the driver lacks that function.  Thread-safe.  Not
+/* The driver's function behind a driver wrapper (loading the driver first if needed): kprof_driver_fn_real_get
+ * returns entry `index` of kprof_driver_fn_real, NULL when the driver lacks that function.  Thread-safe.  Not
  * KPROF_REAL_RT (above): every driver function comes from libcuda.so.1, loaded once for all of them. */
-#define KPROF_REAL_DRV(name) ((__typeof__(name) *)kprof_dh_real_get(KPROF_DHI_##name))
-/* 1 once the driver is loaded (stored with release after every entry point): kprof_dh_real_get and
+#define KPROF_REAL_DRV(name) ((__typeof__(name) *)kprof_driver_fn_real_get(KPROF_DRIVER_FN_##name))
+/* 1 once the driver is loaded (stored with release after every entry point): kprof_driver_fn_real_get and
  * kprof_driver_ready then need no pthread_once. */
 extern int kprof_driver_loaded;
 /* 1 once the program (or a library) has asked the driver for entry points through cuGetProcAddress, as
  * every CUDA runtime does, the one nvcc links into a program by default included (atomic; hook_driver.c).
  * Read at exit to say why nothing was profiled. */
 extern int kprof_proc_address_asked;
-void *kprof_dh_real_get_slow(int index);
-static inline void *kprof_dh_real_get(int index)
+void *kprof_driver_fn_real_get_slow(int index);
+static inline void *kprof_driver_fn_real_get(int index)
 {
     if (KPROF_LIKELY(__atomic_load_n(&kprof_driver_loaded, __ATOMIC_ACQUIRE)))
-        return kprof_dh_real[index];
-    return kprof_dh_real_get_slow(index);
+        return kprof_driver_fn_real[index];
+    return kprof_driver_fn_real_get_slow(index);
 }
 
 /* The first statement of a driver wrapper: declares real_, the driver's function `name`, or returns

@@ -139,9 +139,9 @@ static inline enum kprof_time_want kprof_launch_want(struct kprof_kernel *k)
     {                                                                                              \
         if (kprof_tls_depth > 0 && kprof_tls_delegate == NULL &&                                   \
             KPROF_LIKELY(__atomic_load_n(&kprof_driver_loaded, __ATOMIC_ACQUIRE)) &&               \
-            KPROF_LIKELY(kprof_dh_real[KPROF_DHI_##name] != NULL))                                 \
+            KPROF_LIKELY(kprof_driver_fn_real[KPROF_DRIVER_FN_##name] != NULL))                    \
             /* inside another counted call, with no launch to time for it: pass through */         \
-            return ((__typeof__(name) *)kprof_dh_real[KPROF_DHI_##name]) args;                     \
+            return ((__typeof__(name) *)kprof_driver_fn_real[KPROF_DRIVER_FN_##name]) args;        \
         return name##_counted args;                                                                \
     }
 

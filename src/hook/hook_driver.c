@@ -665,7 +665,7 @@ STREAM_DESTROY_FN(cuStreamDestroy)
 
 /* Every KPROF_DRIVER_WRAPPED entry of api.def has its wrapper above: this table refers to each by name,
  * so a missing one fails the link (-Wl,--no-undefined).  resolve.c hands these out. */
-const void *const kprof_dh_wrapper[KPROF_DH_COUNT] = {
+const void *const kprof_driver_fn_wrapper[KPROF_DRIVER_FN_COUNT] = {
 #define KPROF_DRIVER_WRAPPED(name, cls) (const void *)&name,
 #include "api.def"
 };
