@@ -137,7 +137,7 @@ void *kprof_rt_resolve(void **slot, const char *name)
 
 int kprof_rt_quiet_begin(void)
 {
-    return KPROF_REAL_RT(cudaPeekAtLastError) && KPROF_REAL_RT(cudaGetLastError) &&
+    return KPROF_REAL(cudaPeekAtLastError) && KPROF_REAL(cudaGetLastError) &&
            kprof_rt.cudaPeekAtLastError() == cudaSuccess;
 }
 

@@ -16,34 +16,18 @@ struct kprof_runtime {
 };
 extern struct kprof_runtime kprof_rt;
 
-/* Looks `name` up with dlsym(RTLD_NEXT) and stores it in *slot; returns it, or NULL (after one warning)
- * when no later library defines it.  Thread-safe and idempotent. */
+/* KPROF_REAL's first lookup of a runtime function: looks `name` up with dlsym(RTLD_NEXT) (or in a
+ * libcudart loaded in a local scope) and stores it in *slot; returns it, or NULL (after one warning) when
+ * no later library defines it.  Thread-safe and idempotent. */
 void *kprof_rt_resolve(void **slot, const char *name);
 
-/* The real runtime function `name` (a KPROF_RUNTIME_WRAPPED or KPROF_RUNTIME_USED entry), found on first
- * use: one predictable branch once resolved; NULL when no later library defines it.  Thread-safe.  Unlike the
- * driver's (KPROF_REAL_DRV below, one table filled when libcuda.so.1 is loaded), each runtime
- * function is looked up alone and late: libcudart may be loaded after libkprof, or not at all, or be
- * linked statically into the program (then only the functions it exports are found). */
-#define KPROF_REAL_RT(name)                                                                        \
-    (__atomic_load_n(&kprof_rt.name, __ATOMIC_ACQUIRE)                                             \
-         ? kprof_rt.name                                                                           \
-         : (__typeof__(kprof_rt.name))kprof_rt_resolve((void **)&kprof_rt.name, #name))
-
-/* libkprof's own questions to the runtime (KPROF_RUNTIME_USED), asked without disturbing the app's last-error
- * state: kprof_rt_quiet_begin says whether the runtime can be asked now (its cudaPeekAtLastError and
- * cudaGetLastError found, and no error of the app's pending); kprof_rt_quiet_end(r) clears the error a
- * failed question left (r, the question's result).  Thread-safe (the last error is per thread). */
+/* libkprof's own questions to the runtime (KPROF_RUNTIME_USED), asked without disturbing the app's
+ * last-error state: kprof_rt_quiet_begin says whether the runtime can be asked now (its
+ * cudaPeekAtLastError and cudaGetLastError found, and no error of the app's pending); kprof_rt_quiet_end(r)
+ * clears the error a failed question left (r, the question's result).  Thread-safe (the last error is per
+ * thread). */
 int kprof_rt_quiet_begin(void);
 void kprof_rt_quiet_end(cudaError_t r);
-
-/* The first statement of a runtime wrapper: declares real_, the real function `name`, or returns
- * cudaErrorSharedObjectSymbolNotFound (as a missing symbol would fail) when it cannot be found.  The
- * driver's wrappers use KPROF_REAL_DRV_OR_FAIL (below): another lookup, another error code. */
-#define KPROF_REAL_RT_OR_FAIL(name)                                                                \
-    __typeof__(kprof_rt.name) real_ = KPROF_REAL_RT(name);                                         \
-    if (KPROF_UNLIKELY(!real_))                                                                    \
-        return cudaErrorSharedObjectSymbolNotFound
 
 /* ---- the driver ---- */
 
@@ -66,10 +50,6 @@ extern const char *const kprof_driver_fn_names[KPROF_DRIVER_FN_COUNT];
 extern void *kprof_driver_fn_real[KPROF_DRIVER_FN_COUNT];
 extern const void *const kprof_driver_fn_wrapper[KPROF_DRIVER_FN_COUNT];
 
-/* The driver's function behind a driver wrapper (loading the driver first if needed): kprof_driver_fn_real_get
- * returns entry `index` of kprof_driver_fn_real, NULL when the driver lacks that function.  Thread-safe.  Not
- * KPROF_REAL_RT (above): every driver function comes from libcuda.so.1, loaded once for all of them. */
-#define KPROF_REAL_DRV(name) ((__typeof__(name) *)kprof_driver_fn_real_get(KPROF_DRIVER_FN_##name))
 /* 1 once the driver is loaded (stored with release after every entry point): kprof_driver_fn_real_get and
  * kprof_driver_ready then need no pthread_once. */
 extern int kprof_driver_loaded;
@@ -77,6 +57,8 @@ extern int kprof_driver_loaded;
  * every CUDA runtime does, the one nvcc links into a program by default included (atomic; hook_driver.c).
  * Read at exit to say why nothing was profiled. */
 extern int kprof_proc_address_asked;
+/* Entry `index` of kprof_driver_fn_real, the driver's function behind a driver wrapper (KPROF_REAL), loading
+ * the driver first if needed; NULL when the driver lacks that function.  Thread-safe. */
 void *kprof_driver_fn_real_get_slow(int index);
 static inline void *kprof_driver_fn_real_get(int index)
 {
@@ -84,14 +66,13 @@ static inline void *kprof_driver_fn_real_get(int index)
         return kprof_driver_fn_real[index];
     return kprof_driver_fn_real_get_slow(index);
 }
-
-/* The first statement of a driver wrapper: declares real_, the driver's function `name`, or returns
- * CUDA_ERROR_NOT_FOUND when the driver lacks it (a driver that lacks it cannot have handed the wrapper
- * out; the error is for a caller that found the wrapper by its exported name). */
-#define KPROF_REAL_DRV_OR_FAIL(name)                                                               \
-    __typeof__(name) *real_ = KPROF_REAL_DRV(name);                                                \
-    if (KPROF_UNLIKELY(!real_))                                                                    \
-        return CUDA_ERROR_NOT_FOUND
+/* The same, NULL while the driver is not loaded, never loading it: for a pass-through path that must stay
+ * a jump to the real function, with no call of its own to make. */
+static inline void *kprof_driver_fn_real_if_loaded(int index)
+{
+    return KPROF_LIKELY(__atomic_load_n(&kprof_driver_loaded, __ATOMIC_ACQUIRE)) ? kprof_driver_fn_real[index]
+                                                                                  : NULL;
+}
 
 /* Loads libcuda.so.1, every KPROF_DRIVER_USED function and the real functions behind the
  * KPROF_DRIVER_WRAPPED wrappers, once (pthread_once); thread-safe.  Returns 1 when the driver is usable;
@@ -112,6 +93,49 @@ int kprof_driver_state(const char **why);
  * for it, or NULL when libkprof does not wrap that function.  Matching by address, not by name and
  * version, means a function version libkprof does not know is never replaced by the wrong wrapper. */
 const void *kprof_driver_wrapper_for(const void *real);
+
+/* ---- the real function behind a wrapper ---- */
+
+/* The real function `name`: the one behind libkprof's wrapper of it (a KPROF_RUNTIME_WRAPPED or
+ * KPROF_DRIVER_WRAPPED entry of api.def), or a runtime function libkprof calls (KPROF_RUNTIME_USED);
+ * NULL when it cannot be found.  Thread-safe; one predictable branch once found.  A runtime function is
+ * looked up alone, at its first use, with dlsym(RTLD_NEXT) (libcudart may be loaded after libkprof, or
+ * not at all, or be linked statically into the program, which then exports only some); a driver one
+ * comes from the table filled when libcuda.so.1 is loaded, at once for all of them.  Typed where it is
+ * used, so that a wrapper defined before it (a per-thread twin cuda.h may not declare) is enough. */
+#define KPROF_REAL(name) ((__typeof__(name) *)kprof_real_##name())
+
+/* The first statement of a wrapper: declares real_, KPROF_REAL(name), or returns the error a missing
+ * function gives when there is none: cudaErrorSharedObjectSymbolNotFound from a runtime wrapper (as a
+ * missing symbol would fail), CUDA_ERROR_NOT_FOUND from a driver wrapper (a driver that lacks the
+ * function cannot have handed the wrapper out; the error is for a caller that found it by its name). */
+#define KPROF_REAL_OR_RETURN(name)                                                                 \
+    __typeof__(name) *real_ = KPROF_REAL(name);                                                    \
+    if (KPROF_UNLIKELY(!real_))                                                                    \
+        return kprof_real_missing_##name()
+
+/* For each api.def entry, KPROF_REAL's accessor (kprof_real_NAME) and KPROF_REAL_OR_RETURN's error
+ * (kprof_real_missing_NAME), with the type of the library's wrappers. */
+#define KPROF_REAL_RUNTIME(name)                                                                   \
+    static inline __attribute__((always_inline)) void *kprof_real_##name(void)                     \
+    {                                                                                              \
+        __typeof__(kprof_rt.name) f = __atomic_load_n(&kprof_rt.name, __ATOMIC_ACQUIRE);           \
+        return f ? (void *)f : kprof_rt_resolve((void **)&kprof_rt.name, #name);                   \
+    }                                                                                              \
+    static inline cudaError_t kprof_real_missing_##name(void)                                      \
+    {                                                                                              \
+        return cudaErrorSharedObjectSymbolNotFound;                                                \
+    }
+#define KPROF_RUNTIME_WRAPPED(name, proto, cls) KPROF_REAL_RUNTIME(name)
+#define KPROF_RUNTIME_USED(name) KPROF_REAL_RUNTIME(name)
+#define KPROF_DRIVER_WRAPPED(name, cls)                                                            \
+    static inline __attribute__((always_inline)) void *kprof_real_##name(void)                     \
+    {                                                                                              \
+        return kprof_driver_fn_real_get(KPROF_DRIVER_FN_##name);                                   \
+    }                                                                                              \
+    static inline CUresult kprof_real_missing_##name(void) { return CUDA_ERROR_NOT_FOUND; }
+#include "api.def"
+#undef KPROF_REAL_RUNTIME
 
 /* ---- which CUDA libraries are loaded ---- */
 

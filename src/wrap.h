@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include "cuda_api.h"
 #include "call.h"
+#include "resolve.h"
 #include "stats.h"
 #include "timing.h"
 
@@ -94,20 +95,20 @@
 /* Defines the wrapper `name` and its per-thread twin name##pt (_ptsz for a call with a stream argument,
  * _ptds for one without: the variant nvcc's --default-stream per-thread calls), whose one difference is
  * that stream 0 means the per-thread default stream.  Each is `type name params`, whose body declares
- * real_ with REAL_OR_FAIL (KPROF_REAL_RT_OR_FAIL or KPROF_REAL_DRV_OR_FAIL) and ends with
- * BODY(api, ..., per_thread, real_ args): api is KPROF_API_##name (or name##pt), the variable arguments are
- * passed on (none is fine: GNU C's `, ##__VA_ARGS__` drops the comma), per_thread is 0 and 1.  BODY must
- * return.  Both names must be KPROF_RUNTIME_WRAPPED or KPROF_DRIVER_WRAPPED entries of api.def. */
-#define KPROF_WRAP_TWINS(type, REAL_OR_FAIL, BODY, name, pt, params, args, ...)                    \
-    KPROF_WRAP_FN(type, REAL_OR_FAIL, BODY, name, 0, params, args, ##__VA_ARGS__)                  \
-    KPROF_WRAP_FN(type, REAL_OR_FAIL, BODY, name##pt, 1, params, args, ##__VA_ARGS__)
+ * real_ with KPROF_REAL_OR_RETURN and ends with BODY(api, ..., per_thread, real_ args): api is
+ * KPROF_API_##name (or name##pt), the variable arguments are passed on (none is fine: GNU C's
+ * `, ##__VA_ARGS__` drops the comma), per_thread is 0 and 1.  BODY must return.  Both names must be
+ * KPROF_RUNTIME_WRAPPED or KPROF_DRIVER_WRAPPED entries of api.def. */
+#define KPROF_WRAP_TWINS(type, BODY, name, pt, params, args, ...)                                  \
+    KPROF_WRAP_FN(type, BODY, name, 0, params, args, ##__VA_ARGS__)                                \
+    KPROF_WRAP_FN(type, BODY, name##pt, 1, params, args, ##__VA_ARGS__)
 
 /* Defines one wrapper, `type name params`, as KPROF_WRAP_TWINS defines each of its two: its body declares
- * real_ with REAL_OR_FAIL(name) and ends with BODY(KPROF_API_##name, ..., per_thread, real_ args). */
-#define KPROF_WRAP_FN(type, REAL_OR_FAIL, BODY, name, per_thread, params, args, ...)               \
+ * real_ with KPROF_REAL_OR_RETURN(name) and ends with BODY(KPROF_API_##name, ..., per_thread, real_ args). */
+#define KPROF_WRAP_FN(type, BODY, name, per_thread, params, args, ...)                             \
     KPROF_EXPORT type name params                                                                  \
     {                                                                                              \
-        REAL_OR_FAIL(name);                                                                        \
+        KPROF_REAL_OR_RETURN(name);                                                                \
         BODY(KPROF_API_##name, ##__VA_ARGS__, per_thread, real_ args);                             \
     }
 

@@ -21,10 +21,10 @@
 
 /* A driver wrapper and its per-thread twin name##pt (KPROF_WRAP_TWINS): BODY(api, ..., per_thread, call). */
 #define DTWINS(BODY, name, pt, params, args, ...)                                                  \
-    KPROF_WRAP_TWINS(CUresult, KPROF_REAL_DRV_OR_FAIL, BODY, name, pt, params, args, ##__VA_ARGS__)
+    KPROF_WRAP_TWINS(CUresult, BODY, name, pt, params, args, ##__VA_ARGS__)
 /* A driver wrapper without a twin (KPROF_WRAP_FN): BODY(api, ..., 0, call). */
 #define DWRAP(BODY, name, params, args, ...)                                                       \
-    KPROF_WRAP_FN(CUresult, KPROF_REAL_DRV_OR_FAIL, BODY, name, 0, params, args, ##__VA_ARGS__)
+    KPROF_WRAP_FN(CUresult, BODY, name, 0, params, args, ##__VA_ARGS__)
 
 /* ---- entry-point queries --------------------------------------------------------------------- */
 
@@ -44,7 +44,7 @@ KPROF_EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cu
                                           CUdriverProcAddressQueryResult *symbolStatus)
 {
     __atomic_store_n(&kprof_proc_address_asked, 1, __ATOMIC_RELAXED);
-    KPROF_REAL_DRV_OR_FAIL(cuGetProcAddress_v2);
+    KPROF_REAL_OR_RETURN(cuGetProcAddress_v2);
     CUresult r = real_(symbol, pfn, cudaVersion, flags, symbolStatus);
     if (r == CUDA_SUCCESS)
         swap_in_wrapper(pfn);
@@ -55,7 +55,7 @@ KPROF_EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cu
 KPROF_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
 {
     __atomic_store_n(&kprof_proc_address_asked, 1, __ATOMIC_RELAXED);
-    KPROF_REAL_DRV_OR_FAIL(cuGetProcAddress);
+    KPROF_REAL_OR_RETURN(cuGetProcAddress);
     CUresult r = real_(symbol, pfn, cudaVersion, flags);
     if (r == CUDA_SUCCESS)
         swap_in_wrapper(pfn);
@@ -72,12 +72,12 @@ KPROF_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaV
         return r_;                                                                                 \
     } while (0)
 
-KPROF_WRAP_TWINS(cudaError_t, KPROF_REAL_RT_OR_FAIL, ENTRY_POINT, cudaGetDriverEntryPoint, _ptsz,
+KPROF_WRAP_TWINS(cudaError_t, ENTRY_POINT, cudaGetDriverEntryPoint, _ptsz,
                  (const char *symbol, void **funcPtr, unsigned long long flags,
                   enum cudaDriverEntryPointQueryResult *driverStatus),
                  (symbol, funcPtr, flags, driverStatus), funcPtr)
 
-KPROF_WRAP_TWINS(cudaError_t, KPROF_REAL_RT_OR_FAIL, ENTRY_POINT, cudaGetDriverEntryPointByVersion, _ptsz,
+KPROF_WRAP_TWINS(cudaError_t, ENTRY_POINT, cudaGetDriverEntryPointByVersion, _ptsz,
                  (const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags,
                   enum cudaDriverEntryPointQueryResult *driverStatus),
                  (symbol, funcPtr, cudaVersion, flags, driverStatus), funcPtr)
@@ -100,7 +100,7 @@ KPROF_WRAP_TWINS(cudaError_t, KPROF_REAL_RT_OR_FAIL, ENTRY_POINT, cudaGetDriverE
 /* Driver initialisation joins the first context's row (see kprof_driver_initialized). */
 KPROF_EXPORT CUresult cuInit(unsigned int flags)
 {
-    KPROF_REAL_DRV_OR_FAIL(cuInit);
+    KPROF_REAL_OR_RETURN(cuInit);
     if (kprof_is_finished() || kprof_config.disabled)
         return real_(flags);
     uint64_t t0 = kprof_now_ns();
@@ -112,27 +112,27 @@ KPROF_EXPORT CUresult cuInit(unsigned int flags)
 
 KPROF_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 {
-    KPROF_REAL_DRV_OR_FAIL(cuDevicePrimaryCtxRetain);
+    KPROF_REAL_OR_RETURN(cuDevicePrimaryCtxRetain);
     CTX_CREATE(KPROF_API_cuDevicePrimaryCtxRetain, pctx, dev, real_(pctx, dev));
 }
 
 KPROF_EXPORT CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)
 {
-    KPROF_REAL_DRV_OR_FAIL(cuCtxCreate_v2);
+    KPROF_REAL_OR_RETURN(cuCtxCreate_v2);
     CTX_CREATE(KPROF_API_cuCtxCreate_v2, pctx, dev, real_(pctx, flags, dev));
 }
 
 KPROF_EXPORT CUresult cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray, int numParams,
                                      unsigned int flags, CUdevice dev)
 {
-    KPROF_REAL_DRV_OR_FAIL(cuCtxCreate_v3);
+    KPROF_REAL_OR_RETURN(cuCtxCreate_v3);
     CTX_CREATE(KPROF_API_cuCtxCreate_v3, pctx, dev, real_(pctx, paramsArray, numParams, flags, dev));
 }
 
 KPROF_EXPORT CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags,
                                      CUdevice dev)
 {
-    KPROF_REAL_DRV_OR_FAIL(cuCtxCreate_v4);
+    KPROF_REAL_OR_RETURN(cuCtxCreate_v4);
     CTX_CREATE(KPROF_API_cuCtxCreate_v4, pctx, dev, real_(pctx, ctxCreateParams, flags, dev));
 }
 
@@ -339,7 +339,7 @@ DTWINS(CAPTURE_END, cuStreamEndCapture, _ptsz, (CUstream s, CUgraph *graph), (s,
 
 KPROF_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *pexec, CUgraph graph, unsigned long long flags)
 {
-    KPROF_REAL_DRV_OR_FAIL(cuGraphInstantiateWithFlags);
+    KPROF_REAL_OR_RETURN(cuGraphInstantiateWithFlags);
     INSTANTIATE(KPROF_API_cuGraphInstantiateWithFlags, pexec, graph, real_(pexec, graph, flags));
 }
 
@@ -353,7 +353,7 @@ DTWINS(INSTANTIATE_TWIN, cuGraphInstantiateWithParams, _ptsz,
 KPROF_EXPORT CUresult cuGraphInstantiate_v2(CUgraphExec *pexec, CUgraph graph, CUgraphNode *errNode, char *log,
                                             size_t logSize)
 {
-    KPROF_REAL_DRV_OR_FAIL(cuGraphInstantiate_v2);
+    KPROF_REAL_OR_RETURN(cuGraphInstantiate_v2);
     INSTANTIATE(KPROF_API_cuGraphInstantiate_v2, pexec, graph, real_(pexec, graph, errNode, log, logSize));
 }
 
@@ -371,14 +371,14 @@ KPROF_EXPORT CUresult cuGraphInstantiate_v2(CUgraphExec *pexec, CUgraph graph, C
 KPROF_EXPORT CUresult cuGraphAddNode(CUgraphNode *ph, CUgraph graph, const CUgraphNode *deps, size_t n,
                                      CUgraphNodeParams *p)
 {
-    KPROF_REAL_DRV_OR_FAIL(cuGraphAddNode);
+    KPROF_REAL_OR_RETURN(cuGraphAddNode);
     ADD_NODE(ph, p, real_(ph, graph, deps, n, p));
 }
 
 KPROF_EXPORT CUresult cuGraphAddNode_v2(CUgraphNode *ph, CUgraph graph, const CUgraphNode *deps,
                                         const CUgraphEdgeData *edges, size_t n, CUgraphNodeParams *p)
 {
-    KPROF_REAL_DRV_OR_FAIL(cuGraphAddNode_v2);
+    KPROF_REAL_OR_RETURN(cuGraphAddNode_v2);
     ADD_NODE(ph, p, real_(ph, graph, deps, edges, n, p));
 }
 
@@ -399,7 +399,7 @@ KPROF_EXPORT CUresult cuGraphAddNode_v2(CUgraphNode *ph, CUgraph graph, const CU
  * would refuse. */
 KPROF_EXPORT CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary lib, const char *name)
 {
-    KPROF_REAL_DRV_OR_FAIL(cuLibraryGetKernel);
+    KPROF_REAL_OR_RETURN(cuLibraryGetKernel);
     CUresult r = real_(pKernel, lib, name);
     if (r == CUDA_SUCCESS && pKernel && !kprof_config.disabled)
         kprof_preload_note_kernel(*pKernel);
@@ -408,7 +408,7 @@ KPROF_EXPORT CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary lib, const
 
 KPROF_EXPORT CUresult cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int n, CUlibrary lib)
 {
-    KPROF_REAL_DRV_OR_FAIL(cuLibraryEnumerateKernels);
+    KPROF_REAL_OR_RETURN(cuLibraryEnumerateKernels);
     CUresult r = real_(kernels, n, lib);
     for (unsigned int i = 0; r == CUDA_SUCCESS && kernels && i < n && !kprof_config.disabled; i++)
         kprof_preload_note_kernel(kernels[i]);
@@ -417,19 +417,19 @@ KPROF_EXPORT CUresult cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int 
 
 KPROF_EXPORT CUresult cuModuleUnload(CUmodule mod)
 {
-    KPROF_REAL_DRV_OR_FAIL(cuModuleUnload);
+    KPROF_REAL_OR_RETURN(cuModuleUnload);
     CODE_UNLOAD(real_(mod));
 }
 
 KPROF_EXPORT CUresult cuLibraryUnload(CUlibrary lib)
 {
-    KPROF_REAL_DRV_OR_FAIL(cuLibraryUnload);
+    KPROF_REAL_OR_RETURN(cuLibraryUnload);
     CODE_UNLOAD(real_(lib));
 }
 
 KPROF_EXPORT CUresult cuGraphExecDestroy(CUgraphExec exec)
 {
-    KPROF_REAL_DRV_OR_FAIL(cuGraphExecDestroy);
+    KPROF_REAL_OR_RETURN(cuGraphExecDestroy);
     kprof_graph_destroyed(exec);
     return real_(exec);
 }
@@ -486,17 +486,17 @@ static int primary_gone(CUdevice dev)
 #define CTX_END_WRAPPERS(sfx)                                                                      \
     KPROF_EXPORT CUresult cuDevicePrimaryCtxReset##sfx(CUdevice dev)                               \
     {                                                                                              \
-        KPROF_REAL_DRV_OR_FAIL(cuDevicePrimaryCtxReset##sfx);                                                       \
+        KPROF_REAL_OR_RETURN(cuDevicePrimaryCtxReset##sfx);                                        \
         CTX_END(NULL, (int)dev, real_(dev), 1);                                                    \
     }                                                                                              \
     KPROF_EXPORT CUresult cuDevicePrimaryCtxRelease##sfx(CUdevice dev)                             \
     {                                                                                              \
-        KPROF_REAL_DRV_OR_FAIL(cuDevicePrimaryCtxRelease##sfx);                                                     \
+        KPROF_REAL_OR_RETURN(cuDevicePrimaryCtxRelease##sfx);                                      \
         CTX_END(NULL, (int)dev, real_(dev), primary_gone(dev));                                    \
     }                                                                                              \
     KPROF_EXPORT CUresult cuCtxDestroy##sfx(CUcontext ctx)                                         \
     {                                                                                              \
-        KPROF_REAL_DRV_OR_FAIL(cuCtxDestroy##sfx);                                                                  \
+        KPROF_REAL_OR_RETURN(cuCtxDestroy##sfx);                                                   \
         CTX_END(ctx, -1, real_(ctx), 1);                                                           \
     }
 CTX_END_WRAPPERS(_v2)
@@ -506,14 +506,14 @@ CTX_END_WRAPPERS()
 
 KPROF_EXPORT CUresult cuProfilerStart(void)
 {
-    KPROF_REAL_DRV_OR_FAIL(cuProfilerStart);
+    KPROF_REAL_OR_RETURN(cuProfilerStart);
     kprof_set_paused(0);
     return real_();
 }
 
 KPROF_EXPORT CUresult cuProfilerStop(void)
 {
-    KPROF_REAL_DRV_OR_FAIL(cuProfilerStop);
+    KPROF_REAL_OR_RETURN(cuProfilerStop);
     kprof_set_paused(1);
     return real_();
 }
@@ -540,7 +540,7 @@ DWRAP(DHOST, cuEventSynchronize, (CUevent e), (e))
 #define STREAM_OP_FN(name, params, args, stream, per_thread, pred)                                 \
     KPROF_EXPORT CUresult name params                                                              \
     {                                                                                              \
-        KPROF_REAL_DRV_OR_FAIL(name);                                                                               \
+        KPROF_REAL_OR_RETURN(name);                                                                \
         struct kprof_call c_;                                                                      \
         kprof_chain_break();                                                                       \
         int counted_ = kprof_call_begin(&c_, KPROF_API_##name);                                    \
@@ -647,7 +647,7 @@ STREAM_OPS_PTDS(cuMemcpyAtoA_v2,
 #define STREAM_DESTROY_FN(name)                                                                    \
     KPROF_EXPORT CUresult name(CUstream s)                                                         \
     {                                                                                              \
-        KPROF_REAL_DRV_OR_FAIL(name);                                                              \
+        KPROF_REAL_OR_RETURN(name);                                                                \
         struct kprof_call c_;                                                                      \
         kprof_chain_break();                                                                       \
         if (s != NULL && s != CU_STREAM_LEGACY && s != CU_STREAM_PER_THREAD && !kprof_config.disabled && \

@@ -17,10 +17,10 @@
 
 /* A runtime wrapper and its per-thread twin (KPROF_WRAP_TWINS): BODY(api, ..., per_thread, call). */
 #define RT_TWINS(BODY, name, pt, params, args, ...)                                                \
-    KPROF_WRAP_TWINS(cudaError_t, KPROF_REAL_RT_OR_FAIL, BODY, name, pt, params, args, ##__VA_ARGS__)
+    KPROF_WRAP_TWINS(cudaError_t, BODY, name, pt, params, args, ##__VA_ARGS__)
 /* A runtime wrapper without a twin (KPROF_WRAP_FN): BODY(api, ..., 0, call). */
 #define RT_WRAP(BODY, name, params, args, ...)                                                     \
-    KPROF_WRAP_FN(cudaError_t, KPROF_REAL_RT_OR_FAIL, BODY, name, 0, params, args, ##__VA_ARGS__)
+    KPROF_WRAP_FN(cudaError_t, BODY, name, 0, params, args, ##__VA_ARGS__)
 
 /* ---- names ----------------------------------------------------------------------------------- */
 
@@ -28,7 +28,7 @@ KPROF_EXPORT void __cudaRegisterFunction(void **fatCubinHandle, const char *host
                                          const char *deviceName, int thread_limit, uint3 *tid, uint3 *bid,
                                          dim3 *bDim, dim3 *gDim, int *wSize)
 {
-    __typeof__(kprof_rt.__cudaRegisterFunction) real_ = KPROF_REAL_RT(__cudaRegisterFunction);
+    __typeof__(KPROF_REAL(__cudaRegisterFunction)) real_ = KPROF_REAL(__cudaRegisterFunction);
     if (!kprof_config.disabled && !kprof_is_finished()) /* no more reports: names are not needed */
         kprof_names_register(hostFun, deviceName);
     if (real_)
@@ -37,7 +37,7 @@ KPROF_EXPORT void __cudaRegisterFunction(void **fatCubinHandle, const char *host
 
 KPROF_EXPORT cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *hostFun)
 {
-    KPROF_REAL_RT_OR_FAIL(__cudaGetKernel);
+    KPROF_REAL_OR_RETURN(__cudaGetKernel);
     struct kprof_call c;
     if (!kprof_call_begin(&c, KPROF_API___cudaGetKernel))
         return real_(kernel, hostFun);
@@ -80,14 +80,14 @@ RT_TWINS(LAUNCH, cudaLaunchCooperativeKernel, _ptsz,
 
 KPROF_EXPORT cudaError_t cudaProfilerStart(void)
 {
-    KPROF_REAL_RT_OR_FAIL(cudaProfilerStart);
+    KPROF_REAL_OR_RETURN(cudaProfilerStart);
     kprof_set_paused(0);
     return real_();
 }
 
 KPROF_EXPORT cudaError_t cudaProfilerStop(void)
 {
-    KPROF_REAL_RT_OR_FAIL(cudaProfilerStop);
+    KPROF_REAL_OR_RETURN(cudaProfilerStop);
     kprof_set_paused(1);
     return real_();
 }
@@ -161,7 +161,7 @@ RT_TWINS(HOST, cudaStreamSynchronize, _ptsz, (cudaStream_t stream), (stream))
  * an H200, CUDA 13.0), so the reset is caught here too: the current context's pairs are read first. */
 KPROF_EXPORT cudaError_t cudaDeviceReset(void)
 {
-    KPROF_REAL_RT_OR_FAIL(cudaDeviceReset);
+    KPROF_REAL_OR_RETURN(cudaDeviceReset);
     CUcontext ctx = NULL;
     if (kprof_is_finished() || kprof_config.disabled || !kprof_driver_ready() || !kprof_driver_is_initialized() ||
         kprof_drv.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx)
