@@ -17,12 +17,19 @@
  * statistics and timing layers. */
 
 /* Host time only (synchronisation, stream creation...). */
-#define KPROF_WRAP_HOST(api, type, success, call)                                                  \
+#define KPROF_WRAP_HOST(api, type, success, call) KPROF_WRAP_HOST_THEN(api, type, success, (void)0, call)
+
+/* Host time only, and `then` (a statement) run when the call succeeded, before its host time ends: what
+ * libkprof does for the call is inside it (a graph's instantiation walks the graph there). */
+#define KPROF_WRAP_HOST_THEN(api, type, success, then, call)                                       \
     do {                                                                                           \
         struct kprof_call c_;                                                                      \
         if (!kprof_call_begin(&c_, (api)))                                                         \
             return (call);                                                                         \
         type r_ = (call);                                                                          \
+        if (r_ == (success)) {                                                                     \
+            then;                                                                                  \
+        }                                                                                          \
         kprof_call_end(&c_, r_ == (success));                                                      \
         return r_;                                                                                 \
     } while (0)

@@ -324,18 +324,10 @@ DTWINS(CAPTURE_BEGIN, cuStreamBeginCaptureToGraph, _ptsz,
        (s, graph, deps, edges, n, mode))
 DTWINS(CAPTURE_END, cuStreamEndCapture, _ptsz, (CUstream s, CUgraph *graph), (s, graph))
 
-/* Instantiation: the graph's kernel nodes are walked once, here. */
+/* Instantiation: the graph's kernel nodes are walked once, here (KPROF_WRAP_HOST_THEN). */
 #define INSTANTIATE(api, pexec, graph, call)                                                       \
-    do {                                                                                           \
-        struct kprof_call c_;                                                                      \
-        if (!kprof_call_begin(&c_, (api)))                                                         \
-            return (call);                                                                         \
-        CUresult r_ = (call);                                                                      \
-        if (r_ == CUDA_SUCCESS && (pexec))                                                         \
-            kprof_graph_instantiated(*(pexec), (graph));                                           \
-        kprof_call_end(&c_, r_ == CUDA_SUCCESS);                                                   \
-        return r_;                                                                                 \
-    } while (0)
+    KPROF_WRAP_HOST_THEN(api, CUresult, CUDA_SUCCESS,                                              \
+                         if (pexec) kprof_graph_instantiated(*(pexec), (graph)), call)
 
 KPROF_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *pexec, CUgraph graph, unsigned long long flags)
 {
