@@ -1,4 +1,4 @@
-/* wrap.h: the KPROF_WRAP_* bodies of host-timed and copy wrappers, and the per-thread twins. */
+/* wrap.h: the KPROF_WRAP_* bodies of host-timed, range and copy wrappers, and the per-thread twins. */
 #ifndef KPROF_WRAP_H
 #define KPROF_WRAP_H
 
@@ -69,6 +69,14 @@
 /* A free of ptr: `record` is the statistics call for a successful one (ns_ is its host time). */
 #define KPROF_WRAP_FREE(api, type, success, record, ptr, call)                                     \
     KPROF_WRAP_RECORD(api, type, success, (ptr), record, call)
+
+/* cudaProfilerStart/Stop and cuProfilerStart/Stop (class RANGE): profiling runs again (paused 0) or is
+ * paused (1) from here on, and the call is passed through.  A KPROF_WRAP_FN body. */
+#define KPROF_WRAP_RANGE(api, paused, per_thread, call)                                            \
+    do {                                                                                           \
+        kprof_set_paused(paused);                                                                  \
+        return (call);                                                                             \
+    } while (0)
 
 /* ---- timed calls ----------------------------------------------------------------------------- */
 

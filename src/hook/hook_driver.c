@@ -496,19 +496,8 @@ CTX_END_WRAPPERS()
 
 /* ---- range control -------------------------------------------------------------------------- */
 
-KPROF_EXPORT CUresult cuProfilerStart(void)
-{
-    KPROF_REAL_OR_RETURN(cuProfilerStart);
-    kprof_set_paused(0);
-    return real_();
-}
-
-KPROF_EXPORT CUresult cuProfilerStop(void)
-{
-    KPROF_REAL_OR_RETURN(cuProfilerStop);
-    kprof_set_paused(1);
-    return real_();
-}
+DWRAP(KPROF_WRAP_RANGE, cuProfilerStart, (void), (), 0)
+DWRAP(KPROF_WRAP_RANGE, cuProfilerStop, (void), (), 1)
 
 /* ---- synchronisation ------------------------------------------------------------------------- */
 

@@ -78,19 +78,8 @@ RT_TWINS(LAUNCH, cudaLaunchCooperativeKernel, _ptsz,
 
 /* ---- range control (nvprof's --profile-from-start off) --------------------------------------- */
 
-KPROF_EXPORT cudaError_t cudaProfilerStart(void)
-{
-    KPROF_REAL_OR_RETURN(cudaProfilerStart);
-    kprof_set_paused(0);
-    return real_();
-}
-
-KPROF_EXPORT cudaError_t cudaProfilerStop(void)
-{
-    KPROF_REAL_OR_RETURN(cudaProfilerStop);
-    kprof_set_paused(1);
-    return real_();
-}
+RT_WRAP(KPROF_WRAP_RANGE, cudaProfilerStart, (void), (), 0)
+RT_WRAP(KPROF_WRAP_RANGE, cudaProfilerStop, (void), (), 1)
 
 /* ---- copies ---------------------------------------------------------------------------------- */
 
