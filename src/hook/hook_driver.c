@@ -514,9 +514,9 @@ DWRAP(DHOST, cuEventSynchronize, (CUevent e), (e))
  * and 2D memsets: each takes the stream some GPU time of its own or can hold its later work back, so a
  * launch after one is never timed from an earlier stop event (one-event timing; an app that records an
  * event between two kernels would otherwise see the record's GPU time in the second kernel); their host
- * time goes to the API table.  STREAM_OPS(name, (params), (args))
- * defines the wrapper of `name` and of its _ptsz twin (exported by libcuda, not all declared by
- * cuda.h, hence the declaration).  Device-side array copies and 2D memsets without a stream argument
+ * time goes to the API table.  STREAM_OPS(name, (params), (args)) defines the wrapper of `name` and of
+ * its _ptsz twin (exported by libcuda), both from the same parameters: the twin has its base's type
+ * without a declaration of its own.  Device-side array copies and 2D memsets without a stream argument
  * run on the legacy default stream, asynchronously with respect to the host, and are listed too. */
 #define STREAM_OP_FN(name, params, args, stream, per_thread, pred)                                 \
     KPROF_EXPORT CUresult name params                                                              \
@@ -537,13 +537,11 @@ DWRAP(DHOST, cuEventSynchronize, (CUevent e), (e))
 /* `stream`: the stream whose next kernel the operation precedes (KPROF_NO_STREAM for event records, which
  * change nothing of the hand-off before that kernel). */
 #define STREAM_OPS_ON(name, params, args, stream, pred)                                            \
-    extern __typeof__(name) name##_ptsz;                                                           \
     STREAM_OP_FN(name, params, args, stream, 0, pred)                                              \
     STREAM_OP_FN(name##_ptsz, params, args, stream, 1, pred)
 #define STREAM_OPS(name, params, args) STREAM_OPS_ON(name, params, args, s, KPROF_PRED_OTHER)
 /* The same for a legacy-stream call (no stream argument; its per-thread twin is _ptds). */
 #define STREAM_OPS_PTDS(name, params, args)                                                        \
-    extern __typeof__(name) name##_ptds;                                                           \
     STREAM_OP_FN(name, params, args, NULL, 0, KPROF_PRED_OTHER)                                    \
     STREAM_OP_FN(name##_ptds, params, args, NULL, 1, KPROF_PRED_OTHER)
 
