@@ -517,15 +517,17 @@ DWRAP(DHOST, cuEventSynchronize, (CUevent e), (e))
  * time goes to the API table.  STREAM_OPS(name, (params), (args)) defines the wrapper of `name` and of
  * its _ptsz twin (exported by libcuda), both from the same parameters: the twin has its base's type
  * without a declaration of its own.  Device-side array copies and 2D memsets without a stream argument
- * run on the legacy default stream, asynchronously with respect to the host, and are listed too. */
-#define STREAM_OP_FN(name, params, args, stream, per_thread, pred)                                 \
-    KPROF_EXPORT CUresult name params                                                              \
-    {                                                                                              \
-        KPROF_REAL_OR_RETURN(name);                                                                \
+ * run on the legacy default stream, asynchronously with respect to the host, and are listed too.
+ * STREAM_OP_BODY is the body they share with a stream's destruction (below): `before`, a statement, runs
+ * before the call is counted; `stream` is told kprof_stream_other after a successful call unless it is
+ * KPROF_NO_STREAM. */
+#define STREAM_OP_BODY(api, before, stream, per_thread, pred, call)                                \
+    do {                                                                                           \
         struct kprof_call c_;                                                                      \
         kprof_chain_break();                                                                       \
-        int counted_ = kprof_call_begin(&c_, KPROF_API_##name);                                    \
-        CUresult r_ = real_ args;                                                                  \
+        before;                                                                                    \
+        int counted_ = kprof_call_begin(&c_, (api));                                               \
+        CUresult r_ = (call);                                                                      \
         if (counted_) {                                                                            \
             if (r_ == CUDA_SUCCESS && (stream) != KPROF_NO_STREAM)                                 \
                 kprof_stream_other((stream), (per_thread), (pred));                                \
@@ -533,17 +535,18 @@ DWRAP(DHOST, cuEventSynchronize, (CUevent e), (e))
         }                                                                                          \
         kprof_chain_break(); /* again: a launch on another thread may have begun meanwhile */      \
         return r_;                                                                                 \
-    }
-/* `stream`: the stream whose next kernel the operation precedes (KPROF_NO_STREAM for event records, which
- * change nothing of the hand-off before that kernel). */
+    } while (0)
+/* STREAM_OP_BODY with nothing before the call, as a DTWINS body.  `stream`: the stream whose next kernel
+ * the operation precedes (KPROF_NO_STREAM for event records, which change nothing of the hand-off before
+ * that kernel). */
+#define STREAM_OP(api, stream, pred, per_thread, call)                                             \
+    STREAM_OP_BODY(api, (void)0, stream, per_thread, pred, call)
 #define STREAM_OPS_ON(name, params, args, stream, pred)                                            \
-    STREAM_OP_FN(name, params, args, stream, 0, pred)                                              \
-    STREAM_OP_FN(name##_ptsz, params, args, stream, 1, pred)
+    DTWINS(STREAM_OP, name, _ptsz, params, args, stream, pred)
 #define STREAM_OPS(name, params, args) STREAM_OPS_ON(name, params, args, s, KPROF_PRED_OTHER)
 /* The same for a legacy-stream call (no stream argument; its per-thread twin is _ptds). */
 #define STREAM_OPS_PTDS(name, params, args)                                                        \
-    STREAM_OP_FN(name, params, args, NULL, 0, KPROF_PRED_OTHER)                                    \
-    STREAM_OP_FN(name##_ptds, params, args, NULL, 1, KPROF_PRED_OTHER)
+    DTWINS(STREAM_OP, name, _ptds, params, args, NULL, KPROF_PRED_OTHER)
 
 STREAM_OPS_ON(cuEventRecord, (CUevent e, CUstream s), (e, s), KPROF_NO_STREAM, 0)
 STREAM_OPS_ON(cuEventRecordWithFlags, (CUevent e, CUstream s, unsigned int flags), (e, s, flags), KPROF_NO_STREAM, 0)
@@ -623,24 +626,15 @@ STREAM_OPS_PTDS(cuMemcpyAtoA_v2,
  * queues are keyed by handle).  Forgotten before the call: another thread may create a stream with the
  * handle and launch on it as soon as the call has returned.  Also while profiling is stopped (no call is
  * counted then), which a stream created meanwhile outlives. */
-#define STREAM_DESTROY_FN(name)                                                                    \
-    KPROF_EXPORT CUresult name(CUstream s)                                                         \
-    {                                                                                              \
-        KPROF_REAL_OR_RETURN(name);                                                                \
-        struct kprof_call c_;                                                                      \
-        kprof_chain_break();                                                                       \
-        if (s != NULL && s != CU_STREAM_LEGACY && s != CU_STREAM_PER_THREAD && !kprof_config.disabled && \
-            kprof_tls_depth == 0 && kprof_driver_ready() && kprof_driver_is_initialized())         \
-            kprof_stream_other(s, 0, KPROF_STREAM_DESTROYED);                                      \
-        int counted_ = kprof_call_begin(&c_, KPROF_API_##name);                                    \
-        CUresult r_ = real_(s);                                                                    \
-        if (counted_)                                                                              \
-            kprof_call_end(&c_, r_ == CUDA_SUCCESS);                                               \
-        kprof_chain_break(); /* again: a launch on another thread may have begun meanwhile */      \
-        return r_;                                                                                 \
-    }
-STREAM_DESTROY_FN(cuStreamDestroy_v2)
-STREAM_DESTROY_FN(cuStreamDestroy)
+#define STREAM_DESTROY(api, s, per_thread, call)                                                   \
+    STREAM_OP_BODY(api,                                                                            \
+                   if ((s) != NULL && (s) != CU_STREAM_LEGACY && (s) != CU_STREAM_PER_THREAD &&    \
+                       !kprof_config.disabled && kprof_tls_depth == 0 && kprof_driver_ready() &&   \
+                       kprof_driver_is_initialized())                                              \
+                       kprof_stream_other((s), 0, KPROF_STREAM_DESTROYED),                         \
+                   KPROF_NO_STREAM, 0, 0, call)
+DWRAP(STREAM_DESTROY, cuStreamDestroy_v2, (CUstream s), (s), s)
+DWRAP(STREAM_DESTROY, cuStreamDestroy, (CUstream s), (s), s)
 
 /* Every KPROF_DRIVER_WRAPPED entry of api.def has its wrapper above: this table refers to each by name,
  * so a missing one fails the link (-Wl,--no-undefined).  resolve.c hands these out. */
