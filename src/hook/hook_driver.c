@@ -548,6 +548,10 @@ DWRAP(DHOST, cuEventSynchronize, (CUevent e), (e))
 #define STREAM_OPS_PTDS(name, params, args)                                                        \
     DTWINS(STREAM_OP, name, _ptds, params, args, NULL, KPROF_PRED_OTHER)
 
+/* A stream memory operation: a wait for, or a write of, a 32- or 64-bit value at addr. */
+#define STREAM_VALUE_OPS(name, type)                                                               \
+    STREAM_OPS(name, (CUstream s, CUdeviceptr addr, type value, unsigned int flags), (s, addr, value, flags))
+
 STREAM_OPS_ON(cuEventRecord, (CUevent e, CUstream s), (e, s), KPROF_NO_STREAM, 0)
 STREAM_OPS_ON(cuEventRecordWithFlags, (CUevent e, CUstream s, unsigned int flags), (e, s, flags), KPROF_NO_STREAM, 0)
 STREAM_OPS(cuStreamWaitEvent, (CUstream s, CUevent e, unsigned int flags), (s, e, flags))
@@ -557,12 +561,8 @@ STREAM_OPS_ON(cuLaunchHostFunc, (CUstream s, CUhostFn fn, void *data), (s, fn, d
 STREAM_OPS_ON(cuStreamAddCallback,
               (CUstream s, CUstreamCallback cb, void *data, unsigned int flags),
               (s, cb, data, flags), s, KPROF_STREAM_HOST_FUNCTION)
-STREAM_OPS(cuStreamWaitValue32_v2,
-           (CUstream s, CUdeviceptr addr, cuuint32_t value, unsigned int flags),
-           (s, addr, value, flags))
-STREAM_OPS(cuStreamWaitValue64_v2,
-           (CUstream s, CUdeviceptr addr, cuuint64_t value, unsigned int flags),
-           (s, addr, value, flags))
+STREAM_VALUE_OPS(cuStreamWaitValue32_v2, cuuint32_t)
+STREAM_VALUE_OPS(cuStreamWaitValue64_v2, cuuint64_t)
 STREAM_OPS(cuStreamBatchMemOp_v2,
            (CUstream s, unsigned int count, CUstreamBatchMemOpParams *ops, unsigned int flags),
            (s, count, ops, flags))
@@ -583,12 +583,8 @@ STREAM_OPS(cuMemsetD2D32Async,
            (CUdeviceptr p, size_t pitch, unsigned int v, size_t w, size_t h, CUstream s),
            (p, pitch, v, w, h, s))
 
-STREAM_OPS(cuStreamWriteValue32_v2,
-           (CUstream s, CUdeviceptr addr, cuuint32_t value, unsigned int flags),
-           (s, addr, value, flags))
-STREAM_OPS(cuStreamWriteValue64_v2,
-           (CUstream s, CUdeviceptr addr, cuuint64_t value, unsigned int flags),
-           (s, addr, value, flags))
+STREAM_VALUE_OPS(cuStreamWriteValue32_v2, cuuint32_t)
+STREAM_VALUE_OPS(cuStreamWriteValue64_v2, cuuint64_t)
 STREAM_OPS(cuWaitExternalSemaphoresAsync,
            (const CUexternalSemaphore *sems, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *params, unsigned int n,
             CUstream s),
