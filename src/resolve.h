@@ -70,8 +70,7 @@ static inline void *kprof_driver_fn_real_get(int index)
  * a jump to the real function, with no call of its own to make. */
 static inline void *kprof_driver_fn_real_if_loaded(int index)
 {
-    return KPROF_LIKELY(__atomic_load_n(&kprof_driver_loaded, __ATOMIC_ACQUIRE)) ? kprof_driver_fn_real[index]
-                                                                                  : NULL;
+    return __atomic_load_n(&kprof_driver_loaded, __ATOMIC_ACQUIRE) ? kprof_driver_fn_real[index] : NULL;
 }
 
 /* Loads libcuda.so.1, every KPROF_DRIVER_USED function and the real functions behind the
@@ -122,10 +121,7 @@ const void *kprof_driver_wrapper_for(const void *real);
         __typeof__(kprof_rt.name) f = __atomic_load_n(&kprof_rt.name, __ATOMIC_ACQUIRE);           \
         return f ? (void *)f : kprof_rt_resolve((void **)&kprof_rt.name, #name);                   \
     }                                                                                              \
-    static inline cudaError_t kprof_real_missing_##name(void)                                      \
-    {                                                                                              \
-        return cudaErrorSharedObjectSymbolNotFound;                                                \
-    }
+    static inline cudaError_t kprof_real_missing_##name(void) { return cudaErrorSharedObjectSymbolNotFound; }
 #define KPROF_RUNTIME_WRAPPED(name, proto, cls) KPROF_REAL_RUNTIME(name)
 #define KPROF_RUNTIME_USED(name) KPROF_REAL_RUNTIME(name)
 #define KPROF_DRIVER_WRAPPED(name, cls)                                                            \

@@ -139,10 +139,9 @@ static inline enum kprof_time_want kprof_launch_want(struct kprof_kernel *k)
     {                                                                                              \
         if (kprof_tls_depth > 0 && kprof_tls_delegate == NULL) {                                   \
             /* inside another counted call, with no launch to time for it: pass through */         \
-            __typeof__(name) *real_ =                                                              \
-                (__typeof__(name) *)kprof_driver_fn_real_if_loaded(KPROF_DRIVER_FN_##name);        \
+            void *real_ = kprof_driver_fn_real_if_loaded(KPROF_DRIVER_FN_##name);                  \
             if (KPROF_LIKELY(real_ != NULL))                                                       \
-                return real_ args;                                                                 \
+                return ((__typeof__(name) *)real_) args;                                           \
         }                                                                                          \
         return name##_counted args;                                                                \
     }
