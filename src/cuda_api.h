@@ -16,7 +16,7 @@
 #define KPROF_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 /* Every runtime and driver function of the API table is declared with CUDA's own type. */
-#define KPROF_RT(name, proto, cls) extern __typeof__(proto) name;
+#define KPROF_RUNTIME_WRAPPED(name, proto, cls) extern __typeof__(proto) name;
 #include "api.def"
 
 #endif

@@ -1,6 +1,6 @@
 /* hold.c: placing and releasing holds (hold.h). */
 #include "hold.h"
-#include "driver.h"
+#include "resolve.h"
 
 int kprof_hold_place(const struct kprof_hold *h, CUstream s, unsigned slot, uint32_t seq)
 {

@@ -2,7 +2,6 @@
 #include <dlfcn.h>
 #include "config.h"
 #include "log.h"
-#include "driver.h"
 #include "dlsym_next.h"
 #include "instance.h"
 

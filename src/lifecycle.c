@@ -14,7 +14,6 @@
 #include "cuda_api.h"
 #include "log.h"
 #include "kprof_config.h"
-#include "driver.h"
 #include "resolve.h"
 #include "clock.h"
 #include "call.h"

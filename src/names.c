@@ -5,8 +5,8 @@
 #include "names.h"
 
 const char *const kprof_api_names[KPROF_API_COUNT] = {
-#define KPROF_RT(name, proto, cls) #name,
-#define KPROF_DH(name, cls) #name,
+#define KPROF_RUNTIME_WRAPPED(name, proto, cls) #name,
+#define KPROF_DRIVER_WRAPPED(name, cls) #name,
 #include "api.def"
 };
 #define KPROF_CLASS_NAME 0
@@ -27,8 +27,8 @@ const char *const kprof_api_names[KPROF_API_COUNT] = {
 #define KPROF_CLASS_STREAMOP 1
 #define KPROF_CLASS_OUTER 1
 const char kprof_api_counted[KPROF_API_COUNT] = {
-#define KPROF_RT(name, proto, cls) KPROF_CLASS_##cls,
-#define KPROF_DH(name, cls) KPROF_CLASS_##cls,
+#define KPROF_RUNTIME_WRAPPED(name, proto, cls) KPROF_CLASS_##cls,
+#define KPROF_DRIVER_WRAPPED(name, cls) KPROF_CLASS_##cls,
 #include "api.def"
 };
 const char *const kprof_dir_names[KPROF_DIR_COUNT] = { "HtoH", "HtoD", "DtoH", "DtoD" };

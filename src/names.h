@@ -7,8 +7,8 @@
 
 /* The API table's index for each interposed runtime and driver function. */
 enum kprof_api {
-#define KPROF_RT(name, proto, cls) KPROF_API_##name,
-#define KPROF_DH(name, cls) KPROF_API_##name,
+#define KPROF_RUNTIME_WRAPPED(name, proto, cls) KPROF_API_##name,
+#define KPROF_DRIVER_WRAPPED(name, cls) KPROF_API_##name,
 #include "api.def"
     KPROF_API_COUNT
 };

@@ -5,7 +5,6 @@
 #include <time.h>
 #include "cuda_api.h"
 #include "kprof_hash.h"
-#include "driver.h"
 #include "clock.h"
 #include "call.h"
 #include "module.h"
@@ -53,7 +52,7 @@ void kprof_preload_note_kernel(const void *handle)
  * calls are not the app's (kprof_tls_depth).  NULL when there is none. */
 static CUfunction function_from_runtime(const void *func)
 {
-    if (!KPROF_REAL_RT(cudaGetFuncBySymbol) || !kprof_rt_quiet_begin())
+    if (!KPROF_REAL(cudaGetFuncBySymbol) || !kprof_rt_quiet_begin())
         return NULL;
     CUfunction f = NULL;
     kprof_tls_depth++;

@@ -1,14 +1,19 @@
-/* resolve.c: the real CUDA runtime functions behind libkprof's runtime wrappers (kprof_rt), found in the
- * libcudart loaded after libkprof, and forgotten when that library is unloaded (libkprof's dlclose). */
+/* resolve.c: the real CUDA functions behind libkprof's wrappers: the runtime's (kprof_rt), found in the
+ * libcudart loaded after libkprof and forgotten when that library is unloaded (libkprof's dlclose); the
+ * driver's and the driver functions libkprof calls itself (kprof_drv), loaded at once from libcuda.so.1. */
 #include <dlfcn.h>
 #include <link.h>
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 #include "cuda_api.h"
 #include "log.h"
+#include "kprof_config.h"
 #include "dlsym_next.h"
 #include "resolve.h"
+
+/* ---- the runtime ---- */
 
 struct kprof_runtime kprof_rt;
 
@@ -66,8 +71,8 @@ static void rt_check_unloaded(void)
         gone = !dladdr(rt_libs.lib[i].fn, &info) || info.dli_fbase != rt_libs.lib[i].base;
     }
     if (gone) {
-#define KPROF_RT(name, proto, cls) __atomic_store_n(&kprof_rt.name, NULL, __ATOMIC_RELEASE);
-#define KPROF_RTUSE(name) __atomic_store_n(&kprof_rt.name, NULL, __ATOMIC_RELEASE);
+#define KPROF_RUNTIME_WRAPPED(name, proto, cls) __atomic_store_n(&kprof_rt.name, NULL, __ATOMIC_RELEASE);
+#define KPROF_RUNTIME_USED(name) __atomic_store_n(&kprof_rt.name, NULL, __ATOMIC_RELEASE);
 #include "api.def"
         __atomic_store_n(&rt_libs.n, 0, __ATOMIC_RELEASE);
     }
@@ -132,7 +137,7 @@ void *kprof_rt_resolve(void **slot, const char *name)
 
 int kprof_rt_quiet_begin(void)
 {
-    return KPROF_REAL_RT(cudaPeekAtLastError) && KPROF_REAL_RT(cudaGetLastError) &&
+    return KPROF_REAL(cudaPeekAtLastError) && KPROF_REAL(cudaGetLastError) &&
            kprof_rt.cudaPeekAtLastError() == cudaSuccess;
 }
 
@@ -141,6 +146,91 @@ void kprof_rt_quiet_end(cudaError_t r)
     if (r != cudaSuccess)
         kprof_rt.cudaGetLastError();
 }
+
+/* ---- the driver ---- */
+
+struct kprof_driver kprof_drv;
+
+const char *const kprof_driver_fn_names[KPROF_DRIVER_FN_COUNT] = {
+#define KPROF_DRIVER_WRAPPED(name, cls) #name,
+#include "api.def"
+};
+void *kprof_driver_fn_real[KPROF_DRIVER_FN_COUNT];
+
+static pthread_once_t driver_once = PTHREAD_ONCE_INIT;
+static int driver_ok;
+/* KPROF_DRIVER_* (resolve.h), stored once driver_load has run; why it failed, written before. */
+static int driver_state;
+static char driver_why[256];
+
+static void driver_load(void)
+{
+    /* The app's cudart dlopens the same library, so this adds no second copy; RTLD_LOCAL keeps
+     * libkprof's lookup from changing anyone's symbol resolution. */
+    void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        /* No driver: the program's own CUDA calls fail as they would without libkprof; nothing to say
+         * unless asked. */
+        const char *why = dlerror();
+        snprintf(driver_why, sizeof driver_why, "%s", why ? why : "libcuda.so.1 not found");
+        __atomic_store_n(&driver_state, KPROF_DRIVER_MISSING, __ATOMIC_RELEASE);
+        kprof_info("cannot load the CUDA driver (%s); passing every call through", driver_why);
+        return;
+    }
+    /* An explicit handle finds libcuda's own definitions, never libkprof's exported wrappers.  The
+     * functions behind the wrappers are what the next dlsym hands out: another dlsym interposer preloaded
+     * after libkprof may answer with its own wrapper, which libkprof's then calls. */
+    for (int i = 0; i < KPROF_DRIVER_FN_COUNT; i++)
+        kprof_driver_fn_real[i] = kprof_next_dlsym(h, kprof_driver_fn_names[i]);
+#define KPROF_DRIVER_USED_IF_PRESENT(name)                                                \
+    kprof_drv.name = (__typeof__(kprof_drv.name))kprof_real_dlsym(h, #name);
+#define KPROF_DRIVER_USED(name)                                                           \
+    kprof_drv.name = (__typeof__(kprof_drv.name))kprof_real_dlsym(h, #name);              \
+    if (!kprof_drv.name) {                                                                \
+        kprof_warn("the CUDA driver lacks %s; passing every call through", #name);       \
+        snprintf(driver_why, sizeof driver_why, "libcuda.so.1 lacks %s", #name);          \
+        __atomic_store_n(&driver_state, KPROF_DRIVER_MISSING, __ATOMIC_RELEASE);          \
+        return;                                                                           \
+    }
+#include "api.def"
+    driver_ok = 1;
+    __atomic_store_n(&driver_state, KPROF_DRIVER_LOADED, __ATOMIC_RELEASE);
+    __atomic_store_n(&kprof_driver_loaded, 1, __ATOMIC_RELEASE);
+}
+
+int kprof_driver_state(const char **why)
+{
+    int st = __atomic_load_n(&driver_state, __ATOMIC_ACQUIRE);
+    if (why)
+        *why = st == KPROF_DRIVER_MISSING ? driver_why : NULL;
+    return st;
+}
+
+int kprof_driver_loaded;
+
+int kprof_driver_ready_slow(void)
+{
+    pthread_once(&driver_once, driver_load);
+    return driver_ok;
+}
+
+void *kprof_driver_fn_real_get_slow(int index)
+{
+    pthread_once(&driver_once, driver_load);
+    return kprof_driver_fn_real[index];
+}
+
+const void *kprof_driver_wrapper_for(const void *real)
+{
+    if (!real || !kprof_driver_ready() || kprof_config.disabled)
+        return NULL;
+    for (int i = 0; i < KPROF_DRIVER_FN_COUNT; i++)
+        if (kprof_driver_fn_real[i] == real)
+            return kprof_driver_fn_wrapper[i];
+    return NULL;
+}
+
+/* ---- which CUDA libraries are loaded ---- */
 
 /* Bit 1: a CUDA driver library (libcuda.so*) has been seen loaded; bit 2: a CUDA runtime (libcudart.so*).
  * Sticky: a program that loaded one is a CUDA program. */

@@ -1,10 +1,11 @@
-/* wrap.h: the KPROF_WRAP_* bodies of host-timed and copy wrappers, and the per-thread twins. */
+/* wrap.h: the KPROF_WRAP_* bodies of host-timed, range and copy wrappers, and the per-thread twins. */
 #ifndef KPROF_WRAP_H
 #define KPROF_WRAP_H
 
 #include <stdint.h>
 #include "cuda_api.h"
 #include "call.h"
+#include "resolve.h"
 #include "transfers.h"
 #include "allocs.h"
 #include "timing.h"
@@ -17,12 +18,19 @@
  * statistics and timing layers. */
 
 /* Host time only (synchronisation, stream creation...). */
-#define KPROF_WRAP_HOST(api, type, success, call)                                                  \
+#define KPROF_WRAP_HOST(api, type, success, call) KPROF_WRAP_HOST_THEN(api, type, success, (void)0, call)
+
+/* Host time only, and `then` (a statement) run when the call succeeded, before its host time ends: what
+ * libkprof does for the call is inside it (a graph's instantiation walks the graph there). */
+#define KPROF_WRAP_HOST_THEN(api, type, success, then, call)                                       \
     do {                                                                                           \
         struct kprof_call c_;                                                                      \
         if (!kprof_call_begin(&c_, (api)))                                                         \
             return (call);                                                                         \
         type r_ = (call);                                                                          \
+        if (r_ == (success)) {                                                                     \
+            then;                                                                                  \
+        }                                                                                          \
         kprof_call_end(&c_, r_ == (success));                                                      \
         return r_;                                                                                 \
     } while (0)
@@ -63,6 +71,14 @@
 #define KPROF_WRAP_FREE(api, type, success, record, ptr, call)                                     \
     KPROF_WRAP_RECORD(api, type, success, (ptr), record, call)
 
+/* cudaProfilerStart/Stop and cuProfilerStart/Stop (class RANGE): profiling runs again (paused 0) or is
+ * paused (1) from here on, and the call is passed through.  A KPROF_WRAP_FN body. */
+#define KPROF_WRAP_RANGE(api, paused, per_thread, call)                                            \
+    do {                                                                                           \
+        kprof_set_paused(paused);                                                                  \
+        return (call);                                                                             \
+    } while (0)
+
 /* ---- timed calls ----------------------------------------------------------------------------- */
 
 /* The body of a copy or memset wrapper, runtime or driver: times the call on `stream` with a pair of
@@ -95,20 +111,20 @@
 /* Defines the wrapper `name` and its per-thread twin name##pt (_ptsz for a call with a stream argument,
  * _ptds for one without: the variant nvcc's --default-stream per-thread calls), whose one difference is
  * that stream 0 means the per-thread default stream.  Each is `type name params`, whose body declares
- * real_ with REAL_OR_FAIL (KPROF_REAL_RT_OR_FAIL or KPROF_REAL_DRV_OR_FAIL) and ends with
- * BODY(api, ..., per_thread, real_ args): api is KPROF_API_##name (or name##pt), the variable arguments are
- * passed on (none is fine: GNU C's `, ##__VA_ARGS__` drops the comma), per_thread is 0 and 1.  BODY must
- * return.  Both names must be KPROF_RT or KPROF_DH entries of api.def. */
-#define KPROF_WRAP_TWINS(type, REAL_OR_FAIL, BODY, name, pt, params, args, ...)                    \
-    KPROF_WRAP_FN(type, REAL_OR_FAIL, BODY, name, 0, params, args, ##__VA_ARGS__)                  \
-    KPROF_WRAP_FN(type, REAL_OR_FAIL, BODY, name##pt, 1, params, args, ##__VA_ARGS__)
+ * real_ with KPROF_REAL_OR_RETURN and ends with BODY(api, ..., per_thread, real_ args): api is
+ * KPROF_API_##name (or name##pt), the variable arguments are passed on (none is fine: GNU C's
+ * `, ##__VA_ARGS__` drops the comma), per_thread is 0 and 1.  BODY must return.  Both names must be
+ * KPROF_RUNTIME_WRAPPED or KPROF_DRIVER_WRAPPED entries of api.def. */
+#define KPROF_WRAP_TWINS(type, BODY, name, pt, params, args, ...)                                  \
+    KPROF_WRAP_FN(type, BODY, name, 0, params, args, ##__VA_ARGS__)                                \
+    KPROF_WRAP_FN(type, BODY, name##pt, 1, params, args, ##__VA_ARGS__)
 
 /* Defines one wrapper, `type name params`, as KPROF_WRAP_TWINS defines each of its two: its body declares
- * real_ with REAL_OR_FAIL(name) and ends with BODY(KPROF_API_##name, ..., per_thread, real_ args). */
-#define KPROF_WRAP_FN(type, REAL_OR_FAIL, BODY, name, per_thread, params, args, ...)               \
+ * real_ with KPROF_REAL_OR_RETURN(name) and ends with BODY(KPROF_API_##name, ..., per_thread, real_ args). */
+#define KPROF_WRAP_FN(type, BODY, name, per_thread, params, args, ...)                             \
     KPROF_EXPORT type name params                                                                  \
     {                                                                                              \
-        REAL_OR_FAIL(name);                                                                        \
+        KPROF_REAL_OR_RETURN(name);                                                                \
         BODY(KPROF_API_##name, ##__VA_ARGS__, per_thread, real_ args);                             \
     }
 

@@ -4,7 +4,7 @@
 
 #include "cuda_api.h"
 #include "call.h"
-#include "driver.h"
+#include "resolve.h"
 #include "graphs.h"
 #include "kernels.h"
 #include "kernel_sampling.h"
@@ -132,16 +132,17 @@ static inline enum kprof_time_want kprof_launch_want(struct kprof_kernel *k)
 #define KPROF_WRAP_DRIVER_LAUNCH_ONE(BODY, name, per_thread, params, args, ...)                    \
     static __attribute__((noinline)) CUresult name##_counted params                                \
     {                                                                                              \
-        KPROF_REAL_DRV_OR_FAIL(name);                                                              \
+        KPROF_REAL_OR_RETURN(name);                                                                \
         BODY(KPROF_API_##name, ##__VA_ARGS__, per_thread, real_ args);                             \
     }                                                                                              \
     KPROF_EXPORT CUresult name params                                                              \
     {                                                                                              \
-        if (kprof_tls_depth > 0 && kprof_tls_delegate == NULL &&                                   \
-            KPROF_LIKELY(__atomic_load_n(&kprof_driver_loaded, __ATOMIC_ACQUIRE)) &&               \
-            KPROF_LIKELY(kprof_dh_real[KPROF_DHI_##name] != NULL))                                 \
+        if (kprof_tls_depth > 0 && kprof_tls_delegate == NULL) {                                   \
             /* inside another counted call, with no launch to time for it: pass through */         \
-            return ((__typeof__(name) *)kprof_dh_real[KPROF_DHI_##name]) args;                     \
+            void *real_ = kprof_driver_fn_real_if_loaded(KPROF_DRIVER_FN_##name);                  \
+            if (KPROF_LIKELY(real_ != NULL))                                                       \
+                return ((__typeof__(name) *)real_) args;                                           \
+        }                                                                                          \
         return name##_counted args;                                                                \
     }
 

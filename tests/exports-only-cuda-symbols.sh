@@ -19,7 +19,7 @@ expect_eq "$bad" "" "nothing but CUDA names, dlsym, dlclose and the instance mar
 expect_eq "$(grep -c '^dlsym@' "$WORK/exports")" 2 "dlsym under both versions"
 expect_eq "$(grep -c '^dlclose$' "$WORK/exports")" 1 "dlclose exported"
 expect_no_grep '^(__cuda|cuda|cu[A-Z]).*@' "$WORK/exports" "no CUDA name versioned"
-sed -n 's/^KPROF_RT(\([A-Za-z0-9_]*\),.*/\1/p; s/^KPROF_DH(\([A-Za-z0-9_]*\),.*/\1/p' "$top_srcdir/src/api.def" | sort >"$WORK/table"
+sed -n 's/^KPROF_RUNTIME_WRAPPED(\([A-Za-z0-9_]*\),.*/\1/p; s/^KPROF_DRIVER_WRAPPED(\([A-Za-z0-9_]*\),.*/\1/p' "$top_srcdir/src/api.def" | sort >"$WORK/table"
 missing=$(comm -23 "$WORK/table" "$WORK/exports")
 expect_eq "$missing" "" "every api.def entry exported"
 expect_eq "$(wc -l <"$WORK/table" | tr -d ' ')" "$(grep -Ev '^(dlsym@|dlclose$|kprof_instance_marker$)' "$WORK/exports" | grep -Evc "$cupti")" "and nothing else"

@@ -9,7 +9,7 @@
 #include "cuda_api.h"
 #include "kprof_hash.h"
 #include "histogram.h"
-#include "driver.h"
+#include "resolve.h"
 #include "clock.h"
 #include "module.h"
 #include "kernels.h"

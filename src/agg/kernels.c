@@ -13,7 +13,6 @@
 #include "histogram.h"
 #include "log.h"
 #include "kprof_config.h"
-#include "driver.h"
 #include "dlsym_next.h"
 #include "clock.h"
 #include "resolve.h"
@@ -98,7 +97,7 @@ void kprof_names_bind(const void *kernel_handle, const void *host_stub)
  * error is pending, and clearing the one the query itself may leave.  Returns a malloc'd copy or NULL. */
 static char *name_from_runtime(const void *key)
 {
-    if (!KPROF_REAL_RT(cudaFuncGetName) || !kprof_rt_quiet_begin())
+    if (!KPROF_REAL(cudaFuncGetName) || !kprof_rt_quiet_begin())
         return NULL;
     const char *n = NULL;
     cudaError_t r = kprof_rt.cudaFuncGetName(&n, key);

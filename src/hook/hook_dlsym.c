@@ -6,7 +6,6 @@
 #include <string.h>
 #include "cuda_api.h"
 #include "kprof_config.h"
-#include "driver.h"
 #include "dlsym_next.h"
 #include "call.h"
 #include "instance.h"
@@ -65,8 +64,8 @@ KPROF_NO_SANITIZE void *kprof_dlsym_hook(void *handle, const char *name)
     if (n != name || handle == RTLD_NEXT || kprof_config.disabled)
         return NULL;
     int known = 0;
-    for (int i = 0; i < KPROF_DH_COUNT && !known; i++)
-        known = strcmp(name, kprof_dh_names[i]) == 0;
+    for (int i = 0; i < KPROF_DRIVER_FN_COUNT && !known; i++)
+        known = strcmp(name, kprof_driver_fn_names[i]) == 0;
     if (!known)
         return NULL;
     kprof_tls_depth++;

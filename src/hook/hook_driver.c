@@ -5,9 +5,9 @@
 #include "cuda_api.h"
 #include "calibrate.h"
 #include "kprof_config.h"
-#include "driver.h"
 #include "clock.h"
 #include "resolve.h"
+#include "memtype.h"
 #include "call.h"
 #include "contexts.h"
 #include "finish.h"
@@ -22,10 +22,10 @@
 
 /* A driver wrapper and its per-thread twin name##pt (KPROF_WRAP_TWINS): BODY(api, ..., per_thread, call). */
 #define DTWINS(BODY, name, pt, params, args, ...)                                                  \
-    KPROF_WRAP_TWINS(CUresult, KPROF_REAL_DRV_OR_FAIL, BODY, name, pt, params, args, ##__VA_ARGS__)
+    KPROF_WRAP_TWINS(CUresult, BODY, name, pt, params, args, ##__VA_ARGS__)
 /* A driver wrapper without a twin (KPROF_WRAP_FN): BODY(api, ..., 0, call). */
 #define DWRAP(BODY, name, params, args, ...)                                                       \
-    KPROF_WRAP_FN(CUresult, KPROF_REAL_DRV_OR_FAIL, BODY, name, 0, params, args, ##__VA_ARGS__)
+    KPROF_WRAP_FN(CUresult, BODY, name, 0, params, args, ##__VA_ARGS__)
 
 /* ---- entry-point queries --------------------------------------------------------------------- */
 
@@ -45,7 +45,7 @@ KPROF_EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cu
                                           CUdriverProcAddressQueryResult *symbolStatus)
 {
     __atomic_store_n(&kprof_proc_address_asked, 1, __ATOMIC_RELAXED);
-    KPROF_REAL_DRV_OR_FAIL(cuGetProcAddress_v2);
+    KPROF_REAL_OR_RETURN(cuGetProcAddress_v2);
     CUresult r = real_(symbol, pfn, cudaVersion, flags, symbolStatus);
     if (r == CUDA_SUCCESS)
         swap_in_wrapper(pfn);
@@ -56,7 +56,7 @@ KPROF_EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cu
 KPROF_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
 {
     __atomic_store_n(&kprof_proc_address_asked, 1, __ATOMIC_RELAXED);
-    KPROF_REAL_DRV_OR_FAIL(cuGetProcAddress);
+    KPROF_REAL_OR_RETURN(cuGetProcAddress);
     CUresult r = real_(symbol, pfn, cudaVersion, flags);
     if (r == CUDA_SUCCESS)
         swap_in_wrapper(pfn);
@@ -73,12 +73,12 @@ KPROF_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaV
         return r_;                                                                                 \
     } while (0)
 
-KPROF_WRAP_TWINS(cudaError_t, KPROF_REAL_RT_OR_FAIL, ENTRY_POINT, cudaGetDriverEntryPoint, _ptsz,
+KPROF_WRAP_TWINS(cudaError_t, ENTRY_POINT, cudaGetDriverEntryPoint, _ptsz,
                  (const char *symbol, void **funcPtr, unsigned long long flags,
                   enum cudaDriverEntryPointQueryResult *driverStatus),
                  (symbol, funcPtr, flags, driverStatus), funcPtr)
 
-KPROF_WRAP_TWINS(cudaError_t, KPROF_REAL_RT_OR_FAIL, ENTRY_POINT, cudaGetDriverEntryPointByVersion, _ptsz,
+KPROF_WRAP_TWINS(cudaError_t, ENTRY_POINT, cudaGetDriverEntryPointByVersion, _ptsz,
                  (const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags,
                   enum cudaDriverEntryPointQueryResult *driverStatus),
                  (symbol, funcPtr, cudaVersion, flags, driverStatus), funcPtr)
@@ -101,7 +101,7 @@ KPROF_WRAP_TWINS(cudaError_t, KPROF_REAL_RT_OR_FAIL, ENTRY_POINT, cudaGetDriverE
 /* Driver initialisation joins the first context's row (see kprof_driver_initialized). */
 KPROF_EXPORT CUresult cuInit(unsigned int flags)
 {
-    KPROF_REAL_DRV_OR_FAIL(cuInit);
+    KPROF_REAL_OR_RETURN(cuInit);
     if (kprof_is_finished() || kprof_config.disabled)
         return real_(flags);
     uint64_t t0 = kprof_now_ns();
@@ -113,27 +113,27 @@ KPROF_EXPORT CUresult cuInit(unsigned int flags)
 
 KPROF_EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 {
-    KPROF_REAL_DRV_OR_FAIL(cuDevicePrimaryCtxRetain);
+    KPROF_REAL_OR_RETURN(cuDevicePrimaryCtxRetain);
     CTX_CREATE(KPROF_API_cuDevicePrimaryCtxRetain, pctx, dev, real_(pctx, dev));
 }
 
 KPROF_EXPORT CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)
 {
-    KPROF_REAL_DRV_OR_FAIL(cuCtxCreate_v2);
+    KPROF_REAL_OR_RETURN(cuCtxCreate_v2);
     CTX_CREATE(KPROF_API_cuCtxCreate_v2, pctx, dev, real_(pctx, flags, dev));
 }
 
 KPROF_EXPORT CUresult cuCtxCreate_v3(CUcontext *pctx, CUexecAffinityParam *paramsArray, int numParams,
                                      unsigned int flags, CUdevice dev)
 {
-    KPROF_REAL_DRV_OR_FAIL(cuCtxCreate_v3);
+    KPROF_REAL_OR_RETURN(cuCtxCreate_v3);
     CTX_CREATE(KPROF_API_cuCtxCreate_v3, pctx, dev, real_(pctx, paramsArray, numParams, flags, dev));
 }
 
 KPROF_EXPORT CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *ctxCreateParams, unsigned int flags,
                                      CUdevice dev)
 {
-    KPROF_REAL_DRV_OR_FAIL(cuCtxCreate_v4);
+    KPROF_REAL_OR_RETURN(cuCtxCreate_v4);
     CTX_CREATE(KPROF_API_cuCtxCreate_v4, pctx, dev, real_(pctx, ctxCreateParams, flags, dev));
 }
 
@@ -325,22 +325,14 @@ DTWINS(CAPTURE_BEGIN, cuStreamBeginCaptureToGraph, _ptsz,
        (s, graph, deps, edges, n, mode))
 DTWINS(CAPTURE_END, cuStreamEndCapture, _ptsz, (CUstream s, CUgraph *graph), (s, graph))
 
-/* Instantiation: the graph's kernel nodes are walked once, here. */
+/* Instantiation: the graph's kernel nodes are walked once, here (KPROF_WRAP_HOST_THEN). */
 #define INSTANTIATE(api, pexec, graph, call)                                                       \
-    do {                                                                                           \
-        struct kprof_call c_;                                                                      \
-        if (!kprof_call_begin(&c_, (api)))                                                         \
-            return (call);                                                                         \
-        CUresult r_ = (call);                                                                      \
-        if (r_ == CUDA_SUCCESS && (pexec))                                                         \
-            kprof_graph_instantiated(*(pexec), (graph));                                           \
-        kprof_call_end(&c_, r_ == CUDA_SUCCESS);                                                   \
-        return r_;                                                                                 \
-    } while (0)
+    KPROF_WRAP_HOST_THEN(api, CUresult, CUDA_SUCCESS,                                              \
+                         if (pexec) kprof_graph_instantiated(*(pexec), (graph)), call)
 
 KPROF_EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *pexec, CUgraph graph, unsigned long long flags)
 {
-    KPROF_REAL_DRV_OR_FAIL(cuGraphInstantiateWithFlags);
+    KPROF_REAL_OR_RETURN(cuGraphInstantiateWithFlags);
     INSTANTIATE(KPROF_API_cuGraphInstantiateWithFlags, pexec, graph, real_(pexec, graph, flags));
 }
 
@@ -354,7 +346,7 @@ DTWINS(INSTANTIATE_TWIN, cuGraphInstantiateWithParams, _ptsz,
 KPROF_EXPORT CUresult cuGraphInstantiate_v2(CUgraphExec *pexec, CUgraph graph, CUgraphNode *errNode, char *log,
                                             size_t logSize)
 {
-    KPROF_REAL_DRV_OR_FAIL(cuGraphInstantiate_v2);
+    KPROF_REAL_OR_RETURN(cuGraphInstantiate_v2);
     INSTANTIATE(KPROF_API_cuGraphInstantiate_v2, pexec, graph, real_(pexec, graph, errNode, log, logSize));
 }
 
@@ -372,14 +364,14 @@ KPROF_EXPORT CUresult cuGraphInstantiate_v2(CUgraphExec *pexec, CUgraph graph, C
 KPROF_EXPORT CUresult cuGraphAddNode(CUgraphNode *ph, CUgraph graph, const CUgraphNode *deps, size_t n,
                                      CUgraphNodeParams *p)
 {
-    KPROF_REAL_DRV_OR_FAIL(cuGraphAddNode);
+    KPROF_REAL_OR_RETURN(cuGraphAddNode);
     ADD_NODE(ph, p, real_(ph, graph, deps, n, p));
 }
 
 KPROF_EXPORT CUresult cuGraphAddNode_v2(CUgraphNode *ph, CUgraph graph, const CUgraphNode *deps,
                                         const CUgraphEdgeData *edges, size_t n, CUgraphNodeParams *p)
 {
-    KPROF_REAL_DRV_OR_FAIL(cuGraphAddNode_v2);
+    KPROF_REAL_OR_RETURN(cuGraphAddNode_v2);
     ADD_NODE(ph, p, real_(ph, graph, deps, edges, n, p));
 }
 
@@ -400,7 +392,7 @@ KPROF_EXPORT CUresult cuGraphAddNode_v2(CUgraphNode *ph, CUgraph graph, const CU
  * would refuse. */
 KPROF_EXPORT CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary lib, const char *name)
 {
-    KPROF_REAL_DRV_OR_FAIL(cuLibraryGetKernel);
+    KPROF_REAL_OR_RETURN(cuLibraryGetKernel);
     CUresult r = real_(pKernel, lib, name);
     if (r == CUDA_SUCCESS && pKernel && !kprof_config.disabled)
         kprof_preload_note_kernel(*pKernel);
@@ -409,7 +401,7 @@ KPROF_EXPORT CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary lib, const
 
 KPROF_EXPORT CUresult cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int n, CUlibrary lib)
 {
-    KPROF_REAL_DRV_OR_FAIL(cuLibraryEnumerateKernels);
+    KPROF_REAL_OR_RETURN(cuLibraryEnumerateKernels);
     CUresult r = real_(kernels, n, lib);
     for (unsigned int i = 0; r == CUDA_SUCCESS && kernels && i < n && !kprof_config.disabled; i++)
         kprof_preload_note_kernel(kernels[i]);
@@ -418,19 +410,19 @@ KPROF_EXPORT CUresult cuLibraryEnumerateKernels(CUkernel *kernels, unsigned int 
 
 KPROF_EXPORT CUresult cuModuleUnload(CUmodule mod)
 {
-    KPROF_REAL_DRV_OR_FAIL(cuModuleUnload);
+    KPROF_REAL_OR_RETURN(cuModuleUnload);
     CODE_UNLOAD(real_(mod));
 }
 
 KPROF_EXPORT CUresult cuLibraryUnload(CUlibrary lib)
 {
-    KPROF_REAL_DRV_OR_FAIL(cuLibraryUnload);
+    KPROF_REAL_OR_RETURN(cuLibraryUnload);
     CODE_UNLOAD(real_(lib));
 }
 
 KPROF_EXPORT CUresult cuGraphExecDestroy(CUgraphExec exec)
 {
-    KPROF_REAL_DRV_OR_FAIL(cuGraphExecDestroy);
+    KPROF_REAL_OR_RETURN(cuGraphExecDestroy);
     kprof_graph_destroyed(exec);
     return real_(exec);
 }
@@ -487,17 +479,17 @@ static int primary_gone(CUdevice dev)
 #define CTX_END_WRAPPERS(sfx)                                                                      \
     KPROF_EXPORT CUresult cuDevicePrimaryCtxReset##sfx(CUdevice dev)                               \
     {                                                                                              \
-        KPROF_REAL_DRV_OR_FAIL(cuDevicePrimaryCtxReset##sfx);                                                       \
+        KPROF_REAL_OR_RETURN(cuDevicePrimaryCtxReset##sfx);                                        \
         CTX_END(NULL, (int)dev, real_(dev), 1);                                                    \
     }                                                                                              \
     KPROF_EXPORT CUresult cuDevicePrimaryCtxRelease##sfx(CUdevice dev)                             \
     {                                                                                              \
-        KPROF_REAL_DRV_OR_FAIL(cuDevicePrimaryCtxRelease##sfx);                                                     \
+        KPROF_REAL_OR_RETURN(cuDevicePrimaryCtxRelease##sfx);                                      \
         CTX_END(NULL, (int)dev, real_(dev), primary_gone(dev));                                    \
     }                                                                                              \
     KPROF_EXPORT CUresult cuCtxDestroy##sfx(CUcontext ctx)                                         \
     {                                                                                              \
-        KPROF_REAL_DRV_OR_FAIL(cuCtxDestroy##sfx);                                                                  \
+        KPROF_REAL_OR_RETURN(cuCtxDestroy##sfx);                                                   \
         CTX_END(ctx, -1, real_(ctx), 1);                                                           \
     }
 CTX_END_WRAPPERS(_v2)
@@ -505,19 +497,8 @@ CTX_END_WRAPPERS()
 
 /* ---- range control -------------------------------------------------------------------------- */
 
-KPROF_EXPORT CUresult cuProfilerStart(void)
-{
-    KPROF_REAL_DRV_OR_FAIL(cuProfilerStart);
-    kprof_set_paused(0);
-    return real_();
-}
-
-KPROF_EXPORT CUresult cuProfilerStop(void)
-{
-    KPROF_REAL_DRV_OR_FAIL(cuProfilerStop);
-    kprof_set_paused(1);
-    return real_();
-}
+DWRAP(KPROF_WRAP_RANGE, cuProfilerStart, (void), (), 0)
+DWRAP(KPROF_WRAP_RANGE, cuProfilerStop, (void), (), 1)
 
 /* ---- synchronisation ------------------------------------------------------------------------- */
 
@@ -534,18 +515,20 @@ DWRAP(DHOST, cuEventSynchronize, (CUevent e), (e))
  * and 2D memsets: each takes the stream some GPU time of its own or can hold its later work back, so a
  * launch after one is never timed from an earlier stop event (one-event timing; an app that records an
  * event between two kernels would otherwise see the record's GPU time in the second kernel); their host
- * time goes to the API table.  STREAM_OPS(name, (params), (args))
- * defines the wrapper of `name` and of its _ptsz twin (exported by libcuda, not all declared by
- * cuda.h, hence the declaration).  Device-side array copies and 2D memsets without a stream argument
- * run on the legacy default stream, asynchronously with respect to the host, and are listed too. */
-#define STREAM_OP_FN(name, params, args, stream, per_thread, pred)                                 \
-    KPROF_EXPORT CUresult name params                                                              \
-    {                                                                                              \
-        KPROF_REAL_DRV_OR_FAIL(name);                                                                               \
+ * time goes to the API table.  STREAM_OPS(name, (params), (args)) defines the wrapper of `name` and of
+ * its _ptsz twin (exported by libcuda), both from the same parameters: the twin has its base's type
+ * without a declaration of its own.  Device-side array copies and 2D memsets without a stream argument
+ * run on the legacy default stream, asynchronously with respect to the host, and are listed too.
+ * STREAM_OP_BODY is the body they share with a stream's destruction (below): `before`, a statement, runs
+ * before the call is counted; `stream` is told kprof_stream_other after a successful call unless it is
+ * KPROF_NO_STREAM. */
+#define STREAM_OP_BODY(api, before, stream, per_thread, pred, call)                                \
+    do {                                                                                           \
         struct kprof_call c_;                                                                      \
         kprof_chain_break();                                                                       \
-        int counted_ = kprof_call_begin(&c_, KPROF_API_##name);                                    \
-        CUresult r_ = real_ args;                                                                  \
+        before;                                                                                    \
+        int counted_ = kprof_call_begin(&c_, (api));                                               \
+        CUresult r_ = (call);                                                                      \
         if (counted_) {                                                                            \
             if (r_ == CUDA_SUCCESS && (stream) != KPROF_NO_STREAM)                                 \
                 kprof_stream_other((stream), (per_thread), (pred));                                \
@@ -553,19 +536,22 @@ DWRAP(DHOST, cuEventSynchronize, (CUevent e), (e))
         }                                                                                          \
         kprof_chain_break(); /* again: a launch on another thread may have begun meanwhile */      \
         return r_;                                                                                 \
-    }
-/* `stream`: the stream whose next kernel the operation precedes (KPROF_NO_STREAM for event records, which
- * change nothing of the hand-off before that kernel). */
+    } while (0)
+/* STREAM_OP_BODY with nothing before the call, as a DTWINS body.  `stream`: the stream whose next kernel
+ * the operation precedes (KPROF_NO_STREAM for event records, which change nothing of the hand-off before
+ * that kernel). */
+#define STREAM_OP(api, stream, pred, per_thread, call)                                             \
+    STREAM_OP_BODY(api, (void)0, stream, per_thread, pred, call)
 #define STREAM_OPS_ON(name, params, args, stream, pred)                                            \
-    extern __typeof__(name) name##_ptsz;                                                           \
-    STREAM_OP_FN(name, params, args, stream, 0, pred)                                              \
-    STREAM_OP_FN(name##_ptsz, params, args, stream, 1, pred)
+    DTWINS(STREAM_OP, name, _ptsz, params, args, stream, pred)
 #define STREAM_OPS(name, params, args) STREAM_OPS_ON(name, params, args, s, KPROF_PRED_OTHER)
 /* The same for a legacy-stream call (no stream argument; its per-thread twin is _ptds). */
 #define STREAM_OPS_PTDS(name, params, args)                                                        \
-    extern __typeof__(name) name##_ptds;                                                           \
-    STREAM_OP_FN(name, params, args, NULL, 0, KPROF_PRED_OTHER)                                    \
-    STREAM_OP_FN(name##_ptds, params, args, NULL, 1, KPROF_PRED_OTHER)
+    DTWINS(STREAM_OP, name, _ptds, params, args, NULL, KPROF_PRED_OTHER)
+
+/* A stream memory operation: a wait for, or a write of, a 32- or 64-bit value at addr. */
+#define STREAM_VALUE_OPS(name, type)                                                               \
+    STREAM_OPS(name, (CUstream s, CUdeviceptr addr, type value, unsigned int flags), (s, addr, value, flags))
 
 STREAM_OPS_ON(cuEventRecord, (CUevent e, CUstream s), (e, s), KPROF_NO_STREAM, 0)
 STREAM_OPS_ON(cuEventRecordWithFlags, (CUevent e, CUstream s, unsigned int flags), (e, s, flags), KPROF_NO_STREAM, 0)
@@ -576,12 +562,8 @@ STREAM_OPS_ON(cuLaunchHostFunc, (CUstream s, CUhostFn fn, void *data), (s, fn, d
 STREAM_OPS_ON(cuStreamAddCallback,
               (CUstream s, CUstreamCallback cb, void *data, unsigned int flags),
               (s, cb, data, flags), s, KPROF_STREAM_HOST_FUNCTION)
-STREAM_OPS(cuStreamWaitValue32_v2,
-           (CUstream s, CUdeviceptr addr, cuuint32_t value, unsigned int flags),
-           (s, addr, value, flags))
-STREAM_OPS(cuStreamWaitValue64_v2,
-           (CUstream s, CUdeviceptr addr, cuuint64_t value, unsigned int flags),
-           (s, addr, value, flags))
+STREAM_VALUE_OPS(cuStreamWaitValue32_v2, cuuint32_t)
+STREAM_VALUE_OPS(cuStreamWaitValue64_v2, cuuint64_t)
 STREAM_OPS(cuStreamBatchMemOp_v2,
            (CUstream s, unsigned int count, CUstreamBatchMemOpParams *ops, unsigned int flags),
            (s, count, ops, flags))
@@ -602,12 +584,8 @@ STREAM_OPS(cuMemsetD2D32Async,
            (CUdeviceptr p, size_t pitch, unsigned int v, size_t w, size_t h, CUstream s),
            (p, pitch, v, w, h, s))
 
-STREAM_OPS(cuStreamWriteValue32_v2,
-           (CUstream s, CUdeviceptr addr, cuuint32_t value, unsigned int flags),
-           (s, addr, value, flags))
-STREAM_OPS(cuStreamWriteValue64_v2,
-           (CUstream s, CUdeviceptr addr, cuuint64_t value, unsigned int flags),
-           (s, addr, value, flags))
+STREAM_VALUE_OPS(cuStreamWriteValue32_v2, cuuint32_t)
+STREAM_VALUE_OPS(cuStreamWriteValue64_v2, cuuint64_t)
 STREAM_OPS(cuWaitExternalSemaphoresAsync,
            (const CUexternalSemaphore *sems, const CUDA_EXTERNAL_SEMAPHORE_WAIT_PARAMS *params, unsigned int n,
             CUstream s),
@@ -645,28 +623,19 @@ STREAM_OPS_PTDS(cuMemcpyAtoA_v2,
  * queues are keyed by handle).  Forgotten before the call: another thread may create a stream with the
  * handle and launch on it as soon as the call has returned.  Also while profiling is stopped (no call is
  * counted then), which a stream created meanwhile outlives. */
-#define STREAM_DESTROY_FN(name)                                                                    \
-    KPROF_EXPORT CUresult name(CUstream s)                                                         \
-    {                                                                                              \
-        KPROF_REAL_DRV_OR_FAIL(name);                                                              \
-        struct kprof_call c_;                                                                      \
-        kprof_chain_break();                                                                       \
-        if (s != NULL && s != CU_STREAM_LEGACY && s != CU_STREAM_PER_THREAD && !kprof_config.disabled && \
-            kprof_tls_depth == 0 && kprof_driver_ready() && kprof_driver_is_initialized())         \
-            kprof_stream_other(s, 0, KPROF_STREAM_DESTROYED);                                      \
-        int counted_ = kprof_call_begin(&c_, KPROF_API_##name);                                    \
-        CUresult r_ = real_(s);                                                                    \
-        if (counted_)                                                                              \
-            kprof_call_end(&c_, r_ == CUDA_SUCCESS);                                               \
-        kprof_chain_break(); /* again: a launch on another thread may have begun meanwhile */      \
-        return r_;                                                                                 \
-    }
-STREAM_DESTROY_FN(cuStreamDestroy_v2)
-STREAM_DESTROY_FN(cuStreamDestroy)
+#define STREAM_DESTROY(api, s, per_thread, call)                                                   \
+    STREAM_OP_BODY(api,                                                                            \
+                   if ((s) != NULL && (s) != CU_STREAM_LEGACY && (s) != CU_STREAM_PER_THREAD &&    \
+                       !kprof_config.disabled && kprof_tls_depth == 0 && kprof_driver_ready() &&   \
+                       kprof_driver_is_initialized())                                              \
+                       kprof_stream_other((s), 0, KPROF_STREAM_DESTROYED),                         \
+                   KPROF_NO_STREAM, 0, 0, call)
+DWRAP(STREAM_DESTROY, cuStreamDestroy_v2, (CUstream s), (s), s)
+DWRAP(STREAM_DESTROY, cuStreamDestroy, (CUstream s), (s), s)
 
-/* Every KPROF_DH entry of api.def has its wrapper above: this table refers to each by name, so a
- * missing one fails the link (-Wl,--no-undefined).  driver.c hands these out. */
-const void *const kprof_dh_wrapper[KPROF_DH_COUNT] = {
-#define KPROF_DH(name, cls) (const void *)&name,
+/* Every KPROF_DRIVER_WRAPPED entry of api.def has its wrapper above: this table refers to each by name,
+ * so a missing one fails the link (-Wl,--no-undefined).  resolve.c hands these out. */
+const void *const kprof_driver_fn_wrapper[KPROF_DRIVER_FN_COUNT] = {
+#define KPROF_DRIVER_WRAPPED(name, cls) (const void *)&name,
 #include "api.def"
 };

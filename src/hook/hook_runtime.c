@@ -3,8 +3,8 @@
  * below. */
 #include "cuda_api.h"
 #include "kprof_config.h"
-#include "driver.h"
 #include "resolve.h"
+#include "memtype.h"
 #include "call.h"
 #include "contexts.h"
 #include "finish.h"
@@ -18,10 +18,10 @@
 
 /* A runtime wrapper and its per-thread twin (KPROF_WRAP_TWINS): BODY(api, ..., per_thread, call). */
 #define RT_TWINS(BODY, name, pt, params, args, ...)                                                \
-    KPROF_WRAP_TWINS(cudaError_t, KPROF_REAL_RT_OR_FAIL, BODY, name, pt, params, args, ##__VA_ARGS__)
+    KPROF_WRAP_TWINS(cudaError_t, BODY, name, pt, params, args, ##__VA_ARGS__)
 /* A runtime wrapper without a twin (KPROF_WRAP_FN): BODY(api, ..., 0, call). */
 #define RT_WRAP(BODY, name, params, args, ...)                                                     \
-    KPROF_WRAP_FN(cudaError_t, KPROF_REAL_RT_OR_FAIL, BODY, name, 0, params, args, ##__VA_ARGS__)
+    KPROF_WRAP_FN(cudaError_t, BODY, name, 0, params, args, ##__VA_ARGS__)
 
 /* ---- names ----------------------------------------------------------------------------------- */
 
@@ -29,7 +29,7 @@ KPROF_EXPORT void __cudaRegisterFunction(void **fatCubinHandle, const char *host
                                          const char *deviceName, int thread_limit, uint3 *tid, uint3 *bid,
                                          dim3 *bDim, dim3 *gDim, int *wSize)
 {
-    __typeof__(kprof_rt.__cudaRegisterFunction) real_ = KPROF_REAL_RT(__cudaRegisterFunction);
+    __typeof__(KPROF_REAL(__cudaRegisterFunction)) real_ = KPROF_REAL(__cudaRegisterFunction);
     if (!kprof_config.disabled && !kprof_is_finished()) /* no more reports: names are not needed */
         kprof_names_register(hostFun, deviceName);
     if (real_)
@@ -38,7 +38,7 @@ KPROF_EXPORT void __cudaRegisterFunction(void **fatCubinHandle, const char *host
 
 KPROF_EXPORT cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *hostFun)
 {
-    KPROF_REAL_RT_OR_FAIL(__cudaGetKernel);
+    KPROF_REAL_OR_RETURN(__cudaGetKernel);
     struct kprof_call c;
     if (!kprof_call_begin(&c, KPROF_API___cudaGetKernel))
         return real_(kernel, hostFun);
@@ -79,19 +79,8 @@ RT_TWINS(LAUNCH, cudaLaunchCooperativeKernel, _ptsz,
 
 /* ---- range control (nvprof's --profile-from-start off) --------------------------------------- */
 
-KPROF_EXPORT cudaError_t cudaProfilerStart(void)
-{
-    KPROF_REAL_RT_OR_FAIL(cudaProfilerStart);
-    kprof_set_paused(0);
-    return real_();
-}
-
-KPROF_EXPORT cudaError_t cudaProfilerStop(void)
-{
-    KPROF_REAL_RT_OR_FAIL(cudaProfilerStop);
-    kprof_set_paused(1);
-    return real_();
-}
+RT_WRAP(KPROF_WRAP_RANGE, cudaProfilerStart, (void), (), 0)
+RT_WRAP(KPROF_WRAP_RANGE, cudaProfilerStop, (void), (), 1)
 
 /* ---- copies ---------------------------------------------------------------------------------- */
 
@@ -162,7 +151,7 @@ RT_TWINS(HOST, cudaStreamSynchronize, _ptsz, (cudaStream_t stream), (stream))
  * an H200, CUDA 13.0), so the reset is caught here too: the current context's pairs are read first. */
 KPROF_EXPORT cudaError_t cudaDeviceReset(void)
 {
-    KPROF_REAL_RT_OR_FAIL(cudaDeviceReset);
+    KPROF_REAL_OR_RETURN(cudaDeviceReset);
     CUcontext ctx = NULL;
     if (kprof_is_finished() || kprof_config.disabled || !kprof_driver_ready() || !kprof_driver_is_initialized() ||
         kprof_drv.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx)
@@ -208,9 +197,9 @@ RT_WRAP(OUTER, cudaEventCreateWithFlags, (cudaEvent_t *e, unsigned int flags), (
 RT_WRAP(OUTER, cudaMemGetInfo, (size_t *free_bytes, size_t *total_bytes), (free_bytes, total_bytes))
 RT_WRAP(OUTER, cudaDeviceGetStreamPriorityRange, (int *least, int *greatest), (least, greatest))
 
-/* Every KPROF_RT entry of api.def must have its wrapper above: this table refers to each by name, so a
- * missing one fails the link (-Wl,--no-undefined). */
+/* Every KPROF_RUNTIME_WRAPPED entry of api.def must have its wrapper above (or in hook_driver.c): this
+ * table refers to each by name, so a missing one fails the link (-Wl,--no-undefined). */
 const void *const kprof_rt_wrappers[KPROF_API_COUNT] = {
-#define KPROF_RT(name, proto, cls) (const void *)&name,
+#define KPROF_RUNTIME_WRAPPED(name, proto, cls) (const void *)&name,
 #include "api.def"
 };

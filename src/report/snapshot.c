@@ -16,7 +16,7 @@
 #include "devices.h"
 #include "graphs.h"
 #include "snapshot.h"
-#include "driver.h"
+#include "resolve.h"
 
 /* Writes device's UUID into out (41 bytes) as nvidia-smi does, or "" when the driver lacks
  * cuDeviceGetUuid_v2 or it fails.  libkprof's own call: straight to the driver, never counted. */

@@ -8,7 +8,7 @@
 #include "cuda_api.h"
 #include "calibrate.h"
 #include "log.h"
-#include "driver.h"
+#include "resolve.h"
 #include "clock.h"
 #include "call.h"
 #include "devices.h"

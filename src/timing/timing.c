@@ -13,7 +13,7 @@
 #include "calibrate.h"
 #include "log.h"
 #include "kprof_config.h"
-#include "driver.h"
+#include "resolve.h"
 #include "clock.h"
 #include "call.h"
 #include "contexts.h"
