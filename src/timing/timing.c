@@ -137,11 +137,6 @@ static double backlog_needed_ns(void)
     return 2.0 * (tls_launch_ns > 0.0 ? tls_launch_ns : 5000.0) + 1000.0;
 }
 
-/* The stop event of q's last pair, lent to the launch t begins on q's stream if that launch may start
- * there (its pair no longer gives it back; the launch's does), or NULL; *bl gets the backlog behind it.
- * A stream found idle at the last launches is not asked (q->skip), nor one whose last pairs could not
- * outlast the launch even if none had started (short kernels: two events, and no query spent).
- * kprof_ev.lock held. */
 /* Fills bl with the last pairs queued on q (q->count > 0) and answers the most GPU time they can still
  * take: -1 when unknown (a kernel not timed yet).  kprof_ev.lock held. */
 static double backlog_collect(const struct queue *q, const struct pool *p, struct backlog *bl)
@@ -169,10 +164,9 @@ static double backlog_collect(const struct queue *q, const struct pool *p, struc
 
 /* Fills out[] with the last stop events of other streams of context ctx that have pairs not read yet
  * (at most BESIDE_ASKED, looking at BESIDE_SCANNED queues at most), for the caller to ask, without
- * kprof_ev.lock, whether they are still running: then a hold on q's stream could stall them.  Measured on an
- * H200 (tests/gpu/probe_concurrency.cu): 8 threads launching 20 us kernels on a stream each read +100 to
- * +380 us a kernel on average held (other streams' kernels queued behind a hold on their hardware queue),
- * +24 us not held.  Returns the number of events.  kprof_ev.lock held. */
+ * kprof_ev.lock, whether they are still running: then a hold on q's stream could stall them (their kernels
+ * queue behind it on a shared hardware queue: docs/accuracy.md, point 12).  Returns the number of events.
+ * kprof_ev.lock held. */
 static int beside_collect(const struct queue *q, CUcontext ctx, CUevent *out)
 {
     int n = 0, looked = 0;
@@ -183,6 +177,11 @@ static int beside_collect(const struct queue *q, CUcontext ctx, CUevent *out)
     return n;
 }
 
+/* The stop event of q's last pair, lent to the launch t begins on q's stream if that launch may start
+ * there (its pair no longer gives it back; the launch's does), or NULL; *bl gets the backlog behind it.
+ * A stream found idle at the last launches is not asked (q->skip), nor one whose last pairs could not
+ * outlast the launch even if none had started (short kernels: two events, and no query spent).
+ * kprof_ev.lock held. */
 static CUevent lend_last_stop(struct queue *q, struct pool *p, int legacy, struct kprof_timing *t, struct backlog *bl)
 {
     if (q->skip > 0) {
@@ -192,7 +191,7 @@ static CUevent lend_last_stop(struct queue *q, struct pool *p, int legacy, struc
     if (q->count == 0)
         return NULL;
     struct pair *last = &q->ring[(q->head + q->count - 1) % q->cap];
-    /* Never behind a copy: the hand-off behind one spreads by several us; such a launch is held instead. */
+    /* Never behind a copy: the hand-off behind one varies by launch; such a launch is held instead. */
     if (!last->own_stop || last->pool != p || p->dead || !chain_intact(last, legacy) ||
         last->kind == KPROF_TARGET_COPY)
         return NULL;
@@ -209,9 +208,9 @@ static CUevent lend_last_stop(struct queue *q, struct pool *p, int legacy, struc
 
 /* 1 when the stream will still be busy when this launch's kernel reaches the GPU, so that the previous
  * stop is a true start: the launch takes about tls_launch_ns of host time, during which the GPU must not
- * run out of work, or the pair would hold the idle gap before the kernel (+4 us on 2 us kernels launched
- * back to back, H200).  Asks whether the last queued pairs have started (a query each, newest first) and
- * adds up what is left of those that have not (a kernel not yet timed counts as long enough). */
+ * run out of work, or the pair would hold the idle gap before the kernel (docs/accuracy.md, point 4).
+ * Asks whether the last queued pairs have started (a query each, newest first) and adds up what is left
+ * of those that have not (a kernel not yet timed counts as long enough). */
 static int backlog_outlasts_launch(const struct backlog *bl)
 {
     double need = backlog_needed_ns(), ahead = 0.0;
@@ -235,14 +234,14 @@ static void untimed(struct kprof_timing *t)
     t->broke = 1;
 }
 
-/* The legacy default stream and the blocking streams of a context wait for each other's work (CUDA Runtime
- * API, "Stream synchronization behavior").  A pair is queued in three calls (four with its hold): work
- * another thread queues between them on a stream that synchronises with this one is waited for by the
- * kernel or by the stop, and the pair reads it as its own (on an H200, programs/first_launch: a 40 us kernel
- * on the legacy stream read 187 us, a 70 us one on a blocking stream 135 us).  So once both kinds have been
- * timed in the context, such launches are queued one whole pair at a time: another thread's launch comes
- * before the pair (which then waits for it, as its kernel would) or after it.  Waited for 200 ms at most
- * (a launch may block in the driver behind work that waits for the app's other threads): then unordered. */
+/* The legacy default stream and the blocking streams of a context wait for each other's work (CUDA
+ * Runtime API, "Stream synchronization behavior").  A pair is queued in three calls (four with its hold):
+ * work another thread queues between them on a stream that synchronises with this one is waited for by
+ * the kernel or by the stop, and the pair reads it as its own (docs/accuracy.md, point 11).  So once both
+ * kinds have been timed in the context, such launches are queued one whole pair at a time: another
+ * thread's launch comes before the pair (which then waits for it, as its kernel would) or after it.
+ * Waited for 200 ms at most (a launch may block in the driver behind work that waits for the app's other
+ * threads): then unordered. */
 static void order_launch(struct kprof_timing *t, struct pool *p)
 {
     struct timespec until = kprof_deadline_ms(200);
@@ -434,16 +433,16 @@ void kprof_timing_begin(struct kprof_timing *t, CUcontext ctx, cudaStream_t stre
          * (even one long finished: the kernel also waits for another engine's hand-off) or a host
          * function: calibrated apart.  Once a blocking stream has been timed in the context, the legacy
          * default stream is held only by an ordered launch (order_launch): other threads' launches on
-         * blocking streams wait for the hold, and their pairs held it when they came in between (seen
-         * on an H200: +30 us on a kernel of a thread launching on a blocking stream). */
+         * blocking streams wait for the hold, and their pairs held it when they came in between
+         * (docs/accuracy.md, point 9). */
         hold = q->host_fn || (q->last_pred != KPROF_PRED_KERNEL && q->last_pred != KPROF_PRED_OTHER) ? 2 : 1;
         /* A launch that could not share its start (an operation libkprof does not time came between)
          * on a stream that may stay busy: asked below.  A hold costs the GPU a read of host memory
-         * (1 to 2 us, seen in an app's own event pairs around its kernel) even when it does not wait. */
+         * even when it does not wait (docs/accuracy.md, point 9). */
         /* Sampled (KPROF_SAMPLE other than 1), no start is ever shared, but a stream that stays busy behind
          * the timed work known on it (a lower bound: untimed launches come between) needs no hold either:
-         * held, every sampled launch of a busy loop cost a kernel launch more (kernels/reduce under
-         * KPROF_SAMPLE=auto, every launch still timed: +6.6 us a launch against +3.7 unsampled, H200). */
+         * held, every sampled launch of a busy loop cost a kernel launch more (docs/performance.md,
+         * "Sampled modes"). */
         int sampled = kprof_config.sample != 1 && !capturing;
         if (hold == 1 && !lent && (may_share || sampled) && q->count > 0 && q->skip == 0) {
             if (bl.n >= 0) {
@@ -457,8 +456,8 @@ void kprof_timing_begin(struct kprof_timing *t, CUcontext ctx, cudaStream_t stre
     /* A hold stalls every stream that shares its hardware queue, and libkprof cannot see which do: held
      * only when no other stream of the context has timed work in flight (its last stop asked below).
      * Not asked by an ordered launch (the legacy stream and blocking streams wait for each other's work
-     * anyway, and their launches take turns: order_launch): unheld, the legacy stream's kernels read +4 us
-     * on an H200 (tests/gpu/accuracy/first_launch.cu). */
+     * anyway, and their launches take turns: order_launch): unheld, the legacy stream's kernels read long
+     * (docs/accuracy.md, point 12). */
     CUevent beside[BESIDE_ASKED];
     int nbeside = hold > 0 && q && !t->ordered ? beside_collect(q, t->ctx, beside) : 0;
     if (!q || (!b && !cb) || (!lent && !a && !ca)) {
