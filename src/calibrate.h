@@ -12,8 +12,8 @@
  * start, plus the event after the kernel.  IDLE: the stream had finished its work when the launch
  * returned (the start event had completed); then the pair also holds the host's launch latency, which
  * the idle-stream correction takes off, and IDLE's hand-off is what is left.  A host function changes
- * nothing: behind one, a kernel's hand-off is that of the GPU work before it (measured on an H200: +4 us
- * left on a kernel behind "HtoD, host function" when it was taken for a kernel-like predecessor). */
+ * nothing: behind one, a kernel's hand-off is that of the GPU work before it (calibrated as a predecessor
+ * of its own, a host function left the kernel behind it long: docs/accuracy.md, point 7). */
 enum kprof_pred {
     KPROF_PRED_IDLE,
     KPROF_PRED_KERNEL,  /* a kernel or a graph launch */
@@ -66,18 +66,20 @@ struct kprof_calibration {
 };
 
 /* The time CUPTI counts in a kernel beyond what %globaltimer reads inside a one-block kernel (its block's
- * launch and retirement): 0.61 us on an H200 (docs/accuracy.md), taken as a constant of the model. */
+ * launch and retirement), as measured (docs/accuracy.md, "What an event pair holds"), taken as a constant
+ * of the model. */
 #define KPROF_CALIB_C0_NS 600.0
 
 /* Measures c's hand-offs in the current context on `own` (libkprof's private non-blocking stream), with
- * the kernel kprof_calibrate loaded from PTX through cuModuleLoadData: for each predecessor and both kinds
- * of start, a few launches of a 3 us kernel, each taken as (event pair - idle-stream lag - in-kernel span
- * - KPROF_CALIB_C0_NS), and the trimmed mean kept; HELD and HELD_KERNEL are measured behind holds placed
- * and released as timing/timing.c does (they are made here first: c->hold, 4 KiB of pinned memory).  Runs synchronously on the calling thread (the guard
- * raised), on libkprof's own streams only (never the legacy default stream, which would make the app's
- * blocking streams wait); 2 MiB of device memory, 1 MiB of pinned memory and the module stay with the
- * context (freeing them may synchronise the device).  Sets c->state; never changes the app's CUDA error
- * state (driver calls only).  Not thread-safe for one c. */
+ * the kernel kprof_calibrate loaded from PTX through cuModuleLoadData: for each predecessor and both
+ * kinds of start, a few launches of a 3 us kernel, each taken as (event pair - idle-stream lag -
+ * in-kernel span - KPROF_CALIB_C0_NS), and the trimmed mean kept; HELD and HELD_KERNEL are measured
+ * behind holds placed and released as timing/timing.c does (they are made here first: c->hold, 4 KiB of
+ * pinned memory).  Runs synchronously on the calling thread (the guard raised), on libkprof's own streams
+ * only (never the legacy default stream, which would make the app's blocking streams wait); 2 MiB of
+ * device memory, 1 MiB of pinned memory and the module stay with the context (freeing them may
+ * synchronise the device).  Sets c->state; never changes the app's CUDA error state (driver calls only).
+ * Not thread-safe for one c. */
 void kprof_calibrate(struct kprof_calibration *c, CUstream own);
 
 /* The hand-off (ns) to take off a kernel's pair: 0 unless c is DONE. */

@@ -5,16 +5,15 @@
 #include <stdint.h>
 #include "cuda_api.h"
 
-/* Called by the context-creation hooks (cuDevicePrimaryCtxRetain, cuCtxCreate) with the host time of
- * the call that returned ctx: if libkprof had not seen ctx, that time goes to the `context init` row of
- * `device`, attributed to the program's call in progress on this thread (the outermost counted call, if
- * any, else `api`) and to `api`, the driver function that created it, and is left out of the enclosing
- * call's own host time.  Thread-safe. */
+/* A call that creates contexts returned ctx after host_ns of host time: if libkprof had not seen ctx,
+ * that time goes to the `context init` row of `device`, attributed to the program's call in progress on
+ * this thread (the outermost counted call, if any, else `api`) and to `api`, the driver function that
+ * created it, and is left out of the enclosing call's own host time.  Thread-safe. */
 void kprof_context_created(CUcontext ctx, CUdevice device, int api, uint64_t host_ns);
 
-/* Called by the cuInit hook with its host time: the first successful driver initialisation is part of
- * creating the first context, so it joins that context's `context init` row and, like it, is left out of
- * the enclosing call's own host time.  Thread-safe. */
+/* A successful cuInit took host_ns: the first successful driver initialisation is part of creating the
+ * first context, so it joins that context's `context init` row and, like it, is left out of the enclosing
+ * call's own host time.  Thread-safe. */
 void kprof_driver_initialized(uint64_t host_ns);
 
 /* 1 once the driver is initialised (a cuInit succeeded, or a context was seen created): before that the

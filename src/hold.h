@@ -1,30 +1,28 @@
-/* hold.h: holding a stream until a launch is queued.
- *
- * On an idle stream the GPU stamps a start event at once and the kernel arrives a launch latency later;
- * behind a copy or a host function the kernel starts after a hand-off that spreads by several us from
- * launch to launch (H200, docs/accuracy.md).  So, before the start event of such a launch, libkprof puts a
- * hold on the stream: its own one-thread kernel kprof_hold, spinning on a word of pinned host memory (it
- * also absorbs a copy engine's hand-off).  The word is written once the start event, the kernel and the
- * stop event are queued, and the GPU then runs the three back to back, with the constant hand-off
- * calibrated for HELD or HELD_KERNEL (calibrate.h).
- *
- * Never a cuStreamWaitValue32, though it costs the host 0.8 us against a kernel launch's 2 to 4: CUDA does
- * not see the dependency on the host, and a launch that waits inside the driver for the stream's work (a
- * context synchronisation: a kernel loaded, local memory grown, a command queue full of other threads'
- * work) would wait for ever (a wait released by a watchdog thread after 2 ms was tried, 2.4 us less host
- * time a held launch: docs/performance.md, "Holds by a wait").  kprof_hold gives up after
- * KPROF_HOLD_TIMEOUT_NS; timing/timing.c counts a hold released later than that (holds_overdue), as every
- * stream sharing its hardware queue may have waited for it. */
+/* hold.h: holding a stream until a launch is queued. */
 #ifndef KPROF_HOLD_H
 #define KPROF_HOLD_H
 
 #include <stdint.h>
 #include "cuda_api.h"
 
+/* On an idle stream the GPU stamps a start event at once and the kernel arrives a launch latency later;
+ * behind a copy or a host function the kernel starts after a hand-off that varies from launch to launch
+ * (docs/accuracy.md, "Holds").  So, before the start event of such a launch, libkprof puts a hold on the
+ * stream: its own one-thread kernel kprof_hold, spinning on a word of pinned host memory (it also absorbs
+ * a copy engine's hand-off).  The word is written once the start event, the kernel and the stop event are
+ * queued, and the GPU then runs the three back to back, with the constant hand-off calibrated for HELD or
+ * HELD_KERNEL (calibrate.h).
+ *
+ * Never a cuStreamWaitValue32, though it costs the host less than a kernel launch: CUDA does not see the
+ * dependency on the host, and a launch that waits inside the driver for the stream's work (a context
+ * synchronisation: a kernel loaded, local memory grown, a command queue full of other threads' work)
+ * would wait for ever (waits released by a watchdog thread were tried: docs/performance.md, "Holds by a
+ * wait").  kprof_hold gives up after KPROF_HOLD_TIMEOUT_NS; timing/timing.c counts a hold released later
+ * than that (holds_overdue), as every stream sharing its hardware queue may have waited for it. */
 #define KPROF_HOLD_SLOTS 1024 /* words, used in turn by the holds of a context */
-/* kprof_hold gives up after 1 ms.  A hold lasts the host time of queuing a launch (5 to 100 us); one whose
- * release does not come in time stalls every stream sharing its hardware queue until then: with 20 ms, one
- * pair of 240 in a run of tests/gpu/accuracy/pipeline_8threads read 20.7 ms for a 20.7 us kernel (H200). */
+/* kprof_hold gives up after 1 ms.  A hold lasts the host time of queuing a launch; one whose release does
+ * not come in time stalls every stream sharing its hardware queue until then, so the bound is short
+ * (docs/accuracy.md, `pipeline_8threads` with row 14's longer bound). */
 #define KPROF_HOLD_TIMEOUT_NS 1000000ull
 /* A context's holds.  Made by kprof_calibrate (ok 0 when they could not be), placed and released by
  * timing/timing.c.  Never freed (the GPU may read the words until the context dies). */

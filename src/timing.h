@@ -47,19 +47,18 @@ enum kprof_time_want { KPROF_TIME_NONE, KPROF_TIME_PAIR, KPROF_TIME_LAUNCH, KPRO
 /* Records a start event on `stream` in the current context, from that context's pool.  ctx is that
  * context when the caller has just asked the driver for it (kprof_call_begin), else NULL: then it is
  * asked here.  per_thread is 1 for _ptsz/_ptds callers, for whom stream 0 is the per-thread default
- * stream.  Leaves t->pool NULL (the
- * call stays untimed) when `want` is KPROF_TIME_NONE (the capture check still runs), there is no current
- * context, the stream is capturing, or the pool is empty.
+ * stream.  Leaves t->pool NULL (the call stays untimed) when `want` is KPROF_TIME_NONE (the capture check
+ * still runs), there is no current context, the stream is capturing, or the pool is empty.
  *
  * One-event timing (want KPROF_TIME_LAUNCH, KPROF_ONE_EVENT=1, every launch timed): recording a timing
- * event costs the host about 1.5 us, the bulk of what libkprof adds to a launch.  When the stream's last
- * operation is a timed call whose stop event has not yet completed (cuEventQuery says not ready, 0.26
- * us), this launch cannot start before that stop, and starts right after it: that event serves as this
- * launch's start, and only a stop event is recorded.  Not while any operation libkprof did not time (see
- * kprof_chain_break) or, across the implicit synchronisation of the legacy default stream with blocking
- * streams, a timed call on a stream that can delay this one has been issued since; not while a stream
- * capture is in progress.  The shared event goes back to the pool once both pairs are read.
- * Called with the guard raised.  Never changes the app's CUDA error state. */
+ * event is the bulk of what libkprof adds to a launch's host time (docs/performance.md, "One-event
+ * timing").  When the stream's last operation is a timed call whose stop event has not yet completed
+ * (cuEventQuery says not ready), this launch cannot start before that stop, and starts right after it:
+ * that event serves as this launch's start, and only a stop event is recorded.  Not while any operation
+ * libkprof did not time (see kprof_chain_break) or, across the implicit synchronisation of the legacy
+ * default stream with blocking streams, a timed call on a stream that can delay this one has been issued
+ * since; not while a stream capture is in progress.  The shared event goes back to the pool once both
+ * pairs are read.  Called with the guard raised.  Never changes the app's CUDA error state. */
 void kprof_timing_begin(struct kprof_timing *t, CUcontext ctx, cudaStream_t stream, int per_thread,
                         enum kprof_time_want want);
 
@@ -103,10 +102,11 @@ void kprof_stream_other(CUstream stream, int per_thread, int pred);
  *
  * Idle-stream correction (kernel launches): on an idle stream the GPU stamps the start event at once,
  * while the kernel reaches the GPU only when the host has submitted it, so the pair also holds that host
- * time (the launch latency, about 5 us on an H200).  If the start event has already completed when the
- * launch returns, the stream was idle: the host time from the start event's record to the launch's
- * return is remembered and taken off the pair's duration when it is read.  Copies are not corrected:
- * a copy call may wait for its own work (pageable memory), and then its host time is the work. */
+ * time (the launch latency: docs/accuracy.md, "What an event pair holds").  If the start event has
+ * already completed when the launch returns, the stream was idle: the host time from the start event's
+ * record to the launch's return is remembered and taken off the pair's duration when it is read.  Copies
+ * are not corrected: a copy call may wait for its own work (pageable memory), and then its host time is
+ * the work. */
 int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind, void *target,
                      uint64_t bytes, const unsigned *grid, const unsigned *block);
 

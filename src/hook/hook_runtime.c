@@ -147,8 +147,8 @@ RT_WRAP(HOST, cudaStreamCreateWithFlags, (cudaStream_t *pStream, unsigned int fl
 RT_WRAP(HOST, cudaDeviceSynchronize, (void), ())
 RT_TWINS(HOST, cudaStreamSynchronize, _ptsz, (cudaStream_t stream), (stream))
 
-/* The real cudart resets the device without going through any driver function libkprof wraps (seen on
- * an H200, CUDA 13.0), so the reset is caught here too: the current context's pairs are read first. */
+/* The real cudart resets the device without going through any driver function libkprof wraps (CUDA
+ * 13.0), so the reset is caught here too: the current context's pairs are read first. */
 KPROF_EXPORT cudaError_t cudaDeviceReset(void)
 {
     KPROF_REAL_OR_RETURN(cudaDeviceReset);

@@ -1,8 +1,7 @@
 /* report_csv.c: the report as CSV, one file per table (<base>.kernels.csv, .graphs.csv, .captured.csv,
  * .copies.csv, .memsets.csv, .allocations.csv, .devices.csv, .api.csv, .context_init.csv, .summary.csv,
- * .calibration.csv),
- * each with a header row;
- * times in ns, sizes in bytes.  Columns are documented in man/libkprof.7. */
+ * .calibration.csv), each with a header row; times in ns, sizes in bytes.  Columns are documented in
+ * man/libkprof.7. */
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>

@@ -26,12 +26,9 @@ __thread struct pool *kprof_ev_tls_pool __attribute__((tls_model("initial-exec")
 /* Anchoring the GPU clock on the host's: ANCHOR_TRIES events recorded one at a time on the idle private
  * stream, each polled with cuEventQuery until the GPU has stamped it.  Through the events' elapsed times
  * every try brackets the first event's stamp: after its record call returned (the GPU cannot stamp what
- * it was not yet given) and before the query saw it.  On an H200 the bracket is about 5 us wide (the
- * first record call alone takes 10-15 us; a stamp is seen 4-5 us after the call returns) and CUPTI's
- * kernel start times put the stamp at its early end (tests/gpu/queue-time-vs-cupti.sh: an idle launch's
- * queue time read 8.2 us against CUPTI's 8.2 from the early end, 13.0 from the late one, 2.1 from the
- * first record call's midpoint): the latest record end is taken.  ANCHOR_POLLS queries at most per try
- * (about 20 ms on an H200), then cuEventSynchronize. */
+ * it was not yet given) and before the query saw it.  CUPTI's kernel start times put the stamp at the
+ * bracket's early end, so the latest record end is taken (docs/accuracy.md, "Host and queue time": the
+ * anchor bracketed).  ANCHOR_POLLS queries at most per try, then cuEventSynchronize. */
 #define ANCHOR_TRIES 8
 #define ANCHOR_POLLS 100000
 
@@ -136,9 +133,9 @@ static struct pool *pool_find(CUcontext ctx)
 }
 
 /* Pools are made one at a time: threads that all begin at once would otherwise each calibrate a pool of
- * their own at the same time, and time their kernels behind each other's (seen on an H200: 8 threads,
- * hand-offs read 2 to 20 times too long).  Held across driver calls, unlike kprof_ev.lock, so it is waited for
- * a bounded time only, and made afresh in a forked child. */
+ * their own at the same time, and time their kernels behind each other's (docs/accuracy.md, point 6).
+ * Held across driver calls, unlike kprof_ev.lock, so it is waited for a bounded time only, and made
+ * afresh in a forked child. */
 static pthread_mutex_t pool_making = PTHREAD_MUTEX_INITIALIZER;
 
 /* The pool of ctx (current on this thread), created if needed: its stream, first reference and

@@ -11,8 +11,9 @@
 
 struct pool;
 
-/* A pair whose hold gave up, its start stamped this much later than its record began (the anchor's own
- * error is about 1 us), is read from its stamp, not its record (harvest.c, pair_account). */
+/* A pair whose hold gave up, its start stamped this much later than its record began (far beyond the
+ * anchor's own error: docs/accuracy.md, "Host and queue time"), is read from its stamp, not its record
+ * (harvest.c, pair_account). */
 #define LATE_STAMP_NS 20000.0
 
 /* One timed call waiting for its stop event. */

@@ -137,11 +137,6 @@ static double backlog_needed_ns(void)
     return 2.0 * (tls_launch_ns > 0.0 ? tls_launch_ns : 5000.0) + 1000.0;
 }
 
-/* The stop event of q's last pair, lent to the launch t begins on q's stream if that launch may start
- * there (its pair no longer gives it back; the launch's does), or NULL; *bl gets the backlog behind it.
- * A stream found idle at the last launches is not asked (q->skip), nor one whose last pairs could not
- * outlast the launch even if none had started (short kernels: two events, and no query spent).
- * kprof_ev.lock held. */
 /* Fills bl with the last pairs queued on q (q->count > 0) and answers the most GPU time they can still
  * take: -1 when unknown (a kernel not timed yet).  kprof_ev.lock held. */
 static double backlog_collect(const struct queue *q, const struct pool *p, struct backlog *bl)
@@ -169,10 +164,9 @@ static double backlog_collect(const struct queue *q, const struct pool *p, struc
 
 /* Fills out[] with the last stop events of other streams of context ctx that have pairs not read yet
  * (at most BESIDE_ASKED, looking at BESIDE_SCANNED queues at most), for the caller to ask, without
- * kprof_ev.lock, whether they are still running: then a hold on q's stream could stall them.  Measured on an
- * H200 (tests/gpu/probe_concurrency.cu): 8 threads launching 20 us kernels on a stream each read +100 to
- * +380 us a kernel on average held (other streams' kernels queued behind a hold on their hardware queue),
- * +24 us not held.  Returns the number of events.  kprof_ev.lock held. */
+ * kprof_ev.lock, whether they are still running: then a hold on q's stream could stall them (their kernels
+ * queue behind it on a shared hardware queue: docs/accuracy.md, point 12).  Returns the number of events.
+ * kprof_ev.lock held. */
 static int beside_collect(const struct queue *q, CUcontext ctx, CUevent *out)
 {
     int n = 0, looked = 0;
@@ -183,6 +177,11 @@ static int beside_collect(const struct queue *q, CUcontext ctx, CUevent *out)
     return n;
 }
 
+/* The stop event of q's last pair, lent to the launch t begins on q's stream if that launch may start
+ * there (its pair no longer gives it back; the launch's does), or NULL; *bl gets the backlog behind it.
+ * A stream found idle at the last launches is not asked (q->skip), nor one whose last pairs could not
+ * outlast the launch even if none had started (short kernels: two events, and no query spent).
+ * kprof_ev.lock held. */
 static CUevent lend_last_stop(struct queue *q, struct pool *p, int legacy, struct kprof_timing *t, struct backlog *bl)
 {
     if (q->skip > 0) {
@@ -192,7 +191,7 @@ static CUevent lend_last_stop(struct queue *q, struct pool *p, int legacy, struc
     if (q->count == 0)
         return NULL;
     struct pair *last = &q->ring[(q->head + q->count - 1) % q->cap];
-    /* Never behind a copy: the hand-off behind one spreads by several us; such a launch is held instead. */
+    /* Never behind a copy: the hand-off behind one varies by launch; such a launch is held instead. */
     if (!last->own_stop || last->pool != p || p->dead || !chain_intact(last, legacy) ||
         last->kind == KPROF_TARGET_COPY)
         return NULL;
@@ -209,9 +208,9 @@ static CUevent lend_last_stop(struct queue *q, struct pool *p, int legacy, struc
 
 /* 1 when the stream will still be busy when this launch's kernel reaches the GPU, so that the previous
  * stop is a true start: the launch takes about tls_launch_ns of host time, during which the GPU must not
- * run out of work, or the pair would hold the idle gap before the kernel (+4 us on 2 us kernels launched
- * back to back, H200).  Asks whether the last queued pairs have started (a query each, newest first) and
- * adds up what is left of those that have not (a kernel not yet timed counts as long enough). */
+ * run out of work, or the pair would hold the idle gap before the kernel (docs/accuracy.md, point 4).
+ * Asks whether the last queued pairs have started (a query each, newest first) and adds up what is left
+ * of those that have not (a kernel not yet timed counts as long enough). */
 static int backlog_outlasts_launch(const struct backlog *bl)
 {
     double need = backlog_needed_ns(), ahead = 0.0;
@@ -235,14 +234,14 @@ static void untimed(struct kprof_timing *t)
     t->broke = 1;
 }
 
-/* The legacy default stream and the blocking streams of a context wait for each other's work (CUDA Runtime
- * API, "Stream synchronization behavior").  A pair is queued in three calls (four with its hold): work
- * another thread queues between them on a stream that synchronises with this one is waited for by the
- * kernel or by the stop, and the pair reads it as its own (on an H200, programs/first_launch: a 40 us kernel
- * on the legacy stream read 187 us, a 70 us one on a blocking stream 135 us).  So once both kinds have been
- * timed in the context, such launches are queued one whole pair at a time: another thread's launch comes
- * before the pair (which then waits for it, as its kernel would) or after it.  Waited for 200 ms at most
- * (a launch may block in the driver behind work that waits for the app's other threads): then unordered. */
+/* The legacy default stream and the blocking streams of a context wait for each other's work (CUDA
+ * Runtime API, "Stream synchronization behavior").  A pair is queued in three calls (four with its hold):
+ * work another thread queues between them on a stream that synchronises with this one is waited for by
+ * the kernel or by the stop, and the pair reads it as its own (docs/accuracy.md, point 11).  So once both
+ * kinds have been timed in the context, such launches are queued one whole pair at a time: another
+ * thread's launch comes before the pair (which then waits for it, as its kernel would) or after it.
+ * Waited for 200 ms at most (a launch may block in the driver behind work that waits for the app's other
+ * threads): then unordered. */
 static void order_launch(struct kprof_timing *t, struct pool *p)
 {
     struct timespec until = kprof_deadline_ms(200);
@@ -328,6 +327,269 @@ static void begin_undo(struct kprof_timing *t, struct pool *p, struct queue *q, 
     untimed(t);
 }
 
+/* What kprof_timing_begin learns about a call on its way to the start event, step by step. */
+struct begin {
+    struct pool *p;
+    struct queue *q;        /* the stream's queue (NULL: out of memory) */
+    CUstream s;
+    int capturing;          /* some stream capture is in progress */
+    int legacy;             /* s is the legacy default stream */
+    int chains;             /* one-event timing is on */
+    int may_share;          /* this launch may start at its stream's last stop */
+    int ordering;           /* a launch: ordered if its stream synchronises with the other kind */
+    CUevent lent, a, b;     /* the stop lent as a start; the start and stop events */
+    int ca, cb;             /* a, b reserved: created once kprof_ev.lock is released */
+    struct backlog *bl;     /* the backlog behind the lent stop (n -1: not collected) */
+    int hold;               /* 1 HELD, 2 HELD_KERNEL; negative when the stream stays busy */
+    int blocking;           /* q->blocking as read (-1: the stream's kind not asked yet) */
+    int ask_busy;           /* ask whether the stream stays busy (its backlog in busy) */
+    struct backlog *busy;
+    int nbeside;            /* other streams' last stops (beside), asked before holding */
+    CUevent *beside;
+};
+
+/* The call's context, stream and pool, and whether its start may be shared; 0 when it stays untimed. */
+static int begin_find_pool(struct kprof_timing *t, struct begin *g, CUcontext ctx, cudaStream_t stream, int per_thread,
+                      enum kprof_time_want want)
+{
+    if (ctx == NULL && (KPROF_UNLIKELY(!kprof_driver_is_initialized()) ||
+                        kprof_drv.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || ctx == NULL)) {
+        /* The call will make the context current (creating it, maybe: timed on the host as context
+         * init), and its work goes untimed onto a stream that other threads may be timing (unless the
+         * nested driver launch times it: see struct kprof_delegate). */
+        t->no_context = 1;
+        untimed(t);
+        return 0;
+    }
+    CUstream s = (CUstream)stream;
+    if (s == NULL && per_thread)
+        s = CU_STREAM_PER_THREAD;
+    /* An event recorded into a capturing stream would become a node of the app's graph.  Only asked while
+     * some capture is in progress (libkprof sees every capture begin and end). */
+    if (g->capturing) {
+        CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
+        CUresult rc = kprof_drv.cuStreamIsCapturing(s, &cs);
+        if (rc != CUDA_SUCCESS || cs != CU_STREAM_CAPTURE_STATUS_NONE) {
+            /* Capturing (or invalidated, or the legacy stream during another stream's capture): the
+             * call only adds a node to a graph, which runs when the graph is launched. */
+            t->captured = rc == CUDA_SUCCESS || rc == CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
+            return 0;
+        }
+    }
+    if (want == KPROF_TIME_NONE)
+        return 0;
+    struct pool *p = kprof_ev_tls_pool;
+    if (!p || p->ctx != ctx || __atomic_load_n(&p->dead, __ATOMIC_RELAXED))
+        p = kprof_ev_tls_pool = kprof_ev_pool_for(ctx);
+    if (!p) {
+        untimed(t);
+        return 0;
+    }
+    kprof_ev_ref_request(p);
+    t->ctx = ctx;
+    t->stream = s;
+    t->shared = 0;
+    g->p = p;
+    g->s = s;
+    g->legacy = s == NULL || s == CU_STREAM_LEGACY;
+    g->chains = kprof_config.one_event && kprof_config.sample == 1;
+    if (g->chains && s == CU_STREAM_PER_THREAD && !watch_thread_exit())
+        __atomic_store_n(&exit_unwatched, 1, __ATOMIC_RELAXED);
+    g->may_share = g->chains && (want == KPROF_TIME_LAUNCH || want == KPROF_TIME_GRAPH) && !g->capturing &&
+                   (s != CU_STREAM_PER_THREAD || !__atomic_load_n(&exit_unwatched, __ATOMIC_RELAXED));
+    return 1;
+}
+
+/* The stream's queue, the launch ordered first (order_begin) if its stream synchronises with the other
+ * kind, so that no other thread's launch comes between.  Returns with kprof_ev.lock held. */
+static void begin_find_queue(struct kprof_timing *t, struct begin *g, enum kprof_time_want want)
+{
+    struct pool *p = g->p;
+    g->ordering = want == KPROF_TIME_LAUNCH || want == KPROF_TIME_GRAPH;
+    if (g->legacy && !__atomic_load_n(&p->legacy_seen, __ATOMIC_RELAXED))
+        __atomic_store_n(&p->legacy_seen, 1, __ATOMIC_SEQ_CST);
+    if (g->ordering && g->legacy)
+        order_begin(t, p, 1);
+    pthread_mutex_lock(&kprof_ev.lock);
+    g->q = queue_for(t, p);
+    if (g->ordering && !g->legacy && g->q && __atomic_load_n(&g->q->blocking, __ATOMIC_RELAXED) != 0) {
+        pthread_mutex_unlock(&kprof_ev.lock); /* never waited for under kprof_ev.lock */
+        order_begin(t, p, __atomic_load_n(&g->q->blocking, __ATOMIC_RELAXED) > 0);
+        pthread_mutex_lock(&kprof_ev.lock);
+        g->q = queue_for(t, p);
+    }
+}
+
+/* The call's events, taken from the pool or reserved: its stop, and its start unless the last pair's
+ * stop is lent to it (its pair no longer gives it back).  kprof_ev.lock held. */
+static void begin_take_events(struct kprof_timing *t, struct begin *g)
+{
+    struct queue *q = g->q;
+    int ca = 0, cb = 0; /* not g's: g stays out of memory */
+    g->lent = g->a = g->b = NULL;
+    g->bl->n = -1; /* not collected (lend_last_stop may collect it) */
+    t->tested = 0;
+    t->beside = 0;
+    t->pred = q ? q->last_pred : KPROF_PRED_UNKNOWN;
+    if (q && g->may_share)
+        g->lent = lend_last_stop(q, g->p, g->legacy, t, g->bl);
+    if (q) {
+        g->b = kprof_ev_pool_take(g->p, &cb);
+        if (!g->lent && (g->b || cb))
+            g->a = kprof_ev_pool_take(g->p, &ca);
+    }
+    g->ca = ca;
+    g->cb = cb;
+}
+
+/* Whether a kernel launch that may get a start of its own is held (struct kprof_hold), and what to ask
+ * first: whether its stream stays busy, whether other streams have work in flight.  kprof_ev.lock held. */
+static void begin_decide_hold(struct kprof_timing *t, struct begin *g, enum kprof_time_want want)
+{
+    struct pool *p = g->p;
+    struct queue *q = g->q;
+    g->hold = 0;
+    g->blocking = q ? __atomic_load_n(&q->blocking, __ATOMIC_RELAXED) : 0;
+    g->ask_busy = 0;
+    /* Not while another tool records kernels through CUPTI: kprof_hold would be in its trace. */
+    if (q && want == KPROF_TIME_LAUNCH && p->calib.hold.ok && __atomic_load_n(&kprof_kernels_traced, __ATOMIC_RELAXED))
+        t->traced = 1;
+    else if (q && want == KPROF_TIME_LAUNCH && p->calib.hold.ok && !kprof_tls_may_load.handle &&
+        (!g->legacy || t->ordered || !__atomic_load_n(&p->blocking_seen, __ATOMIC_RELAXED))) {
+        /* Not when the launch may load its kernel (kprof_tls_may_load): the loading may wait for the
+         * context's work, the hold included (up to its timeout).
+         * HELD where the stream's last work was a kernel or a wait, HELD_KERNEL behind a copy or memset
+         * (even one long finished: the kernel also waits for another engine's hand-off) or a host
+         * function: calibrated apart.  Once a blocking stream has been timed in the context, the legacy
+         * default stream is held only by an ordered launch (order_launch): other threads' launches on
+         * blocking streams wait for the hold, and their pairs held it when they came in between
+         * (docs/accuracy.md, point 9). */
+        g->hold = q->host_fn || (q->last_pred != KPROF_PRED_KERNEL && q->last_pred != KPROF_PRED_OTHER) ? 2 : 1;
+        /* A launch that could not share its start (an operation libkprof does not time came between)
+         * on a stream that may stay busy: asked below.  A hold costs the GPU a read of host memory
+         * even when it does not wait (docs/accuracy.md, point 9). */
+        /* Sampled (KPROF_SAMPLE other than 1), no start is ever shared, but a stream that stays busy behind
+         * the timed work known on it (a lower bound: untimed launches come between) needs no hold either:
+         * held, every sampled launch of a busy loop cost a kernel launch more (docs/performance.md,
+         * "Sampled modes"). */
+        int sampled = kprof_config.sample != 1 && !g->capturing;
+        if (g->hold == 1 && !g->lent && (g->may_share || sampled) && q->count > 0 && q->skip == 0) {
+            if (g->bl->n >= 0) {
+                g->ask_busy = 0; /* lend_last_stop found it too short to lend on, under the same kprof_ev.lock */
+            } else {
+                double most = backlog_collect(q, p, g->busy);
+                g->ask_busy = most < 0.0 || most >= backlog_needed_ns();
+            }
+        }
+    }
+    /* A hold stalls every stream that shares its hardware queue, and libkprof cannot see which do: held
+     * only when no other stream of the context has timed work in flight (its last stop asked below).
+     * Not asked by an ordered launch (the legacy stream and blocking streams wait for each other's work
+     * anyway, and their launches take turns: order_launch): unheld, the legacy stream's kernels read long
+     * (docs/accuracy.md, point 12). */
+    g->nbeside = g->hold > 0 && q && !t->ordered ? beside_collect(q, t->ctx, g->beside) : 0;
+}
+
+/* A stream's first timed call: whether it waits for the legacy stream (q->blocking).  Without the lock. */
+static void begin_ask_stream_kind(struct begin *g)
+{
+    if (KPROF_UNLIKELY(g->blocking < 0)) {
+        unsigned flags = 0;
+        g->blocking = !kprof_drv.cuStreamGetFlags || kprof_drv.cuStreamGetFlags(g->s, &flags) != CUDA_SUCCESS ||
+                      !(flags & CU_STREAM_NON_BLOCKING);
+        __atomic_store_n(&g->q->blocking, (signed char)g->blocking, __ATOMIC_RELAXED);
+        if (g->blocking)
+            __atomic_store_n(&g->p->blocking_seen, 1, __ATOMIC_SEQ_CST);
+    }
+}
+
+/* The reserved events created, and the start chosen: the lent stop while its stream stays busy, else an
+ * event of the call's own.  0 when the call stays untimed (begin_undo done). */
+static int begin_choose_start(struct kprof_timing *t, struct begin *g)
+{
+    struct pool *p = g->p;
+    if (g->cb)
+        g->b = kprof_ev_pool_create(p);
+    if (g->ca)
+        g->a = kprof_ev_pool_create(p);
+
+    /* The lent event still pending: the stream is busy, and this launch starts where that call stopped. */
+    if (g->lent && kprof_event_query_uncaptured(g->lent) == CUDA_ERROR_NOT_READY && backlog_outlasts_launch(g->bl)) {
+        g->a = g->lent;
+        t->shared = 1;
+        t->tested = 1;
+    } else if (g->lent) {
+        t->tested = 2;
+        pthread_mutex_lock(&kprof_ev.lock);
+        unlend(g->q, p, g->lent, t->lent_seq);
+        pthread_mutex_unlock(&kprof_ev.lock);
+        if (g->b)
+            g->a = event_get(p);
+    }
+    if (!g->a || !g->b) {
+        begin_undo(t, p, g->q, g->a, g->b, NULL, 0, 0);
+        return 0;
+    }
+    return 1;
+}
+
+/* The launch's turn taken or given up, now that its stream's kind is known. */
+static void begin_take_turn(struct kprof_timing *t, struct begin *g)
+{
+    if (t->unordered && g->blocking > 0)
+        order_begin(t, g->p, 1); /* a stream's first timed launch, found blocking only now */
+    else if (t->unordered && !g->legacy && g->blocking == 0)
+        order_end(t, g->p); /* found non-blocking */
+}
+
+/* The hold placed as decided, unless the stream stays busy or another stream has work in flight. */
+static void begin_place_hold(struct kprof_timing *t, struct begin *g)
+{
+    struct pool *p = g->p;
+    if (g->ask_busy && !t->shared && kprof_event_query_uncaptured(g->busy->last_stop) == CUDA_ERROR_NOT_READY &&
+        backlog_outlasts_launch(g->busy))
+        g->hold = -g->hold; /* the stream stays busy: the pair starts behind its last work, no hold needed */
+    for (int i = 0; i < g->nbeside && g->hold > 0 && !t->shared; i++)
+        if (kprof_event_query_uncaptured(g->beside[i]) == CUDA_ERROR_NOT_READY) {
+            g->hold = 0;
+            t->beside = 1;
+        }
+    if (g->hold > 0 && !t->shared) { /* a word and number of its own (struct pool's holds) */
+        uint64_t n = __atomic_fetch_add(&p->holds, 1, __ATOMIC_RELAXED);
+        t->hold_slot = 1 + (unsigned)(n % (KPROF_HOLD_SLOTS - 1));
+        t->hold_seq = (uint32_t)(1 + n / (KPROF_HOLD_SLOTS - 1));
+        if (kprof_hold_place(&p->calib.hold, g->s, t->hold_slot, t->hold_seq))
+            t->held = (unsigned char)g->hold;
+    }
+}
+
+/* The start event recorded (unless shared), and the call's place in stream order kept in t. */
+static void begin_record_start(struct kprof_timing *t, struct begin *g)
+{
+    if (!t->shared) {
+        uint64_t before = kprof_now_ns();
+        if (kprof_drv.cuEventRecord(g->a, g->s) != CUDA_SUCCESS) {
+            begin_undo(t, g->p, g->q, g->a, g->b, NULL, 0, 0);
+            return;
+        }
+        t->start_before_ns = before;
+    }
+    t->start_host_ns = kprof_now_ns();
+    if (g->chains) { /* this call's place in stream order, for the next launch's check */
+        t->epoch[EPOCH_BREAK] = __atomic_load_n(&epochs[EPOCH_BREAK], __ATOMIC_RELAXED);
+        t->epoch[EPOCH_LEGACY] = g->legacy ? __atomic_add_fetch(&epochs[EPOCH_LEGACY], 1, __ATOMIC_RELAXED)
+                                           : __atomic_load_n(&epochs[EPOCH_LEGACY], __ATOMIC_RELAXED);
+        t->epoch[EPOCH_OTHER] = g->legacy ? __atomic_load_n(&epochs[EPOCH_OTHER], __ATOMIC_RELAXED)
+                                          : __atomic_add_fetch(&epochs[EPOCH_OTHER], 1, __ATOMIC_RELAXED);
+    } else {
+        memset(t->epoch, 0, sizeof t->epoch); /* never read: no launch shares without chains */
+    }
+    t->start = g->a;
+    t->stop = g->b;
+    t->queue = g->q;
+    t->pool = g->p;
+}
+
 void kprof_timing_begin(struct kprof_timing *t, CUcontext ctx, cudaStream_t stream, int per_thread,
                         enum kprof_time_want want)
 {
@@ -343,203 +605,32 @@ void kprof_timing_begin(struct kprof_timing *t, CUcontext ctx, cudaStream_t stre
     int capturing = __atomic_load_n(&kprof_captures_active, __ATOMIC_RELAXED) > 0;
     if (want == KPROF_TIME_NONE && !capturing)
         return; /* KPROF_SAMPLE skips this launch, and no stream can be capturing: nothing to ask */
-    if (ctx == NULL && (KPROF_UNLIKELY(!kprof_driver_is_initialized()) ||
-                        kprof_drv.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || ctx == NULL)) {
-        /* The call will make the context current (creating it, maybe: timed on the host as context
-         * init), and its work goes untimed onto a stream that other threads may be timing (unless the
-         * nested driver launch times it: see struct kprof_delegate). */
-        t->no_context = 1;
-        untimed(t);
-        return;
-    }
-    CUstream s = (CUstream)stream;
-    if (s == NULL && per_thread)
-        s = CU_STREAM_PER_THREAD;
-    /* An event recorded into a capturing stream would become a node of the app's graph.  Only asked while
-     * some capture is in progress (libkprof sees every capture begin and end). */
-    if (capturing) {
-        CUstreamCaptureStatus cs = CU_STREAM_CAPTURE_STATUS_NONE;
-        CUresult rc = kprof_drv.cuStreamIsCapturing(s, &cs);
-        if (rc != CUDA_SUCCESS || cs != CU_STREAM_CAPTURE_STATUS_NONE) {
-            /* Capturing (or invalidated, or the legacy stream during another stream's capture): the
-             * call only adds a node to a graph, which runs when the graph is launched. */
-            t->captured = rc == CUDA_SUCCESS || rc == CUDA_ERROR_STREAM_CAPTURE_IMPLICIT;
-            return;
-        }
-    }
-    if (want == KPROF_TIME_NONE)
-        return;
-    struct pool *p = kprof_ev_tls_pool;
-    if (!p || p->ctx != ctx || __atomic_load_n(&p->dead, __ATOMIC_RELAXED))
-        p = kprof_ev_tls_pool = kprof_ev_pool_for(ctx);
-    if (!p) {
-        untimed(t);
-        return;
-    }
-    kprof_ev_ref_request(p);
-    t->ctx = ctx;
-    t->stream = s;
-    t->shared = 0;
-    int legacy = s == NULL || s == CU_STREAM_LEGACY;
-    int chains = kprof_config.one_event && kprof_config.sample == 1;
-    if (chains && s == CU_STREAM_PER_THREAD && !watch_thread_exit())
-        __atomic_store_n(&exit_unwatched, 1, __ATOMIC_RELAXED);
-    int may_share = chains && (want == KPROF_TIME_LAUNCH || want == KPROF_TIME_GRAPH) && !capturing &&
-                    (s != CU_STREAM_PER_THREAD || !__atomic_load_n(&exit_unwatched, __ATOMIC_RELAXED));
-
-    /* Ordered from here (order_begin) when this launch's stream synchronises with the other kind: also
-     * whether it may start at the last stop, which another thread's launch queued since would spoil. */
-    int ordering = want == KPROF_TIME_LAUNCH || want == KPROF_TIME_GRAPH;
-    if (legacy && !__atomic_load_n(&p->legacy_seen, __ATOMIC_RELAXED))
-        __atomic_store_n(&p->legacy_seen, 1, __ATOMIC_SEQ_CST);
-    if (ordering && legacy)
-        order_begin(t, p, 1);
-
-    /* The stream's queue, and its last pair's stop event if this launch may start there (lent to this
-     * launch: its pair no longer gives it back). */
-    CUevent lent = NULL, a = NULL, b = NULL;
-    int ca = 0, cb = 0;
-    struct backlog bl;
-    bl.n = -1; /* not collected (lend_last_stop may collect it) */
-    pthread_mutex_lock(&kprof_ev.lock);
-    struct queue *q = queue_for(t, p);
-    if (ordering && !legacy && q && __atomic_load_n(&q->blocking, __ATOMIC_RELAXED) != 0) {
-        pthread_mutex_unlock(&kprof_ev.lock); /* never waited for under kprof_ev.lock */
-        order_begin(t, p, __atomic_load_n(&q->blocking, __ATOMIC_RELAXED) > 0);
-        pthread_mutex_lock(&kprof_ev.lock);
-        q = queue_for(t, p);
-    }
-    t->tested = 0;
-    t->beside = 0;
-    t->pred = q ? q->last_pred : KPROF_PRED_UNKNOWN;
-    if (q && may_share)
-        lent = lend_last_stop(q, p, legacy, t, &bl);
-    if (q) {
-        b = kprof_ev_pool_take(p, &cb);
-        if (!lent && (b || cb))
-            a = kprof_ev_pool_take(p, &ca);
-    }
-    /* A kernel launch that may get a start of its own is held (struct kprof_hold), unless it shares a
-     * start after all or its stream stays busy. */
-    int hold = 0, blocking = q ? __atomic_load_n(&q->blocking, __ATOMIC_RELAXED) : 0, ask_busy = 0;
-    struct backlog busy;
-    /* Not while another tool records kernels through CUPTI: kprof_hold would be in its trace. */
-    if (q && want == KPROF_TIME_LAUNCH && p->calib.hold.ok && __atomic_load_n(&kprof_kernels_traced, __ATOMIC_RELAXED))
-        t->traced = 1;
-    else if (q && want == KPROF_TIME_LAUNCH && p->calib.hold.ok && !kprof_tls_may_load.handle &&
-        (!legacy || t->ordered || !__atomic_load_n(&p->blocking_seen, __ATOMIC_RELAXED))) {
-        /* Not when the launch may load its kernel (kprof_tls_may_load): the loading may wait for the
-         * context's work, the hold included (up to its timeout).
-         * HELD where the stream's last work was a kernel or a wait, HELD_KERNEL behind a copy or memset
-         * (even one long finished: the kernel also waits for another engine's hand-off) or a host
-         * function: calibrated apart.  Once a blocking stream has been timed in the context, the legacy
-         * default stream is held only by an ordered launch (order_launch): other threads' launches on
-         * blocking streams wait for the hold, and their pairs held it when they came in between (seen
-         * on an H200: +30 us on a kernel of a thread launching on a blocking stream). */
-        hold = q->host_fn || (q->last_pred != KPROF_PRED_KERNEL && q->last_pred != KPROF_PRED_OTHER) ? 2 : 1;
-        /* A launch that could not share its start (an operation libkprof does not time came between)
-         * on a stream that may stay busy: asked below.  A hold costs the GPU a read of host memory
-         * (1 to 2 us, seen in an app's own event pairs around its kernel) even when it does not wait. */
-        /* Sampled (KPROF_SAMPLE other than 1), no start is ever shared, but a stream that stays busy behind
-         * the timed work known on it (a lower bound: untimed launches come between) needs no hold either:
-         * held, every sampled launch of a busy loop cost a kernel launch more (kernels/reduce under
-         * KPROF_SAMPLE=auto, every launch still timed: +6.6 us a launch against +3.7 unsampled, H200). */
-        int sampled = kprof_config.sample != 1 && !capturing;
-        if (hold == 1 && !lent && (may_share || sampled) && q->count > 0 && q->skip == 0) {
-            if (bl.n >= 0) {
-                ask_busy = 0; /* lend_last_stop found it too short to lend on, under the same kprof_ev.lock */
-            } else {
-                double most = backlog_collect(q, p, &busy);
-                ask_busy = most < 0.0 || most >= backlog_needed_ns();
-            }
-        }
-    }
-    /* A hold stalls every stream that shares its hardware queue, and libkprof cannot see which do: held
-     * only when no other stream of the context has timed work in flight (its last stop asked below).
-     * Not asked by an ordered launch (the legacy stream and blocking streams wait for each other's work
-     * anyway, and their launches take turns: order_launch): unheld, the legacy stream's kernels read +4 us
-     * on an H200 (tests/gpu/accuracy/first_launch.cu). */
+    struct backlog bl, busy; /* apart from g, whose fields then stay in registers */
     CUevent beside[BESIDE_ASKED];
-    int nbeside = hold > 0 && q && !t->ordered ? beside_collect(q, t->ctx, beside) : 0;
-    if (!q || (!b && !cb) || (!lent && !a && !ca)) {
+    struct begin g;
+    g.capturing = capturing;
+    g.bl = &bl;
+    g.busy = &busy;
+    g.beside = beside;
+    if (!begin_find_pool(t, &g, ctx, stream, per_thread, want))
+        return;
+    begin_find_queue(t, &g, want); /* kprof_ev.lock taken */
+    begin_take_events(t, &g);
+    begin_decide_hold(t, &g, want);
+    if (!g.q || (!g.b && !g.cb) || (!g.lent && !g.a && !g.ca)) {
         /* Out of memory, or the pool is exhausted: this call stays untimed (no start was taken). */
-        if (q)
+        if (g.q)
             kprof_ev_pool_exhausted_once();
-        begin_undo(t, p, q, NULL, b, lent, cb, 1);
+        begin_undo(t, g.p, g.q, NULL, g.b, g.lent, g.cb, 1);
         return;
     }
     pthread_mutex_unlock(&kprof_ev.lock);
-    if (KPROF_UNLIKELY(blocking < 0)) { /* a stream's first timed call: does it wait for the legacy stream? */
-        unsigned flags = 0;
-        blocking = !kprof_drv.cuStreamGetFlags || kprof_drv.cuStreamGetFlags(s, &flags) != CUDA_SUCCESS ||
-                   !(flags & CU_STREAM_NON_BLOCKING);
-        __atomic_store_n(&q->blocking, (signed char)blocking, __ATOMIC_RELAXED);
-        if (blocking)
-            __atomic_store_n(&p->blocking_seen, 1, __ATOMIC_SEQ_CST);
-    }
-    if (cb)
-        b = kprof_ev_pool_create(p);
-    if (ca)
-        a = kprof_ev_pool_create(p);
-
-    /* The lent event still pending: the stream is busy, and this launch starts where that call stopped. */
-    if (lent && kprof_event_query_uncaptured(lent) == CUDA_ERROR_NOT_READY && backlog_outlasts_launch(&bl)) {
-        a = lent;
-        t->shared = 1;
-        t->tested = 1;
-    } else if (lent) {
-        t->tested = 2;
-        pthread_mutex_lock(&kprof_ev.lock);
-        unlend(q, p, lent, t->lent_seq);
-        pthread_mutex_unlock(&kprof_ev.lock);
-        if (b)
-            a = event_get(p);
-    }
-    if (!a || !b) {
-        begin_undo(t, p, q, a, b, NULL, 0, 0);
+    begin_ask_stream_kind(&g);
+    if (!begin_choose_start(t, &g))
         return;
-    }
-    if (t->unordered && blocking > 0)
-        order_begin(t, p, 1); /* a stream's first timed launch, found blocking only now */
-    else if (t->unordered && !legacy && blocking == 0)
-        order_end(t, p); /* found non-blocking */
-    if (ask_busy && !t->shared && kprof_event_query_uncaptured(busy.last_stop) == CUDA_ERROR_NOT_READY &&
-        backlog_outlasts_launch(&busy))
-        hold = -hold; /* the stream stays busy: the pair starts behind its last work, no hold needed */
-    for (int i = 0; i < nbeside && hold > 0 && !t->shared; i++)
-        if (kprof_event_query_uncaptured(beside[i]) == CUDA_ERROR_NOT_READY) {
-            hold = 0;
-            t->beside = 1;
-        }
-    if (hold > 0 && !t->shared) { /* a word and number of its own (struct pool's holds) */
-        uint64_t n = __atomic_fetch_add(&p->holds, 1, __ATOMIC_RELAXED);
-        t->hold_slot = 1 + (unsigned)(n % (KPROF_HOLD_SLOTS - 1));
-        t->hold_seq = (uint32_t)(1 + n / (KPROF_HOLD_SLOTS - 1));
-        if (kprof_hold_place(&p->calib.hold, s, t->hold_slot, t->hold_seq))
-            t->held = (unsigned char)hold;
-    }
-    if (!t->shared) {
-        uint64_t before = kprof_now_ns();
-        if (kprof_drv.cuEventRecord(a, s) != CUDA_SUCCESS) {
-            begin_undo(t, p, q, a, b, NULL, 0, 0);
-            return;
-        }
-        t->start_before_ns = before;
-    }
-    t->start_host_ns = kprof_now_ns();
-    if (chains) { /* this call's place in stream order, for the next launch's check */
-        t->epoch[EPOCH_BREAK] = __atomic_load_n(&epochs[EPOCH_BREAK], __ATOMIC_RELAXED);
-        t->epoch[EPOCH_LEGACY] = legacy ? __atomic_add_fetch(&epochs[EPOCH_LEGACY], 1, __ATOMIC_RELAXED)
-                                        : __atomic_load_n(&epochs[EPOCH_LEGACY], __ATOMIC_RELAXED);
-        t->epoch[EPOCH_OTHER] = legacy ? __atomic_load_n(&epochs[EPOCH_OTHER], __ATOMIC_RELAXED)
-                                       : __atomic_add_fetch(&epochs[EPOCH_OTHER], 1, __ATOMIC_RELAXED);
-    } else {
-        memset(t->epoch, 0, sizeof t->epoch); /* never read: no launch shares without chains */
-    }
-    t->start = a;
-    t->stop = b;
-    t->queue = q;
-    t->pool = p;
+    begin_take_turn(t, &g);
+    begin_place_hold(t, &g);
+    begin_record_start(t, &g);
 }
 
 /* The queue this thread last timed a call on: launch loops find theirs without hashing the key (queues
