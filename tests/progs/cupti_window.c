@@ -12,6 +12,7 @@
 #include <string.h>
 #include <dlfcn.h>
 #include <cuda.h>
+#include "drvprog.h"
 
 /* Weak: progs/cupti_local, built from this file for mode "local", is not linked against CUPTI at all. */
 __attribute__((weak)) int cuptiActivityEnable(int kind);
@@ -24,14 +25,6 @@ __attribute__((weak)) int cuptiActivityDisableContext(CUcontext c, int kind);
 #define KIND_KERNEL 3
 #define KIND_CONCURRENT_KERNEL 10
 
-#define CK(call)                                                                                   \
-    do {                                                                                           \
-        CUresult r_ = (call);                                                                      \
-        if (r_ != CUDA_SUCCESS) {                                                                  \
-            fprintf(stderr, "%s:%d: %s: error %d\n", __FILE__, __LINE__, #call, (int)r_);          \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
 
 static void three(CUfunction f, CUstream s)
 {

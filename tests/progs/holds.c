@@ -16,6 +16,7 @@
 #include <string.h>
 #include <pthread.h>
 #include <cuda.h>
+#include "drvprog.h"
 
 /* cuda.h maps these names to their latest versions; the driver still exports the first ones. */
 #undef cuDevicePrimaryCtxReset
@@ -33,14 +34,6 @@ CUresult cuLaunchKernelEx_ptsz(const CUlaunchConfig *config, CUfunction f, void 
 CUresult cuStreamSynchronize_ptsz(CUstream s);
 CUresult cuGraphLaunch_ptsz(CUgraphExec exec, CUstream s);
 
-#define CK(call)                                                                                   \
-    do {                                                                                           \
-        CUresult r_ = (call);                                                                      \
-        if (r_ != CUDA_SUCCESS) {                                                                  \
-            fprintf(stderr, "%s:%d: %s: error %d\n", __FILE__, __LINE__, #call, (int)r_);          \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
 
 static CUfunction fn(CUmodule mod, const char *name)
 {

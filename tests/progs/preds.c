@@ -21,15 +21,8 @@
 #include <unistd.h>
 #include <pthread.h>
 #include <cuda.h>
+#include "drvprog.h"
 
-#define CK(call)                                                                                   \
-    do {                                                                                           \
-        CUresult r_ = (call);                                                                      \
-        if (r_ != CUDA_SUCCESS) {                                                                  \
-            fprintf(stderr, "%s:%d: %s: error %d\n", __FILE__, __LINE__, #call, (int)r_);          \
-            exit(1);                                                                               \
-        }                                                                                          \
-    } while (0)
 
 static CUmodule mod;
 
