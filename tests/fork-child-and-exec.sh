@@ -6,6 +6,11 @@
 # the child, which once waited for ever on a lock held since fork, exits at once.
 . "${top_srcdir:-..}/tests/lib.sh"
 need_jq
+# In an AddressSanitizer build the forked child's leak check at exit can wait for ever on an allocator lock
+# that another thread of the parent held at fork() (GCC 12's runtime takes no allocator lock across fork;
+# seen about once in 20 to 40 runs, the child stuck in __lsan::LockAllocator): no leak check here.
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+export ASAN_OPTIONS
 for mode in exit exec slow; do
     delay=0
     [ $mode = slow ] && delay=300000

@@ -205,9 +205,14 @@ static long harvest_once(void)
 {
     long done = 0;
     int idle = 0;
-    if (__atomic_load_n(&kprof_ev.forking, __ATOMIC_ACQUIRE) ||
-        !__atomic_compare_exchange_n(&kprof_ev.harvesting, &idle, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-        return 0; /* another pass is running (its caller will see what it read), or fork() is */
+    /* The flag first, then fork()'s: fork_prepare (pool.c) sets its own, then waits for this one to clear,
+     * so that either it sees this pass or this pass sees it (both sequentially consistent). */
+    if (!__atomic_compare_exchange_n(&kprof_ev.harvesting, &idle, 1, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+        return 0; /* another pass is running (its caller will see what it read) */
+    if (__atomic_load_n(&kprof_ev.forking, __ATOMIC_SEQ_CST)) {
+        __atomic_store_n(&kprof_ev.harvesting, 0, __ATOMIC_SEQ_CST);
+        return 0; /* fork() is under way */
+    }
     CUcontext saved = NULL, cur = NULL;
     kprof_drv.cuCtxGetCurrent(&saved);
     cur = saved;
