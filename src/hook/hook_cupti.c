@@ -96,31 +96,33 @@ CUPTI_FORWARD(cuptiActivityEnableContext, (CUcontext c, int kind), (c, kind))
 CUPTI_FORWARD(cuptiActivityDisableContext, (CUcontext c, int kind), (c, kind))
 CUPTI_FORWARD(cuptiFinalize, (void), ())
 
-/* cuptiActivityEnable (CUPTI activity API): CUPTI's answer, unchanged; kernel kinds noted once enabled. */
+/* CUPTI's answer r to switching `kind` on (on 1) or off process-wide, noted when it is a kernel kind. */
+static int noted(int r, int kind, int on)
+{
+    if (r == CUPTI_OK && kind_bit(kind)) {
+        if (on)
+            __atomic_fetch_or(&kprof_kernels_traced, kind_bit(kind), __ATOMIC_RELAXED);
+        else
+            __atomic_fetch_and(&kprof_kernels_traced, ~kind_bit(kind), __ATOMIC_RELAXED);
+    }
+    return r;
+}
+
+/* cuptiActivityEnable, cuptiActivityEnableAndDump, cuptiActivityDisable (CUPTI activity API): CUPTI's
+ * answer, unchanged; a kernel kind noted on or off once CUPTI has switched it. */
 KPROF_EXPORT int cuptiActivityEnable(int kind)
 {
-    int r = forward_cuptiActivityEnable(kind);
-    if (r == CUPTI_OK && kind_bit(kind))
-        __atomic_fetch_or(&kprof_kernels_traced, kind_bit(kind), __ATOMIC_RELAXED);
-    return r;
+    return noted(forward_cuptiActivityEnable(kind), kind, 1);
 }
 
-/* cuptiActivityEnableAndDump: as cuptiActivityEnable. */
 KPROF_EXPORT int cuptiActivityEnableAndDump(int kind)
 {
-    int r = forward_cuptiActivityEnableAndDump(kind);
-    if (r == CUPTI_OK && kind_bit(kind))
-        __atomic_fetch_or(&kprof_kernels_traced, kind_bit(kind), __ATOMIC_RELAXED);
-    return r;
+    return noted(forward_cuptiActivityEnableAndDump(kind), kind, 1);
 }
 
-/* cuptiActivityDisable: CUPTI's answer, unchanged; a kernel kind noted off once disabled. */
 KPROF_EXPORT int cuptiActivityDisable(int kind)
 {
-    int r = forward_cuptiActivityDisable(kind);
-    if (r == CUPTI_OK && kind_bit(kind))
-        __atomic_fetch_and(&kprof_kernels_traced, ~kind_bit(kind), __ATOMIC_RELAXED);
-    return r;
+    return noted(forward_cuptiActivityDisable(kind), kind, 0);
 }
 
 /* cuptiActivityEnableContext / DisableContext: one context's switch; counted (never below 0), not told

@@ -451,10 +451,11 @@ static void begin_decide_hold(struct kprof_timing *t, struct begin *g, enum kpro
     g->hold = 0;
     g->blocking = q ? __atomic_load_n(&q->blocking, __ATOMIC_RELAXED) : 0;
     g->ask_busy = 0;
+    int may_hold = q && want == KPROF_TIME_LAUNCH && p->calib.hold.ok;
     /* Not while another tool records kernels through CUPTI: kprof_hold would be in its trace. */
-    if (q && want == KPROF_TIME_LAUNCH && p->calib.hold.ok && __atomic_load_n(&kprof_kernels_traced, __ATOMIC_RELAXED))
+    if (may_hold && __atomic_load_n(&kprof_kernels_traced, __ATOMIC_RELAXED))
         t->traced = 1;
-    else if (q && want == KPROF_TIME_LAUNCH && p->calib.hold.ok && !kprof_tls_may_load.handle &&
+    else if (may_hold && !kprof_tls_may_load.handle &&
         (!g->legacy || t->ordered || !__atomic_load_n(&p->blocking_seen, __ATOMIC_RELAXED))) {
         /* Not when the launch may load its kernel (kprof_tls_may_load): the loading may wait for the
          * context's work, the hold included (up to its timeout).
