@@ -6,12 +6,6 @@
 # time and its kernel is queued at the call's end, so every figure is known exactly.
 . "${top_srcdir:-..}/tests/lib.sh"
 need_jq
-[ -f "$FAKE_LIB/libfakeclock.so" ] || fail "tests/fake/lib/libfakeclock.so not built"
-run_clocked() {
-    timeout -k 10 "${KPROF_TEST_TIMEOUT:-300}" \
-        env FAKEGPU_EVENT_PENDING_QUERIES="${FAKEGPU_EVENT_PENDING_QUERIES:-1}" LD_LIBRARY_PATH="$FAKE_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-        LD_PRELOAD="${SAN_PRELOAD:+$SAN_PRELOAD }$FAKE_LIB/libfakeclock.so $KPROF_LIB" "$@"
-}
 export KPROF_CALIBRATE=0 FAKEGPU_CLOCK_OFFSET_NS=123456789
 # The histogram's representative of v (histogram.h): exact below 128 ns, else the middle of its bucket.
 hist_rep() { awk -v v="$1" 'BEGIN { if (v < 128) { print v; exit } e = int(log(v) / log(2)); while (2 ^ (e + 1) <= v) e++;

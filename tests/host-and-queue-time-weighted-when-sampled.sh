@@ -6,13 +6,10 @@
 # p95 38.092 ms; unweighted, the timed launches' median read 2.97 ms.
 . "${top_srcdir:-..}/tests/lib.sh"
 need_jq
-[ -f "$FAKE_LIB/libfakeclock.so" ] || fail "tests/fake/lib/libfakeclock.so not built"
 export KPROF_CALIBRATE=0 FAKEGPU_CLOCK_OFFSET_NS=123456789 FAKEGPU_LAUNCH_HOST_NS=2000 \
     FAKEGPU_KERNEL_NS="fill=100000,split_busy=10000" FAKEGPU_EVENT_PENDING_QUERIES=1
 for seed in 5 6; do
-    timeout -k 10 "${KPROF_TEST_TIMEOUT:-300}" env LD_LIBRARY_PATH="$FAKE_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-        LD_PRELOAD="${SAN_PRELOAD:+$SAN_PRELOAD }$FAKE_LIB/libfakeclock.so $KPROF_LIB" \
-        KPROF_SAMPLE=auto KPROF_SEED=$seed KPROF_SAMPLE_BUDGET=1000000000 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/a.json" \
+    run_clocked KPROF_SAMPLE=auto KPROF_SEED=$seed KPROF_SAMPLE_BUDGET=1000000000 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/a.json" \
         "$PROGS/queue_split" busy 5000 || fail "queue_split busy 5000 failed"
     timed=$(kernel_field "$WORK/a.json" split_busy timed)
     expect_eq "$(jq -n "$timed < 1000")" true "seed $seed: $timed of 5000 launches timed"

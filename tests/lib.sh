@@ -31,6 +31,15 @@ run_kprof() {
         env FAKEGPU_EVENT_PENDING_QUERIES="${FAKEGPU_EVENT_PENDING_QUERIES:-1}" LD_LIBRARY_PATH="$FAKE_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
         LD_PRELOAD="${SAN_PRELOAD:+$SAN_PRELOAD }$KPROF_LIB" "$@"
 }
+# run_clocked CMD...: as run_kprof, with the virtual host clock (tests/fake/hostclock.c) preloaded before
+# libkprof, so that the fake GPU's clock runs with the host's and host times come out exact.  CMD may begin
+# with VAR=VALUE settings (env's).
+run_clocked() {
+    [ -f "$FAKE_LIB/libfakeclock.so" ] || fail "tests/fake/lib/libfakeclock.so not built"
+    timeout -k 10 "${KPROF_TEST_TIMEOUT:-300}" \
+        env FAKEGPU_EVENT_PENDING_QUERIES="${FAKEGPU_EVENT_PENDING_QUERIES:-1}" LD_LIBRARY_PATH="$FAKE_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
+        LD_PRELOAD="${SAN_PRELOAD:+$SAN_PRELOAD }$FAKE_LIB/libfakeclock.so $KPROF_LIB" "$@"
+}
 # Runs "$@" against the fake CUDA stack without libkprof (but with the sanitizer runtime the fake needs in
 # sanitizer builds).
 run_plain() {

@@ -8,14 +8,11 @@
 need_jq
 MERGE=$top_builddir/tools/kprof-merge
 [ -x "$MERGE" ] || skip "kprof-merge not built"
-[ -f "$FAKE_LIB/libfakeclock.so" ] || fail "tests/fake/lib/libfakeclock.so not built"
 export KPROF_CALIBRATE=0 FAKEGPU_CLOCK_OFFSET_NS=123456789 FAKEGPU_LAUNCH_HOST_NS=2000 \
     FAKEGPU_KERNEL_NS="fill=100000,split_busy=10000" FAKEGPU_EVENT_PENDING_QUERIES=1
 clocked() { # clocked NAME N [VAR=VALUE...]: queue_split busy N, its JSON report in $WORK/NAME.json
     name=$1 n=$2; shift 2
-    timeout -k 10 "${KPROF_TEST_TIMEOUT:-300}" env LD_LIBRARY_PATH="$FAKE_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-        LD_PRELOAD="${SAN_PRELOAD:+$SAN_PRELOAD }$FAKE_LIB/libfakeclock.so $KPROF_LIB" "$@" \
-        KPROF_FORMAT=json KPROF_OUTPUT="$WORK/$name.json" "$PROGS/queue_split" busy "$n" || fail "queue_split busy $n failed"
+    run_clocked "$@" KPROF_FORMAT=json KPROF_OUTPUT="$WORK/$name.json" "$PROGS/queue_split" busy "$n" || fail "queue_split busy $n failed"
 }
 clocked a 5000 KPROF_SAMPLE=auto KPROF_SEED=5 KPROF_SAMPLE_BUDGET=1000000000
 clocked b 500

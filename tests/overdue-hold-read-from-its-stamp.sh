@@ -8,13 +8,7 @@
 # of host time (FAKEGPU_LAUNCH_SLEEP_US), so every hold gives up; the kernel then comes to an idle stream.
 . "${top_srcdir:-..}/tests/lib.sh"
 need_jq
-[ -f "$FAKE_LIB/libfakeclock.so" ] || fail "tests/fake/lib/libfakeclock.so not built"
-run_clocked() {
-    timeout -k 10 "${KPROF_TEST_TIMEOUT:-300}" \
-        env FAKEGPU_EVENT_PENDING_QUERIES=0 LD_LIBRARY_PATH="$FAKE_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
-        LD_PRELOAD="${SAN_PRELOAD:+$SAN_PRELOAD }$FAKE_LIB/libfakeclock.so $KPROF_LIB" "$@"
-}
-export FAKEGPU_LAUNCH_HOST_NS=3000 FAKEGPU_HANDOFF_NS="kernel=700" FAKEGPU_KERNEL_NS="idle_k=3000"
+export FAKEGPU_EVENT_PENDING_QUERIES=0 FAKEGPU_LAUNCH_HOST_NS=3000 FAKEGPU_HANDOFF_NS="kernel=700" FAKEGPU_KERNEL_NS="idle_k=3000"
 # Launches that return in time: held, each reads its 3 us exactly.
 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/fast.json" run_clocked "$PROGS/preds" idle >/dev/null || fail "preds idle failed"
 expect_eq "$(jq -c '[.events.held + .events.held_kernel, .events.holds_overdue]' "$WORK/fast.json")" '[11,0]' \
