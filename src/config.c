@@ -17,7 +17,7 @@ struct kprof_config kprof_config = {
     .max_events = 65536,
     .trace_limit = 1000000,
     .calibrate = 1,
-    .hold = 1,
+    .hold = 8,
 };
 
 /* The variables of config.def, by index; parsing calls name them so. */
@@ -265,7 +265,7 @@ void kprof_config_load(void)
     c->seed = env_long(VAR_KPROF_SEED, 0, (1L << 62) - 1, "a seed from 1 to 4611686018427387903 (0: chosen at start)", 0);
     c->one_event = !env_choice(VAR_KPROF_ONE_EVENT, bools_on, "1 or 0", 0);
     c->calibrate = !env_choice(VAR_KPROF_CALIBRATE, bools_on, "1 or 0", 0);
-    c->hold = !env_choice(VAR_KPROF_HOLD, bools_on, "1 or 0", 0);
+    c->hold = (int)env_long(VAR_KPROF_HOLD, 0, 65536, "0 (no holds), 1 (every launch) or 2 to 65536 (1 launch in N)", 8);
     /* Another tool that counts kernels (Nsight Systems and Compute, compute-sanitizer and CUPTI tracers load
      * through CUDA_INJECTION64_PATH): libkprof's calibration kernels would show in its counts. */
     const char *inj = secure_getenv("CUDA_INJECTION64_PATH");

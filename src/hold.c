@@ -1,6 +1,8 @@
 /* hold.c: placing and releasing holds (hold.h). */
 #include "hold.h"
 #include "resolve.h"
+#include "kprof_config.h"
+#include "kprof_hash.h"
 
 int kprof_hold_place(const struct kprof_hold *h, CUstream s, unsigned slot, uint32_t seq)
 {
@@ -18,4 +20,37 @@ void kprof_hold_release(const struct kprof_hold *h, unsigned slot, uint32_t seq)
     while ((int32_t)(cur - seq) < 0 &&
            !__atomic_compare_exchange_n(w, &cur, seq, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
         ;
+}
+
+/* The count of shape `key` in shapes[0..n), before this launch; 1u << 31 when no word is left for it. */
+static uint32_t shape_count(uint64_t *shapes, unsigned n, uint32_t key)
+{
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t w = __atomic_load_n(&shapes[i], __ATOMIC_RELAXED);
+        if (w == 0) {
+            uint64_t mine = (uint64_t)key << 32;
+            if (__atomic_compare_exchange_n(&shapes[i], &w, mine + 1, 0, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+                return 0;
+            /* another launch claimed it first: w is its word now */
+        }
+        if ((uint32_t)(w >> 32) != key)
+            continue;
+        uint32_t count = (uint32_t)w;
+        if (count < 1u << 31) /* never carried into the key */
+            count = (uint32_t)__atomic_fetch_add(&shapes[i], 1, __ATOMIC_RELAXED);
+        return count;
+    }
+    return 1u << 31;
+}
+
+int kprof_hold_drawn(uint64_t *shapes, unsigned n, uint32_t key)
+{
+    if (!shapes || kprof_config.hold < 2)
+        return 1;
+    key |= 1; /* never 0, the mark of a free word */
+    uint32_t count = shape_count(shapes, n, key);
+    if (count < KPROF_HOLD_FIRST)
+        return 1;
+    uint64_t h = kprof_mix64((uint64_t)kprof_config.seed ^ kprof_mix64(((uint64_t)key << 32) | count));
+    return h % (uint64_t)kprof_config.hold == 0;
 }

@@ -38,6 +38,17 @@ struct kprof_hold {
  * nothing was put on s.  The caller releases it (kprof_hold_release) on every path. */
 int kprof_hold_place(const struct kprof_hold *h, CUstream s, unsigned slot, uint32_t seq);
 
+/* KPROF_HOLD=N (N >= 2): holds for a sample of launches.  A launch that would be held is held when it is
+ * among the first KPROF_HOLD_FIRST of its kernel and launch shape (`key`, a hash of the grid and block),
+ * or else with probability 1/N, drawn from a hash of KPROF_SEED, key and the shape's count (no aliasing
+ * with periodic programs; the same launches for the same seed and launch order).  The others are left
+ * unheld and read with the offset learned from the held ones of their shape (timing/offsets.c).  `shapes`
+ * holds `n` words of a kernel's (struct kprof_kernel's hold_shapes), each a shape's key (high 32 bits) and
+ * count (low 32), claimed in turn; a shape that finds them all taken is drawn with count 2^31.  Returns 1
+ * for a hold; always 1 when shapes is NULL (the kernel unknown).  Lock-free. */
+#define KPROF_HOLD_FIRST 8
+int kprof_hold_drawn(uint64_t *shapes, unsigned n, uint32_t key);
+
 /* Ends the hold of `slot` numbered seq: the word goes to seq unless it is already past it (an atomic
  * maximum, so that holds of two threads on one stream never wait for a smaller number).  Lock-free. */
 void kprof_hold_release(const struct kprof_hold *h, unsigned slot, uint32_t seq);

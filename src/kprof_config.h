@@ -37,7 +37,8 @@ struct kprof_config {
     long seed;                  /* KPROF_SEED: auto, the draws' seed; 0 = chosen at start */
     int one_event;              /* KPROF_ONE_EVENT: a launch on a busy stream starts at the previous stop */
     int calibrate;              /* KPROF_CALIBRATE: measure and take off each context's event hand-off */
-    int hold;                   /* KPROF_HOLD: hold streams until a timed launch is queued (struct kprof_hold) */
+    int hold;                   /* KPROF_HOLD: hold streams until a timed launch is queued (struct kprof_hold):
+                                 * 0 never, 1 every launch, N the first of each shape then 1 in N */
     const char *tool_attached;  /* another tool that counts kernels (CUDA_INJECTION64_PATH...), or NULL */
     int64_t invocation_ns;      /* KPROF_INVOCATION: start of the kprof(1) invocation, ns since the epoch by
                                    the file system's clock; 0 = none.  Reports are never written over a

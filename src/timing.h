@@ -35,6 +35,13 @@ struct kprof_timing {
     unsigned char unordered; /* 1: counted among the launches in flight that hold no order lock (timing/timing.c) */
     unsigned hold_slot;   /* then: the hold's word and number */
     uint32_t hold_seq;
+    unsigned char unheld; /* not held by KPROF_HOLD=N's draw: the kind of hold it would have had (1, 2) */
+    /* Set by the caller before kprof_timing_begin when it asks for KPROF_TIME_LAUNCH: the kernel's shape
+     * words and the launch's shape for KPROF_HOLD=N's draw (kprof_hold_drawn; hold_shapes NULL: held
+     * whenever a hold is due) */
+    uint64_t *hold_shapes;
+    unsigned hold_nshapes;
+    uint32_t hold_key;
     unsigned long epoch[3]; /* stream-order counters when the call began (see kprof_chain_break) */
 };
 

@@ -7,6 +7,8 @@
 #include "resolve.h"
 #include "graphs.h"
 #include "kernels.h"
+#include "kprof_config.h"
+#include "kprof_hash.h"
 #include "kernel_sampling.h"
 #include "preload.h"
 #include "timing.h"
@@ -16,6 +18,17 @@
 static inline enum kprof_time_want kprof_launch_want(struct kprof_kernel *k)
 {
     return kprof_sample_this(k) ? KPROF_TIME_LAUNCH : KPROF_TIME_NONE;
+}
+
+/* What KPROF_HOLD=N's draw needs of a launch of k (NULL: unknown) with this grid and block, put in t before
+ * kprof_timing_begin (struct kprof_timing's hold_shapes). */
+static inline void kprof_launch_hold_shape(struct kprof_timing *t, struct kprof_kernel *k, dim3 grid, dim3 block)
+{
+    t->hold_shapes = k && kprof_config.hold > 1 ? k->hold_shapes : NULL;
+    t->hold_nshapes = KPROF_KERNEL_HOLD_SHAPES;
+    uint64_t g = ((uint64_t)grid.x << 42) ^ ((uint64_t)grid.y << 21) ^ grid.z;
+    uint64_t b = ((uint64_t)block.x << 42) ^ ((uint64_t)block.y << 21) ^ block.z;
+    t->hold_key = (uint32_t)(kprof_mix64(g ^ kprof_mix64(b)) >> 32);
 }
 
 /* The body of a kernel launch wrapper, runtime or driver: counts the launch, times it on `stream` with
@@ -74,8 +87,10 @@ static inline enum kprof_time_want kprof_launch_want(struct kprof_kernel *k)
         /* Untimed, and no capture to look for: no timing call at all. */                         \
         int tm_ = w_ != KPROF_TIME_NONE || __atomic_load_n(&kprof_captures_active, __ATOMIC_RELAXED) > 0; \
         t_.captured = t_.no_context = 0;                                                           \
-        if (tm_)                                                                                   \
+        if (tm_) {                                                                                 \
+            kprof_launch_hold_shape(&t_, k_, (grid), (block));                                     \
             kprof_timing_begin(&t_, c_.ctx_assumed ? NULL : c_.ctx_before, (stream), (per_thread), w_); \
+        }                                                                                          \
         struct kprof_delegate d_ = { k_, w_, 0 };                                                  \
         if ((runtime) && KPROF_UNLIKELY(t_.no_context && k_))                                      \
             kprof_tls_delegate = &d_;                                                              \
@@ -111,6 +126,7 @@ static inline enum kprof_time_want kprof_launch_want(struct kprof_kernel *k)
         if (kprof_drv.cuCtxGetCurrent(&cx_) == CUDA_SUCCESS)                                       \
             kprof_preload((handle), cx_, 0);                                                       \
         struct kprof_timing t_;                                                                    \
+        kprof_launch_hold_shape(&t_, (d)->k, (grid), (block));                                     \
         kprof_timing_begin(&t_, cx_, (stream), (per_thread), (d)->want);                           \
         type r_ = (call);                                                                          \
         kprof_preload_launched(r_ == (success));                                                   \

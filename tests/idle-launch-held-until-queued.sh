@@ -9,6 +9,9 @@
 # stream is held also once a blocking stream (which waits for it) has been timed: by ordered launches.  A stream that stays busy
 # is not held (a hold costs the GPU a read of host memory), even behind an operation libkprof does not time.
 . "${top_srcdir:-..}/tests/lib.sh"
+# Every launch due a hold gets one (KPROF_HOLD=1); the default holds a sample of them
+# (sampled-holds-learn-each-shapes-offset.sh).
+export KPROF_HOLD=1
 need_jq
 export FAKEGPU_LAUNCH_LATENCY_NS=7000 FAKEGPU_HANDOFF_NS="kernel=700,hold=300" FAKEGPU_KERNEL_NS="idle_k=3000"
 FAKEGPU_REPORT_HOLDS=1 FAKEGPU_TRUTH="$WORK/truth" KPROF_FORMAT=json KPROF_OUTPUT="$WORK/r.json" KPROF_TRACE="$WORK/t.json" \

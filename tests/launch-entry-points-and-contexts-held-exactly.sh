@@ -8,6 +8,9 @@
 # a stream and its legacy stream.  Every hold is released (the fake aborts a synchronize that waits for one
 # for ever), every launch counted, and every kernel launch reads its kernel's length exactly.
 . "${top_srcdir:-..}/tests/lib.sh"
+# Every launch due a hold gets one (KPROF_HOLD=1); the default holds a sample of them
+# (sampled-holds-learn-each-shapes-offset.sh).
+export KPROF_HOLD=1
 need_jq
 export FAKEGPU_LAUNCH_LATENCY_NS=7000 FAKEGPU_HANDOFF_NS="kernel=700,hold=300" \
     FAKEGPU_KERNEL_NS="mix_k=1000,graph_k=2000,ex_k=3000,coop_k=4000,exptsz_k=6000,ptsz_k=5000,c1_k=1500,c2_k=2500"

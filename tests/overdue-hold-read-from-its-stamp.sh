@@ -7,6 +7,9 @@
 # (tests/fake/hostclock.c), lets a kprof_hold go after its timeout; each launch of idle_k here takes 5 ms
 # of host time (FAKEGPU_LAUNCH_SLEEP_US), so every hold gives up; the kernel then comes to an idle stream.
 . "${top_srcdir:-..}/tests/lib.sh"
+# Every launch due a hold gets one (KPROF_HOLD=1); the default holds a sample of them
+# (sampled-holds-learn-each-shapes-offset.sh).
+export KPROF_HOLD=1
 need_jq
 export FAKEGPU_EVENT_PENDING_QUERIES=0 FAKEGPU_LAUNCH_HOST_NS=3000 FAKEGPU_HANDOFF_NS="kernel=700" FAKEGPU_KERNEL_NS="idle_k=3000"
 # Launches that return in time: held, each reads its 3 us exactly.

@@ -566,6 +566,7 @@ void kprof_kernel_reset(struct kprof_kernel *k)
     kprof_hist_free(&k->launch_hist);
     kprof_hist_free(&k->queue_hist);
     memset(&k->sampling, 0, sizeof k->sampling);
+    memset(k->hold_shapes, 0, sizeof k->hold_shapes);
 }
 
 static void fork_child(void)

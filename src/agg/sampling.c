@@ -4,6 +4,7 @@
 #include "sampling.h"
 #include "clock.h"
 #include "kprof_config.h"
+#include "kprof_hash.h"
 
 __thread float kprof_tls_sample_weight __attribute__((tls_model("initial-exec"))) = 1.0f;
 
@@ -16,15 +17,6 @@ static struct {
     uint64_t demand;          /* launches that passed the per-kernel draw in this window (atomic) */
     uint64_t factor;          /* f x FACTOR_ONE (atomic) */
 } budget = { 0, 0, 0, FACTOR_ONE };
-
-/* splitmix64's finaliser (Steele, Lea and Flood, "Fast splittable pseudorandom number generators", 2014). */
-static uint64_t mix(uint64_t x)
-{
-    x += 0x9e3779b97f4a7c15ull;
-    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-    return x ^ (x >> 31);
-}
 
 /* FNV-1a of a kernel's mangled name, never 0 (0 marks "not computed yet"). */
 static uint64_t name_hash(struct kprof_sampling *s, const char *mangled)
@@ -69,7 +61,7 @@ int kprof_sample_auto(struct kprof_sampling *s, const char *mangled)
     if (pk < KPROF_AUTO_FLOOR)
         pk = KPROF_AUTO_FLOOR;
     /* u uniform in [0, 1) from the top 53 bits of the hash. */
-    double u = (double)(mix(budget.seed ^ mix(name_hash(s, mangled) + i)) >> 11) * 0x1.0p-53;
+    double u = (double)(kprof_mix64(budget.seed ^ kprof_mix64(name_hash(s, mangled) + i)) >> 11) * 0x1.0p-53;
     if (u >= pk)
         return 0;
     demand_one();
@@ -114,7 +106,7 @@ void kprof_sampling_init(void)
 {
     if (kprof_config.seed == 0)
         /* Below 2^53: JSON readers that hold numbers as doubles (jq 1.6, JavaScript) read it back exactly. */
-        kprof_config.seed = (long)((mix(kprof_now_ns() ^ ((uint64_t)getpid() << 32)) >> 11) | 1);
+        kprof_config.seed = (long)((kprof_mix64(kprof_now_ns() ^ ((uint64_t)getpid() << 32)) >> 11) | 1);
     budget.seed = (uint64_t)kprof_config.seed;
     budget.window_start_ns = kprof_now_ns();
 }

@@ -163,6 +163,19 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
         off += kprof_calibration_handoff(&pr->pool->calib, pr->shared,
                                          pr->idle_lag_ns ? KPROF_PRED_IDLE : (enum kprof_pred)pr->pred);
     s.dur_ns = (double)ns > off ? (uint64_t)((double)ns - (off > 0.0 ? off : 0.0) + 0.5) : 0;
+    /* KPROF_HOLD=N: held pairs teach, unheld ones on an idle stream take their shape's learned offset off
+     * (offsets.c); never read longer than the pair itself. */
+    int unlearned = 0;
+    double learned = kprof_offset_learn(pr->pool, pr, (double)s.dur_ns, &unlearned);
+    if (learned != 0.0) {
+        double d = (double)s.dur_ns - learned;
+        s.dur_ns = d <= 0.0 ? 0 : d >= (double)ns ? ns : (uint64_t)(d + 0.5);
+    }
+    if (unlearned) { /* rare: before a shape's first held launch is read */
+        pthread_mutex_lock(&kprof_ev.lock);
+        kprof_ev.n.unheld_unlearned++;
+        pthread_mutex_unlock(&kprof_ev.lock);
+    }
     s.taken_ns = ns - s.dur_ns;
     s.pred = pr->idle_lag_ns ? KPROF_PRED_IDLE : pr->pred;
     s.shared = (unsigned char)pr->shared;

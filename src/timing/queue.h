@@ -37,6 +37,7 @@ struct pair {
     uint64_t start_seq;     /* shared: the number of the pair whose stop is its start */
     unsigned char pred;     /* enum kprof_pred: what libkprof put on the stream before it */
     unsigned char late;     /* held, but its start had completed by the launch's return: the hold gave up */
+    unsigned char unheld;   /* left unheld by KPROF_HOLD=N on an idle stream: the hold it would have had (1, 2) */
 };
 
 /* Pairs recorded on one stream complete in the order they were recorded, so only a queue's head needs

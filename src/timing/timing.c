@@ -466,6 +466,13 @@ static void begin_decide_hold(struct kprof_timing *t, struct begin *g, enum kpro
          * blocking streams wait for the hold, and their pairs held it when they came in between
          * (docs/accuracy.md, point 9). */
         g->hold = q->host_fn || (q->last_pred != KPROF_PRED_KERNEL && q->last_pred != KPROF_PRED_OTHER) ? 2 : 1;
+        /* KPROF_HOLD=N: held only when drawn (hold.h), the others read with their shape's learned offset
+         * (timing/offsets.c); an ordered launch always (unheld, the legacy stream's kernels read long:
+         * docs/accuracy.md, point 12).  Unheld, nothing below needs asking. */
+        if (kprof_config.hold > 1 && !t->ordered && !kprof_hold_drawn(t->hold_shapes, t->hold_nshapes, t->hold_key)) {
+            t->unheld = (unsigned char)g->hold;
+            g->hold = 0;
+        }
         /* A launch that could not share its start (an operation libkprof does not time came between)
          * on a stream that may stay busy: asked below.  A hold costs the GPU a read of host memory
          * even when it does not wait (docs/accuracy.md, point 9). */
@@ -603,6 +610,7 @@ void kprof_timing_begin(struct kprof_timing *t, CUcontext ctx, cudaStream_t stre
     t->traced = 0;
     t->ordered = 0;
     t->unordered = 0;
+    t->unheld = 0;
     int capturing = __atomic_load_n(&kprof_captures_active, __ATOMIC_RELAXED) > 0;
     if (want == KPROF_TIME_NONE && !capturing)
         return; /* KPROF_SAMPLE skips this launch, and no stream can be capturing: nothing to ask */
@@ -818,6 +826,7 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
     pr->own_stop = 1;
     pr->shared = t->shared;
     pr->late = t->held == 3;
+    pr->unheld = lag ? t->unheld : 0; /* on an idle stream, its offset learned from the held ones */
     pr->pred = t->held == 1   ? KPROF_PRED_HELD
                : t->held == 2 ? KPROF_PRED_HELD_KERNEL
                               : t->pred; /* 3: kprof_hold gave up, lag is set and the pair is read as idle */
@@ -840,6 +849,7 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
     kprof_ev.n.held_kernel += t->held == 2;
     kprof_ev.n.beside_busy += t->beside;
     kprof_ev.n.not_held_traced += t->traced;
+    kprof_ev.n.unheld_drawn += pr->unheld != 0;
     kprof_ev.n.holds_overdue += overdue;
     if (!kprof_ev.harvester_started && !kprof_ev.harvester_stop)
         kprof_ev_start_harvester();

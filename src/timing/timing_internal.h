@@ -59,6 +59,7 @@ struct pool {
     int unordered;               /* launches in flight on such streams (or on streams of a kind not known
                                     yet) begun before both were seen, so not holding `order` (atomic) */
     struct kprof_calibration calib; /* this context's hand-offs, measured before its first pair */
+    struct offset *offsets;      /* KPROF_HOLD=N's learned offsets (offsets.c; harvest passes only) */
     int dead;                    /* its context was destroyed: never used again */
     struct pool *next;
 };
@@ -103,5 +104,14 @@ int kprof_ev_pool_matches(const struct pool *p, CUcontext ctx, int dev);
 void kprof_ev_ref_request(struct pool *p);
 /* Starts the harvesting thread (kprof_ev.harvester_started set on success); kprof_ev.lock held. */
 void kprof_ev_start_harvester(void);
+
+/* KPROF_HOLD=N (offsets.c): a kernel pair read as dur_ns (the idle-stream correction and the hand-off
+ * taken off), learned from or corrected.  A held pair (not its kernel's first launch, nor one whose hold
+ * gave up) adds to what the held launches of its kernel, launch shape and kind of hold read in pool p; a
+ * pair left unheld on an idle stream (struct pair's unheld) adds to what its unheld ones read, and the
+ * answer is what to take off it: the unheld ones' mean less the held ones' (so that, over a kernel's
+ * launches of a shape, the unheld read as the held do; it may be below 0), or 0 with *unlearned set when
+ * no held launch of its shape has been read yet.  Harvest passes only. */
+double kprof_offset_learn(struct pool *p, const struct pair *pr, double dur_ns, int *unlearned);
 
 #endif

@@ -90,6 +90,9 @@ static struct {
                               yet, or its work seen complete by the host) starts this much later: the
                               host's launch latency, which an event recorded before the launch does not
                               wait for.  Behind a hold (cuStreamWaitValue32, kprof_hold) a stream is busy. */
+    uint64_t latency_per_block_ns; /* FAKEGPU_LAUNCH_LATENCY_PER_BLOCK_NS: and this much later again for each
+                              block of its grid (a large grid arrives later; libkprof's calibration, a
+                              one-block kernel, does not see it) */
     /* With the virtual host clock (hostclock.c's libfakeclock.so preloaded), the GPU clock runs with the
      * host's: GPU time = host time + FAKEGPU_CLOCK_OFFSET_NS, faster by FAKEGPU_CLOCK_DRIFT_PPM (parts per
      * million, from the clock's start); no work starts before the host has queued it; a kernel launch
@@ -249,6 +252,7 @@ static void load_config(void)
     cfg.calib_c0_ns = env_num("FAKEGPU_CALIB_C0_NS", 600, 1000000000ULL);
     cfg.lazy_load_ns = env_num("FAKEGPU_LAZY_LOAD_NS", 0, 1000000000000ULL);
     cfg.launch_latency_ns = env_num("FAKEGPU_LAUNCH_LATENCY_NS", 0, 1000000000000ULL);
+    cfg.latency_per_block_ns = env_num("FAKEGPU_LAUNCH_LATENCY_PER_BLOCK_NS", 0, 1000000000ULL);
     cfg.host_now = (uint64_t (*)(void))dlsym(RTLD_DEFAULT, "fakeclock_now_ns");
     cfg.host_advance = (void (*)(uint64_t))dlsym(RTLD_DEFAULT, "fakeclock_advance");
     if (!cfg.host_advance)
@@ -889,12 +893,13 @@ static uint64_t advance(struct CUstream_st *s, uint64_t ns)
 static void work_put(struct CUstream_st *s, int k);
 static uint64_t handoff(const struct CUstream_st *s);
 
-/* A kernel of ns on s that also waits delay_ns (lazy loading) and the hand-off of s's last work before
- * starting; answers its start time. */
-static uint64_t kernel_advance(struct CUstream_st *s, uint64_t delay_ns, uint64_t ns)
+/* A kernel of ns and `blocks` blocks on s that also waits delay_ns (lazy loading) and the hand-off of s's
+ * last work before starting, or on an idle stream the launch latency; answers its start time. */
+static uint64_t kernel_advance(struct CUstream_st *s, uint64_t delay_ns, uint64_t blocks, uint64_t ns)
 {
     int idle = s->last_work == W_NONE || s->seen_idle;
-    uint64_t t0 = start_time(s) + handoff(s) + delay_ns + (idle ? cfg.launch_latency_ns : 0);
+    uint64_t t0 = start_time(s) + handoff(s) + delay_ns +
+                  (idle ? cfg.launch_latency_ns + cfg.latency_per_block_ns * blocks : 0);
 
     s->t = s->sync_t = t0 + ns;
     work_put(s, W_KERNEL);
@@ -2406,7 +2411,7 @@ static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
     if (strcmp(fn->name, "kprof_hold") == 0) { /* libkprof's hold: (word, seq, timeout); no time of its own */
         if (!params || !params[0] || !params[1])
             RETURN(CUDA_ERROR_INVALID_VALUE);
-        kernel_advance(s, func_load(fn, c) ? cfg.lazy_load_ns : 0, 0);
+        kernel_advance(s, func_load(fn, c) ? cfg.lazy_load_ns : 0, 1, 0);
         if (params[2] && *(unsigned long long *)params[2] > g.hold_timeout_max)
             g.hold_timeout_max = *(unsigned long long *)params[2];
         /* With the virtual host clock it gives up after its timeout (hold_settle). */
@@ -2433,7 +2438,7 @@ static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
          * before this launch and released after it would hang a real GPU). */
         if (lazy)
             holds_wait(ANY_STREAM, ANY_STREAM);
-        uint64_t t0 = kernel_advance(s, lazy ? cfg.lazy_load_ns : 0, ns);
+        uint64_t t0 = kernel_advance(s, lazy ? cfg.lazy_load_ns : 0, (uint64_t)gx * gy * gz, ns);
 
         if (calib)
             calib_out(params, t0, ns);

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # run-bench.sh OUTDIR: libkprof's overhead and accuracy on the GPU (issue: overhead near the floor of event
 # timing).  Each case runs without libkprof (plain), with it (kprof: the defaults, every launch timed),
-# with two events per timed call always (pairs: KPROF_ONE_EVENT=0), with KPROF_SAMPLE=16, 64 and auto, and
+# with two events per timed call always (pairs: KPROF_ONE_EVENT=0), with every idle launch held (hold1:
+# KPROF_HOLD=1), with KPROF_SAMPLE=16, 64 and auto, and
 # under the CUPTI activity tracer (what Nsight Systems uses), interleaved, REPS times; the figure is the
 # region the benchmark times itself, and the table shows medians and ratios to plain.  Then accuracy
 # (per-kernel means against CUPTI's, for kprof and pairs) and scale (10 million launches: added resident
@@ -29,6 +30,7 @@ run() {
     kprof) KPROF_OUTPUT=/dev/null LD_PRELOAD="$lib" "$@" ;;
     base) KPROF_OUTPUT=/dev/null LD_PRELOAD="${base_lib:?mode base needs KPROF_BASE_LIB}" "$@" ;;
     pairs) KPROF_ONE_EVENT=0 KPROF_OUTPUT=/dev/null LD_PRELOAD="$lib" "$@" ;;
+    hold1) KPROF_HOLD=1 KPROF_OUTPUT=/dev/null LD_PRELOAD="$lib" "$@" ;;
     sample16) KPROF_SAMPLE=16 KPROF_OUTPUT=/dev/null LD_PRELOAD="$lib" "$@" ;;
     sample64) KPROF_SAMPLE=64 KPROF_OUTPUT=/dev/null LD_PRELOAD="$lib" "$@" ;;
     auto) KPROF_SAMPLE=auto KPROF_OUTPUT=/dev/null LD_PRELOAD="$lib" "$@" ;;
@@ -63,13 +65,13 @@ for line in open(path):
         vals.setdefault(m, []).append(float(v))
 base = statistics.median(vals["plain"]) if vals.get("plain") else None
 cells = []
-for m in ("plain", "base", "kprof", "pairs", "sample16", "sample64", "auto", "cupti"):
+for m in ("plain", "base", "kprof", "hold1", "pairs", "sample16", "sample64", "auto", "cupti"):
     if vals.get(m) and base:
         med = statistics.median(vals[m])
         # per launch where the figure allows: the launch cases time 200k launches, reduce prints us/launch
         per = 200000 if "200k" in name else 1 if "us/launch" in name else None
         cells.append("%s %.4gx" % (m, med / base) + (" (%+.2f us)" % ((med - base) / per) if per else ""))
-    elif m not in ("base", "auto"):
+    elif m not in ("base", "auto", "hold1"):
         cells.append("%s -" % m)
 print("%-34s base %10.1f   %s" % (name, base or 0, "   ".join(cells[1:])))
 PY

@@ -14,7 +14,9 @@
  * bslow_k then leg_k, lslow_k then blk_k, and bslow_k behind blong_k, so that it may start at blong_k's
  * stop, then leg_k; the blocking stream may have the handle of a non-blocking one destroyed before),
  * "apimix" (16 launches of fast_k and 5 of slow_k, for the api table's median: FAKEGPU_LAUNCH_SLEEP_US),
- * "beside" (beside_k on an idle stream while long_k may still run on another, then once it is done). */
+ * "beside" (beside_k on an idle stream while long_k may still run on another, then once it is done),
+ * "shapes" (shape_k launched 40 times with 1 block and 40 times with 4096, alternating, each waited for,
+ * then copy_k 20 times behind a 4 KiB HtoD copy, each waited for). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -147,6 +149,25 @@ static int idle(CUstream s)
     CK(cuStreamSynchronize(s));
     launch(f, s);
     CK(cuStreamSynchronize(s));
+    return 0;
+}
+
+static int shapes(CUstream s)
+{
+    CUfunction f = fn("shape_k"), g = fn("copy_k");
+    for (int i = 0; i < 80; i++) {
+        CK(cuLaunchKernel(f, i % 2 ? 4096 : 1, 1, 1, 32, 1, 1, 0, s, NULL, NULL));
+        CK(cuStreamSynchronize(s));
+    }
+    static char host[4096];
+    CUdeviceptr d;
+    CK(cuMemAlloc(&d, sizeof host));
+    for (int i = 0; i < 20; i++) {
+        CK(cuMemcpyHtoDAsync(d, host, sizeof host, s));
+        launch(g, s);
+        CK(cuStreamSynchronize(s));
+    }
+    CK(cuMemFree(d));
     return 0;
 }
 
@@ -304,6 +325,7 @@ int main(int argc, char **argv)
              : !strcmp(mode, "mixed") ? mixed()
              : !strcmp(mode, "apimix") ? apimix(s)
              : !strcmp(mode, "beside") ? beside(s, other)
+             : !strcmp(mode, "shapes") ? shapes(s)
                                      : preds(s, other);
     printf("preds %s: ok\n", mode);
     return rc;

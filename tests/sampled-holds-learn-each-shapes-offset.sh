@@ -1,0 +1,45 @@
+#!/bin/sh
+# KPROF_HOLD=N (the default, 8): a launch on an idle stream is held only when it is among the first 8 of
+# its kernel and launch shape, or drawn (1 in N); the others are read with the idle-stream correction
+# and the offset learned from the held launches of the same kernel, shape and kind of hold.  On the fake
+# GPU with the virtual host clock (every host time exact), an idle launch arrives 7 us later, plus 1 ns
+# a block of its grid, which the calibration (a one-block kernel) cannot see: unheld and uncorrected, the
+# 4096-block launches of shape_k read 4.1 us long and copy_k behind its copy reads 0.  With the learned
+# offsets every launch reads its kernel's length exactly, as when every launch is held (KPROF_HOLD=1),
+# with about a third of the holds.  The test fails without the learned offsets.
+. "${top_srcdir:-..}/tests/lib.sh"
+need_jq
+export FAKEGPU_LAUNCH_HOST_NS=1500 FAKEGPU_EVENT_PENDING_QUERIES=0 FAKEGPU_LAUNCH_LATENCY_NS=7000 \
+    FAKEGPU_LAUNCH_LATENCY_PER_BLOCK_NS=1 FAKEGPU_HANDOFF_NS="kernel=700,htod=2500" \
+    FAKEGPU_KERNEL_NS="shape_k=3000,copy_k=2000"
+for h in 1 8 0; do
+    KPROF_HOLD=$h KPROF_SEED=7 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/h$h.json" run_clocked "$PROGS/preds" shapes \
+        >"$WORK/out" 2>"$WORK/err" || fail "preds shapes failed with KPROF_HOLD=$h: $(cat "$WORK/out" "$WORK/err")"
+done
+totals() { jq -c '[.kernels[] | [.name, .calls, .total_ns]] | sort' "$1"; }
+expect_eq "$(totals "$WORK/h1.json")" '[["copy_k",20,40000],["shape_k",80,240000]]' "KPROF_HOLD=1: every launch held, exact"
+expect_eq "$(totals "$WORK/h8.json")" '[["copy_k",20,40000],["shape_k",80,240000]]' \
+    "KPROF_HOLD=8: held and unheld launches alike read their kernel's length"
+expect_eq "$(jq -c '[.kernels[] | [.min_ns, .max_ns]] | unique' "$WORK/h8.json")" '[[2000,2000],[3000,3000]]' \
+    "KPROF_HOLD=8: each launch exact, not only the totals"
+expect_eq "$(jq -c '.events | [.held + .held_kernel, .unheld_drawn, .unheld_unlearned]' "$WORK/h1.json")" '[100,0,0]' \
+    "KPROF_HOLD=1: 100 holds"
+held=$(jqr '.events.held + .events.held_kernel' "$WORK/h8.json")
+expect_eq "$held+$(jqr '.events.unheld_drawn' "$WORK/h8.json")" "$held+$((100 - held))" "KPROF_HOLD=8: the others unheld"
+[ "$held" -ge 24 ] && [ "$held" -le 50 ] || fail "KPROF_HOLD=8: $held holds, expected the first 8 of each of 3 shapes and about 1 in 8 of the other 76"
+pass "KPROF_HOLD=8: $held holds of 100"
+expect_eq "$(jqr '.events.unheld_unlearned' "$WORK/h8.json")" 0 "every unheld launch came after held ones of its shape"
+# Without holds the shape's extra latency stays in the pairs (what the learned offsets remove).
+[ "$(jqr '[.kernels[] | select(.name == "shape_k") | .total_ns] | .[0]' "$WORK/h0.json")" -gt 300000 ] ||
+    fail "KPROF_HOLD=0: shape_k's 4096-block launches should read long"
+pass "KPROF_HOLD=0: the large grid's latency is not seen"
+# The same seed draws the same launches; the text report says how many were left unheld.
+KPROF_SEED=7 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/again.json" run_clocked "$PROGS/preds" shapes >/dev/null 2>&1
+expect_eq "$(jqr '.events.unheld_drawn' "$WORK/again.json")" "$((100 - held))" "KPROF_SEED=7 draws the same launches"
+KPROF_SEED=7 KPROF_OUTPUT="$WORK/h8.txt" run_clocked "$PROGS/preds" shapes >/dev/null 2>&1
+expect_grep "not held by KPROF_HOLD's draw $((100 - held)) \(read with the offset learned from held launches of their kernel and launch shape; 0 before one was learned\)" \
+    "$WORK/h8.txt" "the text report's events line says so"
+# A bad value: a warning, and the default.
+KPROF_HOLD=-3 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/bad.json" run_clocked "$PROGS/preds" shapes >/dev/null 2>"$WORK/err"
+expect_grep 'libkprof: .*KPROF_HOLD' "$WORK/err" "KPROF_HOLD=-3 is warned about"
+expect_eq "$(totals "$WORK/bad.json")" '[["copy_k",20,40000],["shape_k",80,240000]]' "KPROF_HOLD=-3: the default, exact"
