@@ -47,7 +47,9 @@ struct kprof_event_counters {
     long holds_overdue; /* holds released after kprof_hold had given up (hold.h) */
     long not_held_traced; /* launches not held while kprof_kernels_traced (calibrate.h) */
     long unheld_drawn;    /* KPROF_HOLD=N: launches on idle streams left unheld by the draw (hold.h) */
-    long unheld_unlearned; /* of them, those read before their shape had a held launch to learn from */
+    long gap_shared;      /* KPROF_HOLD=N: launches that shared their start though their stream might run dry
+                             before their kernel arrived (timing.h, gap) */
+    long unheld_unlearned; /* of those two kinds, the launches read before their shape had a reference */
 };
 
 #endif

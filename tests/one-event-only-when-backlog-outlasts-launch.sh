@@ -5,6 +5,9 @@
 # may run dry during the launch and the shared start would hold the idle gap.  On the fake GPU: 20
 # back-to-back launches of a 100 ns kernel get two events each; of a 1 ms kernel, one event after the first.
 . "${top_srcdir:-..}/tests/lib.sh"
+# Every launch measured in full (KPROF_HOLD=1): the default's sample shares starts across a short backlog
+# and learns the gap (sampled-holds-learn-each-shapes-offset.sh).
+export KPROF_HOLD=1
 need_jq
 export FAKEGPU_EVENT_PENDING_QUERIES=1000
 FAKEGPU_KERNEL_NS=short=100 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/short.json" run_kprof "$PROGS/preds" short >/dev/null

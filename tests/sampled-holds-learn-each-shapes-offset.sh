@@ -6,7 +6,10 @@
 # a block of its grid, which the calibration (a one-block kernel) cannot see: unheld and uncorrected, the
 # 4096-block launches of shape_k read 4.1 us long and copy_k behind its copy reads 0.  With the learned
 # offsets every launch reads its kernel's length exactly, as when every launch is held (KPROF_HOLD=1),
-# with about a third of the holds.  The test fails without the learned offsets.
+# with about a third of the holds.  The same draw decides a launch on a stream still busy with a backlog
+# that may end before its kernel arrives: not drawn, it starts at the previous stop (one event) and loses
+# the gap learned from the drawn ones, which get a start of their own and a hold.  The test fails without
+# the learned offsets.
 . "${top_srcdir:-..}/tests/lib.sh"
 need_jq
 export FAKEGPU_LAUNCH_HOST_NS=1500 FAKEGPU_EVENT_PENDING_QUERIES=0 FAKEGPU_LAUNCH_LATENCY_NS=7000 \
@@ -37,9 +40,23 @@ pass "KPROF_HOLD=0: the large grid's latency is not seen"
 KPROF_SEED=7 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/again.json" run_clocked "$PROGS/preds" shapes >/dev/null 2>&1
 expect_eq "$(jqr '.events.unheld_drawn' "$WORK/again.json")" "$((100 - held))" "KPROF_SEED=7 draws the same launches"
 KPROF_SEED=7 KPROF_OUTPUT="$WORK/h8.txt" run_clocked "$PROGS/preds" shapes >/dev/null 2>&1
-expect_grep "not held by KPROF_HOLD's draw $((100 - held)) \(read with the offset learned from held launches of their kernel and launch shape; 0 before one was learned\)" \
+expect_grep "not held by KPROF_HOLD's draw $((100 - held)) and started at the previous stop though the stream might run dry first 0 \(read with the offset learned from launches of their kernel and launch shape measured in full; 0 before one was learned\)" \
     "$WORK/h8.txt" "the text report's events line says so"
 # A bad value: a warning, and the default.
 KPROF_HOLD=-3 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/bad.json" run_clocked "$PROGS/preds" shapes >/dev/null 2>"$WORK/err"
 expect_grep 'libkprof: .*KPROF_HOLD' "$WORK/err" "KPROF_HOLD=-3 is warned about"
 expect_eq "$(totals "$WORK/bad.json")" '[["copy_k",20,40000],["shape_k",80,240000]]' "KPROF_HOLD=-3: the default, exact"
+# Back-to-back 1 us kernels, each launch call 1.5 us of host time: the stream is still busy when a launch
+# begins, and runs dry 0.5 us before its kernel arrives.  The launches that start at the previous stop all
+# the same (gap_shared) read 1 us: the 0.5 us gap learned from the drawn ones is taken off.
+FAKEGPU_LAUNCH_LATENCY_NS=0 FAKEGPU_LAUNCH_LATENCY_PER_BLOCK_NS=0 FAKEGPU_HANDOFF_NS= FAKEGPU_EVENT_SEEN_NS=1 \
+    FAKEGPU_LAUNCH_HOST_NS=1500 FAKEGPU_KERNEL_NS="short=1000" KPROF_SEED=7 KPROF_FORMAT=json \
+    KPROF_OUTPUT="$WORK/gap.json" KPROF_TRACE="$WORK/gap.trace" run_clocked "$PROGS/preds" short >/dev/null 2>&1 ||
+    fail "preds short failed"
+gaps=$(jqr '.events.gap_shared' "$WORK/gap.json")
+[ "$gaps" -ge 3 ] || fail "preds short: $gaps launches shared their start across the gap, expected a few"
+expect_eq "$(jq -c '[.traceEvents[] | select(.name == "short" and .args.taken_off_ns == 500) | [.args.after, .dur]] | unique' "$WORK/gap.trace")" \
+    '[["kernel (one event)",1]]' "preds short: the $gaps gap-shared launches lose the 0.5 us gap and read 1 us"
+expect_eq "$(jq '[.traceEvents[] | select(.name == "short" and .args.taken_off_ns == 500)] | length' "$WORK/gap.trace")" "$gaps" \
+    "preds short: as many as counted"
+expect_eq "$(jqr '.events.unheld_unlearned' "$WORK/gap.json")" 0 "preds short: each after a reference of its shape"

@@ -323,6 +323,7 @@ static void read_root(struct kprof_saved *r, json_t *root)
     s->events.n.not_held_traced = lng(ev, "not_held_traced");
     s->events.n.holds_overdue = lng(ev, "holds_overdue");
     s->events.n.unheld_drawn = lng(ev, "unheld_drawn");
+    s->events.n.gap_shared = lng(ev, "gap_shared");
     s->events.n.unheld_unlearned = lng(ev, "unheld_unlearned");
 }
 

@@ -242,10 +242,11 @@ void kprof_report_text(FILE *f, const struct kprof_snapshot *s)
     if (s->events.n.holds_overdue) /* a launch call that outlasted its hold: other streams may have waited */
         fprintf(f, ", held longer than kprof_hold waits (%.0f ms) %ld (kernels on other streams may read up to "
                    "that much longer)", (double)KPROF_HOLD_TIMEOUT_NS / 1e6, s->events.n.holds_overdue);
-    if (s->events.n.unheld_drawn) /* KPROF_HOLD=N */
-        fprintf(f, ", not held by KPROF_HOLD's draw %ld (read with the offset learned from held launches of their "
-                   "kernel and launch shape; %ld before one was learned)",
-                s->events.n.unheld_drawn, s->events.n.unheld_unlearned);
+    if (s->events.n.unheld_drawn || s->events.n.gap_shared) /* KPROF_HOLD=N */
+        fprintf(f, ", not held by KPROF_HOLD's draw %ld and started at the previous stop though the stream might "
+                   "run dry first %ld (read with the offset learned from launches of their kernel and launch shape "
+                   "measured in full; %ld before one was learned)",
+                s->events.n.unheld_drawn, s->events.n.gap_shared, s->events.n.unheld_unlearned);
     if (s->events.n.not_held_traced) /* torch.profiler and other CUPTI tracers would see kprof_hold */
         fprintf(f, ", not held while another tool traced kernels through CUPTI %ld (timed as without holds)",
                 s->events.n.not_held_traced);

@@ -163,14 +163,23 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
         off += kprof_calibration_handoff(&pr->pool->calib, pr->shared,
                                          pr->idle_lag_ns ? KPROF_PRED_IDLE : (enum kprof_pred)pr->pred);
     s.dur_ns = (double)ns > off ? (uint64_t)((double)ns - (off > 0.0 ? off : 0.0) + 0.5) : 0;
-    /* KPROF_HOLD=N: held pairs teach, unheld ones on an idle stream take their shape's learned offset off
-     * (offsets.c); never read longer than the pair itself. */
-    int unlearned = 0;
-    double learned = kprof_offset_learn(pr->pool, pr, (double)s.dur_ns, &unlearned);
+    /* KPROF_HOLD=N: pairs measured in full teach, the others take their shape's learned offset off
+     * (offsets.c): first the hold's (held, or unheld on an idle stream), then the gap's (behind a short
+     * backlog: the reference is read with the hold's offset already off).  Never longer than the pair. */
+    int unlearned = 0, gap_unlearned = 0;
+    unsigned hold_kind = pr->unheld                             ? pr->unheld
+                         : pr->late                             ? KPROF_OFFSET_NONE
+                         : pr->pred == KPROF_PRED_HELD          ? KPROF_OFFSET_HELD
+                         : pr->pred == KPROF_PRED_HELD_KERNEL   ? KPROF_OFFSET_HELD_KERNEL
+                                                                : KPROF_OFFSET_NONE;
+    double learned = kprof_offset_learn(pr->pool, pr, hold_kind, !pr->unheld, (double)s.dur_ns, &unlearned);
+    learned += kprof_offset_learn(pr->pool, pr, pr->gap ? KPROF_OFFSET_GAP : KPROF_OFFSET_NONE, pr->gap == 2,
+                                  (double)s.dur_ns - learned, &gap_unlearned);
     if (learned != 0.0) {
         double d = (double)s.dur_ns - learned;
         s.dur_ns = d <= 0.0 ? 0 : d >= (double)ns ? ns : (uint64_t)(d + 0.5);
     }
+    unlearned |= gap_unlearned;
     if (unlearned) { /* rare: before a shape's first held launch is read */
         pthread_mutex_lock(&kprof_ev.lock);
         kprof_ev.n.unheld_unlearned++;

@@ -2,7 +2,10 @@
  * idle-stream correction (the host time from its start event to the launch's return) and the calibrated
  * idle hand-off; what that leaves depends on the kernel and its launch shape (a large grid arrives later
  * than a one-block kernel: docs/accuracy.md, "Holds"), so it is learned per kernel, shape and kind of hold
- * from the launches of that shape that were held, drawn at random among the same launches. */
+ * from the launches of that shape that were held, drawn at random among the same launches.  Likewise a
+ * launch that shares its start with the previous stop on a stream whose known work may end before its
+ * kernel arrives holds the idle gap between: learned from the drawn launches in that situation, which get
+ * a start of their own. */
 #include <string.h>
 #include "kprof_config.h"
 #include "timing_internal.h"
@@ -10,23 +13,19 @@
 struct offset_key {
     void *target; /* struct kprof_kernel * */
     unsigned grid[3], block[3];
-    unsigned kind; /* 1 HELD, 2 HELD_KERNEL: the hold it had or would have had */
+    unsigned kind; /* enum kprof_offset_kind */
 };
 struct offset {
     struct offset_key key;
-    uint64_t held_n, unheld_n;
-    double held_sum, unheld_sum; /* ns */
+    uint64_t ref_n, n;         /* launches measured in full (the references), and the others */
+    double ref_sum, sum;       /* their durations, ns */
     UT_hash_handle hh;
 };
 
-double kprof_offset_learn(struct pool *p, const struct pair *pr, double dur_ns, int *unlearned)
+double kprof_offset_learn(struct pool *p, const struct pair *pr, unsigned kind, int reference, double dur_ns,
+                          int *unlearned)
 {
     *unlearned = 0;
-    unsigned kind = pr->unheld          ? pr->unheld
-                    : pr->late          ? 0
-                    : pr->pred == KPROF_PRED_HELD ? 1
-                    : pr->pred == KPROF_PRED_HELD_KERNEL ? 2
-                                                  : 0;
     if (kind == 0 || pr->kind != KPROF_TARGET_KERNEL || kprof_config.hold < 2)
         return 0.0;
     struct offset_key key;
@@ -39,8 +38,8 @@ double kprof_offset_learn(struct pool *p, const struct pair *pr, double dur_ns, 
     HASH_FIND(hh, p->offsets, &key, sizeof key, o);
     if (!o) {
         o = calloc(1, sizeof *o);
-        if (!o) { /* out of memory: read as the idle-stream correction alone */
-            *unlearned = pr->unheld != 0;
+        if (!o) { /* out of memory: read without an offset */
+            *unlearned = !reference;
             return 0.0;
         }
         o->key = key;
@@ -49,20 +48,20 @@ double kprof_offset_learn(struct pool *p, const struct pair *pr, double dur_ns, 
         HASH_FIND(hh, p->offsets, &key, sizeof key, found);
         if (found != o) { /* uthash ran out of memory and did not add it */
             free(o);
-            *unlearned = pr->unheld != 0;
+            *unlearned = !reference;
             return 0.0;
         }
     }
-    if (!pr->unheld) {
-        o->held_n++;
-        o->held_sum += dur_ns;
+    if (reference) {
+        o->ref_n++;
+        o->ref_sum += dur_ns;
         return 0.0;
     }
-    o->unheld_n++;
-    o->unheld_sum += dur_ns;
-    if (o->held_n == 0) {
+    o->n++;
+    o->sum += dur_ns;
+    if (o->ref_n == 0) {
         *unlearned = 1;
         return 0.0;
     }
-    return o->unheld_sum / (double)o->unheld_n - o->held_sum / (double)o->held_n;
+    return o->sum / (double)o->n - o->ref_sum / (double)o->ref_n;
 }

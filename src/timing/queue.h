@@ -38,6 +38,7 @@ struct pair {
     unsigned char pred;     /* enum kprof_pred: what libkprof put on the stream before it */
     unsigned char late;     /* held, but its start had completed by the launch's return: the hold gave up */
     unsigned char unheld;   /* left unheld by KPROF_HOLD=N on an idle stream: the hold it would have had (1, 2) */
+    unsigned char gap;      /* KPROF_HOLD=N behind a short backlog: 1 its start shared, 2 the reference (timing.h) */
 };
 
 /* Pairs recorded on one stream complete in the order they were recorded, so only a queue's head needs

@@ -199,10 +199,12 @@ static CUevent lend_last_stop(struct queue *q, struct pool *p, int legacy, struc
     t->lent_seq = q->pushed - 1;
     t->start_before_ns = last->start_host_ns; /* a reference older than the lent event */
     double most = backlog_collect(q, p, bl);
-    if (most >= 0.0 && most < backlog_needed_ns()) {
+    t->short_backlog = most >= 0.0 && most < backlog_needed_ns();
+    if (t->short_backlog && t->drawn < 0) {
         last->own_stop = 1; /* not lent after all */
         return NULL;
     }
+    /* KPROF_HOLD=N: lent all the same, to ask whether the stream is busy (begin_choose_start) */
     return last->stop;
 }
 
@@ -422,7 +424,7 @@ static void begin_find_queue(struct kprof_timing *t, struct begin *g, enum kprof
 
 /* The call's events, taken from the pool or reserved: its stop, and its start unless the last pair's
  * stop is lent to it (its pair no longer gives it back).  kprof_ev.lock held. */
-static void begin_take_events(struct kprof_timing *t, struct begin *g)
+static void begin_take_events(struct kprof_timing *t, struct begin *g, enum kprof_time_want want)
 {
     struct queue *q = g->q;
     int ca = 0, cb = 0; /* not g's: g stays out of memory */
@@ -431,6 +433,12 @@ static void begin_take_events(struct kprof_timing *t, struct begin *g)
     t->tested = 0;
     t->beside = 0;
     t->pred = q ? q->last_pred : KPROF_PRED_UNKNOWN;
+    /* KPROF_HOLD=N: whether this launch is measured in full (hold.h): drawn 1, else 0; -1 no draw. */
+    t->drawn = -1;
+    t->short_backlog = 0;
+    if (q && want == KPROF_TIME_LAUNCH && kprof_config.hold > 1 && t->hold_shapes && !t->ordered &&
+        g->p->calib.hold.ok)
+        t->drawn = (signed char)kprof_hold_drawn(t->hold_shapes, t->hold_nshapes, t->hold_key);
     if (q && g->may_share)
         g->lent = lend_last_stop(q, g->p, g->legacy, t, g->bl);
     if (q) {
@@ -469,7 +477,7 @@ static void begin_decide_hold(struct kprof_timing *t, struct begin *g, enum kpro
         /* KPROF_HOLD=N: held only when drawn (hold.h), the others read with their shape's learned offset
          * (timing/offsets.c); an ordered launch always (unheld, the legacy stream's kernels read long:
          * docs/accuracy.md, point 12).  Unheld, nothing below needs asking. */
-        if (kprof_config.hold > 1 && !t->ordered && !kprof_hold_drawn(t->hold_shapes, t->hold_nshapes, t->hold_key)) {
+        if (t->drawn == 0) {
             t->unheld = (unsigned char)g->hold;
             g->hold = 0;
         }
@@ -521,13 +529,19 @@ static int begin_choose_start(struct kprof_timing *t, struct begin *g)
     if (g->ca)
         g->a = kprof_ev_pool_create(p);
 
-    /* The lent event still pending: the stream is busy, and this launch starts where that call stopped. */
-    if (g->lent && kprof_event_query_uncaptured(g->lent) == CUDA_ERROR_NOT_READY && backlog_outlasts_launch(g->bl)) {
+    /* The lent event still pending: the stream is busy, and this launch starts where that call stopped,
+     * if the stream stays busy until its kernel arrives.  KPROF_HOLD=N: a launch not drawn starts there
+     * all the same (gap 1: its shape's learned offset takes the gap off, timing/offsets.c); a drawn one
+     * that would have is the reference it learns from (gap 2). */
+    int pending = g->lent && kprof_event_query_uncaptured(g->lent) == CUDA_ERROR_NOT_READY;
+    int outlasts = pending && !t->short_backlog && backlog_outlasts_launch(g->bl);
+    t->gap = pending && !outlasts && t->drawn >= 0 ? (t->drawn ? 2 : 1) : 0;
+    if (outlasts || t->gap == 1) {
         g->a = g->lent;
         t->shared = 1;
         t->tested = 1;
     } else if (g->lent) {
-        t->tested = 2;
+        t->tested = pending ? 1 : 2;
         pthread_mutex_lock(&kprof_ev.lock);
         unlend(g->q, p, g->lent, t->lent_seq);
         pthread_mutex_unlock(&kprof_ev.lock);
@@ -611,6 +625,7 @@ void kprof_timing_begin(struct kprof_timing *t, CUcontext ctx, cudaStream_t stre
     t->ordered = 0;
     t->unordered = 0;
     t->unheld = 0;
+    t->gap = 0;
     int capturing = __atomic_load_n(&kprof_captures_active, __ATOMIC_RELAXED) > 0;
     if (want == KPROF_TIME_NONE && !capturing)
         return; /* KPROF_SAMPLE skips this launch, and no stream can be capturing: nothing to ask */
@@ -624,7 +639,7 @@ void kprof_timing_begin(struct kprof_timing *t, CUcontext ctx, cudaStream_t stre
     if (!begin_find_pool(t, &g, ctx, stream, per_thread, want))
         return;
     begin_find_queue(t, &g, want); /* kprof_ev.lock taken */
-    begin_take_events(t, &g);
+    begin_take_events(t, &g, want);
     begin_decide_hold(t, &g, want);
     if (!g.q || (!g.b && !g.cb) || (!g.lent && !g.a && !g.ca)) {
         /* Out of memory, or the pool is exhausted: this call stays untimed (no start was taken). */
@@ -827,6 +842,7 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
     pr->shared = t->shared;
     pr->late = t->held == 3;
     pr->unheld = lag ? t->unheld : 0; /* on an idle stream, its offset learned from the held ones */
+    pr->gap = t->gap;
     pr->pred = t->held == 1   ? KPROF_PRED_HELD
                : t->held == 2 ? KPROF_PRED_HELD_KERNEL
                               : t->pred; /* 3: kprof_hold gave up, lag is set and the pair is read as idle */
@@ -850,6 +866,7 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
     kprof_ev.n.beside_busy += t->beside;
     kprof_ev.n.not_held_traced += t->traced;
     kprof_ev.n.unheld_drawn += pr->unheld != 0;
+    kprof_ev.n.gap_shared += t->gap == 1;
     kprof_ev.n.holds_overdue += overdue;
     if (!kprof_ev.harvester_started && !kprof_ev.harvester_stop)
         kprof_ev_start_harvester();

@@ -105,13 +105,21 @@ void kprof_ev_ref_request(struct pool *p);
 /* Starts the harvesting thread (kprof_ev.harvester_started set on success); kprof_ev.lock held. */
 void kprof_ev_start_harvester(void);
 
-/* KPROF_HOLD=N (offsets.c): a kernel pair read as dur_ns (the idle-stream correction and the hand-off
- * taken off), learned from or corrected.  A held pair (not its kernel's first launch, nor one whose hold
- * gave up) adds to what the held launches of its kernel, launch shape and kind of hold read in pool p; a
- * pair left unheld on an idle stream (struct pair's unheld) adds to what its unheld ones read, and the
- * answer is what to take off it: the unheld ones' mean less the held ones' (so that, over a kernel's
- * launches of a shape, the unheld read as the held do; it may be below 0), or 0 with *unlearned set when
- * no held launch of its shape has been read yet.  Harvest passes only. */
-double kprof_offset_learn(struct pool *p, const struct pair *pr, double dur_ns, int *unlearned);
+/* KPROF_HOLD=N (offsets.c): what a launch measured the cheap way reads beyond one measured in full, learned
+ * per kernel, launch shape and kind (enum kprof_offset_kind) in pool p.  For a kernel pair (not its
+ * kernel's first launch) read as dur_ns (the idle-stream correction and the hand-off taken off): a
+ * reference (measured in full) adds to what the references of its kernel, shape and kind read; another
+ * adds to what those read, and the answer is what to take off it: their mean less the references' (so
+ * that, over a shape's launches, they read as the references do; it may be below 0), or 0 with
+ * *unlearned set when no reference of its shape has been read yet.  Harvest passes only. */
+enum kprof_offset_kind {
+    KPROF_OFFSET_NONE,
+    KPROF_OFFSET_HELD,        /* held after a kernel or wait (HELD), or left unheld on an idle stream */
+    KPROF_OFFSET_HELD_KERNEL, /* the same behind a copy, memset or host function (HELD_KERNEL) */
+    KPROF_OFFSET_GAP,         /* a busy stream whose known work may end before the kernel arrives: a
+                                 start shared (struct pair's gap 1), or of its own (gap 2, the reference) */
+};
+double kprof_offset_learn(struct pool *p, const struct pair *pr, unsigned kind, int reference, double dur_ns,
+                          int *unlearned);
 
 #endif
