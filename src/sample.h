@@ -34,6 +34,11 @@ struct kprof_sample {
      * kernel's start before the call's. */
     unsigned char has_split, has_queue;
     uint64_t launch_host_ns, queue_ns;
+    /* Not a timed call but a correction of kernel `target`'s GPU time (KPROF_HOLD=N's learned offsets
+     * settled, timing/offsets.c): adjust_ns (ns, may be below 0) added to its total and to its device's
+     * kernel time; no launch counted, nothing else read. */
+    unsigned char adjust;
+    double adjust_ns;
 };
 
 /* Counters for the report: pairs dropped because their events failed, calls untimed for lack of events,

@@ -60,3 +60,21 @@ expect_eq "$(jq -c '[.traceEvents[] | select(.name == "short" and .args.taken_of
 expect_eq "$(jq '[.traceEvents[] | select(.name == "short" and .args.taken_off_ns == 500)] | length' "$WORK/gap.trace")" "$gaps" \
     "preds short: as many as counted"
 expect_eq "$(jqr '.events.unheld_unlearned' "$WORK/gap.json")" 0 "preds short: each after a reference of its shape"
+# Kernel lengths that change from launch to launch (1, 3, 2 us in turn) and, with KPROF_HOLD=65536, only
+# the first 8 launches of each shape held: the offset learned by any launch so far moves with the lengths
+# read, but each kernel's total is settled on the offset as learned last, over every unheld launch: the
+# held launches as read plus each unheld one at the held ones' mean, shape by shape (read here from the
+# trace).  A running offset alone gives the first unheld launches' lengths the most weight.
+FAKEGPU_KERNEL_NS="shape_k=1000/3000/2000,copy_k=2000" KPROF_HOLD=65536 KPROF_SEED=7 KPROF_FORMAT=json \
+    KPROF_OUTPUT="$WORK/settle.json" KPROF_TRACE="$WORK/settle.trace" run_clocked "$PROGS/preds" shapes >/dev/null 2>&1 ||
+    fail "preds shapes failed with varying lengths"
+expected=$(jq '[.traceEvents[] | select(.name == "shape_k")] | group_by(.args.grid[0]) | map(
+        (map(select(.args.first_launch)) | map(.dur) | add // 0) as $first
+        | map(select(.args.first_launch | not)) as $rest
+        | ($rest | map(select(.args.after | test("^held"))) | map(.dur)) as $ref
+        | ($rest | map(select(.args.after | test("^held") | not)) | length) as $unheld
+        | $first + ($ref | add) + $unheld * ($ref | add) / ($ref | length)) | add * 1000 | round' "$WORK/settle.trace")
+got=$(kernel_field "$WORK/settle.json" shape_k total_ns)
+[ "$(( got - expected ))" -le 80 ] && [ "$(( expected - got ))" -le 80 ] ||
+    fail "varying lengths: shape_k's total $got ns, expected $expected (held as read, unheld at the held mean)"
+pass "varying lengths: shape_k's total settled on the last offset ($got ns, expected $expected)"

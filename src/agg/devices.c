@@ -156,6 +156,16 @@ static void trace_add(const struct kprof_sample *s)
 
 void kprof_sample_record(const struct kprof_sample *s)
 {
+    if (s->adjust) {
+        kprof_kernel_adjust(s->target, s->adjust_ns);
+        pthread_mutex_lock(&devices_lock);
+        if (s->device >= 0 && s->device < MAX_DEVICES) {
+            uint64_t *ns = &devices[s->device].kernel_ns;
+            *ns = s->adjust_ns < 0.0 && (double)*ns < -s->adjust_ns ? 0 : (uint64_t)((double)*ns + s->adjust_ns + 0.5);
+        }
+        pthread_mutex_unlock(&devices_lock);
+        return;
+    }
     if (s->kind == KPROF_TARGET_COPY)
         kprof_copy_add_time(s->target, s->dur_ns, s->bytes);
     else

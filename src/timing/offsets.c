@@ -8,6 +8,7 @@
  * a start of their own. */
 #include <string.h>
 #include "kprof_config.h"
+#include "devices.h"
 #include "timing_internal.h"
 
 struct offset_key {
@@ -19,6 +20,10 @@ struct offset {
     struct offset_key key;
     uint64_t ref_n, n;         /* launches measured in full (the references), and the others */
     double ref_sum, sum;       /* their durations, ns */
+    double applied;            /* what was taken off the others as they were read (running offsets), ns */
+    double settled;            /* what kprof_offsets_settle has taken off their kernel's total since, ns */
+    struct offset *next_dirty; /* on p->offsets_dirty: read from since the last settle */
+    int dirty;
     UT_hash_handle hh;
 };
 
@@ -52,6 +57,11 @@ double kprof_offset_learn(struct pool *p, const struct pair *pr, unsigned kind, 
             return 0.0;
         }
     }
+    if (!o->dirty) {
+        o->dirty = 1;
+        o->next_dirty = p->offsets_dirty;
+        p->offsets_dirty = o;
+    }
     if (reference) {
         o->ref_n++;
         o->ref_sum += dur_ns;
@@ -64,4 +74,45 @@ double kprof_offset_learn(struct pool *p, const struct pair *pr, unsigned kind, 
         return 0.0;
     }
     return o->sum / (double)o->n - o->ref_sum / (double)o->ref_n;
+}
+
+void kprof_offset_applied(struct pool *p, const struct pair *pr, unsigned kind, double ns)
+{
+    (void)p;
+    struct offset_key key;
+    memset(&key, 0, sizeof key);
+    key.target = pr->target;
+    memcpy(key.grid, pr->grid, sizeof key.grid);
+    memcpy(key.block, pr->block, sizeof key.block);
+    key.kind = kind;
+    struct offset *o;
+    HASH_FIND(hh, p->offsets, &key, sizeof key, o);
+    if (o)
+        o->applied += ns;
+}
+
+void kprof_offsets_settle(struct pool *p)
+{
+    struct offset *o = p->offsets_dirty;
+    p->offsets_dirty = NULL;
+    for (; o; o = o->next_dirty) {
+        o->dirty = 0;
+        if (o->ref_n == 0 || o->n == 0)
+            continue;
+        /* Over every launch read the cheap way so far: what the offset as learned now takes off, less what
+         * was taken off as they were read and since. */
+        double owed = (double)o->n * (o->sum / (double)o->n - o->ref_sum / (double)o->ref_n) - o->applied;
+        double delta = owed - o->settled;
+        if (delta > -1.0 && delta < 1.0)
+            continue;
+        o->settled += delta;
+        struct kprof_sample s;
+        memset(&s, 0, sizeof s);
+        s.kind = KPROF_TARGET_KERNEL;
+        s.target = o->key.target;
+        s.device = p->device;
+        s.adjust = 1;
+        s.adjust_ns = -delta;
+        kprof_sample_record(&s);
+    }
 }

@@ -31,6 +31,8 @@
  * for implicitly (the legacy default stream waits for blocking streams, they wait for it), came since. */
 enum { EPOCH_BREAK, EPOCH_LEGACY, EPOCH_OTHER };
 #define IDLE_SKIP 7
+/* KPROF_HOLD=N: the shape key of the draw behind a short backlog (begin_take_events). */
+#define GAP_DRAW_KEY 0x9e3779b9u
 static unsigned long epochs[3];
 
 __thread struct kprof_delegate *kprof_tls_delegate __attribute__((tls_model("initial-exec")));
@@ -433,14 +435,17 @@ static void begin_take_events(struct kprof_timing *t, struct begin *g, enum kpro
     t->tested = 0;
     t->beside = 0;
     t->pred = q ? q->last_pred : KPROF_PRED_UNKNOWN;
-    /* KPROF_HOLD=N: whether this launch is measured in full (hold.h): drawn 1, else 0; -1 no draw. */
-    t->drawn = -1;
+    /* KPROF_HOLD=N: whether this launch is measured in full (hold.h): drawn 1, else 0; -1 no draw.  Drawn
+     * apart behind a short backlog, so that each shape's first launches there are measured in full too. */
+    int draws = q && want == KPROF_TIME_LAUNCH && kprof_config.hold > 1 && t->hold_shapes && !t->ordered &&
+                g->p->calib.hold.ok;
+    t->drawn = draws ? 0 : -1; /* lend_last_stop: lends behind a short backlog too */
     t->short_backlog = 0;
-    if (q && want == KPROF_TIME_LAUNCH && kprof_config.hold > 1 && t->hold_shapes && !t->ordered &&
-        g->p->calib.hold.ok)
-        t->drawn = (signed char)kprof_hold_drawn(t->hold_shapes, t->hold_nshapes, t->hold_key);
     if (q && g->may_share)
         g->lent = lend_last_stop(q, g->p, g->legacy, t, g->bl);
+    if (draws)
+        t->drawn = (signed char)kprof_hold_drawn(t->hold_shapes, t->hold_nshapes,
+                                                 t->short_backlog ? t->hold_key ^ GAP_DRAW_KEY : t->hold_key);
     if (q) {
         g->b = kprof_ev_pool_take(g->p, &cb);
         if (!g->lent && (g->b || cb))

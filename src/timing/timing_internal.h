@@ -60,6 +60,7 @@ struct pool {
                                     yet) begun before both were seen, so not holding `order` (atomic) */
     struct kprof_calibration calib; /* this context's hand-offs, measured before its first pair */
     struct offset *offsets;      /* KPROF_HOLD=N's learned offsets (offsets.c; harvest passes only) */
+    struct offset *offsets_dirty; /* those read from since the last settle (offsets.c) */
     int dead;                    /* its context was destroyed: never used again */
     struct pool *next;
 };
@@ -121,5 +122,13 @@ enum kprof_offset_kind {
 };
 double kprof_offset_learn(struct pool *p, const struct pair *pr, unsigned kind, int reference, double dur_ns,
                           int *unlearned);
+/* What was taken off pair pr of that kind as it was read (ns; after the clamps). */
+void kprof_offset_applied(struct pool *p, const struct pair *pr, unsigned kind, double ns);
+/* At the end of a harvest pass: for each kernel, shape and kind read from since the last call, the
+ * difference between the offset as learned now, over all the launches read the cheap way so far, and what
+ * was taken off them as they were read (a running offset gives its first launches' noise the most weight)
+ * goes to the kernel's total as an adjustment (struct kprof_sample's adjust), so that totals always
+ * read as with the latest offset.  Harvest passes only. */
+void kprof_offsets_settle(struct pool *p);
 
 #endif
