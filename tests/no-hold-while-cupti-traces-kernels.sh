@@ -7,6 +7,9 @@
 # exports come first in the dynamic linker's search); CUPTI's answers are passed back unchanged.
 # tests/progs/cupti_window runs against the fake CUPTI of tests/fake (switches only).
 . "${top_srcdir:-..}/tests/lib.sh"
+# Every launch due a hold gets one (KPROF_HOLD=1), so that what is counted and read does not depend on
+# the draw of the default (sampled-holds-learn-each-shapes-offset.sh).
+export KPROF_HOLD=1
 need_jq
 export FAKEGPU_KERNEL_NS="idle_k=3000"
 # 9 idle launches, the middle 3 while kernel records are on: 6 held, 3 not (counted), all timed.
