@@ -51,7 +51,7 @@ struct kprof_event_counters {
     long incomplete, failed, pool_exhausted, created, one_event, held, held_kernel, beside_busy;
     long holds_overdue; /* holds released after kprof_hold had given up (hold.h) */
     long not_held_traced; /* launches not held while kprof_kernels_traced (calibrate.h) */
-    long unheld_drawn;    /* KPROF_HOLD=N: launches on idle streams left unheld by the draw (hold.h) */
+    long unheld_drawn;    /* KPROF_HOLD=N: launches left unheld by the draw (hold.h), a start of their own */
     long gap_shared;      /* KPROF_HOLD=N: launches that shared their start though their stream might run dry
                              before their kernel arrived (timing.h, gap) */
     long unheld_unlearned; /* of those two kinds, the launches read before their shape had a reference */

@@ -16,23 +16,26 @@ struct offset_key {
     unsigned grid[3], block[3];
     unsigned kind; /* enum kprof_offset_kind */
 };
+/* The launches of one role read the cheap way (enum kprof_offset_role). */
+struct cheap {
+    uint64_t n;
+    double sum;                /* their durations, ns */
+    double applied;            /* what was taken off them as they were read (running offsets), ns */
+    double settled;            /* what kprof_offsets_settle has taken off their kernel's total since, ns */
+};
 struct offset {
     struct offset_key key;
-    uint64_t ref_n, n;         /* launches measured in full (the references), and the others */
-    double ref_sum, sum;       /* their durations, ns */
-    double applied;            /* what was taken off the others as they were read (running offsets), ns */
-    double settled;            /* what kprof_offsets_settle has taken off their kernel's total since, ns */
+    uint64_t ref_n;            /* launches measured in full (the references) */
+    double ref_sum;            /* their durations, ns */
+    struct cheap cheap[KPROF_OFFSET_ROLES - 1]; /* by role, KPROF_OFFSET_CHEAP first */
     struct offset *next_dirty; /* on p->offsets_dirty: read from since the last settle */
     int dirty;
     UT_hash_handle hh;
 };
 
-double kprof_offset_learn(struct pool *p, const struct pair *pr, unsigned kind, int reference, double dur_ns,
-                          int *unlearned)
+/* Pair pr's entry for `kind`, made if need be; NULL when out of memory. */
+static struct offset *offset_for(struct pool *p, const struct pair *pr, unsigned kind)
 {
-    *unlearned = 0;
-    if (kind == 0 || pr->kind != KPROF_TARGET_KERNEL || kprof_config.hold < 2)
-        return 0.0;
     struct offset_key key;
     memset(&key, 0, sizeof key); /* no padding left unset in the hashed bytes */
     key.target = pr->target;
@@ -41,54 +44,61 @@ double kprof_offset_learn(struct pool *p, const struct pair *pr, unsigned kind, 
     key.kind = kind;
     struct offset *o;
     HASH_FIND(hh, p->offsets, &key, sizeof key, o);
-    if (!o) {
-        o = calloc(1, sizeof *o);
-        if (!o) { /* out of memory: read without an offset */
-            *unlearned = !reference;
-            return 0.0;
-        }
-        o->key = key;
-        HASH_ADD(hh, p->offsets, key, sizeof key, o);
-        struct offset *found;
-        HASH_FIND(hh, p->offsets, &key, sizeof key, found);
-        if (found != o) { /* uthash ran out of memory and did not add it */
-            free(o);
-            *unlearned = !reference;
-            return 0.0;
-        }
+    if (o)
+        return o;
+    o = calloc(1, sizeof *o);
+    if (!o)
+        return NULL;
+    o->key = key;
+    HASH_ADD(hh, p->offsets, key, sizeof key, o);
+    struct offset *found;
+    HASH_FIND(hh, p->offsets, &key, sizeof key, found);
+    if (found != o) { /* uthash ran out of memory and did not add it */
+        free(o);
+        return NULL;
+    }
+    return o;
+}
+
+double kprof_offset_learn(struct pool *p, const struct pair *pr, unsigned kind, enum kprof_offset_role role,
+                          double dur_ns, int *unlearned)
+{
+    *unlearned = 0;
+    if (kind == 0 || pr->kind != KPROF_TARGET_KERNEL || kprof_config.hold < 2)
+        return 0.0;
+    struct offset *o = offset_for(p, pr, kind);
+    if (!o) { /* out of memory: read without an offset */
+        *unlearned = role != KPROF_OFFSET_REF;
+        return 0.0;
     }
     if (!o->dirty) {
         o->dirty = 1;
         o->next_dirty = p->offsets_dirty;
         p->offsets_dirty = o;
     }
-    if (reference) {
+    if (role == KPROF_OFFSET_REF) {
         o->ref_n++;
         o->ref_sum += dur_ns;
         return 0.0;
     }
-    o->n++;
-    o->sum += dur_ns;
+    struct cheap *c = &o->cheap[role - 1];
+    c->n++;
+    c->sum += dur_ns;
     if (o->ref_n == 0) {
         *unlearned = 1;
         return 0.0;
     }
-    return o->sum / (double)o->n - o->ref_sum / (double)o->ref_n;
+    return c->sum / (double)c->n - o->ref_sum / (double)o->ref_n;
 }
 
-void kprof_offset_applied(struct pool *p, const struct pair *pr, unsigned kind, double ns)
+void kprof_offset_applied(struct pool *p, const struct pair *pr, unsigned kind, enum kprof_offset_role role,
+                          double ns)
 {
-    (void)p;
-    struct offset_key key;
-    memset(&key, 0, sizeof key);
-    key.target = pr->target;
-    memcpy(key.grid, pr->grid, sizeof key.grid);
-    memcpy(key.block, pr->block, sizeof key.block);
-    key.kind = kind;
-    struct offset *o;
-    HASH_FIND(hh, p->offsets, &key, sizeof key, o);
+    if (kind == 0 || role == KPROF_OFFSET_REF || ns == 0.0)
+        return;
+    struct offset *o = offset_for(p, pr, kind);
     if (o)
-        o->applied += ns;
+        o->cheap[role - 1].applied += ns;
 }
 
 void kprof_offsets_settle(struct pool *p)
@@ -97,22 +107,25 @@ void kprof_offsets_settle(struct pool *p)
     p->offsets_dirty = NULL;
     for (; o; o = o->next_dirty) {
         o->dirty = 0;
-        if (o->ref_n == 0 || o->n == 0)
-            continue;
-        /* Over every launch read the cheap way so far: what the offset as learned now takes off, less what
-         * was taken off as they were read and since. */
-        double owed = (double)o->n * (o->sum / (double)o->n - o->ref_sum / (double)o->ref_n) - o->applied;
-        double delta = owed - o->settled;
-        if (delta > -1.0 && delta < 1.0)
-            continue;
-        o->settled += delta;
-        struct kprof_sample s;
-        memset(&s, 0, sizeof s);
-        s.kind = KPROF_TARGET_KERNEL;
-        s.target = o->key.target;
-        s.device = p->device;
-        s.adjust = 1;
-        s.adjust_ns = -delta;
-        kprof_sample_record(&s);
+        for (int r = 0; r < KPROF_OFFSET_ROLES - 1 && o->ref_n > 0; r++) {
+            struct cheap *c = &o->cheap[r];
+            if (c->n == 0)
+                continue;
+            /* Over every launch of this role read so far: what the offset as learned now takes off, less
+             * what was taken off as they were read and since. */
+            double owed = (double)c->n * (c->sum / (double)c->n - o->ref_sum / (double)o->ref_n) - c->applied;
+            double delta = owed - c->settled;
+            if (delta > -1.0 && delta < 1.0)
+                continue;
+            c->settled += delta;
+            struct kprof_sample s;
+            memset(&s, 0, sizeof s);
+            s.kind = KPROF_TARGET_KERNEL;
+            s.target = o->key.target;
+            s.device = p->device;
+            s.adjust = 1;
+            s.adjust_ns = -delta;
+            kprof_sample_record(&s);
+        }
     }
 }

@@ -37,7 +37,9 @@ struct pair {
     uint64_t start_seq;     /* shared: the number of the pair whose stop is its start */
     unsigned char pred;     /* enum kprof_pred: what libkprof put on the stream before it */
     unsigned char late;     /* held, but its start had completed by the launch's return: the hold gave up */
-    unsigned char unheld;   /* left unheld by KPROF_HOLD=N on an idle stream: the hold it would have had (1, 2) */
+    unsigned char unheld;   /* left unheld by KPROF_HOLD=N's draw, a start of its own: the hold it would have
+                               had (1, 2) */
+    unsigned char unheld_idle; /* then: its stream was idle (the idle-stream correction taken off) */
     unsigned char gap;      /* KPROF_HOLD=N behind a short backlog: 1 its start shared, 2 the reference (timing.h) */
 };
 

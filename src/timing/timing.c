@@ -846,7 +846,8 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
     pr->own_stop = 1;
     pr->shared = t->shared;
     pr->late = t->held == 3;
-    pr->unheld = lag ? t->unheld : 0; /* on an idle stream, its offset learned from the held ones */
+    pr->unheld = t->shared ? 0 : t->unheld; /* its offset learned from the held ones (a shared start: gap's) */
+    pr->unheld_idle = lag != 0;
     pr->gap = t->gap;
     pr->pred = t->held == 1   ? KPROF_PRED_HELD
                : t->held == 2 ? KPROF_PRED_HELD_KERNEL

@@ -107,12 +107,12 @@ void kprof_ev_ref_request(struct pool *p);
 void kprof_ev_start_harvester(void);
 
 /* KPROF_HOLD=N (offsets.c): what a launch measured the cheap way reads beyond one measured in full, learned
- * per kernel, launch shape and kind (enum kprof_offset_kind) in pool p.  For a kernel pair (not its
- * kernel's first launch) read as dur_ns (the idle-stream correction and the hand-off taken off): a
+ * per kernel, launch shape, kind (enum kprof_offset_kind) and role in pool p.  For a kernel pair (not
+ * its kernel's first launch) read as dur_ns (the idle-stream correction and the hand-off taken off): a
  * reference (measured in full) adds to what the references of its kernel, shape and kind read; another
- * adds to what those read, and the answer is what to take off it: their mean less the references' (so
- * that, over a shape's launches, they read as the references do; it may be below 0), or 0 with
- * *unlearned set when no reference of its shape has been read yet.  Harvest passes only. */
+ * adds to what those of its role read, and the answer is what to take off it: their mean less the
+ * references' (so that, over a shape's launches, they read as the references do; it may be below 0), or
+ * 0 with *unlearned set when no reference of its shape has been read yet.  Harvest passes only. */
 enum kprof_offset_kind {
     KPROF_OFFSET_NONE,
     KPROF_OFFSET_HELD,        /* held after a kernel or wait (HELD), or left unheld on an idle stream */
@@ -120,10 +120,17 @@ enum kprof_offset_kind {
     KPROF_OFFSET_GAP,         /* a busy stream whose known work may end before the kernel arrives: a
                                  start shared (struct pair's gap 1), or of its own (gap 2, the reference) */
 };
-double kprof_offset_learn(struct pool *p, const struct pair *pr, unsigned kind, int reference, double dur_ns,
-                          int *unlearned);
-/* What was taken off pair pr of that kind as it was read (ns; after the clamps). */
-void kprof_offset_applied(struct pool *p, const struct pair *pr, unsigned kind, double ns);
+enum kprof_offset_role {
+    KPROF_OFFSET_REF,        /* measured in full */
+    KPROF_OFFSET_CHEAP,      /* unheld on an idle stream (the idle-stream correction off), or a gap's share */
+    KPROF_OFFSET_CHEAP_BUSY, /* unheld, its stream busy when it was queued */
+    KPROF_OFFSET_ROLES
+};
+double kprof_offset_learn(struct pool *p, const struct pair *pr, unsigned kind, enum kprof_offset_role role,
+                          double dur_ns, int *unlearned);
+/* What was taken off pair pr of that kind and role as it was read (ns; after the clamps). */
+void kprof_offset_applied(struct pool *p, const struct pair *pr, unsigned kind, enum kprof_offset_role role,
+                          double ns);
 /* At the end of a harvest pass: for each kernel, shape and kind read from since the last call, the
  * difference between the offset as learned now, over all the launches read the cheap way so far, and what
  * was taken off them as they were read (a running offset gives its first launches' noise the most weight)
