@@ -45,7 +45,7 @@ static uint32_t shape_count(uint64_t *shapes, unsigned n, uint32_t key)
 
 int kprof_hold_drawn(uint64_t *shapes, unsigned n, uint32_t key)
 {
-    if (!shapes || kprof_config.hold < 2)
+    if (!shapes || !kprof_hold_sampled())
         return 1;
     key |= 1; /* never 0, the mark of a free word */
     uint32_t count = shape_count(shapes, n, key);

@@ -24,7 +24,7 @@ static inline enum kprof_time_want kprof_launch_want(struct kprof_kernel *k)
  * kprof_timing_begin (struct kprof_timing's hold_shapes). */
 static inline void kprof_launch_hold_shape(struct kprof_timing *t, struct kprof_kernel *k, dim3 grid, dim3 block)
 {
-    t->hold_shapes = k && kprof_config.hold > 1 ? k->hold_shapes : NULL;
+    t->hold_shapes = k && kprof_hold_sampled() ? k->hold_shapes : NULL;
     t->hold_nshapes = KPROF_KERNEL_HOLD_SHAPES;
     uint64_t g = ((uint64_t)grid.x << 42) ^ ((uint64_t)grid.y << 21) ^ grid.z;
     uint64_t b = ((uint64_t)block.x << 42) ^ ((uint64_t)block.y << 21) ^ block.z;

@@ -23,12 +23,13 @@ totals() { jq -c '[.kernels[] | [.name, .calls, .total_ns]] | sort' "$1"; }
 expect_eq "$(totals "$WORK/h1.json")" '[["copy_k",20,40000],["shape_k",80,240000]]' "KPROF_HOLD=1: every launch held, exact"
 expect_eq "$(totals "$WORK/h8.json")" '[["copy_k",20,40000],["shape_k",80,240000]]' \
     "KPROF_HOLD=8: held and unheld launches alike read their kernel's length"
-expect_eq "$(jq -c '[.kernels[] | [.min_ns, .max_ns]] | unique' "$WORK/h8.json")" '[[2000,2000],[3000,3000]]' \
-    "KPROF_HOLD=8: each launch exact, not only the totals"
+expect_eq "$(jq -c '[.kernels[] | [.min_ns, .max_ns]] | unique' "$WORK/h1.json")" '[[2000,2000],[3000,3000]]' \
+    "KPROF_HOLD=1: each launch exact"
+# (Not each launch with KPROF_HOLD=8: one read before its shape had a held launch is settled in the total
+# only, and whether a launch finds its stream busy depends on the harvester's pace.)
 expect_eq "$(jq -c '.events | [.held + .held_kernel, .unheld_drawn, .unheld_unlearned]' "$WORK/h1.json")" '[100,0,0]' \
     "KPROF_HOLD=1: 100 holds"
 held=$(jqr '.events.held + .events.held_kernel' "$WORK/h8.json")
-expect_eq "$held+$(jqr '.events.unheld_drawn' "$WORK/h8.json")" "$held+$((100 - held))" "KPROF_HOLD=8: the others unheld"
 [ "$held" -ge 24 ] && [ "$held" -le 50 ] || fail "KPROF_HOLD=8: $held holds, expected the first 8 of each of 3 shapes and about 1 in 8 of the other 76"
 pass "KPROF_HOLD=8: $held holds of 100"
 expect_eq "$(jqr '.events.unheld_unlearned' "$WORK/h8.json")" 0 "every unheld launch came after held ones of its shape"
@@ -36,12 +37,13 @@ expect_eq "$(jqr '.events.unheld_unlearned' "$WORK/h8.json")" 0 "every unheld la
 [ "$(jqr '[.kernels[] | select(.name == "shape_k") | .total_ns] | .[0]' "$WORK/h0.json")" -gt 300000 ] ||
     fail "KPROF_HOLD=0: shape_k's 4096-block launches should read long"
 pass "KPROF_HOLD=0: the large grid's latency is not seen"
-# The same seed draws the same launches; the text report says how many were left unheld.
-KPROF_SEED=7 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/again.json" run_clocked "$PROGS/preds" shapes >/dev/null 2>&1
-expect_eq "$(jqr '.events.unheld_drawn' "$WORK/again.json")" "$((100 - held))" "KPROF_SEED=7 draws the same launches"
+# The text report says how many were left unheld.
 KPROF_SEED=7 KPROF_OUTPUT="$WORK/h8.txt" run_clocked "$PROGS/preds" shapes >/dev/null 2>&1
-expect_grep "not held by KPROF_HOLD's draw $((100 - held)) and started at the previous stop though the stream might run dry first 0 \(read with the offset learned from launches of their kernel and launch shape measured in full; 0 before one was learned\)" \
+expect_grep "not held by KPROF_HOLD's draw [0-9]+ and started at the previous stop though the stream might run dry first [0-9]+ \(read with the offset learned from launches of their kernel and launch shape measured in full; [0-9]+ before one was learned\)" \
     "$WORK/h8.txt" "the text report's events line says so"
+# Under KPROF_SAMPLE every launch due a hold is held (the timed launches are few).
+KPROF_SAMPLE=2 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/s2.json" run_clocked "$PROGS/preds" shapes >/dev/null 2>&1
+expect_eq "$(jqr '.events.unheld_drawn + .events.gap_shared' "$WORK/s2.json")" 0 "KPROF_SAMPLE=2: no launch left unheld"
 # A bad value: a warning, and the default.
 KPROF_HOLD=-3 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/bad.json" run_clocked "$PROGS/preds" shapes >/dev/null 2>"$WORK/err"
 expect_grep 'libkprof: .*KPROF_HOLD' "$WORK/err" "KPROF_HOLD=-3 is warned about"

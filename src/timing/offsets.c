@@ -64,7 +64,7 @@ double kprof_offset_learn(struct pool *p, const struct pair *pr, unsigned kind, 
                           double dur_ns, int *unlearned)
 {
     *unlearned = 0;
-    if (kind == 0 || pr->kind != KPROF_TARGET_KERNEL || kprof_config.hold < 2)
+    if (kind == 0 || pr->kind != KPROF_TARGET_KERNEL || !kprof_hold_sampled())
         return 0.0;
     struct offset *o = offset_for(p, pr, kind);
     if (!o) { /* out of memory: read without an offset */

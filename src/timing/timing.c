@@ -437,7 +437,7 @@ static void begin_take_events(struct kprof_timing *t, struct begin *g, enum kpro
     t->pred = q ? q->last_pred : KPROF_PRED_UNKNOWN;
     /* KPROF_HOLD=N: whether this launch is measured in full (hold.h): drawn 1, else 0; -1 no draw.  Drawn
      * apart behind a short backlog, so that each shape's first launches there are measured in full too. */
-    int draws = q && want == KPROF_TIME_LAUNCH && kprof_config.hold > 1 && t->hold_shapes && !t->ordered &&
+    int draws = q && want == KPROF_TIME_LAUNCH && kprof_hold_sampled() && t->hold_shapes && !t->ordered &&
                 g->p->calib.hold.ok;
     t->drawn = draws ? 0 : -1; /* lend_last_stop: lends behind a short backlog too */
     t->short_backlog = 0;
