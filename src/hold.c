@@ -22,7 +22,8 @@ void kprof_hold_release(const struct kprof_hold *h, unsigned slot, uint32_t seq)
         ;
 }
 
-/* The count of shape `key` in shapes[0..n), before this launch; 1u << 31 when no word is left for it. */
+/* The count of shape `key` in shapes[0..n), before this launch; when no word is left for it, the count of
+ * all such launches (shapes[n]) from KPROF_HOLD_FIRST on, so that each is drawn afresh. */
 static uint32_t shape_count(uint64_t *shapes, unsigned n, uint32_t key)
 {
     for (unsigned i = 0; i < n; i++) {
@@ -40,7 +41,7 @@ static uint32_t shape_count(uint64_t *shapes, unsigned n, uint32_t key)
             count = (uint32_t)__atomic_fetch_add(&shapes[i], 1, __ATOMIC_RELAXED);
         return count;
     }
-    return 1u << 31;
+    return (uint32_t)(KPROF_HOLD_FIRST + __atomic_fetch_add(&shapes[n], 1, __ATOMIC_RELAXED) % (1u << 31));
 }
 
 int kprof_hold_drawn(uint64_t *shapes, unsigned n, uint32_t key)

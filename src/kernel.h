@@ -8,7 +8,7 @@
 #include "histogram.h"
 #include "sampling.h"
 
-#define KPROF_KERNEL_HOLD_SHAPES 8
+#define KPROF_KERNEL_HOLD_SHAPES 24
 
 /* Per-kernel aggregate, one per mangled name; lives until the process exits.  calls is counted on the
  * launching thread; the time fields are updated by the harvester under the kernels' times lock (kernels.c). */
@@ -50,9 +50,9 @@ struct kprof_kernel {
     /* Host versus device time (kprof_kernel_split): over the timed launches, the launch calls' host times
      * and the queue times from each call's start to its kernel's start, in ns (the kernels' times lock). */
     struct kprof_hist launch_hist, queue_hist;
-    /* KPROF_HOLD=N: the launch shapes seen and how many launches of each were offered a hold (one word
-     * each, kprof_hold_drawn's; atomic) */
-    uint64_t hold_shapes[KPROF_KERNEL_HOLD_SHAPES];
+    /* KPROF_HOLD=N: the launch shapes (and situations) seen and how many launches of each were drawn for
+     * (one word each, kprof_hold_drawn's; the last counts those of shapes left without a word; atomic) */
+    uint64_t hold_shapes[KPROF_KERNEL_HOLD_SHAPES + 1];
     UT_hash_handle hh;         /* by mangled name, or by shape among a parent's shapes */
 };
 

@@ -116,7 +116,8 @@ static inline void kprof_kernel_untimed_done(struct kprof_kernel *k, int counted
  * does the same for a copy).  Thread-safe. */
 void kprof_kernel_add_sample(const struct kprof_sample *s);
 /* Adds ns (may be below 0; never below a total of 0) to k's GPU time after its first launch (struct
- * kprof_sample's adjust); counts, min, max and percentiles unchanged.  Thread-safe. */
+ * kprof_sample's adjust; every launch timed, never under KPROF_SAMPLE); counts, min, max and percentiles
+ * unchanged.  Thread-safe. */
 void kprof_kernel_adjust(struct kprof_kernel *k, double ns);
 
 /* Zeroes k's figures (counts, times, histogram), keeping its name, shape and launch keys: a forked child's

@@ -26,9 +26,9 @@ static inline void kprof_launch_hold_shape(struct kprof_timing *t, struct kprof_
 {
     t->hold_shapes = k && kprof_hold_sampled() ? k->hold_shapes : NULL;
     t->hold_nshapes = KPROF_KERNEL_HOLD_SHAPES;
-    uint64_t g = ((uint64_t)grid.x << 42) ^ ((uint64_t)grid.y << 21) ^ grid.z;
-    uint64_t b = ((uint64_t)block.x << 42) ^ ((uint64_t)block.y << 21) ^ block.z;
-    t->hold_key = (uint32_t)(kprof_mix64(g ^ kprof_mix64(b)) >> 32);
+    uint64_t h = kprof_mix64(grid.x | (uint64_t)grid.y << 32);
+    h = kprof_mix64(h ^ (grid.z | (uint64_t)block.x << 32));
+    t->hold_key = (uint32_t)(kprof_mix64(h ^ (block.y | (uint64_t)block.z << 32)) >> 32);
 }
 
 /* The body of a kernel launch wrapper, runtime or driver: counts the launch, times it on `stream` with

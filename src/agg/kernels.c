@@ -382,8 +382,6 @@ void kprof_kernel_adjust(struct kprof_kernel *k, double ns)
     uint64_t n = k->timed - (uint64_t)k->first_timed;
     if (n > 0)
         k->mean_ns += ns / (double)n;
-    if (k->w_sum > 0.0) /* KPROF_SAMPLE=auto: as if spread over its timed launches, each of its weight */
-        k->wx_sum += ns * k->w_sum / (double)(n ? n : 1);
     pthread_mutex_unlock(&times_lock);
 }
 

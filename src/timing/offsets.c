@@ -19,19 +19,41 @@ struct offset_key {
 /* The launches of one role read the cheap way (enum kprof_offset_role). */
 struct cheap {
     uint64_t n;
-    double sum;                /* their durations, ns */
+    double sum, sq;            /* their durations and squares, ns, ns^2 */
     double applied;            /* what was taken off them as they were read (running offsets), ns */
     double settled;            /* what kprof_offsets_settle has taken off their kernel's total since, ns */
 };
 struct offset {
     struct offset_key key;
     uint64_t ref_n;            /* launches measured in full (the references) */
-    double ref_sum;            /* their durations, ns */
+    double ref_sum, ref_sq;    /* their durations and squares, ns, ns^2 */
     struct cheap cheap[KPROF_OFFSET_ROLES - 1]; /* by role, KPROF_OFFSET_CHEAP first */
     struct offset *next_dirty; /* on p->offsets_dirty: read from since the last settle */
     int dirty;
     UT_hash_handle hh;
 };
+
+/* The sample variance of n values of sum `sum` and sum of squares `sq` (0 below 2 values). */
+static double variance(uint64_t n, double sum, double sq)
+{
+    if (n < 2)
+        return 0.0;
+    double v = (sq - sum * sum / (double)n) / (double)(n - 1);
+    return v > 0.0 ? v : 0.0;
+}
+
+/* The offset learned for the cheap launches c of entry o: their mean less the references' mean, or 0 while
+ * that difference is within 3 standard errors of 0 (lengths that vary from launch to launch make the two
+ * means differ by chance; taken off, that chance would become an error of the total), or when either has
+ * no launch yet. */
+static double offset_of(const struct offset *o, const struct cheap *c)
+{
+    if (o->ref_n == 0 || c->n == 0)
+        return 0.0;
+    double d = c->sum / (double)c->n - o->ref_sum / (double)o->ref_n;
+    double se2 = variance(o->ref_n, o->ref_sum, o->ref_sq) / (double)o->ref_n + variance(c->n, c->sum, c->sq) / (double)c->n;
+    return d * d > 9.0 * se2 ? d : 0.0;
+}
 
 /* Pair pr's entry for `kind`, made if need be; NULL when out of memory. */
 static struct offset *offset_for(struct pool *p, const struct pair *pr, unsigned kind)
@@ -79,16 +101,15 @@ double kprof_offset_learn(struct pool *p, const struct pair *pr, unsigned kind, 
     if (role == KPROF_OFFSET_REF) {
         o->ref_n++;
         o->ref_sum += dur_ns;
+        o->ref_sq += dur_ns * dur_ns;
         return 0.0;
     }
     struct cheap *c = &o->cheap[role - 1];
     c->n++;
     c->sum += dur_ns;
-    if (o->ref_n == 0) {
-        *unlearned = 1;
-        return 0.0;
-    }
-    return c->sum / (double)c->n - o->ref_sum / (double)o->ref_n;
+    c->sq += dur_ns * dur_ns;
+    *unlearned = o->ref_n == 0;
+    return offset_of(o, c);
 }
 
 void kprof_offset_applied(struct pool *p, const struct pair *pr, unsigned kind, enum kprof_offset_role role,
@@ -107,13 +128,11 @@ void kprof_offsets_settle(struct pool *p)
     p->offsets_dirty = NULL;
     for (; o; o = o->next_dirty) {
         o->dirty = 0;
-        for (int r = 0; r < KPROF_OFFSET_ROLES - 1 && o->ref_n > 0; r++) {
+        for (int r = 0; r < KPROF_OFFSET_ROLES - 1; r++) {
             struct cheap *c = &o->cheap[r];
-            if (c->n == 0)
-                continue;
             /* Over every launch of this role read so far: what the offset as learned now takes off, less
              * what was taken off as they were read and since. */
-            double owed = (double)c->n * (c->sum / (double)c->n - o->ref_sum / (double)o->ref_n) - c->applied;
+            double owed = (double)c->n * offset_of(o, c) - c->applied;
             double delta = owed - c->settled;
             if (delta > -1.0 && delta < 1.0)
                 continue;

@@ -31,8 +31,10 @@
  * for implicitly (the legacy default stream waits for blocking streams, they wait for it), came since. */
 enum { EPOCH_BREAK, EPOCH_LEGACY, EPOCH_OTHER };
 #define IDLE_SKIP 7
-/* KPROF_HOLD=N: the shape key of the draw behind a short backlog (begin_take_events). */
+/* KPROF_HOLD=N: the shape key of the draw behind a short backlog, and behind a copy, memset or host
+ * function (begin_take_events). */
 #define GAP_DRAW_KEY 0x9e3779b9u
+#define COPY_DRAW_KEY 0x85ebca6bu
 static unsigned long epochs[3];
 
 __thread struct kprof_delegate *kprof_tls_delegate __attribute__((tls_model("initial-exec")));
@@ -424,6 +426,14 @@ static void begin_find_queue(struct kprof_timing *t, struct begin *g, enum kprof
     }
 }
 
+/* The hold a launch on q would get: 1 (HELD) where its last work was a kernel or a wait, 2 (HELD_KERNEL)
+ * behind a copy or memset (even one long finished: the kernel also waits for another engine's hand-off)
+ * or a host function: calibrated apart.  kprof_ev.lock held. */
+static int hold_kind(const struct queue *q)
+{
+    return q->host_fn || (q->last_pred != KPROF_PRED_KERNEL && q->last_pred != KPROF_PRED_OTHER) ? 2 : 1;
+}
+
 /* The call's events, taken from the pool or reserved: its stop, and its start unless the last pair's
  * stop is lent to it (its pair no longer gives it back).  kprof_ev.lock held. */
 static void begin_take_events(struct kprof_timing *t, struct begin *g, enum kprof_time_want want)
@@ -443,9 +453,10 @@ static void begin_take_events(struct kprof_timing *t, struct begin *g, enum kpro
     t->short_backlog = 0;
     if (q && g->may_share)
         g->lent = lend_last_stop(q, g->p, g->legacy, t, g->bl);
-    if (draws)
-        t->drawn = (signed char)kprof_hold_drawn(t->hold_shapes, t->hold_nshapes,
-                                                 t->short_backlog ? t->hold_key ^ GAP_DRAW_KEY : t->hold_key);
+    if (draws) { /* by situation too: each kind of hold, and the gap, has references of its own */
+        uint32_t key = t->hold_key ^ (t->short_backlog ? GAP_DRAW_KEY : 0) ^ (hold_kind(q) == 2 ? COPY_DRAW_KEY : 0);
+        t->drawn = (signed char)kprof_hold_drawn(t->hold_shapes, t->hold_nshapes, key);
+    }
     if (q) {
         g->b = kprof_ev_pool_take(g->p, &cb);
         if (!g->lent && (g->b || cb))
@@ -472,13 +483,11 @@ static void begin_decide_hold(struct kprof_timing *t, struct begin *g, enum kpro
         (!g->legacy || t->ordered || !__atomic_load_n(&p->blocking_seen, __ATOMIC_RELAXED))) {
         /* Not when the launch may load its kernel (kprof_tls_may_load): the loading may wait for the
          * context's work, the hold included (up to its timeout).
-         * HELD where the stream's last work was a kernel or a wait, HELD_KERNEL behind a copy or memset
-         * (even one long finished: the kernel also waits for another engine's hand-off) or a host
-         * function: calibrated apart.  Once a blocking stream has been timed in the context, the legacy
+         * The kind of hold as hold_kind says.  Once a blocking stream has been timed in the context, the legacy
          * default stream is held only by an ordered launch (order_launch): other threads' launches on
          * blocking streams wait for the hold, and their pairs held it when they came in between
          * (docs/accuracy.md, point 9). */
-        g->hold = q->host_fn || (q->last_pred != KPROF_PRED_KERNEL && q->last_pred != KPROF_PRED_OTHER) ? 2 : 1;
+        g->hold = hold_kind(q);
         /* KPROF_HOLD=N: held only when drawn (hold.h), the others read with their shape's learned offset
          * (timing/offsets.c); an ordered launch always (unheld, the legacy stream's kernels read long:
          * docs/accuracy.md, point 12).  Unheld, nothing below needs asking. */

@@ -16,7 +16,9 @@
  * "apimix" (16 launches of fast_k and 5 of slow_k, for the api table's median: FAKEGPU_LAUNCH_SLEEP_US),
  * "beside" (beside_k on an idle stream while long_k may still run on another, then once it is done),
  * "shapes" (shape_k launched 40 times with 1 block and 40 times with 4096, alternating, each waited for,
- * then copy_k 20 times behind a 4 KiB HtoD copy, each waited for). */
+ * then copy_k 20 times behind a 4 KiB HtoD copy, each waited for), "manyshapes" (shape_k with 12 grids of
+ * 64 to 768 blocks in turn, 20 rounds, each launch waited for), "idlecopy" (copy_k with 4096 blocks 8
+ * times on an idle stream, then 40 times behind a 4 KiB HtoD copy, each waited for). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,6 +167,33 @@ static int shapes(CUstream s)
     for (int i = 0; i < 20; i++) {
         CK(cuMemcpyHtoDAsync(d, host, sizeof host, s));
         launch(g, s);
+        CK(cuStreamSynchronize(s));
+    }
+    CK(cuMemFree(d));
+    return 0;
+}
+
+static int manyshapes(CUstream s)
+{
+    CUfunction f = fn("shape_k");
+    for (int round = 0; round < 20; round++)
+        for (unsigned g = 1; g <= 12; g++) {
+            CK(cuLaunchKernel(f, g * 64, 1, 1, 32, 1, 1, 0, s, NULL, NULL));
+            CK(cuStreamSynchronize(s));
+        }
+    return 0;
+}
+
+static int idlecopy(CUstream s)
+{
+    CUfunction f = fn("copy_k");
+    static char host[4096];
+    CUdeviceptr d;
+    CK(cuMemAlloc(&d, sizeof host));
+    for (int i = 0; i < 48; i++) {
+        if (i >= 8)
+            CK(cuMemcpyHtoDAsync(d, host, sizeof host, s));
+        CK(cuLaunchKernel(f, 4096, 1, 1, 32, 1, 1, 0, s, NULL, NULL));
         CK(cuStreamSynchronize(s));
     }
     CK(cuMemFree(d));
@@ -326,6 +355,8 @@ int main(int argc, char **argv)
              : !strcmp(mode, "apimix") ? apimix(s)
              : !strcmp(mode, "beside") ? beside(s, other)
              : !strcmp(mode, "shapes") ? shapes(s)
+             : !strcmp(mode, "manyshapes") ? manyshapes(s)
+             : !strcmp(mode, "idlecopy") ? idlecopy(s)
                                      : preds(s, other);
     printf("preds %s: ok\n", mode);
     return rc;
