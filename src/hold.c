@@ -51,7 +51,7 @@ int kprof_hold_drawn(uint64_t *shapes, unsigned n, uint32_t key)
     key |= 1; /* never 0, the mark of a free word */
     uint32_t count = shape_count(shapes, n, key);
     if (count < KPROF_HOLD_FIRST)
-        return 1;
+        return 2;
     uint64_t h = kprof_mix64((uint64_t)kprof_config.seed ^ kprof_mix64(((uint64_t)key << 32) | count));
     return h % (uint64_t)kprof_config.hold == 0;
 }

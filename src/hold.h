@@ -45,8 +45,8 @@ int kprof_hold_place(const struct kprof_hold *h, CUstream s, unsigned slot, uint
  * unheld and read with the offset learned from the held ones of their shape (timing/offsets.c).  `shapes`
  * holds n + 1 words of a kernel's (struct kprof_kernel's hold_shapes): n each a shape's key (high 32 bits)
  * and count (low 32), claimed in turn, and a count of the launches of shapes that found them all taken
- * (drawn 1 in N from their first).  Returns 1 for a hold; always 1 when shapes is NULL (the kernel
- * unknown).  Lock-free. */
+ * (drawn 1 in N from their first).  Returns 2 for a hold among the first KPROF_HOLD_FIRST, 1 for a hold
+ * drawn after them, 0 for none; always 1 when shapes is NULL (the kernel unknown).  Lock-free. */
 #define KPROF_HOLD_FIRST 8
 int kprof_hold_drawn(uint64_t *shapes, unsigned n, uint32_t key);
 

@@ -35,8 +35,9 @@ struct kprof_timing {
     unsigned char unordered; /* 1: counted among the launches in flight that hold no order lock (timing/timing.c) */
     unsigned hold_slot;   /* then: the hold's word and number */
     uint32_t hold_seq;
-    signed char drawn;    /* KPROF_HOLD=N: 1 measured in full (held, a start of its own), 0 not, -1 no draw */
-    unsigned char unheld; /* not held by KPROF_HOLD=N's draw: the kind of hold it would have had (1, 2) */
+    signed char drawn;    /* KPROF_HOLD=N: measured in full (held, a start of its own) as one of its shape's
+                             first launches (2) or drawn after them (1), or not (0); -1 no draw */
+    unsigned char draw_kind; /* KPROF_HOLD=N: the hold its stream would get (1 HELD, 2 HELD_KERNEL), 0 no draw */
     unsigned char short_backlog; /* the timed work known on its stream may end before its kernel arrives */
     unsigned char gap;    /* KPROF_HOLD=N, its stream busy but maybe not long enough: 1 its start shared all
                              the same, 2 a start of its own (drawn: the reference), 0 neither */

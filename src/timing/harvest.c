@@ -164,17 +164,11 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
                                          pr->idle_lag_ns ? KPROF_PRED_IDLE : (enum kprof_pred)pr->pred);
     s.dur_ns = (double)ns > off ? (uint64_t)((double)ns - (off > 0.0 ? off : 0.0) + 0.5) : 0;
     /* KPROF_HOLD=N: pairs measured in full teach, the others take their shape's learned offset off
-     * (offsets.c): first the hold's (held, or unheld on an idle stream), then the gap's (behind a short
+     * (offsets.c): first the hold's (drawn or not, a start of its own), then the gap's (behind a short
      * backlog: the reference is read with the hold's offset already off).  Never longer than the pair. */
     int unlearned = 0, gap_unlearned = 0;
-    unsigned hold_kind = pr->unheld                             ? pr->unheld
-                         : pr->late                             ? KPROF_OFFSET_NONE
-                         : pr->pred == KPROF_PRED_HELD          ? KPROF_OFFSET_HELD
-                         : pr->pred == KPROF_PRED_HELD_KERNEL   ? KPROF_OFFSET_HELD_KERNEL
-                                                                : KPROF_OFFSET_NONE;
-    enum kprof_offset_role hold_role = !pr->unheld      ? KPROF_OFFSET_REF
-                                       : pr->unheld_idle ? KPROF_OFFSET_CHEAP
-                                                         : KPROF_OFFSET_CHEAP_BUSY;
+    unsigned hold_kind = pr->unheld ? pr->unheld : pr->hold_ref;
+    enum kprof_offset_role hold_role = pr->unheld ? KPROF_OFFSET_CHEAP : KPROF_OFFSET_REF;
     unsigned gap_kind = pr->gap ? KPROF_OFFSET_GAP : KPROF_OFFSET_NONE;
     enum kprof_offset_role gap_role = pr->gap == 2 ? KPROF_OFFSET_REF : KPROF_OFFSET_CHEAP;
     double hold_off = kprof_offset_learn(pr->pool, pr, hold_kind, hold_role, (double)s.dur_ns, &unlearned);

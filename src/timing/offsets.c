@@ -9,6 +9,7 @@
 #include <string.h>
 #include "kprof_config.h"
 #include "devices.h"
+#include "hold.h"
 #include "timing_internal.h"
 
 struct offset_key {
@@ -25,8 +26,9 @@ struct cheap {
 };
 struct offset {
     struct offset_key key;
-    uint64_t ref_n;            /* launches measured in full (the references) */
-    double ref_sum, ref_sq;    /* their durations and squares, ns, ns^2 */
+    /* Launches measured in full (the references): [0] its shape's first ones, [1] those drawn after them */
+    uint64_t ref_n[2];
+    double ref_sum[2], ref_sq[2]; /* their durations and squares, ns, ns^2 */
     struct cheap cheap[KPROF_OFFSET_ROLES - 1]; /* by role, KPROF_OFFSET_CHEAP first */
     struct offset *next_dirty; /* on p->offsets_dirty: read from since the last settle */
     int dirty;
@@ -43,16 +45,21 @@ static double variance(uint64_t n, double sum, double sq)
 }
 
 /* The offset learned for the cheap launches c of entry o: their mean less the references' mean, or 0 while
- * that difference is within 3 standard errors of 0 (lengths that vary from launch to launch make the two
+ * that difference is within 2 standard errors of 0 (lengths that vary from launch to launch make the two
  * means differ by chance; taken off, that chance would become an error of the total), or when either has
- * no launch yet. */
+ * no launch yet.  The references are those drawn among the same launches once there are
+ * KPROF_HOLD_FIRST of them; until then the shape's first launches too (which may run apart from the rest:
+ * caches cold, a length that grows over the run). */
 static double offset_of(const struct offset *o, const struct cheap *c)
 {
-    if (o->ref_n == 0 || c->n == 0)
+    int all = o->ref_n[1] < KPROF_HOLD_FIRST;
+    uint64_t rn = o->ref_n[1] + (all ? o->ref_n[0] : 0);
+    if (rn == 0 || c->n == 0)
         return 0.0;
-    double d = c->sum / (double)c->n - o->ref_sum / (double)o->ref_n;
-    double se2 = variance(o->ref_n, o->ref_sum, o->ref_sq) / (double)o->ref_n + variance(c->n, c->sum, c->sq) / (double)c->n;
-    return d * d > 9.0 * se2 ? d : 0.0;
+    double rsum = o->ref_sum[1] + (all ? o->ref_sum[0] : 0.0), rsq = o->ref_sq[1] + (all ? o->ref_sq[0] : 0.0);
+    double d = c->sum / (double)c->n - rsum / (double)rn;
+    double se2 = variance(rn, rsum, rsq) / (double)rn + variance(c->n, c->sum, c->sq) / (double)c->n;
+    return d * d > 4.0 * se2 ? d : 0.0;
 }
 
 /* Pair pr's entry for `kind`, made if need be; NULL when out of memory. */
@@ -99,16 +106,17 @@ double kprof_offset_learn(struct pool *p, const struct pair *pr, unsigned kind, 
         p->offsets_dirty = o;
     }
     if (role == KPROF_OFFSET_REF) {
-        o->ref_n++;
-        o->ref_sum += dur_ns;
-        o->ref_sq += dur_ns * dur_ns;
+        int drawn = !pr->early;
+        o->ref_n[drawn]++;
+        o->ref_sum[drawn] += dur_ns;
+        o->ref_sq[drawn] += dur_ns * dur_ns;
         return 0.0;
     }
     struct cheap *c = &o->cheap[role - 1];
     c->n++;
     c->sum += dur_ns;
     c->sq += dur_ns * dur_ns;
-    *unlearned = o->ref_n == 0;
+    *unlearned = o->ref_n[0] + o->ref_n[1] == 0;
     return offset_of(o, c);
 }
 

@@ -37,10 +37,11 @@ struct pair {
     uint64_t start_seq;     /* shared: the number of the pair whose stop is its start */
     unsigned char pred;     /* enum kprof_pred: what libkprof put on the stream before it */
     unsigned char late;     /* held, but its start had completed by the launch's return: the hold gave up */
-    unsigned char unheld;   /* left unheld by KPROF_HOLD=N's draw, a start of its own: the hold it would have
-                               had (1, 2) */
-    unsigned char unheld_idle; /* then: its stream was idle (the idle-stream correction taken off) */
+    /* KPROF_HOLD=N, a start of its own: the kind of hold its stream would get (1, 2) when it was not drawn
+     * (unheld: read with the offset learned) or drawn (hold_ref: a reference, held or not), else 0 */
+    unsigned char unheld, hold_ref;
     unsigned char gap;      /* KPROF_HOLD=N behind a short backlog: 1 its start shared, 2 the reference (timing.h) */
+    unsigned char early;    /* KPROF_HOLD=N: measured in full as one of its shape's first launches (timing.h) */
 };
 
 /* Pairs recorded on one stream complete in the order they were recorded, so only a queue's head needs

@@ -454,7 +454,8 @@ static void begin_take_events(struct kprof_timing *t, struct begin *g, enum kpro
     if (q && g->may_share)
         g->lent = lend_last_stop(q, g->p, g->legacy, t, g->bl);
     if (draws) { /* by situation too: each kind of hold, and the gap, has references of its own */
-        uint32_t key = t->hold_key ^ (t->short_backlog ? GAP_DRAW_KEY : 0) ^ (hold_kind(q) == 2 ? COPY_DRAW_KEY : 0);
+        t->draw_kind = (unsigned char)hold_kind(q);
+        uint32_t key = t->hold_key ^ (t->short_backlog ? GAP_DRAW_KEY : 0) ^ (t->draw_kind == 2 ? COPY_DRAW_KEY : 0);
         t->drawn = (signed char)kprof_hold_drawn(t->hold_shapes, t->hold_nshapes, key);
     }
     if (q) {
@@ -491,10 +492,8 @@ static void begin_decide_hold(struct kprof_timing *t, struct begin *g, enum kpro
         /* KPROF_HOLD=N: held only when drawn (hold.h), the others read with their shape's learned offset
          * (timing/offsets.c); an ordered launch always (unheld, the legacy stream's kernels read long:
          * docs/accuracy.md, point 12).  Unheld, nothing below needs asking. */
-        if (t->drawn == 0) {
-            t->unheld = (unsigned char)g->hold;
+        if (t->drawn == 0)
             g->hold = 0;
-        }
         /* A launch that could not share its start (an operation libkprof does not time came between)
          * on a stream that may stay busy: asked below.  A hold costs the GPU a read of host memory
          * even when it does not wait (docs/accuracy.md, point 9). */
@@ -638,7 +637,7 @@ void kprof_timing_begin(struct kprof_timing *t, CUcontext ctx, cudaStream_t stre
     t->traced = 0;
     t->ordered = 0;
     t->unordered = 0;
-    t->unheld = 0;
+    t->draw_kind = 0;
     t->gap = 0;
     int capturing = __atomic_load_n(&kprof_captures_active, __ATOMIC_RELAXED) > 0;
     if (want == KPROF_TIME_NONE && !capturing)
@@ -855,9 +854,12 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
     pr->own_stop = 1;
     pr->shared = t->shared;
     pr->late = t->held == 3;
-    pr->unheld = t->shared ? 0 : t->unheld; /* its offset learned from the held ones (a shared start: gap's) */
-    pr->unheld_idle = lag != 0;
+    /* KPROF_HOLD=N, a start of its own: drawn, a reference for its kind (not when its hold gave up); not
+     * drawn, read with the offset learned from those (a shared start: the gap's, below). */
+    pr->unheld = t->drawn == 0 && !t->shared ? t->draw_kind : 0;
+    pr->hold_ref = t->drawn > 0 && !t->shared && t->held != 3 ? t->draw_kind : 0;
     pr->gap = t->gap;
+    pr->early = t->drawn == 2; /* a reference among its shape's first launches */
     pr->pred = t->held == 1   ? KPROF_PRED_HELD
                : t->held == 2 ? KPROF_PRED_HELD_KERNEL
                               : t->pred; /* 3: kprof_hold gave up, lag is set and the pair is read as idle */

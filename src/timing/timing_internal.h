@@ -115,15 +115,18 @@ void kprof_ev_start_harvester(void);
  * 0 with *unlearned set when no reference of its shape has been read yet.  Harvest passes only. */
 enum kprof_offset_kind {
     KPROF_OFFSET_NONE,
-    KPROF_OFFSET_HELD,        /* held after a kernel or wait (HELD), or left unheld on an idle stream */
-    KPROF_OFFSET_HELD_KERNEL, /* the same behind a copy, memset or host function (HELD_KERNEL) */
+    KPROF_OFFSET_HELD,        /* a start of its own where the stream's last work was a kernel or a wait */
+    KPROF_OFFSET_HELD_KERNEL, /* the same behind a copy, memset or host function */
     KPROF_OFFSET_GAP,         /* a busy stream whose known work may end before the kernel arrives: a
                                  start shared (struct pair's gap 1), or of its own (gap 2, the reference) */
 };
+/* Each kind's launches are split at random by the draw, so that the two groups run alike but for how they
+ * are measured: an offset learned from a split after the fact (say, idle streams apart from busy ones)
+ * would hold whatever makes launches land in one group or the other (a longer kernel leaving the next
+ * launch's stream busy). */
 enum kprof_offset_role {
-    KPROF_OFFSET_REF,        /* measured in full */
-    KPROF_OFFSET_CHEAP,      /* unheld on an idle stream (the idle-stream correction off), or a gap's share */
-    KPROF_OFFSET_CHEAP_BUSY, /* unheld, its stream busy when it was queued */
+    KPROF_OFFSET_REF,   /* drawn: measured in full (held where a hold was due) */
+    KPROF_OFFSET_CHEAP, /* not drawn: unheld, or a gap's shared start */
     KPROF_OFFSET_ROLES
 };
 double kprof_offset_learn(struct pool *p, const struct pair *pr, unsigned kind, enum kprof_offset_role role,
