@@ -50,8 +50,7 @@ struct kprof_kernel {
     /* Host versus device time (kprof_kernel_split): over the timed launches, the launch calls' host times
      * and the queue times from each call's start to its kernel's start, in ns (the kernels' times lock). */
     struct kprof_hist launch_hist, queue_hist;
-    /* KPROF_HOLD=N: the launch shapes (and situations) seen and how many launches of each were drawn for
-     * (one word each, kprof_hold_drawn's; the last counts those of shapes left without a word; atomic) */
+    /* KPROF_HOLD=N: per launch shape and situation, a word counting its draws (kprof_hold_drawn; atomic) */
     uint64_t hold_shapes[KPROF_KERNEL_HOLD_SHAPES + 1];
     UT_hash_handle hh;         /* by mangled name, or by shape among a parent's shapes */
 };

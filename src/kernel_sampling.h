@@ -1,4 +1,5 @@
-/* kernel_sampling.h: KPROF_SAMPLE for one kernel: whether this launch of it is timed. */
+/* kernel_sampling.h: KPROF_SAMPLE for one kernel (whether this launch of it is timed) and what KPROF_HOLD=N
+ * draws by (hold.h). */
 #ifndef KPROF_KERNEL_SAMPLING_H
 #define KPROF_KERNEL_SAMPLING_H
 
@@ -6,6 +7,7 @@
 #include "cuda_api.h"
 #include "kernel.h"
 #include "kprof_config.h"
+#include "kprof_hash.h"
 #include "sampling.h"
 
 /* KPROF_SAMPLE=N: 1 when this launch of k is to be timed (the first, then every Nth); KPROF_SAMPLE=auto:
@@ -22,6 +24,17 @@ static inline int kprof_sample_this(struct kprof_kernel *k)
         return kprof_sample_auto(&k->sampling, k->mangled);
     }
     return __atomic_fetch_add(&k->seq, 1, __ATOMIC_RELAXED) % (uint64_t)kprof_config.sample == 0;
+}
+
+/* KPROF_HOLD=N: kernel k's words for its draws (NULL when k is unknown or the draw is off), their number
+ * in *n, and in *key the launch's shape, a hash of every bit of grid and block. */
+static inline uint64_t *kprof_hold_words(struct kprof_kernel *k, dim3 grid, dim3 block, uint32_t *key, unsigned *n)
+{
+    uint64_t h = kprof_mix64(grid.x | (uint64_t)grid.y << 32);
+    h = kprof_mix64(h ^ (grid.z | (uint64_t)block.x << 32));
+    *key = (uint32_t)(kprof_mix64(h ^ (block.y | (uint64_t)block.z << 32)) >> 32);
+    *n = KPROF_KERNEL_HOLD_SHAPES;
+    return k && kprof_hold_sampled() ? k->hold_shapes : NULL;
 }
 
 #endif

@@ -112,12 +112,9 @@ static inline void kprof_kernel_untimed_done(struct kprof_kernel *k, int counted
  * its weight s->weight (1/p, the launch's odds of being timed under KPROF_SAMPLE=auto, else 1) in the
  * total's estimate, and, when known (has_split, has_queue), its launch call's host time and queue time
  * counted s->weight times in units of 1/KPROF_SPLIT_UNITS launch, so that their percentiles describe
- * every launch and not the start of the run that auto times most of (kprof_copy_add_time in transfers.h
- * does the same for a copy).  Thread-safe. */
+ * every launch and not the start of the run that auto times most of.  Thread-safe. */
 void kprof_kernel_add_sample(const struct kprof_sample *s);
-/* Adds ns (may be below 0; never below a total of 0) to k's GPU time after its first launch (struct
- * kprof_sample's adjust; every launch timed, never under KPROF_SAMPLE); counts, min, max and percentiles
- * unchanged.  Thread-safe. */
+/* Adds ns (< 0 too; totals stay >= 0) to k's time after its first launch (kprof_sample's adjust). */
 void kprof_kernel_adjust(struct kprof_kernel *k, double ns);
 
 /* Zeroes k's figures (counts, times, histogram), keeping its name, shape and launch keys: a forked child's

@@ -35,15 +35,13 @@ struct kprof_timing {
     unsigned char unordered; /* 1: counted among the launches in flight that hold no order lock (timing/timing.c) */
     unsigned hold_slot;   /* then: the hold's word and number */
     uint32_t hold_seq;
-    signed char drawn;    /* KPROF_HOLD=N: measured in full (held, a start of its own) as one of its shape's
-                             first launches (2) or drawn after them (1), or not (0); -1 no draw */
-    unsigned char draw_kind; /* KPROF_HOLD=N: the hold its stream would get (1 HELD, 2 HELD_KERNEL), 0 no draw */
-    unsigned char short_backlog; /* the timed work known on its stream may end before its kernel arrives */
-    unsigned char gap;    /* KPROF_HOLD=N, its stream busy but maybe not long enough: 1 its start shared all
-                             the same, 2 a start of its own (drawn: the reference), 0 neither */
-    /* Set by the caller before kprof_timing_begin when it asks for KPROF_TIME_LAUNCH: the kernel's shape
-     * words and the launch's shape for KPROF_HOLD=N's draw (kprof_hold_drawn; hold_shapes NULL: held
-     * whenever a hold is due) */
+    /* KPROF_HOLD=N: drawn 2 (among its shape's first), 1 (drawn after), 0 (not: measured the cheap way), -1
+     * (no draw); draw_kind the hold its stream would get (1, 2); short_backlog: the work known on its
+     * stream may end before its kernel arrives; gap: then, its stream busy, 1 its start shared all the
+     * same, 2 a start of its own (the reference) */
+    signed char drawn;
+    unsigned char draw_kind, short_backlog, gap;
+    /* Set by the caller for KPROF_TIME_LAUNCH: KPROF_HOLD=N's draw words and key (kprof_hold_words) */
     uint64_t *hold_shapes;
     unsigned hold_nshapes;
     uint32_t hold_key;

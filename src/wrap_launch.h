@@ -7,28 +7,14 @@
 #include "resolve.h"
 #include "graphs.h"
 #include "kernels.h"
-#include "kprof_config.h"
-#include "kprof_hash.h"
 #include "kernel_sampling.h"
 #include "preload.h"
 #include "timing.h"
 
-/* What a launch of k asks kprof_timing_begin for: KPROF_TIME_LAUNCH, or KPROF_TIME_NONE when KPROF_SAMPLE
- * skips it. */
+/* What a launch of k asks kprof_timing_begin for: KPROF_TIME_NONE when KPROF_SAMPLE skips it. */
 static inline enum kprof_time_want kprof_launch_want(struct kprof_kernel *k)
 {
     return kprof_sample_this(k) ? KPROF_TIME_LAUNCH : KPROF_TIME_NONE;
-}
-
-/* What KPROF_HOLD=N's draw needs of a launch of k (NULL: unknown) with this grid and block, put in t before
- * kprof_timing_begin (struct kprof_timing's hold_shapes). */
-static inline void kprof_launch_hold_shape(struct kprof_timing *t, struct kprof_kernel *k, dim3 grid, dim3 block)
-{
-    t->hold_shapes = k && kprof_hold_sampled() ? k->hold_shapes : NULL;
-    t->hold_nshapes = KPROF_KERNEL_HOLD_SHAPES;
-    uint64_t h = kprof_mix64(grid.x | (uint64_t)grid.y << 32);
-    h = kprof_mix64(h ^ (grid.z | (uint64_t)block.x << 32));
-    t->hold_key = (uint32_t)(kprof_mix64(h ^ (block.y | (uint64_t)block.z << 32)) >> 32);
 }
 
 /* The body of a kernel launch wrapper, runtime or driver: counts the launch, times it on `stream` with
@@ -45,8 +31,7 @@ static inline void kprof_launch_hold_shape(struct kprof_timing *t, struct kprof_
  *   kernel      an expression giving the kernel's aggregate (struct kprof_kernel *, NULL when unknown),
  *               evaluated once, after the guard
  *   grid, block dim3 expressions (evaluated more than once: no side effects)
- *   stream, per_thread  where it runs: per_thread is 1 for _ptsz callers, for whom stream 0 is the
- *               per-thread default stream
+ *   stream, per_thread  where it runs (per_thread 1: _ptsz callers, whose stream 0 is per-thread)
  * What differs with `runtime`, as it did when each side had its own body:
  *   - a driver launch made inside a runtime launch passes through the guard, but is timed on the
  *     runtime launch's behalf when that one had no current context (struct kprof_delegate; the runtime
@@ -88,7 +73,7 @@ static inline void kprof_launch_hold_shape(struct kprof_timing *t, struct kprof_
         int tm_ = w_ != KPROF_TIME_NONE || __atomic_load_n(&kprof_captures_active, __ATOMIC_RELAXED) > 0; \
         t_.captured = t_.no_context = 0;                                                           \
         if (tm_) {                                                                                 \
-            kprof_launch_hold_shape(&t_, k_, (grid), (block));                                     \
+            t_.hold_shapes = kprof_hold_words(k_, (grid), (block), &t_.hold_key, &t_.hold_nshapes);  \
             kprof_timing_begin(&t_, c_.ctx_assumed ? NULL : c_.ctx_before, (stream), (per_thread), w_); \
         }                                                                                          \
         struct kprof_delegate d_ = { k_, w_, 0 };                                                  \
@@ -126,7 +111,7 @@ static inline void kprof_launch_hold_shape(struct kprof_timing *t, struct kprof_
         if (kprof_drv.cuCtxGetCurrent(&cx_) == CUDA_SUCCESS)                                       \
             kprof_preload((handle), cx_, 0);                                                       \
         struct kprof_timing t_;                                                                    \
-        kprof_launch_hold_shape(&t_, (d)->k, (grid), (block));                                     \
+        t_.hold_shapes = kprof_hold_words((d)->k, (grid), (block), &t_.hold_key, &t_.hold_nshapes);  \
         kprof_timing_begin(&t_, cx_, (stream), (per_thread), (d)->want);                           \
         type r_ = (call);                                                                          \
         kprof_preload_launched(r_ == (success));                                                   \

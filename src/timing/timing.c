@@ -445,15 +445,15 @@ static void begin_take_events(struct kprof_timing *t, struct begin *g, enum kpro
     t->tested = 0;
     t->beside = 0;
     t->pred = q ? q->last_pred : KPROF_PRED_UNKNOWN;
-    /* KPROF_HOLD=N: whether this launch is measured in full (hold.h): drawn 1, else 0; -1 no draw.  Drawn
-     * apart behind a short backlog, so that each shape's first launches there are measured in full too. */
+    /* KPROF_HOLD=N: whether this launch is measured in full (hold.h; struct kprof_timing's drawn), drawn
+     * by situation too, so that each kind of hold, and the gap behind a short backlog, has references. */
     int draws = q && want == KPROF_TIME_LAUNCH && kprof_hold_sampled() && t->hold_shapes && !t->ordered &&
                 g->p->calib.hold.ok;
     t->drawn = draws ? 0 : -1; /* lend_last_stop: lends behind a short backlog too */
     t->short_backlog = 0;
     if (q && g->may_share)
         g->lent = lend_last_stop(q, g->p, g->legacy, t, g->bl);
-    if (draws) { /* by situation too: each kind of hold, and the gap, has references of its own */
+    if (draws) {
         t->draw_kind = (unsigned char)hold_kind(q);
         uint32_t key = t->hold_key ^ (t->short_backlog ? GAP_DRAW_KEY : 0) ^ (t->draw_kind == 2 ? COPY_DRAW_KEY : 0);
         t->drawn = (signed char)kprof_hold_drawn(t->hold_shapes, t->hold_nshapes, key);
@@ -484,9 +484,9 @@ static void begin_decide_hold(struct kprof_timing *t, struct begin *g, enum kpro
         (!g->legacy || t->ordered || !__atomic_load_n(&p->blocking_seen, __ATOMIC_RELAXED))) {
         /* Not when the launch may load its kernel (kprof_tls_may_load): the loading may wait for the
          * context's work, the hold included (up to its timeout).
-         * The kind of hold as hold_kind says.  Once a blocking stream has been timed in the context, the legacy
-         * default stream is held only by an ordered launch (order_launch): other threads' launches on
-         * blocking streams wait for the hold, and their pairs held it when they came in between
+         * The kind of hold as hold_kind says.  Once a blocking stream has been timed in the context, the
+         * legacy default stream is held only by an ordered launch (order_launch): other threads' launches
+         * on blocking streams wait for the hold, and their pairs held it when they came in between
          * (docs/accuracy.md, point 9). */
         g->hold = hold_kind(q);
         /* KPROF_HOLD=N: held only when drawn (hold.h), the others read with their shape's learned offset
