@@ -41,20 +41,26 @@ struct kprof_sample {
     double adjust_ns;
 };
 
-/* Counters for the report: pairs dropped because their events failed, calls untimed for lack of events,
- * events created, launches timed with one event (their start shared with the previous call's stop),
- * launches held (struct kprof_hold) after a kernel or wait and behind other work (HELD, HELD_KERNEL), and
- * launches not held because another stream of their context had timed work in flight (beside_busy),
- * holds that outlasted their launch call (holds_overdue), and launches not held because another tool was
- * recording kernels through CUPTI (not_held_traced). */
+/* Counters for the report, each (field, JSON key) in the order the JSON report writes them (the events
+ * object; kprof-report reads them back by the same list): events created; pairs dropped because their
+ * events failed (incomplete at exit, failed); calls untimed for lack of events; launches timed with one
+ * event (their start shared with the previous call's stop); launches held (struct kprof_hold) after a
+ * kernel or wait and behind other work (HELD, HELD_KERNEL); launches not held because another stream of
+ * their context had timed work in flight; holds released after kprof_hold had given up (hold.h);
+ * launches not held while kprof_kernels_traced (calibrate.h); KPROF_HOLD=N: launches with a start of
+ * their own left unheld by the draw (hold.h), launches that shared their start though their stream might
+ * run dry before their kernel arrived (timing.h, gap), and of those two kinds, the launches read before
+ * their shape had a reference. */
+#define KPROF_EVENT_COUNTERS(X)                                                                    \
+    X(created, "created") X(incomplete, "incomplete") X(failed, "failed")                          \
+    X(pool_exhausted, "untimed_no_event") X(one_event, "one_event") X(held, "held")                \
+    X(held_kernel, "held_kernel") X(beside_busy, "beside_busy") X(holds_overdue, "holds_overdue")  \
+    X(not_held_traced, "not_held_traced") X(unheld_drawn, "unheld_drawn") X(gap_shared, "gap_shared") \
+    X(unheld_unlearned, "unheld_unlearned")
 struct kprof_event_counters {
-    long incomplete, failed, pool_exhausted, created, one_event, held, held_kernel, beside_busy;
-    long holds_overdue; /* holds released after kprof_hold had given up (hold.h) */
-    long not_held_traced; /* launches not held while kprof_kernels_traced (calibrate.h) */
-    long unheld_drawn;    /* KPROF_HOLD=N: launches left unheld by the draw (hold.h), a start of their own */
-    long gap_shared;      /* KPROF_HOLD=N: launches that shared their start though their stream might run dry
-                             before their kernel arrived (timing.h, gap) */
-    long unheld_unlearned; /* of those two kinds, the launches read before their shape had a reference */
+#define KPROF_EVENT_FIELD(field, key) long field;
+    KPROF_EVENT_COUNTERS(KPROF_EVENT_FIELD)
+#undef KPROF_EVENT_FIELD
 };
 
 #endif

@@ -312,19 +312,9 @@ static void read_root(struct kprof_saved *r, json_t *root)
     }
 
     json_t *ev = get(root, "events");
-    s->events.n.created = lng(ev, "created");
-    s->events.n.incomplete = lng(ev, "incomplete");
-    s->events.n.failed = lng(ev, "failed");
-    s->events.n.pool_exhausted = lng(ev, "untimed_no_event");
-    s->events.n.one_event = lng(ev, "one_event");
-    s->events.n.held = lng(ev, "held");
-    s->events.n.held_kernel = lng(ev, "held_kernel");
-    s->events.n.beside_busy = lng(ev, "beside_busy");
-    s->events.n.not_held_traced = lng(ev, "not_held_traced");
-    s->events.n.holds_overdue = lng(ev, "holds_overdue");
-    s->events.n.unheld_drawn = lng(ev, "unheld_drawn");
-    s->events.n.gap_shared = lng(ev, "gap_shared");
-    s->events.n.unheld_unlearned = lng(ev, "unheld_unlearned");
+#define EVENT_COUNTER(field, key) s->events.n.field = lng(ev, key);
+    KPROF_EVENT_COUNTERS(EVENT_COUNTER)
+#undef EVENT_COUNTER
 }
 
 bool kprof_saved_read(struct kprof_saved *r, const char *path)

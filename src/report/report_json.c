@@ -116,11 +116,12 @@ void kprof_report_json(FILE *f, const struct kprof_snapshot *s)
     }
     fprintf(f, "%s],\n", s->events.ncalibs ? "\n  " : "");
 
-    fprintf(f, "  \"events\": {\"created\": %ld, \"incomplete\": %ld, \"failed\": %ld, \"untimed_no_event\": %ld, "
-               "\"one_event\": %ld, \"held\": %ld, \"held_kernel\": %ld, \"beside_busy\": %ld, \"holds_overdue\": %ld, "
-               "\"not_held_traced\": %ld, \"unheld_drawn\": %ld, \"gap_shared\": %ld, \"unheld_unlearned\": %ld}\n}\n",
-            s->events.n.created, s->events.n.incomplete, s->events.n.failed, s->events.n.pool_exhausted, s->events.n.one_event,
-            s->events.n.held, s->events.n.held_kernel, s->events.n.beside_busy, s->events.n.holds_overdue,
-            s->events.n.not_held_traced, s->events.n.unheld_drawn, s->events.n.gap_shared,
-            s->events.n.unheld_unlearned);
+    fprintf(f, "  \"events\": {");
+    const char *sep = "";
+#define EVENT_COUNTER(field, key)                                                                  \
+    fprintf(f, "%s\"" key "\": %ld", sep, s->events.n.field);                                       \
+    sep = ", ";
+    KPROF_EVENT_COUNTERS(EVENT_COUNTER)
+#undef EVENT_COUNTER
+    fprintf(f, "}\n}\n");
 }
