@@ -30,11 +30,14 @@ static inline int kprof_sample_this(struct kprof_kernel *k)
  * in *n, and in *key the launch's shape, a hash of every bit of grid and block. */
 static inline uint64_t *kprof_hold_words(struct kprof_kernel *k, dim3 grid, dim3 block, uint32_t *key, unsigned *n)
 {
+    *key = 0;
+    *n = KPROF_KERNEL_HOLD_SHAPES;
+    if (!k || !kprof_hold_sampled())
+        return NULL;
     uint64_t h = kprof_mix64(grid.x | (uint64_t)grid.y << 32);
     h = kprof_mix64(h ^ (grid.z | (uint64_t)block.x << 32));
     *key = (uint32_t)(kprof_mix64(h ^ (block.y | (uint64_t)block.z << 32)) >> 32);
-    *n = KPROF_KERNEL_HOLD_SHAPES;
-    return k && kprof_hold_sampled() ? k->hold_shapes : NULL;
+    return k->hold_shapes;
 }
 
 #endif

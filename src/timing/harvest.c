@@ -171,16 +171,17 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
     enum kprof_offset_role hold_role = pr->unheld ? KPROF_OFFSET_CHEAP : KPROF_OFFSET_REF;
     unsigned gap_kind = pr->gap ? KPROF_OFFSET_GAP : KPROF_OFFSET_NONE;
     enum kprof_offset_role gap_role = pr->gap == 2 ? KPROF_OFFSET_REF : KPROF_OFFSET_CHEAP;
-    double hold_off = kprof_offset_learn(pr->pool, pr, hold_kind, hold_role, (double)s.dur_ns, &unlearned);
+    struct offset *hold_o, *gap_o;
+    double hold_off = kprof_offset_learn(pr->pool, pr, hold_kind, hold_role, (double)s.dur_ns, &unlearned, &hold_o);
     double gap_off = kprof_offset_learn(pr->pool, pr, gap_kind, gap_role, (double)s.dur_ns - hold_off,
-                                        &gap_unlearned);
+                                        &gap_unlearned, &gap_o);
     if (hold_off != 0.0 || gap_off != 0.0) {
         double before = (double)s.dur_ns, d = before - hold_off - gap_off;
         s.dur_ns = d <= 0.0 ? 0 : d >= (double)ns ? ns : (uint64_t)(d + 0.5);
         double taken = before - (double)s.dur_ns; /* what the clamps left of the two, shared out */
         double whole = hold_off + gap_off;
-        kprof_offset_applied(pr->pool, pr, hold_kind, hold_role, whole != 0.0 ? taken * hold_off / whole : 0.0);
-        kprof_offset_applied(pr->pool, pr, gap_kind, gap_role, whole != 0.0 ? taken * gap_off / whole : 0.0);
+        kprof_offset_applied(hold_o, hold_role, whole != 0.0 ? taken * hold_off / whole : 0.0);
+        kprof_offset_applied(gap_o, gap_role, whole != 0.0 ? taken * gap_off / whole : 0.0);
     }
     unlearned |= gap_unlearned;
     if (unlearned) { /* rare: before a shape's first held launch is read */

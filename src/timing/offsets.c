@@ -90,9 +90,10 @@ static struct offset *offset_for(struct pool *p, const struct pair *pr, unsigned
 }
 
 double kprof_offset_learn(struct pool *p, const struct pair *pr, unsigned kind, enum kprof_offset_role role,
-                          double dur_ns, int *unlearned)
+                          double dur_ns, int *unlearned, struct offset **entry)
 {
     *unlearned = 0;
+    *entry = NULL;
     if (kind == 0 || pr->kind != KPROF_TARGET_KERNEL || !kprof_hold_sampled())
         return 0.0;
     struct offset *o = offset_for(p, pr, kind);
@@ -100,6 +101,7 @@ double kprof_offset_learn(struct pool *p, const struct pair *pr, unsigned kind, 
         *unlearned = role != KPROF_OFFSET_REF;
         return 0.0;
     }
+    *entry = o;
     if (!o->dirty) {
         o->dirty = 1;
         o->next_dirty = p->offsets_dirty;
@@ -120,13 +122,9 @@ double kprof_offset_learn(struct pool *p, const struct pair *pr, unsigned kind, 
     return offset_of(o, c);
 }
 
-void kprof_offset_applied(struct pool *p, const struct pair *pr, unsigned kind, enum kprof_offset_role role,
-                          double ns)
+void kprof_offset_applied(struct offset *o, enum kprof_offset_role role, double ns)
 {
-    if (kind == 0 || role == KPROF_OFFSET_REF || ns == 0.0)
-        return;
-    struct offset *o = offset_for(p, pr, kind);
-    if (o)
+    if (o && role != KPROF_OFFSET_REF)
         o->cheap[role - 1].applied += ns;
 }
 

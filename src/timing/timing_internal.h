@@ -30,6 +30,7 @@ struct ref {
 
 /* A context's reusable events, its private stream and references.  Pools are never freed: a context's
  * events die with the context. */
+struct offset;
 struct pool {
     CUcontext ctx;
     int device;
@@ -112,7 +113,8 @@ void kprof_ev_start_harvester(void);
  * reference (measured in full) adds to what the references of its kernel, shape and kind read; another
  * adds to what those of its role read, and the answer is what to take off it: their mean less the
  * references' (so that, over a shape's launches, they read as the references do; it may be below 0), or
- * 0 with *unlearned set when no reference of its shape has been read yet.  Harvest passes only. */
+ * 0 with *unlearned set when no reference of its shape has been read yet; *entry is the kernel, shape and
+ * kind's entry (NULL when none: kind 0, the draw off, out of memory).  Harvest passes only. */
 enum kprof_offset_kind {
     KPROF_OFFSET_NONE,
     KPROF_OFFSET_HELD,        /* a start of its own where the stream's last work was a kernel or a wait */
@@ -130,10 +132,10 @@ enum kprof_offset_role {
     KPROF_OFFSET_ROLES
 };
 double kprof_offset_learn(struct pool *p, const struct pair *pr, unsigned kind, enum kprof_offset_role role,
-                          double dur_ns, int *unlearned);
-/* What was taken off pair pr of that kind and role as it was read (ns; after the clamps). */
-void kprof_offset_applied(struct pool *p, const struct pair *pr, unsigned kind, enum kprof_offset_role role,
-                          double ns);
+                          double dur_ns, int *unlearned, struct offset **entry);
+/* What was taken off a pair of role `role` of entry o (kprof_offset_learn's; NULL: none) as it was read
+ * (ns; after the clamps). */
+void kprof_offset_applied(struct offset *o, enum kprof_offset_role role, double ns);
 /* At the end of a harvest pass: for each kernel, shape and kind read from since the last call, the
  * difference between the offset as learned now, over all the launches read the cheap way so far, and what
  * was taken off them as they were read (a running offset gives its first launches' noise the most weight)
