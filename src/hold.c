@@ -44,14 +44,22 @@ static uint32_t shape_count(uint64_t *shapes, unsigned n, uint32_t key)
     return (uint32_t)(KPROF_HOLD_FIRST + __atomic_fetch_add(&shapes[n], 1, __ATOMIC_RELAXED) % (1u << 31));
 }
 
-int kprof_hold_drawn(uint64_t *shapes, unsigned n, uint32_t key)
+int kprof_hold_drawn(uint64_t *shapes, unsigned n, uint32_t key, unsigned char *thin)
 {
+    *thin = 0;
     if (!shapes || !kprof_hold_sampled())
         return 1;
     key |= 1; /* never 0, the mark of a free word */
     uint32_t count = shape_count(shapes, n, key);
     if (count < KPROF_HOLD_FIRST)
         return 2;
+    uint64_t every = (uint64_t)kprof_config.hold, full = KPROF_HOLD_THIN_AFTER * every;
+    unsigned k = 0;
+    while ((uint64_t)count >= full << k) /* count < 2^31: at most 31 - 8 - 1 steps */
+        k++;
     uint64_t h = kprof_mix64((uint64_t)kprof_config.seed ^ kprof_mix64(((uint64_t)key << 32) | count));
-    return h % (uint64_t)kprof_config.hold == 0;
+    if (h % (every << k) != 0)
+        return 0;
+    *thin = (unsigned char)k;
+    return 1;
 }

@@ -40,15 +40,22 @@ int kprof_hold_place(const struct kprof_hold *h, CUstream s, unsigned slot, uint
 
 /* KPROF_HOLD=N (N >= 2): holds for a sample of launches.  A launch that would be held is held when it is
  * among the first KPROF_HOLD_FIRST of its kernel and launch shape (`key`, a hash of the grid and block),
- * or else with probability 1/N, drawn from a hash of KPROF_SEED, key and the shape's count (no aliasing
- * with periodic programs; the same launches for the same seed and launch order).  The others are left
- * unheld and read with the offset learned from the held ones of their shape (timing/offsets.c).  `shapes`
- * holds n + 1 words of a kernel's (struct kprof_kernel's hold_shapes): n each a shape's key (high 32 bits)
- * and count (low 32), claimed in turn, and a count of the launches of shapes that found them all taken
- * (drawn 1 in N from their first).  Returns 2 for a hold among the first KPROF_HOLD_FIRST, 1 for a hold
- * drawn after them, 0 for none; always 1 when shapes is NULL (the kernel unknown).  Lock-free. */
+ * or else drawn from a hash of KPROF_SEED, key and the shape's count (no aliasing with periodic programs;
+ * the same launches for the same seed and launch order): with probability 1/N for the shape's first
+ * KPROF_HOLD_THIN_AFTER x N launches (about KPROF_HOLD_THIN_AFTER drawn), then 1/(N x 2^k) from its
+ * KPROF_HOLD_THIN_AFTER x N x 2^(k-1)-th launch on (*thin = k; about KPROF_HOLD_THIN_AFTER / 2 more drawn
+ * each time the count doubles: a hold costs a kernel launch of host time, and a mean learned from some
+ * hundreds of references hardly moves with more).  The others are left unheld and read with the offset
+ * learned from the drawn ones of their shape (timing/offsets.c), each of which stands for the 2^k
+ * launches of its rate (the references' mean weighs it so, and follows a length that changes over the
+ * run).  `shapes` holds n + 1 words of a kernel's (struct kprof_kernel's hold_shapes): n each a shape's key
+ * (high 32 bits) and count (low 32), claimed in turn, and a count of the launches of shapes that found them
+ * all taken (drawn from their first).  Returns 2 for a hold among the first KPROF_HOLD_FIRST, 1 for a hold
+ * drawn after them, 0 for none; always 1 when shapes is NULL (the kernel unknown).  *thin is 0 unless 1 is
+ * returned.  Lock-free. */
 #define KPROF_HOLD_FIRST 8
-int kprof_hold_drawn(uint64_t *shapes, unsigned n, uint32_t key);
+#define KPROF_HOLD_THIN_AFTER 512
+int kprof_hold_drawn(uint64_t *shapes, unsigned n, uint32_t key, unsigned char *thin);
 
 /* Ends the hold of `slot` numbered seq: the word goes to seq unless it is already past it (an atomic
  * maximum, so that holds of two threads on one stream never wait for a smaller number).  Lock-free. */

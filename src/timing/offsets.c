@@ -24,11 +24,16 @@ struct cheap {
     double applied;            /* what was taken off them as they were read (running offsets), ns */
     double settled;            /* what kprof_offsets_settle has taken off their kernel's total since, ns */
 };
+/* Launches measured in full (the references), each weighed by the launches it stands for: 1 for its
+ * shape's first ones, 2^k for one drawn at the rate 1/(N x 2^k) (hold.h) */
+struct refs {
+    uint64_t n;
+    double w, w2;   /* the sum of their weights and of its squares */
+    double sum, sq; /* weighted sums of their durations and squares, ns, ns^2 */
+};
 struct offset {
     struct offset_key key;
-    /* Launches measured in full (the references): [0] its shape's first ones, [1] those drawn after them */
-    uint64_t ref_n[2];
-    double ref_sum[2], ref_sq[2]; /* their durations and squares, ns, ns^2 */
+    struct refs ref[2]; /* [0] its shape's first ones, [1] those drawn after them */
     struct cheap cheap[KPROF_OFFSET_ROLES - 1]; /* by role, KPROF_OFFSET_CHEAP first */
     struct offset *next_dirty; /* on p->offsets_dirty: read from since the last settle */
     int dirty;
@@ -44,6 +49,19 @@ static double variance(uint64_t n, double sum, double sq)
     return v > 0.0 ? v : 0.0;
 }
 
+/* The squared standard error of the weighted mean of r: its weighted variance over the effective number of
+ * values, (sum of weights)^2 / (sum of squared weights) (Kish), which is r->n when every weight is 1. */
+static double weighted_se2(const struct refs *r)
+{
+    if (r->n < 2 || r->w2 <= 0.0)
+        return 0.0;
+    double mean = r->sum / r->w, neff = r->w * r->w / r->w2;
+    if (neff <= 1.0)
+        return 0.0;
+    double v = (r->sq / r->w - mean * mean) * neff / (neff - 1.0);
+    return v > 0.0 ? v / neff : 0.0;
+}
+
 /* The offset learned for the cheap launches c of entry o: their mean less the references' mean, or 0 while
  * that difference is within 2 standard errors of 0 (lengths that vary from launch to launch make the two
  * means differ by chance; taken off, that chance would become an error of the total), or when either has
@@ -52,13 +70,18 @@ static double variance(uint64_t n, double sum, double sq)
  * caches cold, a length that grows over the run). */
 static double offset_of(const struct offset *o, const struct cheap *c)
 {
-    int all = o->ref_n[1] < KPROF_HOLD_FIRST;
-    uint64_t rn = o->ref_n[1] + (all ? o->ref_n[0] : 0);
-    if (rn == 0 || c->n == 0)
+    struct refs r = o->ref[1];
+    if (r.n < KPROF_HOLD_FIRST) {
+        r.n += o->ref[0].n;
+        r.w += o->ref[0].w;
+        r.w2 += o->ref[0].w2;
+        r.sum += o->ref[0].sum;
+        r.sq += o->ref[0].sq;
+    }
+    if (r.n == 0 || c->n == 0)
         return 0.0;
-    double rsum = o->ref_sum[1] + (all ? o->ref_sum[0] : 0.0), rsq = o->ref_sq[1] + (all ? o->ref_sq[0] : 0.0);
-    double d = c->sum / (double)c->n - rsum / (double)rn;
-    double se2 = variance(rn, rsum, rsq) / (double)rn + variance(c->n, c->sum, c->sq) / (double)c->n;
+    double d = c->sum / (double)c->n - r.sum / r.w;
+    double se2 = weighted_se2(&r) + variance(c->n, c->sum, c->sq) / (double)c->n;
     return d * d > 4.0 * se2 ? d : 0.0;
 }
 
@@ -108,17 +131,20 @@ double kprof_offset_learn(struct pool *p, const struct pair *pr, unsigned kind, 
         p->offsets_dirty = o;
     }
     if (role == KPROF_OFFSET_REF) {
-        int drawn = !pr->early;
-        o->ref_n[drawn]++;
-        o->ref_sum[drawn] += dur_ns;
-        o->ref_sq[drawn] += dur_ns * dur_ns;
+        struct refs *r = &o->ref[!pr->early];
+        double w = (double)(1u << (pr->thin & 31));
+        r->n++;
+        r->w += w;
+        r->w2 += w * w;
+        r->sum += w * dur_ns;
+        r->sq += w * dur_ns * dur_ns;
         return 0.0;
     }
     struct cheap *c = &o->cheap[role - 1];
     c->n++;
     c->sum += dur_ns;
     c->sq += dur_ns * dur_ns;
-    *unlearned = o->ref_n[0] + o->ref_n[1] == 0;
+    *unlearned = o->ref[0].n + o->ref[1].n == 0;
     return offset_of(o, c);
 }
 

@@ -42,6 +42,7 @@ struct pair {
     unsigned char unheld, hold_ref;
     unsigned char gap;      /* KPROF_HOLD=N behind a short backlog: 1 its start shared, 2 the reference (timing.h) */
     unsigned char early;    /* KPROF_HOLD=N: measured in full as one of its shape's first launches (timing.h) */
+    unsigned char thin;     /* KPROF_HOLD=N, drawn: at the rate 1/(N x 2^thin), it stands for 2^thin launches */
 };
 
 /* Pairs recorded on one stream complete in the order they were recorded, so only a queue's head needs

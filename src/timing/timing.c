@@ -450,13 +450,14 @@ static void begin_take_events(struct kprof_timing *t, struct begin *g, enum kpro
     int draws = q && want == KPROF_TIME_LAUNCH && kprof_hold_sampled() && t->hold_shapes && !t->ordered &&
                 g->p->calib.hold.ok;
     t->drawn = draws ? 0 : -1; /* lend_last_stop: lends behind a short backlog too */
+    t->draw_thin = 0;
     t->short_backlog = 0;
     if (q && g->may_share)
         g->lent = lend_last_stop(q, g->p, g->legacy, t, g->bl);
     if (draws) {
         t->draw_kind = (unsigned char)hold_kind(q);
         uint32_t key = t->hold_key ^ (t->short_backlog ? GAP_DRAW_KEY : 0) ^ (t->draw_kind == 2 ? COPY_DRAW_KEY : 0);
-        t->drawn = (signed char)kprof_hold_drawn(t->hold_shapes, t->hold_nshapes, key);
+        t->drawn = (signed char)kprof_hold_drawn(t->hold_shapes, t->hold_nshapes, key, &t->draw_thin);
     }
     if (q) {
         g->b = kprof_ev_pool_take(g->p, &cb);
@@ -860,6 +861,7 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
     pr->hold_ref = t->drawn > 0 && !t->shared && t->held != 3 ? t->draw_kind : 0;
     pr->gap = t->gap;
     pr->early = t->drawn == 2; /* a reference among its shape's first launches */
+    pr->thin = t->drawn == 1 ? t->draw_thin : 0;
     pr->pred = t->held == 1   ? KPROF_PRED_HELD
                : t->held == 2 ? KPROF_PRED_HELD_KERNEL
                               : t->pred; /* 3: kprof_hold gave up, lag is set and the pair is read as idle */
