@@ -1,7 +1,11 @@
 // kbench.cu: libkprof's benchmark program.  Each mode times its own region (launch loop, copy loop) with
 // the host clock, including the final synchronize, and prints it; the script tests/gpu/run-bench.sh runs
 // it without libkprof, with it, and under a CUPTI tracer, and prints ratios.
-//   kbench launch [--n N] [--streams S]     S host threads, one stream each, N empty launches in all
+//   kbench launch [--n N] [--streams S] [--record]
+//                                           S host threads, one stream each, N empty launches in all;
+//                                           --record: each launch followed by one cudaEventRecord on its
+//                                           stream (a ring of 64 timing events a thread), the floor of a
+//                                           profiler timing every launch with one event (run without it)
 //   kbench copy --bytes B [--n N] [--pinned|--pageable]
 //   kbench spin --us U [--n N] [--idle|--busy|--behind]   kernels that spin about U us, the stream idle or
 //                                           busy; --behind: each followed by an empty kernel queued behind it,
@@ -80,20 +84,31 @@ int main(int argc, char **argv)
         std::vector<cudaStream_t> s(streams);
         for (auto &x : s)
             CK(cudaStreamCreateWithFlags(&x, cudaStreamNonBlocking));
+        const bool record = has(argc, argv, "--record");
+        std::vector<std::vector<cudaEvent_t>> ev(streams, std::vector<cudaEvent_t>(record ? 64 : 0));
+        for (auto &ring : ev)
+            for (auto &e : ring)
+                CK(cudaEventCreate(&e));
         double t0 = now_us();
         std::vector<std::thread> th;
         for (int k = 0; k < streams; k++)
             th.emplace_back([&, k] {
-                for (long i = 0; i < n / streams; i++)
+                for (long i = 0; i < n / streams; i++) {
                     empty_kernel<<<1, 1, 0, s[k]>>>();
+                    if (record)
+                        cudaEventRecord(ev[k][i & 63], s[k]);
+                }
                 CK(cudaStreamSynchronize(s[k]));
             });
         for (auto &x : th)
             x.join();
         double t1 = now_us();
         CK(cudaGetLastError());
-        printf("kbench: %s n=%ld streams=%d region_us=%.1f per_launch_us=%.3f rss_before_kib=%ld rss_after_kib=%ld\n",
-               mode, n, streams, t1 - t0, (t1 - t0) / (double)n, rss0, rss_kib());
+        for (auto &ring : ev)
+            for (auto &e : ring)
+                CK(cudaEventDestroy(e));
+        printf("kbench: %s%s n=%ld streams=%d region_us=%.1f per_launch_us=%.3f rss_before_kib=%ld rss_after_kib=%ld\n",
+               mode, record ? " record" : "", n, streams, t1 - t0, (t1 - t0) / (double)n, rss0, rss_kib());
     } else if (!strcmp(mode, "copy")) {
         size_t bytes = (size_t)arg_long(argc, argv, "--bytes", 4096);
         long n = arg_long(argc, argv, "--n", 10000);
