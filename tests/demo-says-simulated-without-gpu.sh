@@ -16,6 +16,14 @@ expect_grep '^== libkprof: kernels ==' "$WORK/err" "the report follows"
 expect_grep 'reduce_blocks|app_add' "$WORK/err" "with the sample's kernels"
 # The fake's GPU clock kept in step with the host's: queue times of a few us, not tens of ms.
 expect_grep 'Queue med \(us\) +Queue p95 \(us\)' "$WORK/err" "queue times in us"
-expect_eq "$(tail -n 1 "$WORK/err")" \
+expect_eq "$(tail -n 2 "$WORK/err" | head -n 1)" \
     "demo: the report above was made on the fake CUDA stack (tests/fake): simulated times, not a GPU's" \
-    "last line: simulated times"
+    "next to last line: simulated times"
+expect_grep "^demo: there a launch call takes 3 us before its kernel is queued" "$WORK/err" \
+    "last line: why a sample's own event timing reads longer"
+# Another program, as the README shows: the same fake stack and virtual clock.
+PATH="$WORK/bin:$PATH" LD_PRELOAD="$SAN_PRELOAD" sh "$top_srcdir/tools/demo.sh" "$(cd "$top_builddir" && pwd)" \
+    "$top_builddir/tests/fake/progs/mathapp" >"$WORK/out2" 2>"$WORK/err2" || fail "demo with a program failed: $(cat "$WORK/err2")"
+expect_grep "^demo: no GPU here \(nvidia-smi lists none\): running .*mathapp against the fake CUDA stack" "$WORK/err2" \
+    "the program given is run"
+expect_grep 'app_add' "$WORK/err2" "with its kernels"

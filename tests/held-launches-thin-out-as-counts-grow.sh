@@ -17,9 +17,12 @@ KPROF_SEED=7 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/thin.json" run_clocked "$PROG
 expect_eq "$(totals "$WORK/thin.json")" '[["kernel_a(float*)",40000,80000000],["kernel_b(float*)",4000,12000000]]' \
     "40000 and 4000 launches, each read as its kernel's length"
 # kernel_a: its first 8, about 511 of its next 4088, then 256 each doubling to 32768 and 56 of the last
-# 7232 (1343); kernel_b's 4000: 8 and about 499 (1850 in all; 5500 without the thinning).
+# 7232 (1343); kernel_b's 4000: 8 and about 499 (1850 in all; 5500 without the thinning).  A launch whose
+# stream's last pair the harvester has not read yet is drawn as behind a short backlog, with counts of its
+# own, so a loaded machine holds more: 2325 in a parallel make check (kernel_a's launches split evenly
+# between the two situations would hold about 2240, kernel_b's about 500).
 held=$(jqr '.events.held + .events.held_kernel' "$WORK/thin.json")
-[ "$held" -ge 1500 ] && [ "$held" -le 2300 ] || fail "$held holds, expected about 1850 (5500 at 1 in 8)"
+[ "$held" -ge 1500 ] && [ "$held" -le 3000 ] || fail "$held holds, expected about 1850 to 2750 (5500 at 1 in 8)"
 pass "$held holds in 44000 launches"
 FAKEGPU_KERNEL_LATER="kernel_a=20000:4000" KPROF_SEED=7 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/later.json" \
     run_clocked "$PROGS/many_launches" 40000 >"$WORK/out" 2>&1 || fail "many_launches failed: $(cat "$WORK/out")"

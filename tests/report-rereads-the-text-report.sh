@@ -52,6 +52,12 @@ expect_grep 'Kernel \[grid\] \[block\]' "$WORK/shape.txt" "shape: rows by launch
 expect_grep '^Sampled \(KPROF_SAMPLE=3\)' "$WORK/shape.txt" "shape: sampled"
 unset FAKEGPU_EVENT_PENDING_QUERIES FAKEGPU_LAUNCH_LATENCY_NS KPROF_HOLD
 same top --top 1 -- --top 1 "$KERNELS/graph_replay"
+# KPROF_TOP is saved with the report: kprof report without --top shows what the run showed (a new user
+# read the hidden kernel back, against README's "byte for byte"); --top 0 shows every kernel again.
+same topsaved -- --top 1 "$KERNELS/graph_replay"
+expect_eq "$(jqr '.top' "$WORK/topsaved.json")" 1 "top: saved in the JSON"
+"$K" report --top 0 "$WORK/topsaved.json" >"$WORK/top0.txt" || fail "kprof report --top 0 failed"
+expect_no_grep 'not shown: KPROF_TOP' "$WORK/top0.txt" "top: --top 0 shows every kernel"
 # Base names and a capped name column (KPROF_NAMES=base, KPROF_NAME_WIDTH) are saved with the report.
 same names -- --names base --name-width 10 "$KERNELS/stream_overlap" --no-verify --chunks 2
 expect_eq "$(jqr '[.names, .name_width] | tostring' "$WORK/names.json")" '["base",10]' "names: saved in the JSON"

@@ -1,17 +1,22 @@
 #!/bin/sh
-# tools/demo.sh BUILDDIR: what `make demo` runs, the README's main command.  With a GPU (nvidia-smi lists
-# one) the bundled kernels/reduce runs under libkprof for real.  Without one, this says so in one line and
-# runs the same sample against the fake CUDA stack of tests/fake, whose times are simulated (said again
-# after the report); without nvcc (no kernels/ samples), the fake stack's own mathapp instead.  Only this
-# demo falls back to the fake stack: kprof never does for a user's program.
-b=${1:?usage: demo.sh BUILDDIR}
+# tools/demo.sh BUILDDIR [PROGRAM [ARG...]]: what `make demo` runs, the README's main command.  With a GPU
+# (nvidia-smi lists one) the bundled kernels/reduce (or PROGRAM) runs under libkprof for real.  Without
+# one, this says so in one line and runs the same against the fake CUDA stack of tests/fake, whose times
+# are simulated (said again after the report); without nvcc (no kernels/ samples) and no PROGRAM, the
+# fake stack's own mathapp instead.  Only this demo falls back to the fake stack: kprof never does for a
+# user's program.
+b=${1:?usage: demo.sh BUILDDIR [PROGRAM [ARG...]]}
+shift
 kprof=$b/tools/kprof
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
+    [ $# -gt 0 ] && exec "$kprof" "$@"
     [ -x "$b/kernels/reduce" ] || { echo "demo: kernels/reduce was not built (configure found no nvcc)" >&2; exit 1; }
     exec "$kprof" "$b/kernels/reduce"
 fi
 fake=$b/tests/fake
-if [ -x "$b/kernels/reduce" ]; then
+if [ $# -gt 0 ]; then
+    what=$1
+elif [ -x "$b/kernels/reduce" ]; then
     set -- "$b/kernels/reduce" --no-verify # its kernels do not run on the fake: nothing to verify
     what="kernels/reduce"
 else
@@ -34,4 +39,5 @@ FAKEGPU_LAUNCH_HOST_NS=3000 FAKEGPU_EVENT_PENDING_QUERIES=1 LD_LIBRARY_PATH=$fak
     LD_PRELOAD=${LD_PRELOAD:+$LD_PRELOAD${clock:+ }}$clock "$kprof" "$@"
 rc=$?
 echo "demo: the report above was made on the fake CUDA stack (tests/fake): simulated times, not a GPU's" >&2
+echo "demo: there a launch call takes 3 us before its kernel is queued (as a GPU's launch latency): a program's own event timing includes it, libkprof takes it off" >&2
 exit $rc

@@ -35,8 +35,9 @@ static void usage(FILE *f)
             "  -f, --format FORMAT   text (default), csv or json (one report: the run's own report in that\n"
             "                        format; csv: files FILE.kernels.csv..., FILE defaulting to REPORT\n"
             "                        without .json)\n"
-            "      --top N           kernels shown in the text report's table, 0 (all, the default) to\n"
-            "                        1073741824 (as KPROF_TOP; one report only); with --html, kernels\n"
+            "      --top N           kernels shown in the text report's table, 0 (all) to 1073741824\n"
+            "                        (as KPROF_TOP; one report only; default: the run's own KPROF_TOP,\n"
+            "                        as saved in the report); with --html, kernels\n"
             "                        in the page (default 20, 0 for all)\n"
             "      --html            write the HTML page (to stdout, or FILE)\n"
             "  -o, --output FILE     write to FILE, not stdout (csv: the base name of its files)\n"
@@ -66,13 +67,16 @@ static bool finish(FILE *f, const char *output)
     return ok;
 }
 
-/* One report, rendered by libkprof's writers; exit status 0 or 1. */
-static int render_one(const char *path, char format, const char *output)
+/* One report, rendered by libkprof's writers with the settings it was written with (its `top` too, unless
+ * top >= 0: --top given); exit status 0 or 1. */
+static int render_one(const char *path, char format, const char *output, long top)
 {
     struct kprof_saved r;
     if (!kprof_saved_read(&r, path))
         return 1;
     kprof_saved_apply(&r);
+    if (top >= 0)
+        kprof_config.top = top;
     int rc = 0;
     if (format == 'c') {
         /* FILE.json -> FILE.kernels.csv...; kprof_report_csv writes over files as KPROF_OUTPUT does. */
@@ -217,10 +221,8 @@ int main(int argc, char **argv)
         return usage_error("%s", "--html writes a page: -f does not apply to it");
     if (html)
         return render_html(argv + optind, nfiles, top, output);
-    if (nfiles == 1) {
-        kprof_config.top = top > 0 ? top : 0;
-        return render_one(argv[optind], format, output);
-    }
+    if (nfiles == 1)
+        return render_one(argv[optind], format, output, top);
     if (format == 'c')
         return usage_error("%s", "-f csv renders one report; several are merged as text or json");
     if (top >= 0)

@@ -182,6 +182,7 @@ static void read_root(struct kprof_saved *r, json_t *root)
     r->names = strcmp(nm, "base") == 0 ? KPROF_NAMES_BASE : strcmp(nm, "mangled") == 0 ? KPROF_NAMES_MANGLED
                                                                                       : KPROF_NAMES_DEMANGLED;
     r->name_width = lng(root, "name_width");
+    r->top = lng(root, "top"); /* absent from reports before it was saved: 0, every kernel */
     s->k.nfiltered = (size_t)u64(root, "filtered_kernels");
     s->k.kernel_total_ns = u64(root, "kernel_total_ns");
 
@@ -368,6 +369,7 @@ void kprof_saved_apply(const struct kprof_saved *r)
     kprof_config.group = r->group;
     kprof_config.names = r->names;
     kprof_config.name_width = r->name_width > 0 ? r->name_width : 0;
+    kprof_config.top = r->top > 0 ? r->top : 0;
 }
 
 /* Releases the kernel rows of one array (each a struct kprof_saved_kernel), and the array. */

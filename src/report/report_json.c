@@ -55,13 +55,13 @@ void kprof_report_json(FILE *f, const struct kprof_snapshot *s)
     fprintf(f, ",\n  \"command\": ");
     kprof_json_string(f, s->command);
     fprintf(f, ",\n  \"wall_ns\": %llu,\n  \"sample_period\": %ld,\n  \"sample_seed\": %llu,\n  \"sample_budget\": %ld,\n"
-               "  \"group\": \"%s\",\n  \"names\": \"%s\",\n  \"name_width\": %ld,\n",
+               "  \"group\": \"%s\",\n  \"names\": \"%s\",\n  \"name_width\": %ld,\n  \"top\": %ld,\n",
             U(s->wall_ns), kprof_config.sample, U(kprof_config.sample == 0 ? (uint64_t)kprof_config.seed : 0),
             kprof_config.sample_budget, kprof_config.group == KPROF_GROUP_SHAPE ? "shape" : "name",
             kprof_config.names == KPROF_NAMES_BASE      ? "base"
             : kprof_config.names == KPROF_NAMES_MANGLED ? "mangled"
                                                          : "demangled",
-            kprof_config.name_width);
+            kprof_config.name_width, kprof_config.top);
 
     fprintf(f, "  \"context_init\": [");
     json_rows(f, KPROF_TABLE_context_init, s, s->apitable.nctx_inits, NULL);

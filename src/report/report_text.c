@@ -112,7 +112,8 @@ static void kernels(FILE *f, const struct kprof_snapshot *s)
                 KPROF_HOST_SAMPLE);
     if (s->k.nkernels)
         fprintf(f, "First: the first launch (lazy module loading makes it slow); Avg, Med, p95, p99, Min, Max and StdDev\n"
-                   "leave it out. Percentiles come from a log-linear histogram (relative error at most 0.78%%).\n"
+                   "leave it out (unless it is the only one timed). Percentiles come from a log-linear histogram\n"
+                   "(relative error at most 0.78%%).\n"
                    "Calls include launches replayed by CUDA graphs, which are timed with their graph (see graphs) and\n"
                    "marked on their row; launches inside conditional graph bodies cannot be counted from the host.\n"
                    "Host: the launch call's host time; Queue: from the call's start to the kernel's start on the GPU\n"
@@ -243,10 +244,11 @@ void kprof_report_text(FILE *f, const struct kprof_snapshot *s)
         fprintf(f, ", held longer than kprof_hold waits (%.0f ms) %ld (kernels on other streams may read up to "
                    "that much longer)", (double)KPROF_HOLD_TIMEOUT_NS / 1e6, s->events.n.holds_overdue);
     if (s->events.n.unheld_drawn || s->events.n.gap_shared) /* KPROF_HOLD=N */
-        fprintf(f, ", not held by KPROF_HOLD's draw %ld and started at the previous stop though the stream might "
-                   "run dry first %ld (read with the offset learned from launches of their kernel and launch shape "
-                   "measured in full; %ld before one was learned)",
-                s->events.n.unheld_drawn, s->events.n.gap_shared, s->events.n.unheld_unlearned);
+        fprintf(f, ", left by KPROF_HOLD's draw to be read with an offset learned from drawn launches of their "
+                   "kernel and shape %ld (unheld %ld, started at the previous stop behind a short backlog %ld; "
+                   "read before any offset was learned %ld)",
+                s->events.n.unheld_drawn + s->events.n.gap_shared, s->events.n.unheld_drawn, s->events.n.gap_shared,
+                s->events.n.unheld_unlearned);
     if (s->events.n.not_held_traced) /* torch.profiler and other CUPTI tracers would see kprof_hold */
         fprintf(f, ", not held while another tool traced kernels through CUPTI %ld (timed as without holds)",
                 s->events.n.not_held_traced);
