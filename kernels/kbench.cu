@@ -68,8 +68,19 @@ static bool has(int argc, char **argv, const char *name)
 
 int main(int argc, char **argv)
 {
+    static const char usage[] =
+        "usage: kbench launch [--n N] [--streams S] [--record]\n"
+        "       kbench copy --bytes B [--n N] [--pinned|--pageable]\n"
+        "       kbench spin --us U [--n N] [--idle|--busy|--behind]\n"
+        "       kbench scale [--n N]\n"
+        "libkprof's benchmark program: each mode times its own region with the host clock and prints it\n"
+        "(kbench.cu's opening comment says what each mode does; tests/gpu/run-bench.sh runs them).\n";
+    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        fputs(usage, stdout);
+        return 0;
+    }
     if (argc < 2) {
-        fprintf(stderr, "usage: kbench launch|copy|spin|scale [options]\n");
+        fputs(usage, stderr);
         return 2;
     }
     const char *mode = argv[1];
@@ -152,7 +163,7 @@ int main(int argc, char **argv)
                behind ? "behind" : idle ? "idle" : "busy", cycles,
                t1 - t0);
     } else {
-        fprintf(stderr, "kbench: unknown mode %s\n", mode);
+        fprintf(stderr, "kbench: unknown mode %s\n%s", mode, usage);
         return 2;
     }
     /* For the exit time (libkprof's drain and report run after main): the wall clock as main ends. */

@@ -33,6 +33,9 @@ bad --name-width=-1
 bad --log trace
 bad --paused=1
 bad --signals=yes
+rc=0; "$K" --sample 0 true 2>"$WORK/err" || rc=$?
+expect_grep "^kprof: --sample needs a whole number from 1 to 1073741824 or auto, not '0'$" "$WORK/err" \
+    "kprof --sample 0: names auto too, as --help does"
 rc=0; "$K" --sample 2>"$WORK/err" || rc=$?
 expect_eq "$rc" 2 "kprof --sample (no value): exit status 2"
 expect_grep '^kprof: --sample needs a value$' "$WORK/err" "kprof --sample (no value): says so"

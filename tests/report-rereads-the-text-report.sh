@@ -108,6 +108,9 @@ err 1 "$WORK/v2.json"
 "$M" -f json "$WORK/overlap.json" >"$WORK/summary.json"
 err 1 "$WORK/summary.json"
 expect_grep 'kprof-merge summary' "$WORK/err" "a kprof-merge summary is said to be one"
+# A text report (a new user's first try: a raw JSON parser error before).
+err 1 "$WORK/overlap.txt"
+expect_grep 'a libkprof text report, not JSON: .*--save' "$WORK/err" "a text report is said to be one, with how to save JSON"
 
 # kprof report --help, kprof(1)'s KPROF REPORT section and README.md's kprof report paragraph name the same
 # options (help and version aside in the README).

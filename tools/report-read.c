@@ -318,6 +318,18 @@ static void read_root(struct kprof_saved *r, json_t *root)
 #undef EVENT_COUNTER
 }
 
+/* Whether the file at path begins as libkprof's text report does ("== libkprof: "). */
+static bool text_report(const char *path)
+{
+    static const char head[] = "== libkprof: ";
+    char buf[sizeof head - 1];
+    FILE *f = fopen(path, "r");
+    bool is = f && fread(buf, 1, sizeof buf, f) == sizeof buf && memcmp(buf, head, sizeof buf) == 0;
+    if (f)
+        fclose(f);
+    return is;
+}
+
 bool kprof_saved_read(struct kprof_saved *r, const char *path)
 {
     memset(r, 0, sizeof *r);
@@ -335,6 +347,9 @@ bool kprof_saved_read(struct kprof_saved *r, const char *path)
     const char *why = NULL;
     if (!root && read_errno) {
         fprintf(stderr, "kprof: %s: %s\n", path, strerror(read_errno));
+    } else if (!root && text_report(path)) {
+        fprintf(stderr, "kprof: %s: a libkprof text report, not JSON: kprof report reads the JSON one (save it with "
+                        "kprof --save FILE, or kprof -f json -o FILE)\n", path);
     } else if (!root) {
         if (err.line > 0)
             fprintf(stderr, "kprof: %s:%d: %s\n", path, err.line, err.text);
