@@ -23,9 +23,10 @@ void kprof_hold_release(const struct kprof_hold *h, unsigned slot, uint32_t seq)
 }
 
 /* The count of shape `key` in shapes[0..n), before this launch; when no word is left for it, the count of
- * all such launches (shapes[n]) from KPROF_HOLD_FIRST on, so that each is drawn afresh. */
-static uint32_t shape_count(uint64_t *shapes, unsigned n, uint32_t key)
+ * all such launches (shapes[n]) from KPROF_HOLD_FIRST on, so that each is drawn afresh (*shared set). */
+static uint32_t shape_count(uint64_t *shapes, unsigned n, uint32_t key, int *shared)
 {
+    *shared = 0;
     for (unsigned i = 0; i < n; i++) {
         uint64_t w = __atomic_load_n(&shapes[i], __ATOMIC_RELAXED);
         if (w == 0) {
@@ -41,7 +42,16 @@ static uint32_t shape_count(uint64_t *shapes, unsigned n, uint32_t key)
             count = (uint32_t)__atomic_fetch_add(&shapes[i], 1, __ATOMIC_RELAXED);
         return count;
     }
+    *shared = 1;
     return (uint32_t)(KPROF_HOLD_FIRST + __atomic_fetch_add(&shapes[n], 1, __ATOMIC_RELAXED) % (1u << 31));
+}
+
+void kprof_hold_cap_thinning(uint64_t *shapes, unsigned n, unsigned k)
+{
+    uint64_t cur = __atomic_load_n(&shapes[n + 1], __ATOMIC_RELAXED);
+    while ((cur == 0 || cur > k + 1) &&
+           !__atomic_compare_exchange_n(&shapes[n + 1], &cur, (uint64_t)k + 1, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
 }
 
 int kprof_hold_drawn(uint64_t *shapes, unsigned n, uint32_t key, unsigned char *thin)
@@ -50,13 +60,22 @@ int kprof_hold_drawn(uint64_t *shapes, unsigned n, uint32_t key, unsigned char *
     if (!shapes || !kprof_hold_sampled())
         return 1;
     key |= 1; /* never 0, the mark of a free word */
-    uint32_t count = shape_count(shapes, n, key);
+    int shared;
+    uint32_t count = shape_count(shapes, n, key, &shared);
     if (count < KPROF_HOLD_FIRST)
         return 2;
+    if (!shared && count >= 1u << 31)
+        return 0; /* its count no longer moves: the same draw every time, and references enough long since */
     uint64_t every = (uint64_t)kprof_config.hold, full = KPROF_HOLD_THIN_AFTER * every;
+    /* Thinned on a shape's own count only (on the shared one, a shape new to it would be drawn at the rate
+     * of all the others' launches and get no reference), and no further than the kernel's cap (lengths
+     * that spread too widely for a thinned sample: kprof_hold_cap_thinning). */
     unsigned k = 0;
-    while ((uint64_t)count >= full << k) /* count < 2^31: at most 31 - 8 - 1 steps */
-        k++;
+    if (!shared) {
+        uint64_t cap = __atomic_load_n(&shapes[n + 1], __ATOMIC_RELAXED); /* the largest k + 1, or 0 */
+        while ((uint64_t)count >= full << k && (cap == 0 || k + 1 < cap)) /* count < 2^31: 22 steps at most */
+            k++;
+    }
     uint64_t h = kprof_mix64((uint64_t)kprof_config.seed ^ kprof_mix64(((uint64_t)key << 32) | count));
     if (h % (every << k) != 0)
         return 0;

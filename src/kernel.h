@@ -50,8 +50,9 @@ struct kprof_kernel {
     /* Host versus device time (kprof_kernel_split): over the timed launches, the launch calls' host times
      * and the queue times from each call's start to its kernel's start, in ns (the kernels' times lock). */
     struct kprof_hist launch_hist, queue_hist;
-    /* KPROF_HOLD=N: per launch shape and situation, a word counting its draws (kprof_hold_drawn; atomic) */
-    uint64_t hold_shapes[KPROF_KERNEL_HOLD_SHAPES + 1];
+    /* KPROF_HOLD=N: per launch shape and situation, a word counting its draws, the shared count of the
+     * shapes past them and the cap on thinning (kprof_hold_drawn, kprof_hold_cap_thinning; atomic) */
+    uint64_t hold_shapes[KPROF_KERNEL_HOLD_SHAPES + 2];
     UT_hash_handle hh;         /* by mangled name, or by shape among a parent's shapes */
 };
 

@@ -6,6 +6,11 @@
 # launches of its rate, and the held launches' mean weighs it so: a kernel whose length changes over the
 # run (2 us, then 4 us from its 20 000th launch) is read within a few % (the draw's chance), where equal
 # weights read it 21% short (the early, densely drawn launches would dominate the references' mean).
+# Two limits found by a breaker helper: a kernel whose lengths spread widely (15 launches of 0.1 us, then
+# one of 6 us, in turn) is not thinned (a thinned sample counts as about 768 references however long the
+# run, too few to fix such a mean: kernel_a read 14% off), and a launch shape past the kernel's 24 words
+# for the draw (which share one count) is drawn 1 in N from its first launch, never thinned (a shape new
+# late in a run was drawn at the rate of the shared count, 1 in 256, and got no reference: +5%).
 # On the fake GPU with the virtual host clock, every launch on an idle stream arriving 7 us late.
 . "${top_srcdir:-..}/tests/lib.sh"
 need_jq
@@ -31,3 +36,28 @@ got=$(kernel_field "$WORK/later.json" kernel_a total_ns)
 [ "$got" -ge 114000000 ] && [ "$got" -le 126000000 ] ||
     fail "a length that changes over the run: kernel_a $got ns, expected 120000000 within 5% (equal weights: 94.6 ms)"
 pass "a length that changes over the run: kernel_a $got ns (120000000)"
+# Lengths that spread widely (1 us 7 times, then 9 us, in turn: a standard deviation of 2.6 us, where a
+# thinned sample's 768 effective references would fix the 2 us mean within 95 ns, more than 50 ns; and a
+# latency of 20 ns a block that the offsets must learn): judged after 256 drawn references, before the
+# draws thin, the kernel keeps 1 in 8 (about 13,750 holds in 110,000 launches, where thinned it would
+# hold about 3,500).  The breaker's 0.1 us x 15 and 6 us read 1 to 14% off thinned at 200,000 launches,
+# 0.6 to 2.3% with the cap.
+FAKEGPU_LAUNCH_HOST_NS=8000 FAKEGPU_LAUNCH_LATENCY_PER_BLOCK_NS=20 \
+    FAKEGPU_KERNEL_NS="kernel_a=1000/1000/1000/1000/1000/1000/1000/9000,kernel_b=3000" KPROF_SEED=4 \
+    KPROF_FORMAT=json KPROF_OUTPUT="$WORK/spread.json" run_clocked "$PROGS/many_launches" 100000 \
+    >"$WORK/out" 2>&1 || fail "many_launches failed: $(cat "$WORK/out")"
+held=$(jqr '.events.held + .events.held_kernel' "$WORK/spread.json")
+[ "$held" -ge 11000 ] || fail "lengths that spread widely: $held holds, expected about 13750 (1 in 8 kept)"
+pass "lengths that spread widely: $held holds of 110000 (1 in 8 kept)"
+# (1 in 8 of 100,000 launches fix the mean within 1.2%: 5% is 4 standard errors.)
+got=$(kernel_field "$WORK/spread.json" kernel_a total_ns)
+[ "$got" -ge 190000000 ] && [ "$got" -le 210000000 ] ||
+    fail "lengths that spread widely: kernel_a $got ns, expected 200000000 within 5%"
+pass "lengths that spread widely: kernel_a $got ns (200000000)"
+# A shape past the 24 words, new after 100,000 launches of another such shape: exact (its latency, 100 us
+# for 100,000 blocks at 1 ns a block, learned from its own drawn launches).
+FAKEGPU_KERNEL_NS=shape_k=2000 FAKEGPU_LAUNCH_LATENCY_PER_BLOCK_NS=1 KPROF_SEED=1 KPROF_FORMAT=json \
+    KPROF_OUTPUT="$WORK/late.json" run_clocked "$PROGS/preds" lateshape >"$WORK/out" 2>&1 ||
+    fail "preds lateshape failed: $(cat "$WORK/out")"
+expect_eq "$(totals "$WORK/late.json")" '[["shape_k",100700,201400000]]' \
+    "a shape new late, past the words: every launch read as its kernel's length"

@@ -6,11 +6,25 @@
  * launch that shares its start with the previous stop on a stream whose known work may end before its
  * kernel arrives holds the idle gap between: learned from the drawn launches in that situation, which get
  * a start of their own. */
+#include <math.h>
 #include <string.h>
 #include "kprof_config.h"
 #include "devices.h"
 #include "hold.h"
+#include "kernel.h"
+#include "log.h"
 #include "timing_internal.h"
+
+/* A kernel's draws are thinned (hold.h) only while its references' spread lets a thinned sample fix their
+ * mean (the offset's error on a total is that of the references' mean) within one standard error of
+ * 0.5% of it, or of 50 ns where that is no more than 2.5% of it (2 standard errors then within the
+ * kernel tolerance of issue 10, max(1 us, 2%), with room to spare, and within 5% of the mean): the
+ * weighted references count as about 1.5 x KPROF_HOLD_THIN_AFTER however long the run.  A kernel whose
+ * lengths spread more keeps the rate it had. */
+#define THIN_REL_SE 0.005
+#define THIN_ABS_SE 50.0
+#define THIN_ABS_MAX_REL 0.025
+#define THIN_NEFF (1.5 * KPROF_HOLD_THIN_AFTER)
 
 struct offset_key {
     void *target; /* struct kprof_kernel * */
@@ -34,6 +48,8 @@ struct refs {
 struct offset {
     struct offset_key key;
     struct refs ref[2]; /* [0] its shape's first ones, [1] those drawn after them */
+    unsigned char thin_max; /* the largest k of a reference drawn at 1/(N x 2^k) so far */
+    unsigned char capped;   /* its kernel's thinning capped for it (kprof_hold_cap_thinning) */
     struct cheap cheap[KPROF_OFFSET_ROLES - 1]; /* by role, KPROF_OFFSET_CHEAP first */
     struct offset *next_dirty; /* on p->offsets_dirty: read from since the last settle */
     int dirty;
@@ -68,7 +84,9 @@ static double weighted_se2(const struct refs *r)
  * no launch yet.  The references are those drawn among the same launches once there are
  * KPROF_HOLD_FIRST of them; until then the shape's first launches too (which may run apart from the rest:
  * caches cold, a length that grows over the run). */
-static double offset_of(const struct offset *o, const struct cheap *c)
+/* The references o's offset is learned from: those drawn once there are KPROF_HOLD_FIRST of them, until
+ * then its shape's first launches too (offset_of). */
+static struct refs refs_used(const struct offset *o)
 {
     struct refs r = o->ref[1];
     if (r.n < KPROF_HOLD_FIRST) {
@@ -78,6 +96,35 @@ static double offset_of(const struct offset *o, const struct cheap *c)
         r.sum += o->ref[0].sum;
         r.sq += o->ref[0].sq;
     }
+    return r;
+}
+
+/* Caps the thinning of o's kernel at the rate its references have now when their spread is too wide for
+ * a thinned sample (THIN_REL_SE): judged once KPROF_HOLD_THIN_AFTER / 2 have been drawn, which comes
+ * before a shape's draws begin to thin.  Harvest passes only. */
+static void cap_if_spread(struct offset *o)
+{
+    if (o->capped || o->ref[1].n < KPROF_HOLD_THIN_AFTER / 2 || o->ref[1].w2 <= 0.0)
+        return;
+    const struct refs *r = &o->ref[1];
+    double mean = r->sum / r->w, neff = r->w * r->w / r->w2;
+    double var = (r->sq / r->w - mean * mean) * (neff > 1.0 ? neff / (neff - 1.0) : 1.0);
+    double abs_se = fmin(THIN_ABS_SE, THIN_ABS_MAX_REL * fabs(mean));
+    double allowed = fmax(THIN_REL_SE * fabs(mean), abs_se);
+    if (var / THIN_NEFF <= allowed * allowed)
+        return;
+    struct kprof_kernel *k = o->key.target;
+    kprof_hold_cap_thinning(k->hold_shapes, KPROF_KERNEL_HOLD_SHAPES, o->thin_max);
+    o->capped = 1;
+    kprof_debug("kernel %s (grid %u x %u x %u): its measured lengths spread too widely for a thinned sample "
+                "(sd %.0f ns, mean %.0f ns): its draws for holds stay at 1 in %d x %u", k->name ? k->name : "?",
+                o->key.grid[0], o->key.grid[1], o->key.grid[2], sqrt(var > 0.0 ? var : 0.0), mean,
+                kprof_config.hold, 1u << o->thin_max);
+}
+
+static double offset_of(const struct offset *o, const struct cheap *c)
+{
+    struct refs r = refs_used(o);
     if (r.n == 0 || c->n == 0)
         return 0.0;
     double d = c->sum / (double)c->n - r.sum / r.w;
@@ -138,6 +185,8 @@ double kprof_offset_learn(struct pool *p, const struct pair *pr, unsigned kind, 
         r->w2 += w * w;
         r->sum += w * dur_ns;
         r->sq += w * dur_ns * dur_ns;
+        if (pr->thin > o->thin_max)
+            o->thin_max = pr->thin;
         return 0.0;
     }
     struct cheap *c = &o->cheap[role - 1];
@@ -160,6 +209,7 @@ void kprof_offsets_settle(struct pool *p)
     p->offsets_dirty = NULL;
     for (; o; o = o->next_dirty) {
         o->dirty = 0;
+        cap_if_spread(o);
         for (int r = 0; r < KPROF_OFFSET_ROLES - 1; r++) {
             struct cheap *c = &o->cheap[r];
             /* Over every launch of this role read so far: what the offset as learned now takes off, less

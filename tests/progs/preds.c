@@ -18,7 +18,10 @@
  * "shapes" (shape_k launched 40 times with 1 block and 40 times with 4096, alternating, each waited for,
  * then copy_k 20 times behind a 4 KiB HtoD copy, each waited for), "manyshapes" (shape_k with 12 grids of
  * 64 to 768 blocks in turn, 20 rounds, each launch waited for), "idlecopy" (copy_k with 4096 blocks 8
- * times on an idle stream, then 40 times behind a 4 KiB HtoD copy, each waited for). */
+ * times on an idle stream, then 40 times behind a 4 KiB HtoD copy, each waited for), "lateshape" (shape_k
+ * with 30 grids of 64 to 1920 blocks 20 times each, then 100000 times with 1920 blocks, then 100 times
+ * with 100000 blocks: a shape new to the kernel late in the run, past its words for the draw of holds; each
+ * launch waited for). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,6 +184,21 @@ static int manyshapes(CUstream s)
             CK(cuLaunchKernel(f, g * 64, 1, 1, 32, 1, 1, 0, s, NULL, NULL));
             CK(cuStreamSynchronize(s));
         }
+    return 0;
+}
+
+static int lateshape(CUstream s)
+{
+    CUfunction f = fn("shape_k");
+    for (int round = 0; round < 20; round++)
+        for (unsigned g = 1; g <= 30; g++) {
+            CK(cuLaunchKernel(f, g * 64, 1, 1, 32, 1, 1, 0, s, NULL, NULL));
+            CK(cuStreamSynchronize(s));
+        }
+    for (int i = 0; i < 100100; i++) {
+        CK(cuLaunchKernel(f, i < 100000 ? 1920 : 100000, 1, 1, 32, 1, 1, 0, s, NULL, NULL));
+        CK(cuStreamSynchronize(s));
+    }
     return 0;
 }
 
@@ -357,6 +375,7 @@ int main(int argc, char **argv)
              : !strcmp(mode, "shapes") ? shapes(s)
              : !strcmp(mode, "manyshapes") ? manyshapes(s)
              : !strcmp(mode, "idlecopy") ? idlecopy(s)
+             : !strcmp(mode, "lateshape") ? lateshape(s)
                                      : preds(s, other);
     printf("preds %s: ok\n", mode);
     return rc;
