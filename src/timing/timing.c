@@ -1,6 +1,6 @@
 /* timing.c: timing a call with a driver event pair: kprof_timing_begin and kprof_timing_end, the
- * per-stream queues of pairs in flight, one-event chains (a launch starting at its stream's last stop),
- * holds and the ordering of launches on streams that wait for each other. */
+ * per-stream queues of pairs in flight, one-event chains (a launch starting at its stream's last stop)
+ * and holds; the ordering of launches on streams that wait for each other is order.c's. */
 #include <pthread.h>
 #include <sched.h>
 #include <stdio.h>
@@ -240,72 +240,6 @@ static void untimed(struct kprof_timing *t)
     t->broke = 1;
 }
 
-/* The legacy default stream and the blocking streams of a context wait for each other's work (CUDA
- * Runtime API, "Stream synchronization behavior").  A pair is queued in three calls (four with its hold):
- * work another thread queues between them on a stream that synchronises with this one is waited for by
- * the kernel or by the stop, and the pair reads it as its own (docs/accuracy.md, point 11).  So once both
- * kinds have been timed in the context, such launches are queued one whole pair at a time: another
- * thread's launch comes before the pair (which then waits for it, as its kernel would) or after it.
- * Waited for 200 ms at most (a launch may block in the driver behind work that waits for the app's other
- * threads): then unordered. */
-static void order_launch(struct kprof_timing *t, struct pool *p)
-{
-    struct timespec until = kprof_deadline_ms(200);
-    if (pthread_mutex_trylock(&p->order) != 0 && pthread_mutex_timedlock(&p->order, &until) != 0) {
-        static int said;
-        if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
-            kprof_info("a launch waited 200 ms for another thread's timed launch; timed without waiting");
-        return;
-    }
-    t->ordered = 1;
-    /* Launches begun before both kinds were seen hold no lock: let them be queued whole first. */
-    uint64_t give_up = kprof_now_ns() + 200000000u;
-    while (__atomic_load_n(&p->unordered, __ATOMIC_SEQ_CST) > 0 && kprof_now_ns() < give_up)
-        sched_yield();
-}
-
-/* Whether timed launches on the legacy stream and on blocking streams must be ordered in p. */
-static int order_needed(struct pool *p)
-{
-    return __atomic_load_n(&p->blocking_seen, __ATOMIC_SEQ_CST) && __atomic_load_n(&p->legacy_seen, __ATOMIC_SEQ_CST);
-}
-
-/* A timed launch on a stream that synchronises with the other kind (sync 1), or that may (sync 0: its kind is
- * asked later, then call again with 1): ordered if both kinds have been seen, else counted in p->unordered
- * until its stop is queued (so that the launch that finds both seen first waits for it).  The count comes
- * before the second look at the flags, and a flag is set before its setter looks at the count. */
-static void order_begin(struct kprof_timing *t, struct pool *p, int sync)
-{
-    if (t->unordered) {
-        t->unordered = 0;
-        __atomic_sub_fetch(&p->unordered, 1, __ATOMIC_SEQ_CST);
-    }
-    if (sync && order_needed(p)) {
-        order_launch(t, p);
-        return;
-    }
-    t->unordered = 1;
-    __atomic_add_fetch(&p->unordered, 1, __ATOMIC_SEQ_CST);
-    if (sync && order_needed(p)) {
-        t->unordered = 0;
-        __atomic_sub_fetch(&p->unordered, 1, __ATOMIC_SEQ_CST);
-        order_launch(t, p);
-    }
-}
-
-/* Undoes order_begin: once the stop is queued, or when the launch goes untimed. */
-static void order_end(struct kprof_timing *t, struct pool *p)
-{
-    if (t->ordered) {
-        t->ordered = 0;
-        pthread_mutex_unlock(&p->order);
-    }
-    if (t->unordered) {
-        t->unordered = 0;
-        __atomic_sub_fetch(&p->unordered, 1, __ATOMIC_SEQ_CST);
-    }
-}
-
 /* kprof_timing_begin's one way out for a call that stays untimed: gives back what the call took (its start
  * event, or the stop lent to it as its start; a lent stop not used; its stop event, or the reservation of
  * one), releases a hold placed, ends its turn (order_end) and counts it untimed.  Takes kprof_ev.lock unless
@@ -329,7 +263,7 @@ static void begin_undo(struct kprof_timing *t, struct pool *p, struct queue *q, 
     if (t->held)
         kprof_hold_release(&p->calib.hold, t->hold_slot, t->hold_seq);
     t->held = 0;
-    order_end(t, p);
+    kprof_order_end(t, p);
     untimed(t);
 }
 
@@ -415,12 +349,12 @@ static void begin_find_queue(struct kprof_timing *t, struct begin *g, enum kprof
     if (g->legacy && !__atomic_load_n(&p->legacy_seen, __ATOMIC_RELAXED))
         __atomic_store_n(&p->legacy_seen, 1, __ATOMIC_SEQ_CST);
     if (g->ordering && g->legacy)
-        order_begin(t, p, 1);
+        kprof_order_begin(t, p, 1);
     pthread_mutex_lock(&kprof_ev.lock);
     g->q = queue_for(t, p);
     if (g->ordering && !g->legacy && g->q && __atomic_load_n(&g->q->blocking, __ATOMIC_RELAXED) != 0) {
         pthread_mutex_unlock(&kprof_ev.lock); /* never waited for under kprof_ev.lock */
-        order_begin(t, p, __atomic_load_n(&g->q->blocking, __ATOMIC_RELAXED) > 0);
+        kprof_order_begin(t, p, __atomic_load_n(&g->q->blocking, __ATOMIC_RELAXED) > 0);
         pthread_mutex_lock(&kprof_ev.lock);
         g->q = queue_for(t, p);
     }
@@ -486,7 +420,7 @@ static void begin_decide_hold(struct kprof_timing *t, struct begin *g, enum kpro
         /* Not when the launch may load its kernel (kprof_tls_may_load): the loading may wait for the
          * context's work, the hold included (up to its timeout).
          * The kind of hold as hold_kind says.  Once a blocking stream has been timed in the context, the
-         * legacy default stream is held only by an ordered launch (order_launch): other threads' launches
+         * legacy default stream is held only by an ordered launch (kprof_order_begin): other threads' launches
          * on blocking streams wait for the hold, and their pairs held it when they came in between
          * (docs/accuracy.md, point 9). */
         g->hold = hold_kind(q);
@@ -515,7 +449,7 @@ static void begin_decide_hold(struct kprof_timing *t, struct begin *g, enum kpro
     /* A hold stalls every stream that shares its hardware queue, and libkprof cannot see which do: held
      * only when no other stream of the context has timed work in flight (its last stop asked below).
      * Not asked by an ordered launch (the legacy stream and blocking streams wait for each other's work
-     * anyway, and their launches take turns: order_launch): unheld, the legacy stream's kernels read long
+     * anyway, and their launches take turns: kprof_order_begin): unheld, the legacy stream's kernels read long
      * (docs/accuracy.md, point 12). */
     g->nbeside = g->hold > 0 && q && !t->ordered ? beside_collect(q, t->ctx, g->beside) : 0;
 }
@@ -573,9 +507,9 @@ static int begin_choose_start(struct kprof_timing *t, struct begin *g)
 static void begin_take_turn(struct kprof_timing *t, struct begin *g)
 {
     if (t->unordered && g->blocking > 0)
-        order_begin(t, g->p, 1); /* a stream's first timed launch, found blocking only now */
+        kprof_order_begin(t, g->p, 1); /* a stream's first timed launch, found blocking only now */
     else if (t->unordered && !g->legacy && g->blocking == 0)
-        order_end(t, g->p); /* found non-blocking */
+        kprof_order_end(t, g->p); /* found non-blocking */
 }
 
 /* The hold placed as decided, unless the stream stays busy or another stream has work in flight. */
@@ -800,7 +734,7 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
         overdue = released - t->start_before_ns > KPROF_HOLD_TIMEOUT_NS;
         kprof_hold_release(&p->calib.hold, t->hold_slot, t->hold_seq);
     }
-    order_end(t, p);
+    kprof_order_end(t, p);
     if (!stopped) {
         timing_drop(t);
         if (overdue) {

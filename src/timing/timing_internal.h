@@ -1,4 +1,4 @@
-/* timing_internal.h: the timing layer's private structs and shared state (pool.c, timing.c, harvest.c only). */
+/* timing_internal.h: the timing layer's private structs and shared state (src/timing/'s files only). */
 #ifndef KPROF_TIMING_INTERNAL_H
 #define KPROF_TIMING_INTERNAL_H
 
@@ -106,6 +106,15 @@ int kprof_ev_pool_matches(const struct pool *p, CUcontext ctx, int dev);
 void kprof_ev_ref_request(struct pool *p);
 /* Starts the harvesting thread (kprof_ev.harvester_started set on success); kprof_ev.lock held. */
 void kprof_ev_start_harvester(void);
+
+/* order.c: a timed launch on a stream that synchronises with the other kind (sync 1: the legacy default
+ * stream or a blocking stream), or that may (sync 0: its kind is asked later, then call again with 1):
+ * ordered (t->ordered: the pool's order lock taken, waited for 200 ms at most) if both kinds have been
+ * timed in pool p, else counted in p->unordered until its stop is queued (so that the launch that finds
+ * both seen first waits for it: docs/accuracy.md, point 11).  Undone by kprof_order_end, once the stop is
+ * queued or when the launch goes untimed.  Thread-safe. */
+void kprof_order_begin(struct kprof_timing *t, struct pool *p, int sync);
+void kprof_order_end(struct kprof_timing *t, struct pool *p);
 
 /* KPROF_HOLD=N (offsets.c): what a launch measured the cheap way reads beyond one measured in full, learned
  * per kernel, launch shape, kind (enum kprof_offset_kind) and role in pool p.  For a kernel pair (not

@@ -1,0 +1,71 @@
+/* order.c: the ordering of timed launches on streams that wait for each other (docs/accuracy.md, point
+ * 11): the legacy default stream and the blocking streams of a context. */
+#include <pthread.h>
+#include <sched.h>
+#include <time.h>
+#include "clock.h"
+#include "log.h"
+#include "timing_internal.h"
+
+/* The legacy default stream and the blocking streams of a context wait for each other's work (CUDA
+ * Runtime API, "Stream synchronization behavior").  A pair is queued in three calls (four with its hold):
+ * work another thread queues between them on a stream that synchronises with this one is waited for by
+ * the kernel or by the stop, and the pair reads it as its own (docs/accuracy.md, point 11).  So once both
+ * kinds have been timed in the context, such launches are queued one whole pair at a time: another
+ * thread's launch comes before the pair (which then waits for it, as its kernel would) or after it.
+ * Waited for 200 ms at most (a launch may block in the driver behind work that waits for the app's other
+ * threads): then unordered. */
+static void order_launch(struct kprof_timing *t, struct pool *p)
+{
+    struct timespec until = kprof_deadline_ms(200);
+    if (pthread_mutex_trylock(&p->order) != 0 && pthread_mutex_timedlock(&p->order, &until) != 0) {
+        static int said;
+        if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+            kprof_info("a launch waited 200 ms for another thread's timed launch; timed without waiting");
+        return;
+    }
+    t->ordered = 1;
+    /* Launches begun before both kinds were seen hold no lock: let them be queued whole first. */
+    uint64_t give_up = kprof_now_ns() + 200000000u;
+    while (__atomic_load_n(&p->unordered, __ATOMIC_SEQ_CST) > 0 && kprof_now_ns() < give_up)
+        sched_yield();
+}
+
+/* Whether timed launches on the legacy stream and on blocking streams must be ordered in p. */
+static int order_needed(struct pool *p)
+{
+    return __atomic_load_n(&p->blocking_seen, __ATOMIC_SEQ_CST) && __atomic_load_n(&p->legacy_seen, __ATOMIC_SEQ_CST);
+}
+
+/* The count comes before the second look at the flags, and a flag is set before its setter looks at the
+ * count. */
+void kprof_order_begin(struct kprof_timing *t, struct pool *p, int sync)
+{
+    if (t->unordered) {
+        t->unordered = 0;
+        __atomic_sub_fetch(&p->unordered, 1, __ATOMIC_SEQ_CST);
+    }
+    if (sync && order_needed(p)) {
+        order_launch(t, p);
+        return;
+    }
+    t->unordered = 1;
+    __atomic_add_fetch(&p->unordered, 1, __ATOMIC_SEQ_CST);
+    if (sync && order_needed(p)) {
+        t->unordered = 0;
+        __atomic_sub_fetch(&p->unordered, 1, __ATOMIC_SEQ_CST);
+        order_launch(t, p);
+    }
+}
+
+void kprof_order_end(struct kprof_timing *t, struct pool *p)
+{
+    if (t->ordered) {
+        t->ordered = 0;
+        pthread_mutex_unlock(&p->order);
+    }
+    if (t->unordered) {
+        t->unordered = 0;
+        __atomic_sub_fetch(&p->unordered, 1, __ATOMIC_SEQ_CST);
+    }
+}
