@@ -14,10 +14,12 @@ enum kprof_kind { KPROF_KIND_TIME, KPROF_KIND_BYTES, KPROF_KIND_COUNT, KPROF_KIN
                   KPROF_KIND_FLAG, KPROF_KIND_DIM3 };
 
 /* The text unit of a column: none, chosen when the table is rendered from the column's own values (AUTO)
- * or from those of all the table's GROUP columns of its group (GROUP), a fixed time unit (MS, S), or a
- * ratio's presentation (PCT: x 100; TIMES: a trailing "x"). */
-enum kprof_text_unit { KPROF_TU_NONE, KPROF_TU_AUTO, KPROF_TU_GROUP, KPROF_TU_MS, KPROF_TU_S, KPROF_TU_PCT,
-                       KPROF_TU_TIMES };
+ * or from those of all the table's columns of the same group (GROUP, GROUP_B, GROUP_C: columns side by
+ * side that a reader compares, such as a median and its p95, share one unit), a fixed time unit (MS, S),
+ * or a ratio's presentation (PCT: x 100; TIMES: a trailing "x"). */
+enum kprof_text_unit { KPROF_TU_NONE, KPROF_TU_AUTO, KPROF_TU_GROUP, KPROF_TU_GROUP_B, KPROF_TU_GROUP_C, KPROF_TU_MS,
+                       KPROF_TU_S, KPROF_TU_PCT, KPROF_TU_TIMES };
+#define KPROF_TU_IS_GROUP(u) ((u) == KPROF_TU_GROUP || (u) == KPROF_TU_GROUP_B || (u) == KPROF_TU_GROUP_C)
 
 /* Column flags (columns.def says what each means to the writers). */
 #define KPROF_COL_TIMED  1u
@@ -93,7 +95,8 @@ struct kprof_text_col {
     kprof_getter value;
     const char *label;              /* the header in place of col->text_header; NULL: col's */
     const char *mark;               /* written right after the header's name (before its unit); NULL: none */
-    int group;                      /* GROUP columns of one group share their unit */
+    int group;                      /* columns of one group unit (GROUP, GROUP_B, GROUP_C) share their unit
+                                       only if this is the same too (kprof-merge's own columns apart) */
     struct kprof_unit unit;         /* a time column's unit (kprof_text_measure) */
     int width;                      /* its width (kprof_text_measure) */
 };

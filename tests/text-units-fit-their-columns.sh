@@ -1,6 +1,7 @@
 #!/bin/sh
 # The text report's time units: each column (or group of columns sharing one unit: the kernels table's
-# First to StdDev) reads in the largest unit in which its largest value is at least 1, stepping down to a
+# First to StdDev, its Host med and p95 (a new user read "Host med (ns) 157.000, Host p95 (us) 0.466"), its
+# Queue med and p95) reads in the largest unit in which its largest value is at least 1, stepping down to a
 # smaller unit only to keep nonzero values from reading 0.000, and only while no value then has more than
 # 4 integer digits.  Kernels on the fake GPU from 40 ns to 20 ms (reduce: 21 launches of each kernel).
 . "${top_srcdir:-..}/tests/lib.sh"
@@ -28,8 +29,8 @@ time_cells() {
 
 # check REPORT TABLE: every time column of TABLE: no cell with more than 4 integer digits (but in s), and
 # a cell reading 0.000 only where the next smaller unit would give some cell of its group 5 digits (the
-# group: the column itself, or the kernels table's First to StdDev, or the devices table's Kernel sum and
-# Busy, which must also read in one unit; StdDev cells are 0 on the fake, which reads 0.000 in any unit,
+# group: the column itself, or the kernels table's First to StdDev, Host med and p95, Queue med and p95, or
+# the devices table's Kernel sum and Busy, which must also read in one unit; StdDev cells are 0 on the fake, which reads 0.000 in any unit,
 # and are left out of that check, as are the host and queue times: a queue time of 0 (an idle stream)
 # reads 0.000 beside another over 1 ms on a loaded machine).
 check() {
@@ -38,6 +39,8 @@ check() {
     awk -v table="$2" '
         function grp(name) {
             if (table == "kernels" && name ~ /^(First|Avg|Med|p95|p99|Min|Max|StdDev)$/) return "launch"
+            if (table == "kernels" && name ~ /^Host_/) return "host"
+            if (table == "kernels" && name ~ /^Queue_/) return "queue"
             if (table == "devices" && name ~ /^(sum|Busy)$/) return "device"
             return name }
         { g = grp($1); unit[NR] = $2; name[NR] = $1; line[NR] = $0

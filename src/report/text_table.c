@@ -39,7 +39,7 @@ void kprof_text_measure(struct kprof_text_table *t, size_t nrows, int (*rows)(co
         c->unit = kprof_unit_at(0);
         c->width = c->col->text_width;
         int fit = c->width == KPROF_TEXT_FIT, pick = c->col->kind == KPROF_KIND_TIME &&
-            (c->col->text_unit == KPROF_TU_AUTO || c->col->text_unit == KPROF_TU_GROUP);
+            (c->col->text_unit == KPROF_TU_AUTO || KPROF_TU_IS_GROUP(c->col->text_unit));
         if (fit)
             c->width = 1; /* a "-" */
         for (size_t r = 0; (fit || pick) && r < nrows; r++) {
@@ -60,8 +60,10 @@ void kprof_text_measure(struct kprof_text_table *t, size_t nrows, int (*rows)(co
         switch (c->col->text_unit) {
         case KPROF_TU_AUTO: c->unit = kprof_unit_pick_best(&own[i]); break;
         case KPROF_TU_GROUP:
+        case KPROF_TU_GROUP_B:
+        case KPROF_TU_GROUP_C:
             for (size_t j = 0; j < t->n; j++) /* the group's values: its columns' picks together */
-                if (t->cols[j].col->text_unit == KPROF_TU_GROUP && t->cols[j].group == c->group) {
+                if (t->cols[j].col->text_unit == c->col->text_unit && t->cols[j].group == c->group) {
                     if (own[j].max > group.max)
                         group.max = own[j].max;
                     for (int u = 0; u < KPROF_UNITS; u++)
