@@ -176,25 +176,26 @@ static int shapes(CUstream s)
     return 0;
 }
 
-static int manyshapes(CUstream s)
+/* f launched `shapes` grids of 64 to shapes x 64 blocks in turn, 20 rounds, each launch waited for. */
+static void rounds_of_shapes(CUfunction f, unsigned shapes, CUstream s)
 {
-    CUfunction f = fn("shape_k");
     for (int round = 0; round < 20; round++)
-        for (unsigned g = 1; g <= 12; g++) {
+        for (unsigned g = 1; g <= shapes; g++) {
             CK(cuLaunchKernel(f, g * 64, 1, 1, 32, 1, 1, 0, s, NULL, NULL));
             CK(cuStreamSynchronize(s));
         }
+}
+
+static int manyshapes(CUstream s)
+{
+    rounds_of_shapes(fn("shape_k"), 12, s);
     return 0;
 }
 
 static int lateshape(CUstream s)
 {
     CUfunction f = fn("shape_k");
-    for (int round = 0; round < 20; round++)
-        for (unsigned g = 1; g <= 30; g++) {
-            CK(cuLaunchKernel(f, g * 64, 1, 1, 32, 1, 1, 0, s, NULL, NULL));
-            CK(cuStreamSynchronize(s));
-        }
+    rounds_of_shapes(f, 30, s);
     for (int i = 0; i < 100100; i++) {
         CK(cuLaunchKernel(f, i < 100000 ? 1920 : 100000, 1, 1, 32, 1, 1, 0, s, NULL, NULL));
         CK(cuStreamSynchronize(s));
