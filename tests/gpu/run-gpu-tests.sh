@@ -26,7 +26,9 @@ compare() {
     local name=$1; shift
     if [ -n "$ONLY" ]; then case " $ONLY " in *" $name "*) ;; *) return 0 ;; esac; fi
     note "$name: $*"
-    KPROF_FORMAT=json KPROF_OUTPUT="$logs/$name.json" LD_PRELOAD="$lib" "$@" >"$logs/$name.out" 2>"$logs/$name.err" ||
+    # (The trace, for a time that disagrees: each launch's situation, "after", and what was taken off it.)
+    KPROF_FORMAT=json KPROF_OUTPUT="$logs/$name.json" KPROF_TRACE="$logs/$name.trace.json" LD_PRELOAD="$lib" "$@" \
+        >"$logs/$name.out" 2>"$logs/$name.err" ||
         fail "$name exited $? under libkprof"
     tail -n 3 "$logs/$name.out"; cat "$logs/$name.err"
     CUDA_INJECTION64_PATH="$cupti" CUPTI_TRACE_OUT="$logs/$name.cupti" "$@" >/dev/null 2>"$logs/$name.cupti.err" ||
