@@ -6,6 +6,11 @@
 # tests/*.sh; then static-cudart builds against their shared builds.  Logs: OUTDIR/gpu-logs.tar.gz.
 # ONLY="reduce torch ..." runs only those comparisons (by name) and nothing else: a quick check.
 set -u
+# Without a GPU there is nothing to check: say so and exit 77, as the GPU tests of tests/*.sh do.
+if ! nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
+    echo "SKIP: no GPU (nvidia-smi lists none): run-gpu-tests.sh runs on the GPU machine"
+    exit 77
+fi
 out=${1:-${OUT:-/tmp/kprof-gpu}}
 logs=$out/logs
 mkdir -p "$logs"
