@@ -7,7 +7,9 @@
 #   LABEL      name of that build in the output files (default: kprof); run the script once per build
 #              into the same OUTDIR to compare two builds: the CUPTI-alone runs are shared (REUSE_CUPTI=0
 #              runs them again)
-#   ONLY="a b" only these programs; PY=0 leaves out the Python programs
+#   ONLY="a b" only these programs; PY=0 leaves out the Python programs; TRACE=1 also writes a Chrome
+#   trace of each libkprof-alone run (logs/NAME.LABEL.trace.json: each launch's situation and what was
+#   taken off it, for a kernel that disagrees)
 #   ACC_BIN    the programs built by tests/gpu/accuracy/build.sh (default: tests/gpu/accuracy/bin)
 #   CUPTI_LIB  the CUPTI tracer (default: tests/gpu/libkprof-cupti.so); PYTHON (default: python3)
 # Writes OUTDIR/logs/* (reports, summaries, program output), OUTDIR/LABEL.runs.tsv (the manifest),
@@ -22,7 +24,7 @@ cupti=${CUPTI_LIB:-$top/tests/gpu/libkprof-cupti.so}
 bin=${ACC_BIN:-$acc/bin}
 label=${LABEL:-kprof}
 py=${PYTHON:-python3}
-ONLY=${ONLY:-} PY=${PY:-1} REUSE_CUPTI=${REUSE_CUPTI:-1}
+ONLY=${ONLY:-} PY=${PY:-1} REUSE_CUPTI=${REUSE_CUPTI:-1} TRACE=${TRACE:-0}
 export LD_LIBRARY_PATH=/usr/local/cuda-13.0/targets/x86_64-linux/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export PYTHONUNBUFFERED=1 XLA_PYTHON_CLIENT_PREALLOCATE=false TORCHINDUCTOR_COMPILE_THREADS=1
 export TORCHINDUCTOR_CACHE_DIR=${TORCHINDUCTOR_CACHE_DIR:-${TMPDIR:-/tmp}/kprof-accuracy-inductor}
@@ -95,7 +97,9 @@ while read -r prog pattern limit; do
         run "$logs/torch_compile.warm" 180 "${cmd[@]}" >/dev/null
     fi
     k=$logs/$name.$label j=$logs/$name.$label.joint c=$logs/$name.cupti
-    read -r rk sk < <(run "$k" "$limit" env LD_PRELOAD="$lib" KPROF_FORMAT=json KPROF_OUTPUT="$k.json" "${cmd[@]}")
+    trace=()
+    [ "$TRACE" = 1 ] && trace=(KPROF_TRACE="$k.trace.json")
+    read -r rk sk < <(run "$k" "$limit" env LD_PRELOAD="$lib" KPROF_FORMAT=json KPROF_OUTPUT="$k.json" "${trace[@]}" "${cmd[@]}")
     if [ "$REUSE_CUPTI" != 0 ] && grep -q '^0 ' "$c.rc" 2>/dev/null && grep -q '^# end' "$c" 2>/dev/null; then
         read -r rc sc <"$c.rc"
         sc="${sc}r" # reused
