@@ -32,6 +32,7 @@ struct kprof_timing {
     unsigned char beside; /* not held: another stream of the context had timed work in flight */
     unsigned char traced; /* not held: another tool was tracing kernels (kprof_kernels_traced) */
     unsigned char ordered; /* 1: the pool's order lock is held until the stop is queued (timing/timing.c) */
+    void *order_pool;     /* an untimed launch's turn taken in this pool (kprof_order_untimed), else NULL */
     unsigned char unordered; /* 1: counted among the launches in flight that hold no order lock (timing/timing.c) */
     unsigned hold_slot;   /* then: the hold's word and number */
     uint32_t hold_seq;
@@ -83,6 +84,11 @@ struct kprof_delegate {
     int used;                   /* 1 once a driver launch took it */
 };
 extern __thread struct kprof_delegate *kprof_tls_delegate __attribute__((tls_model("initial-exec")));
+
+/* 1 once some context's timed launches are ordered (both the legacy default stream and a blocking stream
+ * timed in it: docs/accuracy.md, point 11); from then on a launch left untimed by KPROF_SAMPLE also goes
+ * through kprof_timing_begin, to take its turn (timing/order.c).  Atomic; never cleared. */
+extern int kprof_orders_active;
 
 /* Called for every operation put on a stream that is not timed with events (the app's event records,
  * waits on events, host functions, stream memory operations and the other STREAMOP wrappers of api.def,

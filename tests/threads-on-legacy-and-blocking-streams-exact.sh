@@ -21,3 +21,15 @@ for n in 1 2 3 4 5 6 7 8; do
                    ((.dur * 1000 + .args.taken_off_ns) | round)] | "\(min)-\(max)-\(length)"' "$WORK/t.json")" \
         "${n}0000-${n}0000-$(kernel_field "$WORK/r.json" spin$n calls)" "spin$n: every launch's pair holds its own kernel alone"
 done
+# Under KPROF_SAMPLE the launches left untimed take their turn too, once the context's timed launches are
+# ordered (kprof_orders_active): a breaker helper's 4 threads, one launch in three on the legacy stream and
+# the others on a blocking stream each, read pairs of up to 11 us for a 1 us kernel (another thread's
+# untimed launches inside them) and kernel_a's total 3% over with KPROF_SAMPLE=4, up to 4.5x with auto.
+for s in 4 auto; do
+    FAKEGPU_KERNEL_NS="kernel_a=1000" KPROF_SAMPLE=$s KPROF_FORMAT=json KPROF_OUTPUT="$WORK/mix$s.json" \
+        KPROF_TRACE="$WORK/mix$s.trace" run_kprof "$PROGS/legacy_mix" 4 5000 >"$WORK/out" 2>&1 ||
+        fail "legacy_mix failed: $(cat "$WORK/out")"
+    expect_eq "$(jq -r '[.traceEvents[] | select(.cat == "kernel") | ((.dur * 1000 + .args.taken_off_ns) | round)] |
+                   "\(min)-\(max)"' "$WORK/mix$s.trace")" "1000-1000" "KPROF_SAMPLE=$s: every timed pair holds its own kernel alone"
+    expect_eq "$(kernel_field "$WORK/mix$s.json" kernel_a calls)" 20000 "KPROF_SAMPLE=$s: every launch counted"
+done

@@ -5,7 +5,10 @@
 #include <time.h>
 #include "clock.h"
 #include "log.h"
+#include "resolve.h"
 #include "timing_internal.h"
+
+int kprof_orders_active;
 
 /* The legacy default stream and the blocking streams of a context wait for each other's work (CUDA
  * Runtime API, "Stream synchronization behavior").  A pair is queued in three calls (four with its hold):
@@ -34,7 +37,10 @@ static void order_launch(struct kprof_timing *t, struct pool *p)
 /* Whether timed launches on the legacy stream and on blocking streams must be ordered in p. */
 static int order_needed(struct pool *p)
 {
-    return __atomic_load_n(&p->blocking_seen, __ATOMIC_SEQ_CST) && __atomic_load_n(&p->legacy_seen, __ATOMIC_SEQ_CST);
+    int needed = __atomic_load_n(&p->blocking_seen, __ATOMIC_SEQ_CST) && __atomic_load_n(&p->legacy_seen, __ATOMIC_SEQ_CST);
+    if (needed && !__atomic_load_n(&kprof_orders_active, __ATOMIC_RELAXED))
+        __atomic_store_n(&kprof_orders_active, 1, __ATOMIC_SEQ_CST); /* untimed launches take turns too */
+    return needed;
 }
 
 /* The count comes before the second look at the flags, and a flag is set before its setter looks at the
@@ -68,4 +74,26 @@ void kprof_order_end(struct kprof_timing *t, struct pool *p)
         t->unordered = 0;
         __atomic_sub_fetch(&p->unordered, 1, __ATOMIC_SEQ_CST);
     }
+}
+
+void kprof_order_untimed(struct kprof_timing *t, CUcontext ctx, CUstream stream, int per_thread)
+{
+    if (ctx == NULL && kprof_drv.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS)
+        return;
+    struct pool *p = ctx ? kprof_ev_pool_find(ctx) : NULL;
+    if (!p || !order_needed(p))
+        return;
+    /* The legacy default stream, a per-thread default stream (it synchronises with the legacy stream), or
+     * a stream not created non-blocking. */
+    int sync = stream == NULL || stream == CU_STREAM_LEGACY || stream == CU_STREAM_PER_THREAD || per_thread;
+    if (!sync) {
+        unsigned flags = 0;
+        sync = !kprof_drv.cuStreamGetFlags || kprof_drv.cuStreamGetFlags(stream, &flags) != CUDA_SUCCESS ||
+               !(flags & CU_STREAM_NON_BLOCKING);
+    }
+    if (!sync)
+        return;
+    kprof_order_begin(t, p, 1);
+    if (t->ordered || t->unordered)
+        t->order_pool = p;
 }

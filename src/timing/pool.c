@@ -140,6 +140,14 @@ static pthread_mutex_t pool_making = PTHREAD_MUTEX_INITIALIZER;
 
 /* The pool of ctx (current on this thread), created if needed: its stream, first reference and
  * calibration are made without kprof_ev.lock held.  Returns NULL when out of memory. */
+struct pool *kprof_ev_pool_find(CUcontext ctx)
+{
+    pthread_mutex_lock(&kprof_ev.lock);
+    struct pool *p = pool_find(ctx);
+    pthread_mutex_unlock(&kprof_ev.lock);
+    return p;
+}
+
 struct pool *kprof_ev_pool_for(CUcontext ctx)
 {
     pthread_mutex_lock(&kprof_ev.lock);

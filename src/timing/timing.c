@@ -574,7 +574,10 @@ void kprof_timing_begin(struct kprof_timing *t, CUcontext ctx, cudaStream_t stre
     t->unordered = 0;
     t->draw_kind = 0;
     t->gap = 0;
+    t->order_pool = NULL;
     int capturing = __atomic_load_n(&kprof_captures_active, __ATOMIC_RELAXED) > 0;
+    if (want == KPROF_TIME_NONE && KPROF_UNLIKELY(__atomic_load_n(&kprof_orders_active, __ATOMIC_RELAXED)))
+        kprof_order_untimed(t, ctx, stream, per_thread); /* its turn, as the timed launches take theirs */
     if (want == KPROF_TIME_NONE && !capturing)
         return; /* KPROF_SAMPLE skips this launch, and no stream can be capturing: nothing to ask */
     struct backlog bl, busy; /* apart from g, whose fields then stay in registers */
@@ -703,6 +706,10 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
 {
     struct pool *p = t->pool;
     if (!p) {
+        if (KPROF_UNLIKELY(t->order_pool != NULL)) { /* an untimed launch's turn (kprof_order_untimed) */
+            kprof_order_end(t, t->order_pool);
+            t->order_pool = NULL;
+        }
         if (t->broke)
             kprof_chain_break();
         return 0;

@@ -88,6 +88,8 @@ extern struct kprof_ev kprof_ev;
 /* The pool last used by this thread: most threads use one context, so the list walk is rare (pool.c). */
 extern __thread struct pool *kprof_ev_tls_pool __attribute__((tls_model("initial-exec")));
 
+/* ctx's pool if it has one (none is made); NULL otherwise.  Takes kprof_ev.lock. */
+struct pool *kprof_ev_pool_find(CUcontext ctx);
 /* The pool of ctx (current on this thread), created if needed; NULL when out of memory. */
 struct pool *kprof_ev_pool_for(CUcontext ctx);
 /* Counts a call left untimed for lack of events, and warns once; kprof_ev.lock held. */
@@ -115,6 +117,11 @@ void kprof_ev_start_harvester(void);
  * queued or when the launch goes untimed.  Thread-safe. */
 void kprof_order_begin(struct kprof_timing *t, struct pool *p, int sync);
 void kprof_order_end(struct kprof_timing *t, struct pool *p);
+/* A launch left untimed (KPROF_SAMPLE) while kprof_orders_active: on a stream that synchronises with the
+ * other kind in a context whose timed launches are ordered, it takes its turn too (t->order_pool set, the
+ * turn ended by kprof_timing_end), or another thread's timed pair on a stream of the other kind would
+ * wait for its kernel and read it as its own.  ctx NULL: the current context.  Thread-safe. */
+void kprof_order_untimed(struct kprof_timing *t, CUcontext ctx, CUstream stream, int per_thread);
 
 /* KPROF_HOLD=N (offsets.c): what a launch measured the cheap way reads beyond one measured in full, learned
  * per kernel, launch shape, kind (enum kprof_offset_kind) and role in pool p.  For a kernel pair (not

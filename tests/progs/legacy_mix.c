@@ -1,0 +1,40 @@
+/* legacy_mix.c THREADS N: THREADS host threads each launch kernel_a N times, one launch in three on the
+ * legacy default stream and the others on a blocking stream of its own, without waiting in between (a
+ * breaker helper's pattern: under KPROF_SAMPLE, another thread's untimed launch on the other kind of
+ * stream could come between a timed pair's events). */
+#include <pthread.h>
+#include <stdlib.h>
+#include "fakeprog.h"
+
+static void stub_a(void) {}
+static long n;
+
+static void *worker(void *arg)
+{
+    cudaStream_t s;
+    CHECK(cudaStreamCreate(&s));
+    for (long i = 0; i < n; i++)
+        CHECK(launch(stub_a, (dim3){ 64, 1, 1 }, (dim3){ 128, 1, 1 }, i % 3 ? s : 0));
+    CHECK(cudaStreamSynchronize(s));
+    CHECK(cudaStreamDestroy(s));
+    return arg;
+}
+
+int main(int argc, char **argv)
+{
+    int threads = argc > 1 ? atoi(argv[1]) : 4;
+    n = argc > 2 ? atol(argv[2]) : 5000;
+    if (threads <= 0 || threads > 64 || n <= 0)
+        return 2;
+    void **m = register_module();
+    register_kernel(m, stub_a, "_Z8kernel_aPf");
+    __cudaRegisterFatBinaryEnd(m);
+    CHECK(cudaFree(0));
+    pthread_t t[64];
+    for (int i = 0; i < threads; i++)
+        pthread_create(&t[i], NULL, worker, NULL);
+    for (int i = 0; i < threads; i++)
+        pthread_join(t[i], NULL);
+    printf("legacy_mix: %d threads, %ld launches each\n", threads, n);
+    return 0;
+}
