@@ -294,6 +294,15 @@ static long harvest_once(void)
                 float ms = 0.0f;
                 if (r == CUDA_SUCCESS)
                     r = kprof_drv.cuEventElapsedTime_v2(&ms, pr->start, pr->stop);
+                if (r == CUDA_ERROR_NOT_READY && known_done > 0) {
+                    /* The newest stop done and this pair not: two streams' pairs in one queue (a stream
+                     * destroyed with work in flight, its handle given to a new one).  Each asked from here
+                     * on, this one first (a driver may report an event complete only once asked). */
+                    known_done = 0;
+                    r = kprof_drv.cuEventQuery(pr->stop);
+                    if (r == CUDA_SUCCESS)
+                        r = kprof_drv.cuEventElapsedTime_v2(&ms, pr->start, pr->stop);
+                }
                 if (r == CUDA_ERROR_NOT_READY)
                     break;
                 if (r == CUDA_SUCCESS)
