@@ -63,7 +63,7 @@ static int context_note(CUcontext ctx)
     }
     pthread_mutex_unlock(&contexts.lock);
     if (is_new) {
-        __atomic_store_n(&kprof_cuda_used, 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&kprof_cuda_used, 1, __ATOMIC_RELEASE); /* after the driver table was filled */
         /* cudart registers its teardown with atexit() during its first call, which created this
          * context; handlers run last-registered-first, so registering again puts the report first. */
         if (exit_handler)

@@ -240,7 +240,7 @@ void kprof_finish(void)
     kprof_tls_depth++;
     __atomic_store_n(&kprof_finished, 1, __ATOMIC_RELAXED); /* no new pairs from here on */
     int reported = 0;
-    if (!kprof_config.disabled && __atomic_load_n(&kprof_cuda_used, __ATOMIC_RELAXED)) {
+    if (!kprof_config.disabled && __atomic_load_n(&kprof_cuda_used, __ATOMIC_ACQUIRE)) {
         kprof_events_drain(kprof_config.exit_timeout_ms);
         struct kprof_snapshot s;
         if (kprof_snapshot_take(&s)) {
