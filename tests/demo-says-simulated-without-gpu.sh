@@ -27,3 +27,11 @@ PATH="$WORK/bin:$PATH" LD_PRELOAD="$SAN_PRELOAD" sh "$top_srcdir/tools/demo.sh" 
 expect_grep "^demo: no GPU here \(nvidia-smi lists none\): running .*mathapp against the fake CUDA stack" "$WORK/err2" \
     "the program given is run"
 expect_grep 'app_add' "$WORK/err2" "with its kernels"
+# kprof's options before the program: refused with the usage (they would be taken for the program).
+rc=0; PATH="$WORK/bin:$PATH" LD_PRELOAD="$SAN_PRELOAD" sh "$top_srcdir/tools/demo.sh" "$(cd "$top_builddir" && pwd)" -f json x 2>"$WORK/err3" || rc=$?
+expect_eq "$rc" 2 "options first: exit status 2"
+expect_grep '^demo: usage: .*the program first' "$WORK/err3" "options first: the usage"
+# A program that is not there: kprof says so (127), and the demo adds no report trailer.
+rc=0; PATH="$WORK/bin:$PATH" LD_PRELOAD="$SAN_PRELOAD" sh "$top_srcdir/tools/demo.sh" "$(cd "$top_builddir" && pwd)" "$WORK/missing" 2>"$WORK/err4" || rc=$?
+expect_eq "$rc" 127 "a missing program: exit status 127"
+expect_no_grep 'report above' "$WORK/err4" "a missing program: no report trailer"

@@ -58,6 +58,15 @@ same topsaved -- --top 1 "$KERNELS/graph_replay"
 expect_eq "$(jqr '.top' "$WORK/topsaved.json")" 1 "top: saved in the JSON"
 "$K" report --top 0 "$WORK/topsaved.json" >"$WORK/top0.txt" || fail "kprof report --top 0 failed"
 expect_no_grep 'not shown: KPROF_TOP' "$WORK/top0.txt" "top: --top 0 shows every kernel"
+# A "top" that is no KPROF_TOP value (a breaker helper's: a string, a fraction, 2^63 - 1): a warning, and
+# every kernel (it was taken silently, and 2^63 - 1 written back by -f json).
+for bad in '"3"' 1.5 9223372036854775807; do
+    sed "s/\"top\": 1,/\"top\": $bad,/" "$WORK/topsaved.json" >"$WORK/badtop.json"
+    "$K" report -f json "$WORK/badtop.json" >"$WORK/badtop.out" 2>"$WORK/badtop.err" || fail "top $bad: kprof report failed"
+    expect_grep '^kprof: .*"top" is not a whole number from 0 to 1073741824: every kernel shown$' "$WORK/badtop.err" \
+        "top $bad: warned of"
+    expect_eq "$(jqr '.top' "$WORK/badtop.out")" 0 "top $bad: written back as 0"
+done
 # Base names and a capped name column (KPROF_NAMES=base, KPROF_NAME_WIDTH) are saved with the report.
 same names -- --names base --name-width 10 "$KERNELS/stream_overlap" --no-verify --chunks 2
 expect_eq "$(jqr '[.names, .name_width] | tostring' "$WORK/names.json")" '["base",10]' "names: saved in the JSON"

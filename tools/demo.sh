@@ -7,6 +7,10 @@
 # user's program.
 b=${1:?usage: demo.sh BUILDDIR [PROGRAM [ARG...]]}
 shift
+case ${1:-} in
+-*) echo "demo: usage: demo.sh BUILDDIR [PROGRAM [ARG...]]: the program first (kprof's options as KPROF_* variables: KPROF_FORMAT=json ...)" >&2
+    exit 2 ;;
+esac
 kprof=$b/tools/kprof
 if command -v nvidia-smi >/dev/null 2>&1 && nvidia-smi -L 2>/dev/null | grep -q '^GPU '; then
     [ $# -gt 0 ] && exec "$kprof" "$@"
@@ -38,6 +42,9 @@ clock=
 FAKEGPU_LAUNCH_HOST_NS=3000 FAKEGPU_EVENT_PENDING_QUERIES=1 LD_LIBRARY_PATH=$fake/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH} \
     LD_PRELOAD=${LD_PRELOAD:+$LD_PRELOAD${clock:+ }}$clock "$kprof" "$@"
 rc=$?
-echo "demo: the report above was made on the fake CUDA stack (tests/fake): simulated times, not a GPU's" >&2
-echo "demo: there a launch call takes 3 us before its kernel is queued (as a GPU's launch latency): a program's own event timing includes it, libkprof takes it off" >&2
+# (126, 127: kprof found no program to run, and said so.)
+if [ $rc != 126 ] && [ $rc != 127 ]; then
+    echo "demo: the report above was made on the fake CUDA stack (tests/fake): simulated times, not a GPU's" >&2
+    echo "demo: there a launch call takes 3 us before its kernel is queued (as a GPU's launch latency): a program's own event timing includes it, libkprof takes it off" >&2
+fi
 exit $rc

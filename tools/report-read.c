@@ -182,7 +182,14 @@ static void read_root(struct kprof_saved *r, json_t *root)
     r->names = strcmp(nm, "base") == 0 ? KPROF_NAMES_BASE : strcmp(nm, "mangled") == 0 ? KPROF_NAMES_MANGLED
                                                                                       : KPROF_NAMES_DEMANGLED;
     r->name_width = lng(root, "name_width");
-    r->top = lng(root, "top"); /* absent from reports before it was saved: 0, every kernel */
+    /* KPROF_TOP as saved (absent from reports before it was: 0, every kernel); another value is warned of. */
+    json_t *top = get(root, "top");
+    r->top = lng(root, "top");
+    if (top && (!json_is_integer(top) || r->top < 0 || r->top > 1073741824L)) {
+        fprintf(stderr, "kprof: %s: its \"top\" is not a whole number from 0 to 1073741824: every kernel shown\n",
+                r->file);
+        r->top = 0;
+    }
     s->k.nfiltered = (size_t)u64(root, "filtered_kernels");
     s->k.kernel_total_ns = u64(root, "kernel_total_ns");
 
