@@ -3,6 +3,7 @@
 #ifndef KPROF_TESTS_FAKEPROG_H
 #define KPROF_TESTS_FAKEPROG_H
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <cuda_runtime_api.h>
@@ -24,6 +25,17 @@ static inline void register_kernel(void **module, void (*host_stub)(void), const
 static inline void **register_module(void)
 {
     return __cudaRegisterFatBinary(&fatbin_placeholder);
+}
+
+/* Runs worker(NULL) on `threads` host threads at once (1 to 64) and waits for them all. */
+static inline void run_threads(int threads, void *(*worker)(void *))
+{
+    pthread_t t[64];
+    int n = 0;
+    while (n < threads && n < 64 && pthread_create(&t[n], NULL, worker, NULL) == 0)
+        n++;
+    for (int i = 0; i < n; i++)
+        pthread_join(t[i], NULL);
 }
 
 /* The host stub's body: look the kernel up once, then launch it. */

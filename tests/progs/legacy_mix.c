@@ -30,11 +30,7 @@ int main(int argc, char **argv)
     register_kernel(m, stub_a, "_Z8kernel_aPf");
     __cudaRegisterFatBinaryEnd(m);
     CHECK(cudaFree(0));
-    pthread_t t[64];
-    for (int i = 0; i < threads; i++)
-        pthread_create(&t[i], NULL, worker, NULL);
-    for (int i = 0; i < threads; i++)
-        pthread_join(t[i], NULL);
+    run_threads(threads, worker);
     printf("legacy_mix: %d threads, %ld launches each\n", threads, n);
     return 0;
 }

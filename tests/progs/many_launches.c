@@ -33,10 +33,6 @@ int main(int argc, char **argv)
     register_kernel(m, stub_b, "_Z8kernel_bPf");
     __cudaRegisterFatBinaryEnd(m);
     CHECK(cudaFree(0));
-    pthread_t t[64];
-    for (int i = 0; i < threads; i++)
-        pthread_create(&t[i], NULL, worker, NULL);
-    for (int i = 0; i < threads; i++)
-        pthread_join(t[i], NULL);
+    run_threads(threads, worker);
     return 0;
 }
