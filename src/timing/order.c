@@ -76,6 +76,11 @@ void kprof_order_end(struct kprof_timing *t, struct pool *p)
     }
 }
 
+void kprof_order_seen(struct pool *p)
+{
+    order_needed(p);
+}
+
 void kprof_order_untimed(struct kprof_timing *t, CUcontext ctx, CUstream stream, int per_thread)
 {
     if (ctx == NULL && kprof_drv.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS)

@@ -122,6 +122,10 @@ void kprof_order_end(struct kprof_timing *t, struct pool *p);
  * turn ended by kprof_timing_end), or another thread's timed pair on a stream of the other kind would
  * wait for its kernel and read it as its own.  ctx NULL: the current context.  Thread-safe. */
 void kprof_order_untimed(struct kprof_timing *t, CUcontext ctx, CUstream stream, int per_thread);
+/* After p's legacy_seen or blocking_seen was set: sets kprof_orders_active once both are, so that untimed
+ * launches take turns from then on (an untimed launch begun at that very moment may still come between a
+ * pair's events).  Lock-free. */
+void kprof_order_seen(struct pool *p);
 
 /* KPROF_HOLD=N (offsets.c): what a launch measured the cheap way reads beyond one measured in full, learned
  * per kernel, launch shape, kind (enum kprof_offset_kind) and role in pool p.  For a kernel pair (not
