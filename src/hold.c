@@ -46,12 +46,9 @@ static uint32_t shape_count(uint64_t *shapes, unsigned n, uint32_t key, int *sha
     return (uint32_t)(KPROF_HOLD_FIRST + __atomic_fetch_add(&shapes[n], 1, __ATOMIC_RELAXED) % (1u << 31));
 }
 
-void kprof_hold_cap_thinning(uint64_t *shapes, unsigned n, unsigned k)
+void kprof_hold_stop_thinning(uint64_t *shapes, unsigned n)
 {
-    uint64_t cur = __atomic_load_n(&shapes[n + 1], __ATOMIC_RELAXED);
-    while ((cur == 0 || cur > k + 1) &&
-           !__atomic_compare_exchange_n(&shapes[n + 1], &cur, (uint64_t)k + 1, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-        ;
+    __atomic_store_n(&shapes[n + 1], 1, __ATOMIC_RELAXED);
 }
 
 int kprof_hold_drawn(uint64_t *shapes, unsigned n, uint32_t key, unsigned char *thin)
@@ -68,14 +65,12 @@ int kprof_hold_drawn(uint64_t *shapes, unsigned n, uint32_t key, unsigned char *
         return 0; /* its count no longer moves: the same draw every time, and references enough long since */
     uint64_t every = (uint64_t)kprof_config.hold, full = KPROF_HOLD_THIN_AFTER * every;
     /* Thinned on a shape's own count only (on the shared one, a shape new to it would be drawn at the rate
-     * of all the others' launches and get no reference), and no further than the kernel's cap (lengths
-     * that spread too widely for a thinned sample: kprof_hold_cap_thinning). */
+     * of all the others' launches and get no reference), and not once the kernel's thinning was stopped
+     * (lengths that spread too widely for a thinned sample: kprof_hold_stop_thinning). */
     unsigned k = 0;
-    if (!shared) {
-        uint64_t cap = __atomic_load_n(&shapes[n + 1], __ATOMIC_RELAXED); /* the largest k + 1, or 0 */
-        while ((uint64_t)count >= full << k && (cap == 0 || k + 1 < cap)) /* count < 2^31: 22 steps at most */
+    if (!shared && !__atomic_load_n(&shapes[n + 1], __ATOMIC_RELAXED))
+        while ((uint64_t)count >= full << k) /* count < 2^31: 22 steps at most */
             k++;
-    }
     uint64_t h = kprof_mix64((uint64_t)kprof_config.seed ^ kprof_mix64(((uint64_t)key << 32) | count));
     if (h % (every << k) != 0)
         return 0;

@@ -50,19 +50,18 @@ int kprof_hold_place(const struct kprof_hold *h, CUstream s, unsigned slot, uint
  * launches of its rate (the references' mean weighs it so, and follows a length that changes over the
  * run).  `shapes` holds n + 2 words of a kernel's (struct kprof_kernel's hold_shapes): n each a shape's key
  * (high 32 bits) and count (low 32), claimed in turn, and a count of the launches of shapes that found them
- * all taken (drawn from their first, never thinned), and a cap on k (kprof_hold_cap_thinning; k + 1, 0
- * for none).  Returns 2 for a hold among the first KPROF_HOLD_FIRST, 1 for a hold drawn after them, 0 for
+ * all taken (drawn from their first, never thinned), and a flag that stops the kernel's thinning
+ * (kprof_hold_stop_thinning).  Returns 2 for a hold among the first KPROF_HOLD_FIRST, 1 for a hold drawn after them, 0 for
  * none (also once a shape's count has stopped at 2^31); always 1 when shapes is NULL (the kernel unknown).
  * *thin is 0 unless 1 is returned.  Lock-free. */
 #define KPROF_HOLD_FIRST 8
 #define KPROF_HOLD_THIN_AFTER 512
 int kprof_hold_drawn(uint64_t *shapes, unsigned n, uint32_t key, unsigned char *thin);
 
-/* Draws for the kernel whose words are `shapes` (n + 2 of them, as for kprof_hold_drawn) are thinned no
- * further than 1/(N x 2^k) from now on (a lower cap than one set before wins).  Called by the harvester
- * when a kernel's references spread too widely for a thinned sample to fix its offset (timing/offsets.c).
- * Lock-free. */
-void kprof_hold_cap_thinning(uint64_t *shapes, unsigned n, unsigned k);
+/* Draws for the kernel whose words are `shapes` (n + 2 of them, as for kprof_hold_drawn) are 1/N from now
+ * on, never thinned.  Called by the harvester when a kernel's references spread too widely for a thinned
+ * sample to fix its offset (timing/offsets.c).  Lock-free. */
+void kprof_hold_stop_thinning(uint64_t *shapes, unsigned n);
 
 /* Ends the hold of `slot` numbered seq: the word goes to seq unless it is already past it (an atomic
  * maximum, so that holds of two threads on one stream never wait for a smaller number).  Lock-free. */

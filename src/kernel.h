@@ -51,7 +51,7 @@ struct kprof_kernel {
      * and the queue times from each call's start to its kernel's start, in ns (the kernels' times lock). */
     struct kprof_hist launch_hist, queue_hist;
     /* KPROF_HOLD=N: per launch shape and situation, a word counting its draws, the shared count of the
-     * shapes past them and the cap on thinning (kprof_hold_drawn, kprof_hold_cap_thinning; atomic) */
+     * shapes past them and the flag that stops thinning (kprof_hold_drawn, kprof_hold_stop_thinning; atomic) */
     uint64_t hold_shapes[KPROF_KERNEL_HOLD_SHAPES + 2];
     UT_hash_handle hh;         /* by mangled name, or by shape among a parent's shapes */
 };

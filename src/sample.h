@@ -41,6 +41,13 @@ struct kprof_sample {
     double adjust_ns;
 };
 
+/* u plus ns (ns; ns may be below 0), rounded, never below 0: a total that takes an adjustment. */
+static inline uint64_t kprof_ns_add_clamped(uint64_t u, double ns)
+{
+    double v = (double)u + ns;
+    return v <= 0.0 ? 0 : (uint64_t)(v + 0.5);
+}
+
 /* Counters for the report, each (field, JSON key) in the order the JSON report writes them (the events
  * object; kprof-report reads them back by the same list): events created; pairs dropped because their
  * events failed (incomplete at exit, failed); calls untimed for lack of events; launches timed with one

@@ -159,10 +159,8 @@ void kprof_sample_record(const struct kprof_sample *s)
     if (s->adjust) {
         kprof_kernel_adjust(s->target, s->adjust_ns);
         pthread_mutex_lock(&devices_lock);
-        if (s->device >= 0 && s->device < MAX_DEVICES) {
-            uint64_t *ns = &devices[s->device].kernel_ns;
-            *ns = s->adjust_ns < 0.0 && (double)*ns < -s->adjust_ns ? 0 : (uint64_t)((double)*ns + s->adjust_ns + 0.5);
-        }
+        if (s->device >= 0 && s->device < MAX_DEVICES)
+            devices[s->device].kernel_ns = kprof_ns_add_clamped(devices[s->device].kernel_ns, s->adjust_ns);
         pthread_mutex_unlock(&devices_lock);
         return;
     }

@@ -367,18 +367,11 @@ void kprof_kernel_add_sample(const struct kprof_sample *s)
     pthread_mutex_unlock(&times_lock);
 }
 
-/* Adds ns (may be below 0) to u, never below 0. */
-static uint64_t add_clamped(uint64_t u, double ns)
-{
-    double v = (double)u + ns;
-    return v <= 0.0 ? 0 : (uint64_t)(v + 0.5);
-}
-
 void kprof_kernel_adjust(struct kprof_kernel *k, double ns)
 {
     pthread_mutex_lock(&times_lock);
-    __atomic_store_n(&k->total_ns, add_clamped(k->total_ns, ns), __ATOMIC_RELAXED);
-    k->steady_ns = add_clamped(k->steady_ns, ns);
+    __atomic_store_n(&k->total_ns, kprof_ns_add_clamped(k->total_ns, ns), __ATOMIC_RELAXED);
+    k->steady_ns = kprof_ns_add_clamped(k->steady_ns, ns);
     uint64_t n = k->timed - (uint64_t)k->first_timed;
     if (n > 0)
         k->mean_ns += ns / (double)n;

@@ -48,7 +48,7 @@ struct refs {
 struct offset {
     struct offset_key key;
     struct refs ref[2]; /* [0] its shape's first ones, [1] those drawn after them */
-    unsigned char capped;   /* its kernel's draws brought back to 1 in N for it (kprof_hold_cap_thinning) */
+    unsigned char capped;   /* its kernel's draws brought back to 1 in N for it (kprof_hold_stop_thinning) */
     struct cheap cheap[KPROF_OFFSET_ROLES - 1]; /* by role, KPROF_OFFSET_CHEAP first */
     struct offset *next_dirty; /* on p->offsets_dirty: read from since the last settle */
     int dirty;
@@ -64,25 +64,24 @@ static double variance(uint64_t n, double sum, double sq)
     return v > 0.0 ? v : 0.0;
 }
 
-/* The squared standard error of the weighted mean of r: its weighted variance over the effective number of
- * values, (sum of weights)^2 / (sum of squared weights) (Kish), which is r->n when every weight is 1. */
+/* The weighted variance of r's durations (ns^2; 0 below 2 values), and in *neff their effective number,
+ * (sum of weights)^2 / (sum of squared weights) (Kish), which is r->n when every weight is 1. */
+static double weighted_variance(const struct refs *r, double *neff)
+{
+    *neff = r->w2 > 0.0 ? r->w * r->w / r->w2 : 0.0;
+    if (r->n < 2 || *neff <= 1.0)
+        return 0.0;
+    double mean = r->sum / r->w, v = (r->sq / r->w - mean * mean) * *neff / (*neff - 1.0);
+    return v > 0.0 ? v : 0.0;
+}
+
+/* The squared standard error of the weighted mean of r. */
 static double weighted_se2(const struct refs *r)
 {
-    if (r->n < 2 || r->w2 <= 0.0)
-        return 0.0;
-    double mean = r->sum / r->w, neff = r->w * r->w / r->w2;
-    if (neff <= 1.0)
-        return 0.0;
-    double v = (r->sq / r->w - mean * mean) * neff / (neff - 1.0);
+    double neff, v = weighted_variance(r, &neff);
     return v > 0.0 ? v / neff : 0.0;
 }
 
-/* The offset learned for the cheap launches c of entry o: their mean less the references' mean, or 0 while
- * that difference is within 2 standard errors of 0 (lengths that vary from launch to launch make the two
- * means differ by chance; taken off, that chance would become an error of the total), or when either has
- * no launch yet.  The references are those drawn among the same launches once there are
- * KPROF_HOLD_FIRST of them; until then the shape's first launches too (which may run apart from the rest:
- * caches cold, a length that grows over the run). */
 /* The references o's offset is learned from: those drawn once there are KPROF_HOLD_FIRST of them, until
  * then its shape's first launches too (offset_of). */
 static struct refs refs_used(const struct offset *o)
@@ -107,21 +106,26 @@ static void cap_if_spread(struct offset *o)
     if (o->capped || o->ref[1].n < KPROF_HOLD_THIN_AFTER / 2 || o->ref[1].w2 <= 0.0)
         return;
     const struct refs *r = &o->ref[1];
-    double mean = r->sum / r->w, neff = r->w * r->w / r->w2;
-    double var = (r->sq / r->w - mean * mean) * (neff > 1.0 ? neff / (neff - 1.0) : 1.0);
+    double neff, mean = r->sum / r->w, var = weighted_variance(r, &neff);
     double abs_se = fmin(THIN_ABS_SE, THIN_ABS_MAX_REL * fabs(mean));
     double allowed = fmax(THIN_REL_SE * fabs(mean), abs_se);
     if (var / THIN_NEFF <= allowed * allowed)
         return;
     struct kprof_kernel *k = o->key.target;
-    kprof_hold_cap_thinning(k->hold_shapes, KPROF_KERNEL_HOLD_SHAPES, 0);
+    kprof_hold_stop_thinning(k->hold_shapes, KPROF_KERNEL_HOLD_SHAPES);
     o->capped = 1;
     kprof_debug("kernel %s (grid %u x %u x %u): its measured lengths spread too widely for a thinned sample "
                 "(sd %.0f ns, mean %.0f ns): its draws for holds at 1 in %d from now on", k->name ? k->name : "?",
-                o->key.grid[0], o->key.grid[1], o->key.grid[2], sqrt(var > 0.0 ? var : 0.0), mean,
+                o->key.grid[0], o->key.grid[1], o->key.grid[2], sqrt(var), mean,
                 kprof_config.hold);
 }
 
+/* The offset learned for the cheap launches c of entry o: their mean less the references' mean, or 0 while
+ * that difference is within 2 standard errors of 0 (lengths that vary from launch to launch make the two
+ * means differ by chance; taken off, that chance would become an error of the total), or when either has
+ * no launch yet.  The references are those drawn among the same launches once there are
+ * KPROF_HOLD_FIRST of them; until then the shape's first launches too (which may run apart from the rest:
+ * caches cold, a length that grows over the run). */
 static double offset_of(const struct offset *o, const struct cheap *c)
 {
     struct refs r = refs_used(o);

@@ -76,6 +76,13 @@ void kprof_order_end(struct kprof_timing *t, struct pool *p)
     }
 }
 
+int kprof_stream_blocking(CUstream s)
+{
+    unsigned flags = 0;
+    return !kprof_drv.cuStreamGetFlags || kprof_drv.cuStreamGetFlags(s, &flags) != CUDA_SUCCESS ||
+           !(flags & CU_STREAM_NON_BLOCKING);
+}
+
 void kprof_order_seen(struct pool *p)
 {
     order_needed(p);
@@ -91,12 +98,7 @@ void kprof_order_untimed(struct kprof_timing *t, CUcontext ctx, CUstream stream,
     /* The legacy default stream, a per-thread default stream (it synchronises with the legacy stream), or
      * a stream not created non-blocking. */
     int sync = stream == NULL || stream == CU_STREAM_LEGACY || stream == CU_STREAM_PER_THREAD || per_thread;
-    if (!sync) {
-        unsigned flags = 0;
-        sync = !kprof_drv.cuStreamGetFlags || kprof_drv.cuStreamGetFlags(stream, &flags) != CUDA_SUCCESS ||
-               !(flags & CU_STREAM_NON_BLOCKING);
-    }
-    if (!sync)
+    if (!sync && !kprof_stream_blocking(stream))
         return;
     kprof_order_begin(t, p, 1);
     if (t->ordered || t->unordered)

@@ -460,9 +460,7 @@ static void begin_decide_hold(struct kprof_timing *t, struct begin *g, enum kpro
 static void begin_ask_stream_kind(struct begin *g)
 {
     if (KPROF_UNLIKELY(g->blocking < 0)) {
-        unsigned flags = 0;
-        g->blocking = !kprof_drv.cuStreamGetFlags || kprof_drv.cuStreamGetFlags(g->s, &flags) != CUDA_SUCCESS ||
-                      !(flags & CU_STREAM_NON_BLOCKING);
+        g->blocking = kprof_stream_blocking(g->s);
         __atomic_store_n(&g->q->blocking, (signed char)g->blocking, __ATOMIC_RELAXED);
         if (g->blocking) {
             __atomic_store_n(&g->p->blocking_seen, 1, __ATOMIC_SEQ_CST);

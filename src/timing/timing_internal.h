@@ -126,6 +126,9 @@ void kprof_order_untimed(struct kprof_timing *t, CUcontext ctx, CUstream stream,
  * launches take turns from then on (an untimed launch begun at that very moment may still come between a
  * pair's events).  Lock-free. */
 void kprof_order_seen(struct pool *p);
+/* Whether stream s (not the legacy or a per-thread default stream) synchronises with the legacy default
+ * stream: created without CU_STREAM_NON_BLOCKING, or its flags unknown (cuStreamGetFlags).  Thread-safe. */
+int kprof_stream_blocking(CUstream s);
 
 /* KPROF_HOLD=N (offsets.c): what a launch measured the cheap way reads beyond one measured in full, learned
  * per kernel, launch shape, kind (enum kprof_offset_kind) and role in pool p.  For a kernel pair (not
