@@ -152,9 +152,19 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
      * module, say): then the host time before the stamp was never in the pair, and only the time from the
      * stamp, placed on the host clock through the reference, to the launch's return is taken off. */
     double lag = (double)pr->idle_lag_ns;
-    if (lag > 0.0 && pr->late && known && pr->call_ns) {
-        double stamped = start + shift - pr->pool->stamp_lag_ns; /* host clock, as its record's start */
-        double from_stamp = (double)(pr->call_ns + pr->launch_ns - kprof_start_ns) - stamped;
+    if (lag > 0.0 && pr->late) {
+        /* From the stamp to the launch's return, counted like the lag from the record's start: the mark,
+         * recorded on an idle stream, was stamped stamp_lag_ns after its record began, mark_ns after the
+         * return.  Without a mark, the stamp placed on the host clock through the reference (its error a
+         * few us, more where the clocks drift apart). */
+        float at = 0.0f;
+        double from_stamp = lag;
+        if (pr->mark && kprof_drv.cuEventQuery(pr->mark) == CUDA_SUCCESS &&
+            kprof_drv.cuEventElapsedTime_v2(&at, pr->start, pr->mark) == CUDA_SUCCESS)
+            from_stamp = (double)at * 1e6 - (double)pr->mark_ns;
+        else if (known && pr->call_ns)
+            from_stamp = (double)(pr->call_ns + pr->launch_ns - kprof_start_ns) -
+                         (start + shift - pr->pool->stamp_lag_ns); /* the stamp, as its record's start */
         if (from_stamp < lag - LATE_STAMP_NS)
             lag = from_stamp > 0.0 ? from_stamp : 0.0;
     }
@@ -323,6 +333,8 @@ static long harvest_once(void)
                         kprof_ev_pool_give(pr->pool, pr->start); /* shared or not, the start is this pair's to give */
                         if (own_stop)
                             kprof_ev_pool_give(pr->pool, pr->stop);
+                        if (pr->mark)
+                            kprof_ev_pool_give(pr->pool, pr->mark);
                     }
                     done++;
                 } else {

@@ -19,6 +19,10 @@ struct pool;
 /* One timed call waiting for its stop event. */
 struct pair {
     CUevent start, stop;
+    /* late: an event recorded on the pool's idle private stream just after the launch returned, mark_ns
+     * after it (host clock), or NULL; the pair holds the time from its start's stamp to the mark */
+    CUevent mark;
+    uint64_t mark_ns;
     enum kprof_target_kind kind;
     void *target;
     uint64_t bytes;

@@ -101,6 +101,28 @@ static CUevent event_get(struct pool *p)
     return create ? kprof_ev_pool_create(p) : e;
 }
 
+/* A launch whose hold gave up: its start was stamped when the hold let go, some time into the launch call.
+ * Records a mark on p's private stream, which is idle (references only), so that the harvester reads the
+ * time from that stamp to the launch's return on the GPU's clock alone (harvest.c, pair_account); sets
+ * *after_ns to the host time from the return (`returned`, host clock) to the mark's record.  NULL when p
+ * has no private stream or no event to spare, or the record failed (then the anchor places the stamp).
+ * Without kprof_ev.lock; p's context current, no capture in progress (the start's query succeeded). */
+static CUevent late_mark(struct pool *p, uint64_t returned, uint64_t *after_ns)
+{
+    CUevent e = p->own ? event_get(p) : NULL;
+    if (!e)
+        return NULL;
+    uint64_t before = kprof_now_ns();
+    if (kprof_drv.cuEventRecord(e, p->own) != CUDA_SUCCESS) {
+        pthread_mutex_lock(&kprof_ev.lock);
+        kprof_ev_pool_give(p, e);
+        pthread_mutex_unlock(&kprof_ev.lock);
+        return NULL;
+    }
+    *after_ns = before - returned;
+    return e;
+}
+
 /* Gives back a stop event lent to the next launch that did not use it after all: to its pair if that is
  * still queued, else (its pair was read) to the pool.  kprof_ev.lock held. */
 static void unlend(struct queue *q, struct pool *p, CUevent e, uint64_t seq)
@@ -721,15 +743,18 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
     /* Kernel launches only: a copy or memset call may itself wait for its work (pageable memory), and
      * then the host time is the work, not the latency before it.  A shared start means a busy stream.
      * No query while any stream capture is in progress: a global-mode capture forbids it. */
-    uint64_t lag = 0, now = 0;
+    uint64_t lag = 0, now = 0, mark_ns = 0;
+    CUevent mark = NULL;
     if (ok && kind != KPROF_TARGET_COPY) {
         now = kprof_now_ns(); /* also the launch call's end (struct pair's launch_ns) */
         /* Held, the start has completed only if kprof_hold gave up waiting (a host descheduled for longer
          * than its timeout): then as on an idle stream. */
         if (!t->shared && kprof_event_query_uncaptured(t->start) == CUDA_SUCCESS) {
             lag = kprof_now_ns() - t->start_host_ns; /* the stream was idle: see timing.h */
-            if (t->held)
+            if (t->held) {
                 t->held = 3;
+                mark = late_mark(p, now, &mark_ns);
+            }
         }
         double took = (double)(now - t->start_host_ns);
         tls_launch_ns = tls_launch_ns > 0.0 ? tls_launch_ns + (took - tls_launch_ns) / 8.0 : took;
@@ -748,11 +773,11 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
     kprof_order_end(t, p);
     if (!stopped) {
         timing_drop(t);
-        if (overdue) {
-            pthread_mutex_lock(&kprof_ev.lock);
-            kprof_ev.n.holds_overdue++;
-            pthread_mutex_unlock(&kprof_ev.lock);
-        }
+        pthread_mutex_lock(&kprof_ev.lock);
+        kprof_ev.n.holds_overdue += overdue;
+        if (mark)
+            kprof_ev_pool_give(p, mark);
+        pthread_mutex_unlock(&kprof_ev.lock);
         kprof_chain_break(); /* the call may have run, untimed */
         return 0;
     }
@@ -782,6 +807,8 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
     struct pair *pr = &q->ring[(q->head + q->count) % q->cap];
     pr->start = t->start;
     pr->stop = t->stop;
+    pr->mark = mark;
+    pr->mark_ns = mark_ns;
     pr->kind = kind;
     pr->target = target;
     pr->weight = kind != KPROF_TARGET_COPY && kprof_config.sample == 0 ? kprof_tls_sample_weight : 1.0f;
