@@ -102,10 +102,11 @@ static CUevent event_get(struct pool *p)
 }
 
 /* A launch whose hold gave up: its start was stamped when the hold let go, some time into the launch call.
- * Records a mark on p's private stream, which is idle (references only), so that the harvester reads the
- * time from that stamp to the launch's return on the GPU's clock alone (harvest.c, pair_account); sets
- * *after_ns to the host time from the return (`returned`, host clock) to the mark's record.  NULL when p
- * has no private stream or no event to spare, or the record failed (then the anchor places the stamp).
+ * Records a mark on p's private stream, which is idle (references only), just after the stop event, so
+ * that the harvester reads the time from that stamp to the launch's return on the GPU's clock alone
+ * (harvest.c, pair_account); sets *after_ns to the host time from the return (`returned`, host clock) to
+ * the mark's record.  NULL when p has no private stream or no event to spare, or the record failed (then
+ * the anchor places the stamp).
  * Without kprof_ev.lock; p's context current, no capture in progress (the start's query succeeded). */
 static CUevent late_mark(struct pool *p, uint64_t returned, uint64_t *after_ns)
 {
@@ -751,15 +752,15 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
          * than its timeout): then as on an idle stream. */
         if (!t->shared && kprof_event_query_uncaptured(t->start) == CUDA_SUCCESS) {
             lag = kprof_now_ns() - t->start_host_ns; /* the stream was idle: see timing.h */
-            if (t->held) {
+            if (t->held)
                 t->held = 3;
-                mark = late_mark(p, now, &mark_ns);
-            }
         }
         double took = (double)(now - t->start_host_ns);
         tls_launch_ns = tls_launch_ns > 0.0 ? tls_launch_ns + (took - tls_launch_ns) / 8.0 : took;
     }
     int stopped = ok && kprof_drv.cuEventRecord(t->stop, t->stream) == CUDA_SUCCESS;
+    if (stopped && t->held == 3) /* after the stop, which it would otherwise delay past a short kernel */
+        mark = late_mark(p, now, &mark_ns);
     uint64_t hold_ns = 0;
     int overdue = 0;
     if (t->held) { /* the start, the kernel and the stop are queued: let the GPU run them */
@@ -773,11 +774,11 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
     kprof_order_end(t, p);
     if (!stopped) {
         timing_drop(t);
-        pthread_mutex_lock(&kprof_ev.lock);
-        kprof_ev.n.holds_overdue += overdue;
-        if (mark)
-            kprof_ev_pool_give(p, mark);
-        pthread_mutex_unlock(&kprof_ev.lock);
+        if (overdue) {
+            pthread_mutex_lock(&kprof_ev.lock);
+            kprof_ev.n.holds_overdue++;
+            pthread_mutex_unlock(&kprof_ev.lock);
+        }
         kprof_chain_break(); /* the call may have run, untimed */
         return 0;
     }
