@@ -16,6 +16,9 @@ Checks, per program:
            plus every graphs[] row's total_ns (a graph's time stands for the kernels it ran)
   kernel   for kernels fully timed by libkprof (calls == timed > 0, not run in graphs):
            |total_ns / calls - CUPTI total / count| <= max(1 us, 2% of CUPTI's mean)
+  paced    a kernel whose CUPTI mean differs between the CUPTI-alone and the joint run by more than the
+           kernel tolerance runs as long as the host takes (XLA's DelayKernel): it is left out of both
+           sums and of the kernel check, and named in the program's notes
   counts   joint run: every kernel's calls == CUPTI's count (kernels whose count libkprof reports as
            unknown, e.g. in conditional graph bodies, are excepted and listed)
 A program that exited non-zero in any run, or whose report or summary is missing or incomplete, fails.
@@ -139,6 +142,23 @@ def direct_ns(k, any_graphs):
     return k["total_ns"]  # libkprof's estimate, extrapolated over calls it could not time
 
 
+def paced_kernels(cu, jcu, kpk):
+    """Kernels paced by the host: {key: (CUPTI mean alone, CUPTI mean in the joint run)} for each kernel
+    whose CUPTI mean moved between CUPTI's run alone and the joint run by more than the kernel tolerance.
+    Such a kernel runs as long as the host takes (XLA's DelayKernel spins on a word the host writes), so
+    no other run's CUPTI figure is the length of libkprof's run of it.  Not a kernel also run in graphs
+    (its time is in a graph row, which cannot be split)."""
+    paced = {}
+    for key, c in (cu or {}).items():
+        j = (jcu or {}).get(key)
+        if not c["count"] or not j or not j["count"] or (key in kpk and ran_in_graphs(kpk[key])):
+            continue
+        alone, joint = c["total_ns"] / c["count"], j["total_ns"] / j["count"]
+        if abs(alone - joint) > max(OPTS.kernel_us * 1000.0, OPTS.kernel_pct / 100.0 * alone):
+            paced[key] = (alone, joint)
+    return paced
+
+
 def pctile(xs, p):
     if not xs:
         return None
@@ -163,19 +183,23 @@ def check_program(p):
     jkp, probs = parse_kprof(p["files"]["joint_kprof"])
     notes += ["joint run: " + x for x in probs]
 
-    # program: kernel-time sums
+    # program: kernel-time sums, without the kernels paced by the host
     p.update(kprof_sum_ns=None, cupti_sum_ns=None, launches=None, err_ns=None, tol_ns=None, kernels=[],
              counts=[], graphs=kp["graphs"] if kp else [])
+    kpk = merge_by_key(kp["kernels"], cu) if kp else {}
+    paced = paced_kernels(cu, jcu, kpk)
     if cu is not None:
-        p["cupti_sum_ns"] = sum(k["total_ns"] for k in cu.values())
-        p["launches"] = sum(k["count"] for k in cu.values())
+        p["cupti_sum_ns"] = sum(k["total_ns"] for key, k in cu.items() if key not in paced)
+        p["launches"] = sum(k["count"] for key, k in cu.items() if key not in paced)
         p["tol_ns"] = max(OPTS.prog_pct / 100.0 * p["cupti_sum_ns"],
                           OPTS.prog_us_per_launch * 1000.0 * p["launches"])
-    kpk = merge_by_key(kp["kernels"], cu) if kp else {}
     if kp is not None:
         any_graphs = bool(kp["graphs"])
-        p["kprof_sum_ns"] = (sum(direct_ns(k, any_graphs) for k in kpk.values())
+        p["kprof_sum_ns"] = (sum(direct_ns(k, any_graphs) for key, k in kpk.items() if key not in paced)
                              + sum(g["total_ns"] for g in kp["graphs"]))
+    for key, (alone, joint) in sorted(paced.items()):
+        notes.append("paced by the host, left out: %s (CUPTI %.1f us alone, %.1f us with libkprof)"
+                     % (short((kpk[key]["name"] if key in kpk else "") or key, 40), alone / 1e3, joint / 1e3))
     if cu is not None and kp is not None:
         p["err_ns"] = p["kprof_sum_ns"] - p["cupti_sum_ns"]
     p["sum_ok"] = p["err_ns"] is not None and abs(p["err_ns"]) <= p["tol_ns"]
@@ -192,7 +216,9 @@ def check_program(p):
                "kprof_mean_ns": k["total_ns"] / k["calls"] if k["calls"] else None,
                "cupti_mean_ns": c["total_ns"] / c["count"] if c and c["count"] else None,
                "kprof_first_ns": k["first_ns"], "cupti_first_ns": c["first_ns"] if c else None,
-               "err_ns": None, "tol_ns": None, "ok": None, "joint_err_ns": None}
+               "err_ns": None, "tol_ns": None, "ok": None, "joint_err_ns": None, "paced": key in paced}
+        if row["paced"]:
+            row["fully_timed"] = False
         j, jc = jk.get(key), (jcu or {}).get(key)
         if j and jc and jc["count"] and j["calls"] and j["timed"] == j["calls"] and not ran_in_graphs(j):
             row["joint_err_ns"] = j["total_ns"] / j["calls"] - jc["total_ns"] / jc["count"]
@@ -357,7 +383,8 @@ def report(progs, label, out, details):
                 "kp_first", "cu_first", "kernel (libkprof run; mean = total / calls)"))
             for k in p["kernels"]:
                 d("%-4s %8s %8s %8s %8s %12s %12s %10s %8s %10s %12s %12s  %s\n" % (
-                    "-" if k["ok"] is None else "ok" if k["ok"] else "FAIL", dash(k["calls"]), k["timed"],
+                    "pace" if k["paced"] else "-" if k["ok"] is None else "ok" if k["ok"] else "FAIL",
+                    dash(k["calls"]), k["timed"],
                     dash(k["graph_calls"]), dash(k["cupti_count"]), us(k["kprof_mean_ns"]),
                     us(k["cupti_mean_ns"]), us(k["err_ns"], "%+.3f"), us(k["tol_ns"]),
                     us(k["joint_err_ns"], "%+.3f"), us(k["kprof_first_ns"]), us(k["cupti_first_ns"]), k["name"]))

@@ -89,6 +89,11 @@ def main():
     # 7. a kernel CUPTI saw but libkprof did not, in the joint run (count 0 vs 5); extern "C" name
     prog("missing", "basic", report([kernel("plain_c", 5, 5, 50000)]), cupti([("plain_c", 5, 50000)]),
          jkp=report([]))
+    # 8. a kernel paced by the host (CUPTI: 30 us alone, 55 us in the joint run; libkprof alone 120 us):
+    #    left out of both sums and of the kernel check; without that rule the sum would be 900 us over
+    prog("paced", "python", report([kernel("_Z5delayv", 10, 10, 1_200_000), kernel("_Z4redzv", 10, 10, 250_500)]),
+         cupti([("_Z5delayv", 10, 300_000), ("_Z4redzv", 10, 250_000)]),
+         jcu=cupti([("_Z5delayv", 10, 550_000), ("_Z4redzv", 10, 250_100)]))
     with open(os.path.join(d, "runs.tsv"), "w") as f:
         f.write("# label=synthetic\n# comment line\n" + "\n".join(rows) + "\n")
 
@@ -121,9 +126,17 @@ def main():
     expect("crash: notes", "exited 139 under libkprof" in out and "joint run: no libkprof report" in out, out)
     expect("trunc: truncated summary fails the program", not p["trunc"]["sum_ok"] and "truncated" in out, out)
     expect("missing: count 0 vs 5 differs", [(x["kprof"], x["cupti"]) for x in p["missing"]["counts"]] == [(0, 5)], out)
+    ks = {k["key"]: k for k in p["paced"]["kernels"]}
+    expect("paced: the host-paced kernel is left out of the sums (250.5 against 250 us), which pass",
+           p["paced"]["sum_ok"] and (p["paced"]["kprof_sum_ns"], p["paced"]["cupti_sum_ns"]) == (250500, 250000),
+           p["paced"])
+    expect("paced: it is no fully timed kernel, the other is checked",
+           ks["_Z5delayv"]["paced"] and not ks["_Z5delayv"]["fully_timed"] and ks["_Z4redzv"]["ok"], ks)
+    expect("paced: named in the notes with both CUPTI means",
+           "paced by the host, left out: _Z5delayv() (CUPTI 30.0 us alone, 55.0 us with libkprof)" in out, out)
     t = s["totals"]
-    expect("totals", (t["programs_ok"], t["programs"], t["kernels_ok"], t["kernels"]) == (4, 7, 5, 7), t)
-    expect("pattern rows", set(s["patterns"]) == {"basic", "graphs", "all"}, s["patterns"])
+    expect("totals", (t["programs_ok"], t["programs"], t["kernels_ok"], t["kernels"]) == (5, 8, 6, 8), t)
+    expect("pattern rows", set(s["patterns"]) == {"basic", "graphs", "python", "all"}, s["patterns"])
     expect("details file lists every kernel", all(n in open(os.path.join(d, "d.txt")).read()
                                                   for n in ("_Z1av()", "_Z1iv()", "graph 0 (4 kernel nodes)")), "")
 
