@@ -35,6 +35,7 @@ int kprof_forked_child;
  * default action. */
 static sem_t sig_go, sig_done;
 static struct sigaction sig_old[2];
+static volatile sig_atomic_t sig_caught; /* the signal the helper writes the report for */
 
 /* 1 while the report is written because of a signal: the interrupted thread may hold a stdio lock, so
  * the app's streams are not flushed then. */
@@ -57,6 +58,7 @@ static void on_signal(int sig, siginfo_t *info, void *uc)
     int saved = errno;
     if (!once) {
         once = 1;
+        sig_caught = sig;
         sem_post(&sig_go);
         struct timespec until = kprof_deadline_ms(kprof_config.exit_timeout_ms + 5000);
         while (sem_timedwait(&sig_done, &until) != 0 && errno == EINTR)
@@ -251,7 +253,12 @@ void kprof_finish(void)
         }
         kprof_snapshot_free(&s);
     }
-    say_why_nothing_profiled(reported);
+    if (!reported && finishing_on_signal && !kprof_config.disabled &&
+        kprof_driver_state(NULL) == KPROF_DRIVER_LOADED)
+        kprof_warn("%s arrived before any CUDA context was made (the first CUDA call may still have been "
+                   "creating one): nothing measured, no report", sig_caught == SIGINT ? "SIGINT" : "SIGTERM");
+    else
+        say_why_nothing_profiled(reported);
     kprof_tls_depth--;
 }
 

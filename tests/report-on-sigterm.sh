@@ -35,3 +35,17 @@ rc=0; wait $pid || rc=$?
 expect_eq "$rc" 143 "without KPROF_SIGNALS: ended by the signal"
 [ ! -e "$WORK/c.json" ] || fail "a report was written without KPROF_SIGNALS"
 pass "and no report (documented: fatal signals lose it unless KPROF_SIGNALS=1)"
+
+# A SIGTERM while the first CUDA call is still creating the context (200-370 ms on an H200; 6 s here,
+# FAKEGPU_CTX_INIT_MS): nothing measured yet, so no report, but one line that says why (it used to end
+# with neither).
+KPROF_SIGNALS=1 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/d.json" FAKEGPU_CTX_INIT_MS=6000 start "$PROGS/sleeper" \
+    >"$WORK/d.out" 2>&1 &
+pid=$!
+sleep 2
+kill -TERM $pid
+rc=0; wait $pid || rc=$?
+expect_eq "$rc" 143 "during context creation: ended by SIGTERM"
+[ ! -e "$WORK/d.json" ] || fail "a report was written with nothing measured"
+expect_eq "$(grep -c '^libkprof: SIGTERM arrived before any CUDA context was made (the first CUDA call may still' "$WORK/d.out")" 1 \
+    "the one line that says why there is no report"
