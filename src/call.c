@@ -129,6 +129,13 @@ static int paused;
  * paused, or resumed): for the exit's "nothing profiled" line. */
 static int paused_calls, ever_running;
 /* Told of every call passed through while paused (kprof_call_on_untimed). */
+static int without_context; /* calls in flight that began without a current context */
+
+int kprof_call_without_context_in_flight(void)
+{
+    return __atomic_load_n(&without_context, __ATOMIC_RELAXED);
+}
+
 static void (*untimed_hook)(void);
 
 void kprof_call_on_untimed(void (*fn)(void))
@@ -190,6 +197,9 @@ static inline __attribute__((always_inline)) int call_begin(struct kprof_call *c
         c->ctx_before = tls_ctx; /* asked by kprof_call_host if the launch is timed */
     else
         kprof_call_ctx_ask(c);
+    c->without_ctx = !c->ctx_before;
+    if (KPROF_UNLIKELY(c->without_ctx))
+        __atomic_add_fetch(&without_context, 1, __ATOMIC_RELAXED); /* call_end takes it back */
     c->host_untimed = 0;
     /* A launch without a current context may create one inside: timed from entry, as other calls. */
     c->t0_ns = launch && c->ctx_before ? 0 : kprof_now_ns();
@@ -228,6 +238,8 @@ uint64_t kprof_call_end(struct kprof_call *c, int ok)
 
 static __attribute__((noinline)) uint64_t call_end(struct kprof_call *c, int ok)
 {
+    if (KPROF_UNLIKELY(c->without_ctx))
+        __atomic_sub_fetch(&without_context, 1, __ATOMIC_RELAXED);
     uint64_t dt = 0;
     if (c->host_untimed != 1) {
         dt = kprof_now_ns() - c->t0_ns;
@@ -322,6 +334,7 @@ static void call_reset(void)
     tls_ctx_init_ns = 0;
     __atomic_store_n(&kprof_cuda_used, 0, __ATOMIC_RELAXED);
     __atomic_store_n(&paused_calls, 0, __ATOMIC_RELAXED);
+    __atomic_store_n(&without_context, 0, __ATOMIC_RELAXED);
 }
 
 KPROF_MODULE(call, 50, fork_prepare, fork_parent, fork_child, call_reset)

@@ -26,6 +26,11 @@ void kprof_call_start(void (*on_exit)(void), int start_paused);
  * never ran: KPROF_START=paused and no cudaProfilerStart/cuProfilerStart.  Thread-safe. */
 int kprof_call_never_ran(void);
 
+/* The number of profiled CUDA calls in flight that began without a current context (the first call of a
+ * thread or process, which may be creating one: 200-370 ms on an H200).  For the message a signal gets
+ * before there is anything to report (lifecycle.c).  Thread-safe; 0 in a forked child. */
+int kprof_call_without_context_in_flight(void);
+
 /* fn is called for every call that kprof_call_begin passes through because profiling is paused (its work
  * runs untimed: the timing layer registers kprof_chain_break, from a constructor).  Thread-safe. */
 void kprof_call_on_untimed(void (*fn)(void));
@@ -42,6 +47,7 @@ struct kprof_call {
     int launch;           /* begun with kprof_call_begin_launch */
     int ctx_assumed;      /* ctx_before is the context last seen current, not asked (see kprof_call_host) */
     unsigned ctx_epoch;   /* contexts destroyed before the call began (call.c) */
+    int without_ctx;      /* begun without a current context (kprof_call_without_context_in_flight) */
 };
 
 /* Asks the driver for the thread's current context into c->ctx_before (NULL: none, or the driver not

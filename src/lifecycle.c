@@ -253,10 +253,9 @@ void kprof_finish(void)
         }
         kprof_snapshot_free(&s);
     }
-    if (!reported && finishing_on_signal && !kprof_config.disabled &&
-        kprof_driver_state(NULL) == KPROF_DRIVER_LOADED)
-        kprof_warn("%s arrived before any CUDA context was made (the first CUDA call may still have been "
-                   "creating one): nothing measured, no report", sig_caught == SIGINT ? "SIGINT" : "SIGTERM");
+    if (!reported && finishing_on_signal && !kprof_config.disabled && kprof_call_without_context_in_flight() > 0)
+        kprof_warn("%s arrived while the first CUDA call was still creating the context: nothing measured, "
+                   "no report", sig_caught == SIGINT ? "SIGINT" : "SIGTERM");
     else
         say_why_nothing_profiled(reported);
     kprof_tls_depth--;

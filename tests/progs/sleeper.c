@@ -1,5 +1,6 @@
 /* sleeper.c: launches kernels, says "ready", then sleeps until a signal ends it.  With the argument
- * "handler" it first installs its own SIGTERM handler, which exits with status 3. */
+ * "handler" it first installs its own SIGTERM handler, which exits with status 3; with "nocontext" it only
+ * asks for the device count (no launch) before it says "ready". */
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
@@ -12,11 +13,14 @@ int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "handler") == 0)
         signal(SIGTERM, on_term);
+    int nocontext = argc > 1 && strcmp(argv[1], "nocontext") == 0, n = 0;
+    if (nocontext)
+        CHECK(cudaGetDeviceCount(&n));
     void **m = register_module();
     register_kernel(m, stub, "_Z7sleeperv");
     __cudaRegisterFatBinaryEnd(m);
     dim3 one = { 1, 1, 1 };
-    for (int i = 0; i < 5; i++)
+    for (int i = 0; i < 5 && !nocontext; i++)
         CHECK(launch(stub, one, one, 0));
     printf("ready\n");
     fflush(stdout);
