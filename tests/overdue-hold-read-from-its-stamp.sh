@@ -45,3 +45,10 @@ expect_eq "$(jqr '.events.holds_overdue' "$WORK/drift.json")" 11 "drifting clock
 min=$(kernel_field "$WORK/drift.json" idle_k min_ns) max=$(kernel_field "$WORK/drift.json" idle_k max_ns)
 [ "$min" -ge 2900 ] && [ "$max" -le 3100 ] || fail "drifting clock: slow launches read $min..$max ns, not 3000 +- 100"
 pass "drifting clock: each reads 3 us (within 100 ns): $min..$max"
+# The mark is an event of the pool, but a pool with none to spare loses the mark, not a timed call: with
+# KPROF_MAX_EVENTS=2 the first idle_k launch is timed and the other 10 and the failing bad_k go untimed for
+# lack of events: 11 (a breaker helper: the mark's failed take was counted as one more, 12).
+KPROF_MAX_EVENTS=2 FAKEGPU_LAUNCH_SLEEP_US="idle_k=5000" KPROF_FORMAT=json KPROF_OUTPUT="$WORK/few.json" \
+    run_clocked "$PROGS/preds" idle >/dev/null 2>&1 || fail "preds idle with 2 events failed"
+expect_eq "$(jq -c '[(.kernels[] | select(.name == "idle_k") | [.calls, .timed]), .events.untimed_no_event]' "$WORK/few.json")" \
+    '[[11,1],11]' "2 events: one launch timed, 11 calls untimed for lack of events"

@@ -159,8 +159,7 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
          * few us, more where the clocks drift apart). */
         float at = 0.0f;
         double from_stamp = lag;
-        if (pr->mark && kprof_drv.cuEventQuery(pr->mark) == CUDA_SUCCESS &&
-            kprof_drv.cuEventElapsedTime_v2(&at, pr->start, pr->mark) == CUDA_SUCCESS)
+        if (pr->mark && kprof_drv.cuEventElapsedTime_v2(&at, pr->start, pr->mark) == CUDA_SUCCESS)
             from_stamp = (double)at * 1e6 - (double)pr->mark_ns;
         else if (known && pr->call_ns)
             from_stamp = (double)(pr->call_ns + pr->launch_ns - kprof_start_ns) -
@@ -313,6 +312,10 @@ static long harvest_once(void)
                     if (r == CUDA_SUCCESS)
                         r = kprof_drv.cuEventElapsedTime_v2(&ms, pr->start, pr->stop);
                 }
+                /* An overdue hold's mark, on libkprof's idle stream, is due any moment: read the pair with it
+                 * at the next pass (pair_account), and give the mark back only once it has completed. */
+                if (r == CUDA_SUCCESS && pr->mark && kprof_drv.cuEventQuery(pr->mark) == CUDA_ERROR_NOT_READY)
+                    r = CUDA_ERROR_NOT_READY;
                 if (r == CUDA_ERROR_NOT_READY)
                     break;
                 if (r == CUDA_SUCCESS)

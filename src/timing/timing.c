@@ -105,12 +105,19 @@ static CUevent event_get(struct pool *p)
  * Records a mark on p's private stream, which is idle (references only), just after the stop event, so
  * that the harvester reads the time from that stamp to the launch's return on the GPU's clock alone
  * (harvest.c, pair_account); sets *after_ns to the host time from the return (`returned`, host clock) to
- * the mark's record.  NULL when p has no private stream or no event to spare, or the record failed (then
- * the anchor places the stamp).
+ * the mark's record.  NULL when p has no private stream or no event to spare (not counted as an untimed
+ * call: the launch is timed all the same), or the record failed (then the anchor places the stamp).
  * Without kprof_ev.lock; p's context current, no capture in progress (the start's query succeeded). */
 static CUevent late_mark(struct pool *p, uint64_t returned, uint64_t *after_ns)
 {
-    CUevent e = p->own ? event_get(p) : NULL;
+    if (!p->own)
+        return NULL;
+    int create; /* not event_get: a pool without a spare event loses the mark, not a timed call */
+    pthread_mutex_lock(&kprof_ev.lock);
+    CUevent e = kprof_ev_pool_take(p, &create);
+    pthread_mutex_unlock(&kprof_ev.lock);
+    if (create)
+        e = kprof_ev_pool_create(p);
     if (!e)
         return NULL;
     uint64_t before = kprof_now_ns();
