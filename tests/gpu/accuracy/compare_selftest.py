@@ -94,6 +94,13 @@ def main():
     prog("paced", "python", report([kernel("_Z5delayv", 10, 10, 1_200_000), kernel("_Z4redzv", 10, 10, 250_500)]),
          cupti([("_Z5delayv", 10, 300_000), ("_Z4redzv", 10, 250_000)]),
          jcu=cupti([("_Z5delayv", 10, 550_000), ("_Z4redzv", 10, 250_100)]))
+    # 9. a kernel whose CUPTI mean wanders by 3% between the runs (100 and 103 us) is no paced kernel:
+    #    libkprof's 200 us still fails it (a breaker helper: any shift beyond the kernel tolerance hid it)
+    prog("wander", "basic", report([kernel("_Z3bigv", 10, 10, 2_000_000)]), cupti([("_Z3bigv", 10, 1_000_000)]),
+         jcu=cupti([("_Z3bigv", 10, 1_030_000)]))
+    # 10. a program whose only kernel is paced has nothing left to judge: it fails
+    prog("onlypaced", "basic", report([kernel("_Z5delayv", 10, 10, 1_200_000)]), cupti([("_Z5delayv", 10, 300_000)]),
+         jcu=cupti([("_Z5delayv", 10, 550_000)]))
     with open(os.path.join(d, "runs.tsv"), "w") as f:
         f.write("# label=synthetic\n# comment line\n" + "\n".join(rows) + "\n")
 
@@ -134,8 +141,14 @@ def main():
            ks["_Z5delayv"]["paced"] and not ks["_Z5delayv"]["fully_timed"] and ks["_Z4redzv"]["ok"], ks)
     expect("paced: named in the notes with both CUPTI means",
            "paced by the host, left out: _Z5delayv() (CUPTI 30.0 us alone, 55.0 us with libkprof)" in out, out)
+    expect("wander: not paced, the 2x reading fails the kernel and the sum",
+           not p["wander"]["sum_ok"] and not p["wander"]["paced"]
+           and p["wander"]["kernels"][0]["ok"] is False, p["wander"])
+    expect("onlypaced: nothing left to judge fails the program",
+           not p["onlypaced"]["sum_ok"] and "nothing left to judge" in out, p["onlypaced"])
+    expect("the last line counts the paced kernels", "2 kernel(s) paced by the host left out: FAIL" in out, out)
     t = s["totals"]
-    expect("totals", (t["programs_ok"], t["programs"], t["kernels_ok"], t["kernels"]) == (5, 8, 6, 8), t)
+    expect("totals", (t["programs_ok"], t["programs"], t["kernels_ok"], t["kernels"]) == (5, 10, 6, 9), t)
     expect("pattern rows", set(s["patterns"]) == {"basic", "graphs", "python", "all"}, s["patterns"])
     expect("details file lists every kernel", all(n in open(os.path.join(d, "d.txt")).read()
                                                   for n in ("_Z1av()", "_Z1iv()", "graph 0 (4 kernel nodes)")), "")
