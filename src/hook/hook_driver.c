@@ -259,6 +259,28 @@ DTWINS(DMEMSET, cuMemsetD16Async, _ptsz, (CUdeviceptr d, unsigned short v, size_
 DTWINS(DMEMSET, cuMemsetD32Async, _ptsz, (CUdeviceptr d, unsigned int v, size_t n, CUstream s), (d, v, n, s),
        4 * n, s)
 
+/* 2D memsets: width elements in each of height rows, pitch bytes apart. */
+DTWINS(DMEMSET, cuMemsetD2D8_v2, _ptds, (CUdeviceptr d, size_t pitch, unsigned char v, size_t w, size_t h),
+       (d, pitch, v, w, h), w * h, NULL)
+
+DTWINS(DMEMSET, cuMemsetD2D16_v2, _ptds, (CUdeviceptr d, size_t pitch, unsigned short v, size_t w, size_t h),
+       (d, pitch, v, w, h), 2 * w * h, NULL)
+
+DTWINS(DMEMSET, cuMemsetD2D32_v2, _ptds, (CUdeviceptr d, size_t pitch, unsigned int v, size_t w, size_t h),
+       (d, pitch, v, w, h), 4 * w * h, NULL)
+
+DTWINS(DMEMSET, cuMemsetD2D8Async, _ptsz,
+       (CUdeviceptr d, size_t pitch, unsigned char v, size_t w, size_t h, CUstream s), (d, pitch, v, w, h, s),
+       w * h, s)
+
+DTWINS(DMEMSET, cuMemsetD2D16Async, _ptsz,
+       (CUdeviceptr d, size_t pitch, unsigned short v, size_t w, size_t h, CUstream s), (d, pitch, v, w, h, s),
+       2 * w * h, s)
+
+DTWINS(DMEMSET, cuMemsetD2D32Async, _ptsz,
+       (CUdeviceptr d, size_t pitch, unsigned int v, size_t w, size_t h, CUstream s), (d, pitch, v, w, h, s),
+       4 * w * h, s)
+
 /* ---- allocation ------------------------------------------------------------------------------ */
 
 /* KPROF_WRAP_ALLOC and KPROF_WRAP_FREE as DWRAP and DTWINS bodies: kind, the address's place and the size;
@@ -574,15 +596,6 @@ STREAM_OPS(cuMemcpyBatchAsync_v2,
            (CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count,
             CUmemcpyAttributes *attrs, size_t *attrs_idxs, size_t nattrs, CUstream s),
            (dsts, srcs, sizes, count, attrs, attrs_idxs, nattrs, s))
-STREAM_OPS(cuMemsetD2D8Async,
-           (CUdeviceptr p, size_t pitch, unsigned char v, size_t w, size_t h, CUstream s),
-           (p, pitch, v, w, h, s))
-STREAM_OPS(cuMemsetD2D16Async,
-           (CUdeviceptr p, size_t pitch, unsigned short v, size_t w, size_t h, CUstream s),
-           (p, pitch, v, w, h, s))
-STREAM_OPS(cuMemsetD2D32Async,
-           (CUdeviceptr p, size_t pitch, unsigned int v, size_t w, size_t h, CUstream s),
-           (p, pitch, v, w, h, s))
 
 STREAM_VALUE_OPS(cuStreamWriteValue32_v2, cuuint32_t)
 STREAM_VALUE_OPS(cuStreamWriteValue64_v2, cuuint64_t)
@@ -606,12 +619,6 @@ STREAM_OPS(cuMemAllocFromPoolAsync,
            (CUdeviceptr *p, size_t bytes, CUmemoryPool pool, CUstream s),
            (p, bytes, pool, s))
 
-STREAM_OPS_PTDS(cuMemsetD2D8_v2,
-                (CUdeviceptr p, size_t pitch, unsigned char v, size_t w, size_t h), (p, pitch, v, w, h))
-STREAM_OPS_PTDS(cuMemsetD2D16_v2,
-                (CUdeviceptr p, size_t pitch, unsigned short v, size_t w, size_t h), (p, pitch, v, w, h))
-STREAM_OPS_PTDS(cuMemsetD2D32_v2,
-                (CUdeviceptr p, size_t pitch, unsigned int v, size_t w, size_t h), (p, pitch, v, w, h))
 STREAM_OPS_PTDS(cuMemcpyAtoD_v2, (CUdeviceptr dst, CUarray src, size_t offset, size_t n), (dst, src, offset, n))
 STREAM_OPS_PTDS(cuMemcpyDtoA_v2, (CUarray dst, size_t offset, CUdeviceptr src, size_t n), (dst, offset, src, n))
 STREAM_OPS_PTDS(cuMemcpyAtoA_v2,

@@ -2981,7 +2981,8 @@ CUresult cuMemcpy3D_v2_ptds(const CUDA_MEMCPY3D *pCopy) { return copy3d(pCopy, N
 CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *pCopy, CUstream h) { return copy3d(pCopy, h, 0, 1); }
 CUresult cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D *pCopy, CUstream h) { return copy3d(pCopy, h, 1, 1); }
 
-static void memset_run(struct CUstream_st *s, uintptr_t d, unsigned value, size_t elem, size_t n)
+/* Sets n elements of elem bytes at d to value. */
+static void memset_run_rows(uintptr_t d, unsigned value, size_t elem, size_t n)
 {
     if (elem == 1)
         memset((void *)d, (int)(uint8_t)value, n); /* libkprof's calibration sets 1 MiB at a time */
@@ -2991,10 +2992,22 @@ static void memset_run(struct CUstream_st *s, uintptr_t d, unsigned value, size_
         else
             ((uint32_t *)d)[i] = value;
     }
-    advance(s, bytes_ns(n * elem));
+}
+
+/* A memset of `bytes` on s as one piece of GPU work: its time, its hand-off kind, the truth's count. */
+static void memset_work(struct CUstream_st *s, size_t bytes)
+{
+    advance(s, bytes_ns(bytes));
     work_put(s, W_MEMSET);
     g.memsets.count++;
-    g.memsets.bytes += n * elem;
+    g.memsets.bytes += bytes;
+}
+
+/* A memset of n elements at d on s. */
+static void memset_run(struct CUstream_st *s, uintptr_t d, unsigned value, size_t elem, size_t n)
+{
+    memset_run_rows(d, value, elem, n);
+    memset_work(s, n * elem);
 }
 
 static CUresult memset_api(CUdeviceptr d, unsigned value, size_t elem, size_t n, CUstream h, int ptds, int async)
@@ -3039,6 +3052,57 @@ CUresult cuMemsetD16Async(CUdeviceptr d, unsigned short v, size_t n, CUstream h)
 CUresult cuMemsetD16Async_ptsz(CUdeviceptr d, unsigned short v, size_t n, CUstream h) { return memset_api(d, v, 2, n, h, 1, 1); }
 CUresult cuMemsetD32Async(CUdeviceptr d, unsigned int v, size_t n, CUstream h) { return memset_api(d, v, 4, n, h, 0, 1); }
 CUresult cuMemsetD32Async_ptsz(CUdeviceptr d, unsigned int v, size_t n, CUstream h) { return memset_api(d, v, 4, n, h, 1, 1); }
+
+/* 2D memsets: w elements in each of h rows, pitch bytes apart; one piece of work on the stream (no
+ * capture: the fake records none). */
+static CUresult memset2d_api(CUdeviceptr d, size_t pitch, unsigned value, size_t elem, size_t w, size_t h,
+                             CUstream hs, int ptds)
+{
+    struct CUctx_st *c;
+    struct CUstream_st *s;
+    CUresult rc;
+
+    lock();
+    if ((rc = need_ctx(&c)) || (rc = get_stream(hs, ptds, &s)))
+        RETURN(rc);
+    if (s->ctx != c)
+        RETURN(CUDA_ERROR_INVALID_HANDLE);
+    if (w && h && (!d || pitch < w * elem))
+        RETURN(CUDA_ERROR_INVALID_VALUE);
+    if (!w || !h)
+        RETURN(CUDA_SUCCESS);
+    if (s->cap_status != CU_STREAM_CAPTURE_STATUS_NONE)
+        RETURN(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
+    for (size_t row = 0; row < h; row++)
+        memset_run_rows(d + row * pitch, value, elem, w);
+    memset_work(s, w * h * elem);
+    RETURN(CUDA_SUCCESS);
+}
+
+CUresult cuMemsetD2D8_v2(CUdeviceptr d, size_t p, unsigned char v, size_t w, size_t h)
+{ return memset2d_api(d, p, v, 1, w, h, NULL, 0); }
+CUresult cuMemsetD2D8_v2_ptds(CUdeviceptr d, size_t p, unsigned char v, size_t w, size_t h)
+{ return memset2d_api(d, p, v, 1, w, h, NULL, 1); }
+CUresult cuMemsetD2D16_v2(CUdeviceptr d, size_t p, unsigned short v, size_t w, size_t h)
+{ return memset2d_api(d, p, v, 2, w, h, NULL, 0); }
+CUresult cuMemsetD2D16_v2_ptds(CUdeviceptr d, size_t p, unsigned short v, size_t w, size_t h)
+{ return memset2d_api(d, p, v, 2, w, h, NULL, 1); }
+CUresult cuMemsetD2D32_v2(CUdeviceptr d, size_t p, unsigned int v, size_t w, size_t h)
+{ return memset2d_api(d, p, v, 4, w, h, NULL, 0); }
+CUresult cuMemsetD2D32_v2_ptds(CUdeviceptr d, size_t p, unsigned int v, size_t w, size_t h)
+{ return memset2d_api(d, p, v, 4, w, h, NULL, 1); }
+CUresult cuMemsetD2D8Async(CUdeviceptr d, size_t p, unsigned char v, size_t w, size_t h, CUstream s)
+{ return memset2d_api(d, p, v, 1, w, h, s, 0); }
+CUresult cuMemsetD2D8Async_ptsz(CUdeviceptr d, size_t p, unsigned char v, size_t w, size_t h, CUstream s)
+{ return memset2d_api(d, p, v, 1, w, h, s, 1); }
+CUresult cuMemsetD2D16Async(CUdeviceptr d, size_t p, unsigned short v, size_t w, size_t h, CUstream s)
+{ return memset2d_api(d, p, v, 2, w, h, s, 0); }
+CUresult cuMemsetD2D16Async_ptsz(CUdeviceptr d, size_t p, unsigned short v, size_t w, size_t h, CUstream s)
+{ return memset2d_api(d, p, v, 2, w, h, s, 1); }
+CUresult cuMemsetD2D32Async(CUdeviceptr d, size_t p, unsigned int v, size_t w, size_t h, CUstream s)
+{ return memset2d_api(d, p, v, 4, w, h, s, 0); }
+CUresult cuMemsetD2D32Async_ptsz(CUdeviceptr d, size_t p, unsigned int v, size_t w, size_t h, CUstream s)
+{ return memset2d_api(d, p, v, 4, w, h, s, 1); }
 
 /* ------------------------------------------------------------------ graphs */
 
@@ -3948,6 +4012,12 @@ static const struct proc procs[] = {
     T("cuMemsetD8Async", 3020, cuMemsetD8Async, cuMemsetD8Async_ptsz),
     T("cuMemsetD16Async", 3020, cuMemsetD16Async, cuMemsetD16Async_ptsz),
     T("cuMemsetD32Async", 3020, cuMemsetD32Async, cuMemsetD32Async_ptsz),
+    T("cuMemsetD2D8", 3020, cuMemsetD2D8_v2, cuMemsetD2D8_v2_ptds),
+    T("cuMemsetD2D16", 3020, cuMemsetD2D16_v2, cuMemsetD2D16_v2_ptds),
+    T("cuMemsetD2D32", 3020, cuMemsetD2D32_v2, cuMemsetD2D32_v2_ptds),
+    T("cuMemsetD2D8Async", 3020, cuMemsetD2D8Async, cuMemsetD2D8Async_ptsz),
+    T("cuMemsetD2D16Async", 3020, cuMemsetD2D16Async, cuMemsetD2D16Async_ptsz),
+    T("cuMemsetD2D32Async", 3020, cuMemsetD2D32Async, cuMemsetD2D32Async_ptsz),
 };
 
 CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,

@@ -21,7 +21,8 @@
  * times on an idle stream, then 40 times behind a 4 KiB HtoD copy, each waited for), "lateshape" (shape_k
  * with 30 grids of 64 to 1920 blocks 20 times each, then 100000 times with 1920 blocks, then 100 times
  * with 100000 blocks: a shape new to the kernel late in the run, past its words for the draw of holds; each
- * launch waited for). */
+ * launch waited for), "memset2d" (after_memset2d launched 5 times, each behind lead and a 2D memset of 64
+ * rows of 64 bytes, 128 bytes apart). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +81,21 @@ static int preds(CUstream s, CUstream other)
         launch(hf, s);
     }
     CK(cuCtxSynchronize());
+    return 0;
+}
+
+static int memset2d(CUstream s)
+{
+    CUdeviceptr d;
+    CK(cuMemAlloc(&d, 128 * 64));
+    CUfunction lead = fn("lead"), after = fn("after_memset2d");
+    for (int i = 0; i < 5; i++) {
+        launch(lead, s);
+        CK(cuMemsetD2D8Async(d, 128, (unsigned char)i, 64, 64, s));
+        launch(after, s);
+    }
+    CK(cuCtxSynchronize());
+    CK(cuMemFree(d));
     return 0;
 }
 
@@ -377,6 +393,7 @@ int main(int argc, char **argv)
              : !strcmp(mode, "manyshapes") ? manyshapes(s)
              : !strcmp(mode, "idlecopy") ? idlecopy(s)
              : !strcmp(mode, "lateshape") ? lateshape(s)
+             : !strcmp(mode, "memset2d") ? memset2d(s)
                                      : preds(s, other);
     printf("preds %s: ok\n", mode);
     return rc;
