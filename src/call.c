@@ -128,7 +128,6 @@ static int paused;
 /* 1 once a call was passed through because profiling was paused; 1 once profiling ran (not started
  * paused, or resumed): for the exit's "nothing profiled" line. */
 static int paused_calls, ever_running;
-/* Told of every call passed through while paused (kprof_call_on_untimed). */
 static int without_context; /* calls in flight that began without a current context */
 
 int kprof_call_without_context_in_flight(void)
@@ -136,6 +135,7 @@ int kprof_call_without_context_in_flight(void)
     return __atomic_load_n(&without_context, __ATOMIC_RELAXED);
 }
 
+/* Told of every call passed through while paused (kprof_call_on_untimed). */
 static void (*untimed_hook)(void);
 
 void kprof_call_on_untimed(void (*fn)(void))

@@ -150,7 +150,7 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
      * the host time from the start event's record to the launch's return, unless the start was stamped
      * clearly later than its record began because its hold gave up (the launch call still loading a
      * module, say): then the host time before the stamp was never in the pair, and only the time from the
-     * stamp, placed on the host clock through the reference, to the launch's return is taken off. */
+     * stamp to the launch's return (to the pair's mark, struct pair) is taken off. */
     double lag = (double)pr->idle_lag_ns;
     if (lag > 0.0 && pr->late) {
         /* From the stamp to the launch's return, counted like the lag from the record's start: the mark,
