@@ -7,31 +7,33 @@ need_jq
 # Like run_kprof, but run in the background it becomes the program itself (exec), so that $! is its pid.
 start() { exec env FAKEGPU_EVENT_PENDING_QUERIES=1 LD_LIBRARY_PATH="$FAKE_LIB" LD_PRELOAD="${SAN_PRELOAD:+$SAN_PRELOAD }$KPROF_LIB" "$@"; }
 wait_ready() { i=0; while ! grep -q ready "$1" 2>/dev/null; do i=$((i + 1)); [ $i -lt 100 ] || fail "never ready"; sleep 0.1; done; }
+# terminated NAME WAIT SLEEPER-ARGS...: runs the sleeper in the background with its output in $WORK/NAME.out,
+# waits (WAIT "ready": for its "ready" line, else that many seconds), sends SIGTERM and prints its exit
+# status.  Called as rc=$(VAR=... terminated ...): the assignments reach the sleeper, and the command
+# substitution's subshell keeps them from outliving the call in any shell.
+terminated() {
+    name=$1 how=$2
+    shift 2
+    start "$PROGS/sleeper" "$@" >"$WORK/$name.out" 2>&1 &
+    pid=$!
+    if [ "$how" = ready ]; then wait_ready "$WORK/$name.out"; else sleep "$how"; fi
+    kill -TERM $pid
+    st=0; wait $pid || st=$?
+    echo "$st"
+}
 
-KPROF_SIGNALS=1 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/a.json" start "$PROGS/sleeper" >"$WORK/a.out" 2>&1 &
-pid=$!
-wait_ready "$WORK/a.out"
-kill -TERM $pid
-rc=0; wait $pid || rc=$?
+rc=$(KPROF_SIGNALS=1 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/a.json" terminated a ready)
 expect_eq "$rc" 143 "ended by SIGTERM as without libkprof"
 expect_eq "$(kernel_field "$WORK/a.json" sleeper calls)" 5 "the report was written first"
 expect_eq "$(kernel_field "$WORK/a.json" sleeper timed)" 5 "with its pairs read"
 
 # (The program's handler calls exit(), which ThreadSanitizer would flag as signal-unsafe.)
-TSAN_OPTIONS="${TSAN_OPTIONS:+$TSAN_OPTIONS }report_signal_unsafe=0" \
-KPROF_SIGNALS=1 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/b.json" start "$PROGS/sleeper" handler >"$WORK/b.out" 2>&1 &
-pid=$!
-wait_ready "$WORK/b.out"
-kill -TERM $pid
-rc=0; wait $pid || rc=$?
+rc=$(TSAN_OPTIONS="${TSAN_OPTIONS:+$TSAN_OPTIONS }report_signal_unsafe=0" \
+    KPROF_SIGNALS=1 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/b.json" terminated b ready handler)
 expect_eq "$rc" 3 "the program's own handler ran"
 expect_eq "$(kernel_field "$WORK/b.json" sleeper calls)" 5 "and the report was written"
 
-KPROF_FORMAT=json KPROF_OUTPUT="$WORK/c.json" start "$PROGS/sleeper" >"$WORK/c.out" 2>&1 &
-pid=$!
-wait_ready "$WORK/c.out"
-kill -TERM $pid
-rc=0; wait $pid || rc=$?
+rc=$(KPROF_FORMAT=json KPROF_OUTPUT="$WORK/c.json" terminated c ready)
 expect_eq "$rc" 143 "without KPROF_SIGNALS: ended by the signal"
 [ ! -e "$WORK/c.json" ] || fail "a report was written without KPROF_SIGNALS"
 pass "and no report (documented: fatal signals lose it unless KPROF_SIGNALS=1)"
@@ -39,12 +41,7 @@ pass "and no report (documented: fatal signals lose it unless KPROF_SIGNALS=1)"
 # A SIGTERM while the first CUDA call is still creating the context (200-370 ms on an H200; 6 s here,
 # FAKEGPU_CTX_INIT_MS): nothing measured yet, so no report, but one line that says why (it used to end
 # with neither).
-KPROF_SIGNALS=1 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/d.json" FAKEGPU_CTX_INIT_MS=6000 start "$PROGS/sleeper" \
-    >"$WORK/d.out" 2>&1 &
-pid=$!
-sleep 2
-kill -TERM $pid
-rc=0; wait $pid || rc=$?
+rc=$(KPROF_SIGNALS=1 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/d.json" FAKEGPU_CTX_INIT_MS=6000 terminated d 2)
 expect_eq "$rc" 143 "during context creation: ended by SIGTERM"
 [ ! -e "$WORK/d.json" ] || fail "a report was written with nothing measured"
 expect_eq "$(grep -c '^libkprof: SIGTERM arrived while the first CUDA call was still creating the context: nothing' "$WORK/d.out")" 1 \
@@ -53,10 +50,6 @@ expect_eq "$(grep -c '^libkprof: SIGTERM arrived while the first CUDA call was s
 # The line is for a call in flight only: a program whose CUDA calls are over (here it asked for the device
 # count, making no context) and that is then ended by SIGTERM gets none (a breaker helper found it printed
 # whenever the driver had been loaded, also in forked children that never used CUDA).
-KPROF_SIGNALS=1 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/e.json" start "$PROGS/sleeper" nocontext >"$WORK/e.out" 2>&1 &
-pid=$!
-wait_ready "$WORK/e.out"
-kill -TERM $pid
-rc=0; wait $pid || rc=$?
+rc=$(KPROF_SIGNALS=1 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/e.json" terminated e ready nocontext)
 expect_eq "$rc" 143 "no context, no call in flight: ended by SIGTERM"
 expect_eq "$(grep -c '^libkprof: SIGTERM arrived' "$WORK/e.out")" 0 "and no line about a context being created"

@@ -3079,30 +3079,19 @@ static CUresult memset2d_api(CUdeviceptr d, size_t pitch, unsigned value, size_t
     RETURN(CUDA_SUCCESS);
 }
 
-CUresult cuMemsetD2D8_v2(CUdeviceptr d, size_t p, unsigned char v, size_t w, size_t h)
-{ return memset2d_api(d, p, v, 1, w, h, NULL, 0); }
-CUresult cuMemsetD2D8_v2_ptds(CUdeviceptr d, size_t p, unsigned char v, size_t w, size_t h)
-{ return memset2d_api(d, p, v, 1, w, h, NULL, 1); }
-CUresult cuMemsetD2D16_v2(CUdeviceptr d, size_t p, unsigned short v, size_t w, size_t h)
-{ return memset2d_api(d, p, v, 2, w, h, NULL, 0); }
-CUresult cuMemsetD2D16_v2_ptds(CUdeviceptr d, size_t p, unsigned short v, size_t w, size_t h)
-{ return memset2d_api(d, p, v, 2, w, h, NULL, 1); }
-CUresult cuMemsetD2D32_v2(CUdeviceptr d, size_t p, unsigned int v, size_t w, size_t h)
-{ return memset2d_api(d, p, v, 4, w, h, NULL, 0); }
-CUresult cuMemsetD2D32_v2_ptds(CUdeviceptr d, size_t p, unsigned int v, size_t w, size_t h)
-{ return memset2d_api(d, p, v, 4, w, h, NULL, 1); }
-CUresult cuMemsetD2D8Async(CUdeviceptr d, size_t p, unsigned char v, size_t w, size_t h, CUstream s)
-{ return memset2d_api(d, p, v, 1, w, h, s, 0); }
-CUresult cuMemsetD2D8Async_ptsz(CUdeviceptr d, size_t p, unsigned char v, size_t w, size_t h, CUstream s)
-{ return memset2d_api(d, p, v, 1, w, h, s, 1); }
-CUresult cuMemsetD2D16Async(CUdeviceptr d, size_t p, unsigned short v, size_t w, size_t h, CUstream s)
-{ return memset2d_api(d, p, v, 2, w, h, s, 0); }
-CUresult cuMemsetD2D16Async_ptsz(CUdeviceptr d, size_t p, unsigned short v, size_t w, size_t h, CUstream s)
-{ return memset2d_api(d, p, v, 2, w, h, s, 1); }
-CUresult cuMemsetD2D32Async(CUdeviceptr d, size_t p, unsigned int v, size_t w, size_t h, CUstream s)
-{ return memset2d_api(d, p, v, 4, w, h, s, 0); }
-CUresult cuMemsetD2D32Async_ptsz(CUdeviceptr d, size_t p, unsigned int v, size_t w, size_t h, CUstream s)
-{ return memset2d_api(d, p, v, 4, w, h, s, 1); }
+/* The four entry points of one width: legacy-stream (_v2, _v2_ptds) and stream-ordered (Async, _ptsz). */
+#define MEMSET2D_API(bits, type, elem)                                                                  \
+    CUresult cuMemsetD2D##bits##_v2(CUdeviceptr d, size_t p, type v, size_t w, size_t h)                  \
+    { return memset2d_api(d, p, v, elem, w, h, NULL, 0); }                                            \
+    CUresult cuMemsetD2D##bits##_v2_ptds(CUdeviceptr d, size_t p, type v, size_t w, size_t h)             \
+    { return memset2d_api(d, p, v, elem, w, h, NULL, 1); }                                            \
+    CUresult cuMemsetD2D##bits##Async(CUdeviceptr d, size_t p, type v, size_t w, size_t h, CUstream s)    \
+    { return memset2d_api(d, p, v, elem, w, h, s, 0); }                                               \
+    CUresult cuMemsetD2D##bits##Async_ptsz(CUdeviceptr d, size_t p, type v, size_t w, size_t h, CUstream s) \
+    { return memset2d_api(d, p, v, elem, w, h, s, 1); }
+MEMSET2D_API(8, unsigned char, 1)
+MEMSET2D_API(16, unsigned short, 2)
+MEMSET2D_API(32, unsigned int, 4)
 
 /* ------------------------------------------------------------------ graphs */
 
