@@ -56,7 +56,14 @@ cupy_rawkernel.py              python       60
 
 [ -f "$lib" ] || { echo "run-accuracy: no libkprof at $lib (KPROF_LIB)"; exit 2; }
 [ -f "$cupti" ] || { echo "run-accuracy: no CUPTI tracer at $cupti (make builds it; CUPTI_LIB)"; exit 2; }
-[ -d "$bin" ] || echo "run-accuracy: warning: no $bin (tests/gpu/accuracy/build.sh): the C++ programs will fail"
+nvidia-smi -L 2>/dev/null | grep -q '^GPU ' || { echo "run-accuracy: no GPU (nvidia-smi lists none)"; exit 2; }
+# The C++ programs selected (ONLY, names without .py) need bin/: without it they would all fail, which is
+# a setup error, not an accuracy result.
+cxx=$(echo "$programs" | awk 'NF && $1 !~ /\.py$/ { print $1 }' | while read -r p; do
+    if [ -z "$ONLY" ] || case " $ONLY " in *" $p "*) true ;; *) false ;; esac; then echo "$p"; fi
+done)
+[ -d "$bin" ] || [ -z "$cxx" ] ||
+    { echo "run-accuracy: no $bin: build the C++ programs with tests/gpu/accuracy/build.sh (or set ACC_BIN)"; exit 2; }
 case $label in */* | "") echo "run-accuracy: bad LABEL '$label'"; exit 2 ;; esac
 mkdir -p "$out/logs" || exit 2
 out=$(cd "$out" && pwd) lib=$(readlink -f "$lib") cupti=$(readlink -f "$cupti") # CUDA_INJECTION64_PATH: absolute
