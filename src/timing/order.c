@@ -83,8 +83,9 @@ int kprof_stream_blocking(CUstream s)
            !(flags & CU_STREAM_NON_BLOCKING);
 }
 
-void kprof_order_seen(struct pool *p)
+void kprof_order_seen(struct pool *p, int legacy)
 {
+    __atomic_store_n(legacy ? &p->legacy_seen : &p->blocking_seen, 1, __ATOMIC_SEQ_CST);
     order_needed(p);
 }
 
@@ -92,7 +93,9 @@ void kprof_order_untimed(struct kprof_timing *t, CUcontext ctx, CUstream stream,
 {
     if (ctx == NULL && kprof_drv.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS)
         return;
-    struct pool *p = ctx ? kprof_ev_pool_find(ctx) : NULL;
+    struct pool *p = kprof_ev_tls_pool; /* the thread's last pool: no lock in the common case */
+    if (!p || p->ctx != ctx || __atomic_load_n(&p->dead, __ATOMIC_RELAXED))
+        p = ctx ? kprof_ev_pool_find(ctx) : NULL;
     if (!p || !order_needed(p))
         return;
     /* The legacy default stream, a per-thread default stream (it synchronises with the legacy stream), or

@@ -138,8 +138,6 @@ static struct pool *pool_find(CUcontext ctx)
  * afresh in a forked child. */
 static pthread_mutex_t pool_making = PTHREAD_MUTEX_INITIALIZER;
 
-/* The pool of ctx (current on this thread), created if needed: its stream, first reference and
- * calibration are made without kprof_ev.lock held.  Returns NULL when out of memory. */
 struct pool *kprof_ev_pool_find(CUcontext ctx)
 {
     pthread_mutex_lock(&kprof_ev.lock);
@@ -148,6 +146,8 @@ struct pool *kprof_ev_pool_find(CUcontext ctx)
     return p;
 }
 
+/* The pool of ctx (current on this thread), created if needed: its stream, first reference and
+ * calibration are made without kprof_ev.lock held.  Returns NULL when out of memory. */
 struct pool *kprof_ev_pool_for(CUcontext ctx)
 {
     pthread_mutex_lock(&kprof_ev.lock);

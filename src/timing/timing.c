@@ -376,10 +376,8 @@ static void begin_find_queue(struct kprof_timing *t, struct begin *g, enum kprof
 {
     struct pool *p = g->p;
     g->ordering = want == KPROF_TIME_LAUNCH || want == KPROF_TIME_GRAPH;
-    if (g->legacy && !__atomic_load_n(&p->legacy_seen, __ATOMIC_RELAXED)) {
-        __atomic_store_n(&p->legacy_seen, 1, __ATOMIC_SEQ_CST);
-        kprof_order_seen(p);
-    }
+    if (g->legacy && !__atomic_load_n(&p->legacy_seen, __ATOMIC_RELAXED))
+        kprof_order_seen(p, 1);
     if (g->ordering && g->legacy)
         kprof_order_begin(t, p, 1);
     pthread_mutex_lock(&kprof_ev.lock);
@@ -492,10 +490,8 @@ static void begin_ask_stream_kind(struct begin *g)
     if (KPROF_UNLIKELY(g->blocking < 0)) {
         g->blocking = kprof_stream_blocking(g->s);
         __atomic_store_n(&g->q->blocking, (signed char)g->blocking, __ATOMIC_RELAXED);
-        if (g->blocking) {
-            __atomic_store_n(&g->p->blocking_seen, 1, __ATOMIC_SEQ_CST);
-            kprof_order_seen(g->p);
-        }
+        if (g->blocking)
+            kprof_order_seen(g->p, 0);
     }
 }
 
@@ -664,10 +660,8 @@ static struct queue *queue_for(const struct kprof_timing *t, struct pool *p)
     q->key = key;
     q->last_pred = KPROF_PRED_UNKNOWN; /* whatever the app put there before libkprof timed anything */
     q->blocking = key.stream == CU_STREAM_LEGACY ? 0 : key.stream == CU_STREAM_PER_THREAD ? 1 : -1;
-    if (q->blocking == 1) {
-        __atomic_store_n(&p->blocking_seen, 1, __ATOMIC_SEQ_CST);
-        kprof_order_seen(p);
-    }
+    if (q->blocking == 1)
+        kprof_order_seen(p, 0);
     HASH_ADD(hh, kprof_ev.queues, key, sizeof key, q);
     struct queue *found;
     HASH_FIND(hh, kprof_ev.queues, &key, sizeof key, found);

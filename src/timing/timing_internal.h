@@ -122,10 +122,10 @@ void kprof_order_end(struct kprof_timing *t, struct pool *p);
  * turn ended by kprof_timing_end), or another thread's timed pair on a stream of the other kind would
  * wait for its kernel and read it as its own.  ctx NULL: the current context.  Thread-safe. */
 void kprof_order_untimed(struct kprof_timing *t, CUcontext ctx, CUstream stream, int per_thread);
-/* After p's legacy_seen or blocking_seen was set: sets kprof_orders_active once both are, so that untimed
- * launches take turns from then on (an untimed launch begun at that very moment may still come between a
- * pair's events).  Lock-free. */
-void kprof_order_seen(struct pool *p);
+/* Sets p's legacy_seen (legacy 1) or blocking_seen (0), and kprof_orders_active once both are, so that
+ * untimed launches take turns from then on (an untimed launch begun at that very moment may still come
+ * between a pair's events).  Lock-free. */
+void kprof_order_seen(struct pool *p, int legacy);
 /* Whether stream s (not the legacy or a per-thread default stream) synchronises with the legacy default
  * stream: created without CU_STREAM_NON_BLOCKING, or its flags unknown (cuStreamGetFlags).  Thread-safe. */
 int kprof_stream_blocking(CUstream s);
