@@ -26,6 +26,8 @@ struct kprof_sample {
     uint64_t taken_ns;       /* kernels: what was taken off the pair (idle-stream latency and hand-off) */
     unsigned char pred;      /* kernels: enum kprof_pred whose hand-off was taken off (UNKNOWN: none) */
     unsigned char shared;    /* kernels: 1 when the start was the previous call's stop */
+    unsigned char stop_idle; /* kernels: 1 when the stop was stamped on an idle stream, dur_ns the kernel's mean
+                              * so far (timing/queue.h, IDLE_STOP_SLACK_NS) */
     float weight;            /* kernels, KPROF_SAMPLE=auto: 1/p, p the launch's probability of being timed */
     /* Kernels (and graph launches), the split nsys's cuda_kern_exec_sum makes: has_split when the launch
      * call's host time launch_host_ns (CLOCK_MONOTONIC around the real call) is known; has_queue when the
@@ -57,13 +59,14 @@ static inline uint64_t kprof_ns_add_clamped(uint64_t u, double ns)
  * launches not held while kprof_kernels_traced (calibrate.h); KPROF_HOLD=N: launches with a start of
  * their own left unheld by the draw (hold.h), launches that shared their start though their stream might
  * run dry before their kernel arrived (timing.h, gap), and of those two kinds, the launches read before
- * their shape had a reference. */
+ * their shape had a reference; launches whose stop was stamped on an idle stream, read as their kernel's
+ * mean (timing/queue.h, IDLE_STOP_SLACK_NS). */
 #define KPROF_EVENT_COUNTERS(X)                                                                    \
     X(created, "created") X(incomplete, "incomplete") X(failed, "failed")                          \
     X(pool_exhausted, "untimed_no_event") X(one_event, "one_event") X(held, "held")                \
     X(held_kernel, "held_kernel") X(beside_busy, "beside_busy") X(holds_overdue, "holds_overdue")  \
     X(not_held_traced, "not_held_traced") X(unheld_drawn, "unheld_drawn") X(gap_shared, "gap_shared") \
-    X(unheld_unlearned, "unheld_unlearned")
+    X(unheld_unlearned, "unheld_unlearned") X(stop_idle, "stop_idle")
 struct kprof_event_counters {
 #define KPROF_EVENT_FIELD(field, key) long field;
     KPROF_EVENT_COUNTERS(KPROF_EVENT_FIELD)

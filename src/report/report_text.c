@@ -249,6 +249,9 @@ void kprof_report_text(FILE *f, const struct kprof_snapshot *s)
                    "read before any offset was learned %ld)",
                 s->events.n.unheld_drawn + s->events.n.gap_shared, s->events.n.unheld_drawn, s->events.n.gap_shared,
                 s->events.n.unheld_unlearned);
+    if (s->events.n.stop_idle) /* a host held up after its kernel was queued: timing/queue.h */
+        fprintf(f, ", read as their kernel's mean because their stop was stamped on an idle stream %ld",
+                s->events.n.stop_idle);
     if (s->events.n.not_held_traced) /* torch.profiler and other CUPTI tracers would see kprof_hold */
         fprintf(f, ", not held while another tool traced kernels through CUPTI %ld (timed as without holds)",
                 s->events.n.not_held_traced);

@@ -12,6 +12,7 @@
 #include "clock.h"
 #include "call.h"
 #include "devices.h"
+#include "kernel.h"
 #include "timing.h"
 #include "timing_internal.h"
 
@@ -145,6 +146,33 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
         }
         q->derived = 0;
     }
+    /* A stop stamped on an idle stream (queue.h, IDLE_STOP_SLACK_NS): the pair holds host time after its
+     * kernel as well as before it (a launch call that returned long after queuing its kernel, a thread
+     * descheduled or waiting on a driver lock before recording the stop: 1 ms pairs of a 20 us kernel in
+     * pipeline_8threads on the H200), and neither the idle-stream correction nor a learned offset can tell
+     * how much.  Read as its kernel's mean so far (never longer than the pair); a kernel not timed yet
+     * keeps the reading below. */
+    double idle_stop_ns = -1.0;
+    if (known && pr->kind != KPROF_TARGET_COPY && pr->stop_host_ns && pr->call_ns &&
+        pr->pred != KPROF_PRED_HELD && pr->pred != KPROF_PRED_HELD_KERNEL &&
+        (double)(pr->stop_host_ns - pr->call_ns) > LATE_STAMP_NS) {
+        /* The stop's stamp on the host clock: after the call returned (recorded then), and no later than an
+         * event recorded at once on an idle stream would be.  (A stamp placed before the return means an
+         * anchor that does not hold, as on a GPU clock that only the work moves: no such reading.) */
+        double stamped = start + shift + (double)ms * 1e6;
+        double returned = (double)(pr->call_ns + pr->launch_ns - kprof_start_ns);
+        double idle_stamp = (double)(pr->stop_host_ns - kprof_start_ns) + pr->pool->stamp_lag_ns;
+        const struct kprof_kernel *k = pr->target;
+        if (stamped >= returned - IDLE_STOP_SLACK_NS && stamped <= idle_stamp + IDLE_STOP_SLACK_NS &&
+            __atomic_load_n(&k->timed, __ATOMIC_RELAXED) > 0) {
+            double mean = kprof_kernel_mean_ns(k);
+            idle_stop_ns = mean < (double)ns ? mean : (double)ns;
+            kprof_debug("kernel %s: stop stamped on an idle stream (launch call %.1f us, stop recorded %.1f us "
+                        "after the call began): read as its mean so far, %.2f us, not %.2f us", k->name ? k->name : "?",
+                        (double)pr->launch_ns / 1e3, (double)(pr->stop_host_ns - pr->call_ns) / 1e3,
+                        idle_stop_ns / 1e3, (double)ns / 1e3);
+        }
+    }
     /* A kernel's pair less the host latency it held on an idle stream, and less the hand-off measured for
      * what came before it on its stream (calibrate.h); copies keep their pairs as they are.  The latency is
      * the host time from the start event's record to the launch's return, unless the start was stamped
@@ -172,13 +200,17 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
         off += kprof_calibration_handoff(&pr->pool->calib, pr->shared,
                                          pr->idle_lag_ns ? KPROF_PRED_IDLE : (enum kprof_pred)pr->pred);
     s.dur_ns = (double)ns > off ? (uint64_t)((double)ns - (off > 0.0 ? off : 0.0) + 0.5) : 0;
+    if (idle_stop_ns >= 0.0) {
+        s.dur_ns = (uint64_t)(idle_stop_ns + 0.5);
+        s.stop_idle = 1;
+    }
     /* KPROF_HOLD=N: pairs measured in full teach, the others take their shape's learned offset off
      * (offsets.c): first the hold's (drawn or not, a start of its own), then the gap's (behind a short
      * backlog: the reference is read with the hold's offset already off).  Never longer than the pair. */
     int unlearned = 0, gap_unlearned = 0;
-    unsigned hold_kind = pr->unheld ? pr->unheld : pr->hold_ref;
+    unsigned hold_kind = s.stop_idle ? 0 : pr->unheld ? pr->unheld : pr->hold_ref; /* stop_idle: no offset */
     enum kprof_offset_role hold_role = pr->unheld ? KPROF_OFFSET_CHEAP : KPROF_OFFSET_REF;
-    unsigned gap_kind = pr->gap ? KPROF_OFFSET_GAP : KPROF_OFFSET_NONE;
+    unsigned gap_kind = pr->gap && !s.stop_idle ? KPROF_OFFSET_GAP : KPROF_OFFSET_NONE;
     enum kprof_offset_role gap_role = pr->gap == 2 ? KPROF_OFFSET_REF : KPROF_OFFSET_CHEAP;
     struct offset *hold_o, *gap_o;
     double hold_off = kprof_offset_learn(pr->pool, pr, hold_kind, hold_role, (double)s.dur_ns, &unlearned, &hold_o);
@@ -193,9 +225,10 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
         kprof_offset_applied(gap_o, gap_role, whole != 0.0 ? taken * gap_off / whole : 0.0);
     }
     unlearned |= gap_unlearned;
-    if (unlearned) { /* rare: before a shape's first held launch is read */
+    if (unlearned || s.stop_idle) { /* rare: before a shape's first held launch is read; a host held up */
         pthread_mutex_lock(&kprof_ev.lock);
-        kprof_ev.n.unheld_unlearned++;
+        kprof_ev.n.unheld_unlearned += unlearned;
+        kprof_ev.n.stop_idle += s.stop_idle;
         pthread_mutex_unlock(&kprof_ev.lock);
     }
     s.taken_ns = ns - s.dur_ns;

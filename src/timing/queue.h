@@ -16,6 +16,13 @@ struct pool;
  * (harvest.c, pair_account). */
 #define LATE_STAMP_NS 20000.0
 
+/* A kernel pair whose stop was recorded more than LATE_STAMP_NS after its launch call began (a long call,
+ * or the thread held up between the call's return and the stop's record) and stamped after the call
+ * returned but no later than an event recorded then on an idle stream would be (the anchor's error
+ * allowed: IDLE_STOP_SLACK_NS) had no work left before its stop: its kernel ended at some time in
+ * between, unknown (harvest.c, pair_account). */
+#define IDLE_STOP_SLACK_NS 1000.0
+
 /* One timed call waiting for its stop event. */
 struct pair {
     CUevent start, stop;
@@ -31,6 +38,7 @@ struct pair {
     uint64_t call_ns;       /* kernels: host clock when the launch call began */
     uint64_t launch_ns;     /* kernels: the launch call's host time */
     uint64_t hold_ns;       /* held: host time from the call's return to the hold's release */
+    uint64_t stop_host_ns;  /* kernels: host clock once the stop event's record returned */
     unsigned grid[3], block[3];
     float weight;           /* kernels, KPROF_SAMPLE=auto: 1/p (kprof_tls_sample_weight at its launch) */
     struct pool *pool;

@@ -760,12 +760,13 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
         tls_launch_ns = tls_launch_ns > 0.0 ? tls_launch_ns + (took - tls_launch_ns) / 8.0 : took;
     }
     int stopped = ok && kprof_drv.cuEventRecord(t->stop, t->stream) == CUDA_SUCCESS;
+    uint64_t stop_ns = stopped && now ? kprof_now_ns() : 0; /* kernels: struct pair's stop_host_ns */
     if (stopped && t->held == 3) /* after the stop, which it would otherwise delay past a short kernel */
         mark = late_mark(p, now, &mark_ns);
     uint64_t hold_ns = 0;
     int overdue = 0;
     if (t->held) { /* the start, the kernel and the stop are queued: let the GPU run them */
-        uint64_t released = kprof_now_ns();
+        uint64_t released = stop_ns ? stop_ns : kprof_now_ns();
         if (now && t->held != 3)
             hold_ns = released - now; /* the kernel waited for this, which it would not unheld */
         /* Placed just before the start was recorded: held longer than kprof_hold waits (hold.h). */
@@ -820,6 +821,7 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
     pr->call_ns = t->start_host_ns;
     pr->launch_ns = now ? now - t->start_host_ns : 0;
     pr->hold_ns = hold_ns;
+    pr->stop_host_ns = stop_ns;
     for (int i = 0; i < 3; i++) {
         pr->grid[i] = grid ? grid[i] : 0;
         pr->block[i] = block ? block[i] : 0;
