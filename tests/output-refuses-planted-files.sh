@@ -29,6 +29,10 @@ mkdir "$WORK/csv" && cd "$WORK/csv"
 set -- kprof.*.summary.csv
 [ -f "$1" ] || { ls >&2; fail "no CSV report under its default name"; }
 expect_eq "$(stat -c %a "$1")" 600 "the default CSV files are created with mode 0600"
+# Files of a name libkprof chose, in the current directory: one line says where (a new user's trial: the
+# report seemed lost).
+expect_grep "^libkprof: CSV report written to kprof\.[0-9]+\.\*\.csv \(KPROF_OUTPUT names it\)$" "$WORK/csv.err" \
+    "the default CSV names said on stderr"
 # ...and never through a link planted at the (predictable) name: exec keeps the pid the link names.
 rm -f kprof.*
 echo secret >"$WORK/victim"

@@ -176,7 +176,11 @@ static void write_csv(const struct kprof_snapshot *s)
         }
     }
     if (base && kprof_report_csv(base, chosen, s, &failed, &why)) {
-        kprof_info("report written to %s.*.csv", base);
+        /* Files named by libkprof in the current directory: said where (a user who asked for a name knows). */
+        if (chosen)
+            kprof_log(KPROF_LOG_WARN, "CSV report written to %s.*.csv (KPROF_OUTPUT names it)", base);
+        else
+            kprof_info("report written to %s.*.csv", base);
     } else {
         kprof_warn("cannot write the CSV report to '%s' (%s); writing it as text to stderr",
                    failed ? failed : base ? base : "kprof.%p", why);
