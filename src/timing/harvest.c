@@ -110,6 +110,36 @@ static void ref_complete(struct pool *p)
     pthread_mutex_unlock(&kprof_ev.lock);
 }
 
+/* A stop stamped on an idle stream (queue.h, IDLE_STOP_SLACK_NS): the pair holds host time after its kernel
+ * as well as before it (a launch call that returned long after queuing its kernel, a thread descheduled or
+ * waiting on a driver lock before recording the stop: 1 ms pairs of a 20 us kernel in pipeline_8threads on
+ * the H200), and neither the idle-stream correction nor a learned offset can tell how much.  Returns what
+ * kernel pair pr (of ns, its start stamped at host_start on the host clock, ns since kprof_start_ns) is read
+ * as then, its kernel's mean so far, never longer than the pair; -1 for any other pair, and while its
+ * kernel has no timed launch (read as usual).  Harvest passes only. */
+static double idle_stop_mean(const struct pair *pr, double host_start, float ms, uint64_t ns)
+{
+    if (pr->kind == KPROF_TARGET_COPY || !pr->stop_host_ns || !pr->call_ns || pr->pred == KPROF_PRED_HELD ||
+        pr->pred == KPROF_PRED_HELD_KERNEL || (double)(pr->stop_host_ns - pr->call_ns) <= LATE_STAMP_NS)
+        return -1.0;
+    /* The stop's stamp on the host clock: after the call returned (recorded then), and no later than an event
+     * recorded at once on an idle stream would be.  (A stamp placed before the return means an anchor that
+     * does not hold, as on a GPU clock that only the work moves: no such reading.) */
+    double stamped = host_start + (double)ms * 1e6;
+    double returned = (double)(pr->call_ns + pr->launch_ns - kprof_start_ns);
+    double idle_stamp = (double)(pr->stop_host_ns - kprof_start_ns) + pr->pool->stamp_lag_ns;
+    const struct kprof_kernel *k = pr->target;
+    if (stamped < returned - IDLE_STOP_SLACK_NS || stamped > idle_stamp + IDLE_STOP_SLACK_NS ||
+        __atomic_load_n(&k->timed, __ATOMIC_RELAXED) == 0)
+        return -1.0;
+    double mean = kprof_kernel_mean_ns(k), read = mean < (double)ns ? mean : (double)ns;
+    kprof_debug("kernel %s: stop stamped on an idle stream (launch call %.1f us, stop recorded %.1f us after the "
+                "call began): read as its mean so far, %.2f us, not %.2f us", k->name ? k->name : "?",
+                (double)pr->launch_ns / 1e3, (double)(pr->stop_host_ns - pr->call_ns) / 1e3, read / 1e3,
+                (double)ns / 1e3);
+    return read;
+}
+
 /* Reads one completed pair of queue q into a sample for the statistics.  Its start on the timeline comes
  * from a reference event, or, for a pair that started at the stop of the pair read just before it, from
  * that pair's stop (no driver call; re-anchored on a reference every 256 pairs).  Harvest passes only. */
@@ -146,33 +176,7 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
         }
         q->derived = 0;
     }
-    /* A stop stamped on an idle stream (queue.h, IDLE_STOP_SLACK_NS): the pair holds host time after its
-     * kernel as well as before it (a launch call that returned long after queuing its kernel, a thread
-     * descheduled or waiting on a driver lock before recording the stop: 1 ms pairs of a 20 us kernel in
-     * pipeline_8threads on the H200), and neither the idle-stream correction nor a learned offset can tell
-     * how much.  Read as its kernel's mean so far (never longer than the pair); a kernel not timed yet
-     * keeps the reading below. */
-    double idle_stop_ns = -1.0;
-    if (known && pr->kind != KPROF_TARGET_COPY && pr->stop_host_ns && pr->call_ns &&
-        pr->pred != KPROF_PRED_HELD && pr->pred != KPROF_PRED_HELD_KERNEL &&
-        (double)(pr->stop_host_ns - pr->call_ns) > LATE_STAMP_NS) {
-        /* The stop's stamp on the host clock: after the call returned (recorded then), and no later than an
-         * event recorded at once on an idle stream would be.  (A stamp placed before the return means an
-         * anchor that does not hold, as on a GPU clock that only the work moves: no such reading.) */
-        double stamped = start + shift + (double)ms * 1e6;
-        double returned = (double)(pr->call_ns + pr->launch_ns - kprof_start_ns);
-        double idle_stamp = (double)(pr->stop_host_ns - kprof_start_ns) + pr->pool->stamp_lag_ns;
-        const struct kprof_kernel *k = pr->target;
-        if (stamped >= returned - IDLE_STOP_SLACK_NS && stamped <= idle_stamp + IDLE_STOP_SLACK_NS &&
-            __atomic_load_n(&k->timed, __ATOMIC_RELAXED) > 0) {
-            double mean = kprof_kernel_mean_ns(k);
-            idle_stop_ns = mean < (double)ns ? mean : (double)ns;
-            kprof_debug("kernel %s: stop stamped on an idle stream (launch call %.1f us, stop recorded %.1f us "
-                        "after the call began): read as its mean so far, %.2f us, not %.2f us", k->name ? k->name : "?",
-                        (double)pr->launch_ns / 1e3, (double)(pr->stop_host_ns - pr->call_ns) / 1e3,
-                        idle_stop_ns / 1e3, (double)ns / 1e3);
-        }
-    }
+    double idle_stop_ns = known ? idle_stop_mean(pr, start + shift, ms, ns) : -1.0;
     /* A kernel's pair less the host latency it held on an idle stream, and less the hand-off measured for
      * what came before it on its stream (calibrate.h); copies keep their pairs as they are.  The latency is
      * the host time from the start event's record to the launch's return, unless the start was stamped
