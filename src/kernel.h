@@ -53,6 +53,12 @@ struct kprof_kernel {
     /* KPROF_HOLD=N: per launch shape and situation, a word counting its draws, the shared count of the
      * shapes past them and the flag that stops thinning (kprof_hold_drawn, kprof_hold_stop_thinning; atomic) */
     uint64_t hold_shapes[KPROF_KERNEL_HOLD_SHAPES + 2];
+    /* Harvest passes only (timing/harvest.c, idle_stop_mean): the launches after the first read as usual,
+     * their count and sum (ns), and their launch shape; mixed once a second shape was read. */
+    uint64_t usual_n;
+    double usual_sum_ns;
+    unsigned usual_shape[6];
+    int usual_mixed;
     UT_hash_handle hh;         /* by mangled name, or by shape among a parent's shapes */
 };
 

@@ -24,7 +24,7 @@ awk '
     section ~ /allocations/ { gsub(/Host time \([a-z]+\)/, "Host time (*)"); if ($0 !~ /^Kind/) $0 = substr($0, 1, 55) "<masked>" substr($0, 71); print; next }
     section ~ /devices/ && /^ +[0-9]+ / { $6 = "<s>"; $7 = "<%>"; print; next }
     section ~ /api/ { if ($0 ~ /^ +Calls/) print "Calls Errors API"; else print $1, $2, $NF; next }
-    section ~ /events/ { sub(/created [0-9]+/, "created <n>"); sub(/one event \(busy stream\) [0-9]+/, "one event (busy stream) <n>"); sub(/held until queued [0-9]+ \(behind other work [0-9]+\)/, "held until queued <n> (behind other work <n>)"); sub(/beside another busy stream [0-9]+/, "beside another busy stream <n>"); sub(/, held longer than kprof_hold waits \([0-9.]+ ms\) [0-9]+ \([^)]*\)/, ""); sub(/, left by KPROF_HOLD.s draw to be read with an offset learned from drawn launches of their kernel and shape [0-9]+ \([^)]*\)/, "")
+    section ~ /events/ { sub(/created [0-9]+/, "created <n>"); sub(/one event \(busy stream\) [0-9]+/, "one event (busy stream) <n>"); sub(/held until queued [0-9]+ \(behind other work [0-9]+\)/, "held until queued <n> (behind other work <n>)"); sub(/beside another busy stream [0-9]+/, "beside another busy stream <n>"); sub(/, held longer than kprof_hold waits \([0-9.]+ ms\) [0-9]+ \([^)]*\)/, ""); sub(/, left by KPROF_HOLD.s draw to be read with an offset learned from drawn launches of their kernel and shape [0-9]+ \([^)]*\)/, ""); sub(/, read as their kernel.s mean because their stop was stamped on an idle stream [0-9]+/, "")
                          sub(/ \([0-9.]+ ms\): taken off/, " (<ms>): taken off") }
     { print }' "$WORK/report.txt" |
     sed -E 's/(Host|Queue) (med|p95) \([a-z]+\)/\1 \2 (*)/g; s/( +[0-9]+\.[0-9]{3}){4}(  [^ ])/ <host> <host> <host> <host>\2/' >"$WORK/report.txt.norm"
@@ -32,7 +32,7 @@ awk '
 # noise of cuEventElapsedTime's milliseconds).
 jq -S 'del(.pid, .host, .command, .wall_ns, .version) | .context_init[].host_ns = 0
        | .allocations[].host_ns = 0 | .api |= map({name, calls, errors}) | .events.created = 0 | .events.one_event = 0 | .events.held = 0 | .events.held_kernel = 0 | .events.beside_busy = 0 | .events.holds_overdue = 0
-       | .events.unheld_drawn = 0 | .events.gap_shared = 0 | .events.unheld_unlearned = 0
+       | .events.unheld_drawn = 0 | .events.gap_shared = 0 | .events.unheld_unlearned = 0 | .events.stop_idle = 0
        | .calibration[].cost_ns = 0
        | (.kernels, .graphs) |= map(with_entries(if (.key | test("^(launch_host|queue)_ns_")) and .value != null then .value = 0 else . end))
        | .calibration[].handoff_ns |= map_values(round) | .calibration[].handoff_shared_ns |= map_values(round)' \

@@ -111,33 +111,55 @@ static void ref_complete(struct pool *p)
 }
 
 /* A stop stamped on an idle stream (queue.h, IDLE_STOP_SLACK_NS): the pair holds host time after its kernel
- * as well as before it (a launch call that returned long after queuing its kernel, a thread descheduled or
- * waiting on a driver lock before recording the stop: 1 ms pairs of a 20 us kernel in pipeline_8threads on
- * the H200), and neither the idle-stream correction nor a learned offset can tell how much.  Returns what
- * kernel pair pr (of ns, its start stamped at host_start on the host clock, ns since kprof_start_ns) is read
- * as then, its kernel's mean so far, never longer than the pair; -1 for any other pair, and while its
- * kernel has no timed launch (read as usual).  Harvest passes only. */
+ * as well as before it (a thread descheduled or waiting on a driver lock between the launch's return and
+ * the stop's record: 0.6 to 1 ms pairs of a 20 us kernel in pipeline_8threads on the H200), and neither the
+ * idle-stream correction nor a learned offset can tell how much.  Returns what kernel pair pr (of ns, its
+ * start stamped at host_start on the host clock, ns since kprof_start_ns) is read as then: the mean of its
+ * kernel's launches after the first read as usual, never longer than the pair; -1 for any other pair, and
+ * while its kernel has no such launch or has had them in more than one launch shape (whose lengths may
+ * differ: read as usual).  Harvest passes only. */
 static double idle_stop_mean(const struct pair *pr, double host_start, float ms, uint64_t ns)
 {
-    if (pr->kind == KPROF_TARGET_COPY || !pr->stop_host_ns || !pr->call_ns || pr->pred == KPROF_PRED_HELD ||
-        pr->pred == KPROF_PRED_HELD_KERNEL || (double)(pr->stop_host_ns - pr->call_ns) <= LATE_STAMP_NS)
+    if (pr->kind != KPROF_TARGET_KERNEL || !pr->stop_host_ns || !pr->call_ns || pr->pred == KPROF_PRED_HELD ||
+        pr->pred == KPROF_PRED_HELD_KERNEL)
         return -1.0;
-    /* The stop's stamp on the host clock: after the call returned (recorded then), and no later than an event
-     * recorded at once on an idle stream would be.  (A stamp placed before the return means an anchor that
-     * does not hold, as on a GPU clock that only the work moves: no such reading.) */
-    double stamped = host_start + (double)ms * 1e6;
-    double returned = (double)(pr->call_ns + pr->launch_ns - kprof_start_ns);
-    double idle_stamp = (double)(pr->stop_host_ns - kprof_start_ns) + pr->pool->stamp_lag_ns;
+    uint64_t returned = pr->call_ns + pr->launch_ns;
     const struct kprof_kernel *k = pr->target;
-    if (stamped < returned - IDLE_STOP_SLACK_NS || stamped > idle_stamp + IDLE_STOP_SLACK_NS ||
-        __atomic_load_n(&k->timed, __ATOMIC_RELAXED) == 0)
+    if ((double)(pr->stop_host_ns - returned) <= LATE_STAMP_NS || k->usual_n == 0 || k->usual_mixed ||
+        memcmp(k->usual_shape, pr->grid, sizeof pr->grid) || memcmp(k->usual_shape + 3, pr->block, sizeof pr->block))
         return -1.0;
-    double mean = kprof_kernel_mean_ns(k), read = mean < (double)ns ? mean : (double)ns;
-    kprof_debug("kernel %s: stop stamped on an idle stream (launch call %.1f us, stop recorded %.1f us after the "
-                "call began): read as its mean so far, %.2f us, not %.2f us", k->name ? k->name : "?",
-                (double)pr->launch_ns / 1e3, (double)(pr->stop_host_ns - pr->call_ns) / 1e3, read / 1e3,
-                (double)ns / 1e3);
+    /* The stop's stamp on the host clock: after the call returned, and no later than an event recorded on an
+     * idle stream as the stop's record returned would be (the thread may have waited inside the record).
+     * (A stamp placed before the return means an anchor that does not hold, as on a GPU clock that only the
+     * work moves: no such reading.) */
+    double stamped = host_start + (double)ms * 1e6;
+    double idle_stamp = (double)(pr->stop_host_ns - kprof_start_ns) + pr->pool->stamp_lag_ns;
+    if (stamped < (double)(returned - kprof_start_ns) - IDLE_STOP_SLACK_NS || stamped > idle_stamp + IDLE_STOP_SLACK_NS)
+        return -1.0;
+    double mean = k->usual_sum_ns / (double)k->usual_n, read = mean < (double)ns ? mean : (double)ns;
+    kprof_debug("kernel %s: stop stamped on an idle stream (recorded %.1f us after the launch returned): read as "
+                "its mean, %.2f us, not %.2f us", k->name ? k->name : "?",
+                (double)(pr->stop_host_ns - returned) / 1e3, read / 1e3, (double)ns / 1e3);
     return read;
+}
+
+/* Counts a launch read as usual (not the first, not read by idle_stop_mean) in its kernel's reference for
+ * idle_stop_mean.  Harvest passes only. */
+static void usual_add(const struct pair *pr, uint64_t dur_ns)
+{
+    struct kprof_kernel *k = pr->target;
+    if (pr->kind != KPROF_TARGET_KERNEL || k->usual_mixed)
+        return;
+    if (k->usual_n == 0) {
+        memcpy(k->usual_shape, pr->grid, sizeof pr->grid);
+        memcpy(k->usual_shape + 3, pr->block, sizeof pr->block);
+    } else if (memcmp(k->usual_shape, pr->grid, sizeof pr->grid) ||
+               memcmp(k->usual_shape + 3, pr->block, sizeof pr->block)) {
+        k->usual_mixed = 1;
+        return;
+    }
+    k->usual_n++;
+    k->usual_sum_ns += (double)dur_ns;
 }
 
 /* Reads one completed pair of queue q into a sample for the statistics.  Its start on the timeline comes
@@ -235,6 +257,8 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
         kprof_ev.n.stop_idle += s.stop_idle;
         pthread_mutex_unlock(&kprof_ev.lock);
     }
+    if (!s.stop_idle)
+        usual_add(pr, s.dur_ns);
     s.taken_ns = ns - s.dur_ns;
     s.pred = pr->idle_lag_ns ? KPROF_PRED_IDLE : pr->pred;
     s.shared = (unsigned char)pr->shared;
@@ -251,7 +275,9 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
         q->last_stop_ns = start + (double)ms * 1e6;
         q->last_shift_ns = shift;
         q->last_stop_seq = pr->seq + 1;
-        start += (double)(ns - s.dur_ns);
+        /* The kernel's start: at the pair's start less what was taken off before it; with its stop stamped
+         * on an idle stream, not known (placed at the pair's start, no queue time). */
+        start += s.stop_idle ? 0.0 : (double)(ns - s.dur_ns);
         s.start_ns = start > 0.0 ? (uint64_t)(start + 0.5) : 0;
         s.has_time = 1;
     }
@@ -261,7 +287,7 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
     if (pr->kind != KPROF_TARGET_COPY && pr->call_ns) {
         s.has_split = 1;
         s.launch_host_ns = pr->launch_ns;
-        if (known) {
+        if (known && !s.stop_idle) {
             double queue = start + shift - (double)(pr->call_ns - kprof_start_ns) - (double)pr->hold_ns;
             s.has_queue = 1;
             s.queue_ns = queue > 0.0 ? (uint64_t)(queue + 0.5) : 0;

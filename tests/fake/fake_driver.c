@@ -86,9 +86,11 @@ static struct {
                                    name takes us of host time before its work is queued (other threads
                                    queue work meanwhile) */
     unsigned long sleep_us;
-    char *late_name;            /* FAKEGPU_LAUNCH_RETURN_LATE_US="name=us/n": with the virtual host clock, every
-                                   n-th launch of a kernel whose name contains name returns us of host time
-                                   after queuing its work (a thread descheduled, a driver lock) */
+    char *late_name;            /* FAKEGPU_RECORD_LATE_US="name=us/n": with the virtual host clock, after every
+                                   n-th launch of a kernel whose name contains name, the next event record on
+                                   its stream takes us of host time before its event is queued (a thread
+                                   descheduled or waiting on a driver lock before a profiler's stop event);
+                                   not behind a kprof_hold, where the GPU runs nothing until its release */
     unsigned long late_us, late_every;
     uint64_t launch_latency_ns; /* FAKEGPU_LAUNCH_LATENCY_NS: a kernel launched on an idle stream (no work
                               yet, or its work seen complete by the host) starts this much later: the
@@ -266,11 +268,11 @@ static void load_config(void)
     cfg.clock_drift_ppm = env_num("FAKEGPU_CLOCK_DRIFT_PPM", 0, 100000);
     cfg.launch_host_ns = env_num("FAKEGPU_LAUNCH_HOST_NS", 0, 1000000000ULL);
     cfg.while_iters = (unsigned)env_num("FAKEGPU_WHILE_ITERS", 3, 1000000);
-    const char *lr = getenv("FAKEGPU_LAUNCH_RETURN_LATE_US"), *req = lr ? strchr(lr, '=') : NULL;
+    const char *lr = getenv("FAKEGPU_RECORD_LATE_US"), *req = lr ? strchr(lr, '=') : NULL;
     if (req && req > lr && sscanf(req + 1, "%lu/%lu", &cfg.late_us, &cfg.late_every) == 2 && cfg.late_every)
         cfg.late_name = strndup(lr, (size_t)(req - lr));
     else if (lr && *lr)
-        fprintf(stderr, "fakegpu: FAKEGPU_LAUNCH_RETURN_LATE_US=%s is not name=us/n; ignored\n", lr);
+        fprintf(stderr, "fakegpu: FAKEGPU_RECORD_LATE_US=%s is not name=us/n; ignored\n", lr);
     const char *sl = getenv("FAKEGPU_LAUNCH_SLEEP_US"), *eq = sl ? strchr(sl, '=') : NULL;
     if (eq && eq > sl && (cfg.sleep_name = strndup(sl, (size_t)(eq - sl))))
         cfg.sleep_us = strtoul(eq + 1, NULL, 10);
@@ -346,6 +348,7 @@ struct CUstream_st {
      * up at GPU time hold_give_up (0: none); hold_ev is the event recorded behind it (libkprof's start). */
     uint64_t hold_give_up, hold_stamp; /* hold_stamp: hold_ev's stamp had the hold not been there */
     struct CUevent_st *hold_ev;
+    int record_late; /* FAKEGPU_RECORD_LATE_US: the next event record on it comes late */
 };
 
 /* Graphs: nodes run in the order they were added (dependencies are accepted but not modelled). */
@@ -1791,6 +1794,10 @@ CUresult cuEventDestroy(CUevent hEvent)
 
 static void event_stamp(struct CUevent_st *e, struct CUstream_st *s)
 {
+    if (s->record_late) { /* FAKEGPU_RECORD_LATE_US */
+        cfg.host_advance((uint64_t)cfg.late_us * 1000u);
+        s->record_late = 0;
+    }
     if (cfg.host_now)
         cfg.host_advance(cfg.event_record_host_ns); /* the call's host time: stamped at its end */
     e->t = advance(s, 0);
@@ -2432,13 +2439,9 @@ static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
         }
         RETURN(rc);
     }
-    /* FAKEGPU_LAUNCH_RETURN_LATE_US: behind a kprof_hold the GPU runs nothing of this until the hold lets go,
-     * after the call has returned: as if the delay came before the kernel was queued. */
-    int late = cfg.host_now && cfg.late_name && strstr(fn->name, cfg.late_name) && (fn->direct + 1) % cfg.late_every == 0;
-    if (late && s->hold_give_up) {
-        cfg.host_advance((uint64_t)cfg.late_us * 1000u);
-        late = 0;
-    }
+    /* FAKEGPU_RECORD_LATE_US: the next record on s comes late, unless this launch is behind a kprof_hold. */
+    s->record_late = cfg.host_now && cfg.late_name && !s->hold_give_up && strstr(fn->name, cfg.late_name) &&
+                     (fn->direct + 1) % cfg.late_every == 0;
     hold_settle(s);
     {
         int calib = strcmp(fn->name, "kprof_calibrate") == 0;
@@ -2459,8 +2462,6 @@ static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
         if (calib)
             calib_out(params, t0, ns);
         kernel_ran(fn->name, ns);
-        if (late) /* FAKEGPU_LAUNCH_RETURN_LATE_US, unheld: the kernel was queued before the delay */
-            cfg.host_advance((uint64_t)cfg.late_us * 1000u);
     }
     RETURN(CUDA_SUCCESS);
 }
