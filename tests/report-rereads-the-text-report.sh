@@ -44,8 +44,12 @@ same graphs -- "$KERNELS/graph_replay"
 jq -e '(.graphs | length) > 0' "$WORK/graphs.json" >/dev/null || fail "graph_replay's report has no graph row"
 # Idle streams without holds: times corrected by the host's launch latency, fractions of a ns in Avg and
 # StdDev (avg_ns is rounded and stddev_ns has one decimal: the text is rendered from steady_ns, steady_m2).
-export FAKEGPU_EVENT_PENDING_QUERIES=0 FAKEGPU_LAUNCH_LATENCY_NS=3000 KPROF_HOLD=0
+# Every pair under 1 us (200 ns kernels, 500 ns latency), so that the columns stay in ns whatever the host
+# time taken off (with 1 us kernels and 3 us, a loaded 2-core machine read a launch at 1.031 us and the
+# columns went to us in 2 runs of 5).
+export FAKEGPU_EVENT_PENDING_QUERIES=0 FAKEGPU_LAUNCH_LATENCY_NS=500 FAKEGPU_KERNEL_NS=default=200 KPROF_HOLD=0
 same idle -- "$KERNELS/threads_streams"
+unset FAKEGPU_KERNEL_NS
 expect_grep 'StdDev \(ns\)' "$WORK/idle.txt" "idle: the spread is in ns, with three decimals"
 same shape -- --group shape --sample 3 "$KERNELS/threads_streams"
 expect_grep 'Kernel \[grid\] \[block\]' "$WORK/shape.txt" "shape: rows by launch shape"
