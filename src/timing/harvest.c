@@ -110,6 +110,13 @@ static void ref_complete(struct pool *p)
     pthread_mutex_unlock(&kprof_ev.lock);
 }
 
+/* 1 when pr's launch shape is the one its kernel's usual launches were read in (idle_stop_mean). */
+static int usual_shape(const struct kprof_kernel *k, const struct pair *pr)
+{
+    return !memcmp(k->usual_shape, pr->grid, sizeof pr->grid) &&
+           !memcmp(k->usual_shape + 3, pr->block, sizeof pr->block);
+}
+
 /* A stop stamped on an idle stream (queue.h, IDLE_STOP_SLACK_NS): the pair holds host time after its kernel
  * as well as before it (a thread descheduled or waiting on a driver lock between the launch's return and
  * the stop's record: 0.6 to 1 ms pairs of a 20 us kernel in pipeline_8threads on the H200), and neither the
@@ -126,7 +133,7 @@ static double idle_stop_mean(const struct pair *pr, double host_start, float ms,
     uint64_t returned = pr->call_ns + pr->launch_ns;
     const struct kprof_kernel *k = pr->target;
     if ((double)(pr->stop_host_ns - returned) <= LATE_STAMP_NS || k->usual_n == 0 || k->usual_mixed ||
-        memcmp(k->usual_shape, pr->grid, sizeof pr->grid) || memcmp(k->usual_shape + 3, pr->block, sizeof pr->block))
+        !usual_shape(k, pr))
         return -1.0;
     /* The stop's stamp on the host clock: after the call returned, and no later than an event recorded on an
      * idle stream as the stop's record returned would be (the thread may have waited inside the record).
@@ -153,8 +160,7 @@ static void usual_add(const struct pair *pr, uint64_t dur_ns)
     if (k->usual_n == 0) {
         memcpy(k->usual_shape, pr->grid, sizeof pr->grid);
         memcpy(k->usual_shape + 3, pr->block, sizeof pr->block);
-    } else if (memcmp(k->usual_shape, pr->grid, sizeof pr->grid) ||
-               memcmp(k->usual_shape + 3, pr->block, sizeof pr->block)) {
+    } else if (!usual_shape(k, pr)) {
         k->usual_mixed = 1;
         return;
     }
