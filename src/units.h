@@ -55,6 +55,14 @@ static inline struct kprof_unit kprof_unit_pick_best(const struct kprof_unit_pic
     return kprof_unit_at(best);
 }
 
+/* The text report's unit for one value alone (kprof_unit_pick_best): 1.000 us, not 1000.000 ns. */
+static inline struct kprof_unit kprof_unit_of(double ns)
+{
+    struct kprof_unit_pick p = { 0.0, { 0 } };
+    kprof_unit_pick_add(&p, ns);
+    return kprof_unit_pick_best(&p);
+}
+
 /* Writes the byte count b right-aligned in `width` columns of f. */
 static inline void kprof_print_bytes(FILE *f, int width, uint64_t b)
 {

@@ -59,5 +59,9 @@ KPROF_SAVE="$WORK/g.json" run_kprof "$KERNELS/graph_replay" >/dev/null 2>&1 || f
 n=$(jq '.kernels | length' "$WORK/g.json")
 "$K" report --html --top 1 "$WORK/g.json" >"$WORK/top.html" || fail "kprof report --html --top 1 failed"
 expect_grep "^<p class=\"note\">$((n - 1)) more kernels? not shown \(--top\)\.</p>$" "$WORK/top.html" "--top 1: one kernel of $n shown"
+# A mean of 1 us (the fake's default kernel) reads as the text report writes it (a new user's trial: the
+# page said 1000.000 ns where the text said 1.000 us).
+expect_grep '<td class="num">1\.000 us</td><td class="num">[0-9.]+ [num]?s</td>' "$WORK/top.html" "a mean of 1 us in us"
+expect_no_grep '1000\.000 ns' "$WORK/top.html" "never 1000.000 ns"
 rc=0; "$K" report --html -f text "$WORK/r4.json" >/dev/null 2>"$WORK/err" || rc=$?
 expect_eq "$rc" 2 "--html with -f: a usage error"

@@ -169,13 +169,13 @@ static void kernels_section(FILE *f, struct hkernel **ks, size_t nk, size_t show
         bar(f, ks[0]->total ? (double)k->total / (double)ks[0]->total : 0.0, 320, "kernel");
         fprintf(f, "</td><td class=\"num\">%llu</td><td class=\"num\">", (unsigned long long)k->calls);
         if (k->timed)
-            put_time(f, (double)k->measured / (double)k->timed, kprof_unit_for(k->measured / k->timed));
+            put_time(f, (double)k->measured / (double)k->timed, kprof_unit_of((double)k->measured / (double)k->timed));
         else
             fputs("-", f);
         for (int w = 0; w < 2; w++) {
             fprintf(f, "</td><td class=\"num\">");
             if (k->split_known[w])
-                put_time(f, (double)k->split[w], kprof_unit_for(k->split[w]));
+                put_time(f, (double)k->split[w], kprof_unit_of((double)k->split[w]));
             else
                 fputs("-", f);
         }

@@ -214,6 +214,8 @@ static void api(FILE *f, const struct kprof_snapshot *s)
         return;
     }
     table_of(f, KPROF_TABLE_api, s, KPROF_API_COUNT, NULL, api_called, api_counted);
+    fprintf(f, "Each call's host time as the program saw it, libkprof's own work in it included (a timed launch's\n"
+               "event records, and its hold when held); the kernels table's Host is the launch call alone.\n");
 }
 
 void kprof_report_text(FILE *f, const struct kprof_snapshot *s)
