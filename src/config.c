@@ -126,6 +126,22 @@ static const char *env_path(enum config_var id, const char *dflt_name)
         bad_value(var, v, "a file path", dflt_name);
         v = NULL;
     }
+    /* A % that starts none of the patterns (kprof_expand_path) is written as it is: said once, as a typo
+     * would otherwise go unseen (a new user's -o 'o.%x.json'). */
+    for (const char *p = v; p && (p = strchr(p, '%')) != NULL; p++) {
+        if (p[1] == '%') {
+            p++;
+            continue;
+        }
+        if (p[1] == 'p' || p[1] == 'h' || (p[1] == 'q' && p[2] == '{' && strchr(p + 3, '}')))
+            continue;
+        if (p[1])
+            kprof_warn("%s='%s': '%%%c' is no path pattern (%%p, %%h, %%q{VAR}, %%%%); written as it is", var, v, p[1]);
+        else
+            kprof_warn("%s='%s': a '%%' at its end is no path pattern (%%p, %%h, %%q{VAR}, %%%%); written as it is",
+                       var, v);
+        break;
+    }
     effective[id] = v;
     return v;
 }

@@ -12,3 +12,10 @@ pid=${1##*-}; pid=${pid%.json}
 expect_eq "$(jqr .pid "$1")" "$pid" "%p is the profiled process's pid"
 [ -f "$WORK/t-3-.json" ] || fail "no trace named t-3-.json (unset variable expands to nothing)"
 pass "trace name expanded"
+# A % that starts no pattern is written as it is, and said once (a new user's typo, -o 'o.%x.json',
+# went unseen).
+KPROF_FORMAT=json KPROF_OUTPUT="$WORK/o.%x.json" run_kprof "$KERNELS/vector_add" --no-verify --n 64 >/dev/null 2>"$WORK/x.err"
+[ -f "$WORK/o.%x.json" ] || fail "no report named o.%x.json"
+expect_grep "^libkprof: KPROF_OUTPUT='.*/o\.%x\.json': '%x' is no path pattern \(%p, %h, %q\{VAR\}, %%\); written as it is$" \
+    "$WORK/x.err" "the stray % said"
+expect_eq "$(grep -c 'no path pattern' "$WORK/x.err")" 1 "once"
