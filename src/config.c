@@ -118,6 +118,15 @@ static long env_sample(enum config_var id)
 }
 
 /* Variable `id` as a path pattern; NULL when unset or empty (with a warning). */
+/* The path pattern that the % at p starts (kprof_expand_path): 'p', 'h', 'q' (%q{VAR}, its } present) or
+ * '%'; 0 for none (the % is written as it is). */
+static char path_pattern(const char *p)
+{
+    if (p[1] == 'p' || p[1] == 'h' || p[1] == '%' || (p[1] == 'q' && p[2] == '{' && strchr(p + 3, '}')))
+        return p[1];
+    return 0;
+}
+
 static const char *env_path(enum config_var id, const char *dflt_name)
 {
     const char *var = vars[id].name;
@@ -129,12 +138,11 @@ static const char *env_path(enum config_var id, const char *dflt_name)
     /* A % that starts none of the patterns (kprof_expand_path) is written as it is: said once, as a typo
      * would otherwise go unseen (a new user's -o 'o.%x.json'). */
     for (const char *p = v; p && (p = strchr(p, '%')) != NULL; p++) {
-        if (p[1] == '%') {
-            p++;
+        char known = path_pattern(p);
+        if (known) {
+            p += known == '%'; /* "%%" is one character */
             continue;
         }
-        if (p[1] == 'p' || p[1] == 'h' || (p[1] == 'q' && p[2] == '{' && strchr(p + 3, '}')))
-            continue;
         if (p[1])
             kprof_warn("%s='%s': '%%%c' is no path pattern (%%p, %%h, %%q{VAR}, %%%%); written as it is", var, v, p[1]);
         else
@@ -357,7 +365,7 @@ char *kprof_expand_path(const char *pattern)
             continue;
         }
         char tmp[256];
-        switch (p[1]) {
+        switch (path_pattern(p)) {
         case 'p':
             snprintf(tmp, sizeof tmp, "%ld", (long)getpid());
             ok = append(&b, &len, &cap, tmp, strlen(tmp));
@@ -375,11 +383,7 @@ char *kprof_expand_path(const char *pattern)
             p++;
             break;
         case 'q': {
-            const char *close = p[2] == '{' ? strchr(p + 3, '}') : NULL;
-            if (!close) {
-                ok = append(&b, &len, &cap, p, 1);
-                break;
-            }
+            const char *close = strchr(p + 3, '}');
             /* The whole name, however long: a name cut short could name another variable. */
             char *var = strndup(p + 3, (size_t)(close - (p + 3)));
             const char *v = var ? secure_getenv(var) : NULL;

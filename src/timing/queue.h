@@ -19,9 +19,9 @@ struct pool;
 /* A kernel pair whose thread was held up for more than LATE_STAMP_NS between its launch call's return and
  * the end of its stop's record (descheduled, or waiting on a driver lock), and whose stop was stamped
  * after the call returned but no later than an event recorded on an idle stream as the record returned
- * would be (the anchor's error allowed: IDLE_STOP_SLACK_NS), had no work left before its stop: its kernel ended at some
- * time in between, unknown (harvest.c, idle_stop_mean).  A long launch call is no such case: the kernel
- * may be queued at its end, and the idle-stream correction then reads it exactly. */
+ * would be (the anchor's error allowed: IDLE_STOP_SLACK_NS), had no work left before its stop: its kernel
+ * ended at some time in between, unknown (harvest.c, idle_stop_mean).  A long launch call is no such
+ * case: the kernel may be queued at its end, and the idle-stream correction then reads it exactly. */
 #define IDLE_STOP_SLACK_NS 1000.0
 
 /* One timed call waiting for its stop event. */
