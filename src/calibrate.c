@@ -157,10 +157,10 @@ static int measure(struct bench *b, enum kprof_pred p, int shared, double *out_n
         uint64_t t1 = kprof_now_ns(); /* as kprof_timing_begin's start_host_ns */
         if (spin(b, b->s, SPIN_NS, b->out) != CUDA_SUCCESS)
             goto fail;
-        uint64_t lag = 0; /* as kprof_timing_end's idle-stream correction */
+        uint64_t t2 = kprof_now_ns(), lag = 0; /* as kprof_timing_end's idle-stream correction */
         int idle = kprof_drv.cuEventQuery(start) == CUDA_SUCCESS;
         if (idle)
-            lag = kprof_now_ns() - t1;
+            lag = t2 - t1;
         float ms = 0.0f;
         CUresult stop = kprof_drv.cuEventRecord(b->e2, b->s);
         if (held)

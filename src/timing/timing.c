@@ -752,7 +752,7 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
         /* Held, the start has completed only if kprof_hold gave up waiting (a host descheduled for longer
          * than its timeout): then as on an idle stream. */
         if (!t->shared && kprof_event_query_uncaptured(t->start) == CUDA_SUCCESS) {
-            lag = kprof_now_ns() - t->start_host_ns; /* the stream was idle: see timing.h */
+            lag = now - t->start_host_ns; /* the stream was idle: see timing.h */
             if (t->held)
                 t->held = 3;
         }

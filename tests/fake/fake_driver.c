@@ -64,6 +64,8 @@ static struct {
     uint64_t event_seen_ns;    /* FAKEGPU_EVENT_SEEN_NS: with the virtual host clock, the host sees an event
                                   complete this long after its stamp (a query answers CUDA_ERROR_NOT_READY
                                   until then, a synchronize returns then): 4 to 5 us on an H200 */
+    uint64_t query_host_ns;    /* FAKEGPU_QUERY_HOST_NS: with the virtual host clock, a cuEventQuery on the main
+                                  thread takes this much host time (a driver lock other threads contend for) */
     unsigned long query_delay_us; /* FAKEGPU_FIRST_QUERY_DELAY_US: the first cuEventQuery off the main
                                      thread (a profiler's harvester, say) sleeps this long */
     /* FAKEGPU_HANDOFF_NS="kernel=N,htod=N,dtoh=N,dtod=N,memset=N,wait=N,hold=N" (ns, each 0 unless given): a kernel
@@ -253,6 +255,7 @@ static void load_config(void)
         cfg.later_substr = strndup(later, (size_t)(leq - later));
     cfg.event_record_host_ns = env_num("FAKEGPU_EVENT_RECORD_HOST_NS", 0, 1000000000ULL);
     cfg.event_seen_ns = env_num("FAKEGPU_EVENT_SEEN_NS", 0, 1000000000ULL);
+    cfg.query_host_ns = env_num("FAKEGPU_QUERY_HOST_NS", 0, 1000000000ULL);
     parse_kernel_ns();
     parse_handoff_ns();
     cfg.calib_c0_ns = env_num("FAKEGPU_CALIB_C0_NS", 600, 1000000000ULL);
@@ -2024,6 +2027,8 @@ CUresult cuEventQuery(CUevent hEvent)
     static int queried;
     if (cfg.query_delay_us && gettid() != getpid() && !__atomic_exchange_n(&queried, 1, __ATOMIC_RELAXED))
         usleep(cfg.query_delay_us); /* a driver call that takes its time, outside the fake's lock */
+    if (cfg.query_host_ns && cfg.host_now && gettid() == getpid())
+        cfg.host_advance(cfg.query_host_ns); /* before the answer, as a call waiting for a lock */
     lock();
     if ((rc = get_event(hEvent, &e)) || (rc = unsafe_call()))
         RETURN(rc);
