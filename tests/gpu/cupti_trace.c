@@ -15,6 +15,7 @@
  *   CUPTI_TRACE_OUT=path     summary file ("%p" in the path becomes the pid)
  *   CUPTI_TRACE_KERNELS=path   also write every kernel record as
  *                            start_ns<TAB>end_ns<TAB>stream<TAB>name
+ *   CUPTI_TRACE_KINDS=kernel  kernel records only, no copies or memsets
  *   CUPTI_TRACE_DEVBUF_MB=n  CUPTI device buffer size (CUPTI default if unset)
  *   CUPTI_TRACE_LAUNCHES=path  also enable the RUNTIME and DRIVER API records and write, per kernel
  *                            launch, the API call that launched it (matched by correlationId, the
@@ -614,10 +615,14 @@ static void init_once(void)
     if (CUPTI_CHECK(cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed)))
         return;
 
+    const char *kinds = getenv("CUPTI_TRACE_KINDS");
+    int kernels_only = kinds != NULL && strcmp(kinds, "kernel") == 0;
     enabled += !CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
-    enabled += !CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY));
-    enabled += !CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY2));
-    enabled += !CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET));
+    if (!kernels_only) {
+        enabled += !CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY));
+        enabled += !CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMCPY2));
+        enabled += !CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_MEMSET));
+    }
     if (enabled == 0)
         return;
     if (g_launches != NULL && (CUPTI_CHECK(cuptiActivityEnable(CUPTI_ACTIVITY_KIND_RUNTIME)) |
