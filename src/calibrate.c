@@ -70,6 +70,9 @@ static const char calibrate_ptx[] =
 #define SPIN_NS 3000ull         /* the timed kernel: short, as the kernels most hurt by a hand-off are */
 #define PRED_SPIN_NS 40000ull   /* a kernel first, so that the stream is still busy when the timed launch returns */
 #define COPY_BYTES (1u << 20)   /* copy and memset predecessors */
+#define BESIDE_BYTES (8u << 20) /* each HtoD copy beside: one long copy (1 MiB copies back to back delay a
+                                   kernel's start less, 3 to 6 us against 6 on an H200) */
+#define BESIDE_COPIES_MAX 16u   /* HtoD copies beside the timed launch, at most (a very fast link) */
 
 struct bench {
     CUfunction fn;
@@ -78,6 +81,8 @@ struct bench {
     CUstream s, other;
     CUdeviceptr d, d2, out;
     void *h;                    /* COPY_BYTES of pinned memory, then the 16 bytes read back from out */
+    CUdeviceptr dbig;           /* BESIDE_BYTES each, for the copies beside (0, NULL: not made) */
+    void *hbig;
     CUevent ep, e1, e2, ew;
 };
 
@@ -110,6 +115,43 @@ static CUresult put_pred(struct bench *b, enum kprof_pred p)
     }
 }
 
+/* Queues n HtoD copies of BESIDE_BYTES on b->other, to start with the bench stream's work queued next: each
+ * stream waits for the other's work so far (both drained on a GPU; a simulated one may keep a clock per
+ * stream). */
+static CUresult put_beside(struct bench *b, unsigned n)
+{
+    CUresult r = kprof_drv.cuStreamSynchronize(b->other);
+    if (r == CUDA_SUCCESS)
+        r = kprof_drv.cuEventRecord(b->ew, b->other);
+    if (r == CUDA_SUCCESS)
+        r = kprof_drv.cuStreamWaitEvent(b->s, b->ew, 0);
+    if (r == CUDA_SUCCESS)
+        r = kprof_drv.cuEventRecord(b->ew, b->s);
+    if (r == CUDA_SUCCESS)
+        r = kprof_drv.cuStreamWaitEvent(b->other, b->ew, 0);
+    for (unsigned i = 0; r == CUDA_SUCCESS && i < n; i++)
+        r = kprof_drv.cuMemcpyHtoDAsync_v2(b->dbig, b->hbig, BESIDE_BYTES, b->other);
+    return r;
+}
+
+/* How many HtoD copies of BESIDE_BYTES on b->other outlast a timed launch behind a kernel (the predecessor
+ * and the timed kernel, with room to spare), from one copy timed first: 1 to BESIDE_COPIES_MAX, 0 on a
+ * driver failure. */
+static unsigned beside_copies(struct bench *b)
+{
+    float ms = 0.0f;
+    if (kprof_drv.cuEventRecord(b->e1, b->other) != CUDA_SUCCESS ||
+        kprof_drv.cuMemcpyHtoDAsync_v2(b->dbig, b->hbig, BESIDE_BYTES, b->other) != CUDA_SUCCESS ||
+        kprof_drv.cuEventRecord(b->e2, b->other) != CUDA_SUCCESS ||
+        kprof_drv.cuStreamSynchronize(b->other) != CUDA_SUCCESS ||
+        kprof_drv.cuEventElapsedTime_v2(&ms, b->e1, b->e2) != CUDA_SUCCESS)
+        return 0;
+    double copy_ns = (double)ms * 1e6, want = 2.0 * (double)(PRED_SPIN_NS + SPIN_NS) + 20000.0;
+    if (copy_ns <= 0.0 || copy_ns * BESIDE_COPIES_MAX < want)
+        return BESIDE_COPIES_MAX;
+    return (unsigned)(want / copy_ns) + 1;
+}
+
 static int cmp_double(const void *a, const void *b)
 {
     double x = *(const double *)a, y = *(const double *)b;
@@ -128,18 +170,22 @@ static double trimmed_mean(double *v, int n)
 }
 
 /* One situation: REPS launches behind p, started at their own event or at the predecessor's stop, each
- * read as libkprof reads a pair.  A launch that libkprof would class otherwise (found idle behind a
- * predecessor, or busy when meant idle) is left out.  Returns 1 with *out_ns set, 0 when too few launches
- * fell in the situation (*out_ns then 0), -1 on a driver failure or an unreadable in-kernel clock. */
-static int measure(struct bench *b, enum kprof_pred p, int shared, double *out_ns)
+ * read as libkprof reads a pair; with `beside` HtoD copies of BESIDE_BYTES queued on b->other first (they
+ * start with the predecessor and run through the timed launch).  A launch that libkprof would class
+ * otherwise (found idle behind a predecessor, or busy when meant idle) is left out.  Returns 1 with
+ * *out_ns set, 0 when too few launches fell in the situation (*out_ns then 0), -1 on a driver failure or
+ * an unreadable in-kernel clock. */
+static int measure(struct bench *b, enum kprof_pred p, int shared, unsigned beside, double *out_ns)
 {
     double v[COPY_REPS];
     int n = 0, reps = p == KPROF_PRED_HTOD || p == KPROF_PRED_DTOH ? COPY_REPS : REPS;
     unsigned long long *stamp = (unsigned long long *)((char *)b->h + COPY_BYTES);
     for (int i = 0; n < reps && i < WARMUP + 4 * reps; i++) {
         int held = p == KPROF_PRED_HELD || p == KPROF_PRED_HELD_KERNEL;
-        if (kprof_drv.cuStreamSynchronize(b->s) != CUDA_SUCCESS ||
-            put_pred(b, p == KPROF_PRED_HELD ? KPROF_PRED_IDLE : p == KPROF_PRED_HELD_KERNEL ? KPROF_PRED_HTOD : p) != CUDA_SUCCESS)
+        if (kprof_drv.cuStreamSynchronize(b->s) != CUDA_SUCCESS || (beside && put_beside(b, beside) != CUDA_SUCCESS) ||
+            put_pred(b, p == KPROF_PRED_HELD          ? KPROF_PRED_IDLE
+                        : p == KPROF_PRED_HELD_KERNEL ? KPROF_PRED_HTOD
+                                                      : p) != CUDA_SUCCESS)
             return -1;
         /* HELD: on a drained stream whose last work was a kernel; HELD_KERNEL: behind a copy. */
         if (p == KPROF_PRED_HELD &&
@@ -243,6 +289,7 @@ void kprof_calibrate(struct kprof_calibration *c, CUstream own)
 {
     uint64_t t0 = kprof_now_ns();
     memset(c->handoff_ns, 0, sizeof c->handoff_ns);
+    c->beside_htod_ns = 0.0;
     c->samples = REPS;
     CUdevice dev = -1;
     c->device = kprof_drv.cuCtxGetDevice(&dev) == CUDA_SUCCESS ? (int)dev : -1;
@@ -297,7 +344,7 @@ void kprof_calibrate(struct kprof_calibration *c, CUstream own)
             /* Too few launches in a situation (the stream never found idle when it should be, or found
              * idle behind a predecessor: a host far slower or faster than the GPU) leaves that situation's
              * hand-off at 0, taking nothing off, and is no failure of the rest. */
-            int m = measure(&b, (enum kprof_pred)p, shared, &c->handoff_ns[shared][p]);
+            int m = measure(&b, (enum kprof_pred)p, shared, 0, &c->handoff_ns[shared][p]);
             if (m == 0 && (p == KPROF_PRED_HELD || p == KPROF_PRED_HELD_KERNEL))
                 c->hold.ok = 0; /* no hand-off known behind a hold: none placed */
             if (m == 0 && p != KPROF_PRED_IDLE)
@@ -307,6 +354,18 @@ void kprof_calibrate(struct kprof_calibration *c, CUstream own)
         }
     if (ok)
         c->handoff_ns[KPROF_START_SHARED][KPROF_PRED_IDLE] = c->handoff_ns[KPROF_START_OWN][KPROF_PRED_IDLE];
+    /* Beside HtoD copies: what they add to the hand-off behind a kernel (too few launches, or no memory
+     * for the copies: nothing). */
+    unsigned copies = ok && kprof_drv.cuMemAlloc_v2(&b.dbig, BESIDE_BYTES) == CUDA_SUCCESS &&
+                              kprof_drv.cuMemAllocHost_v2(&b.hbig, BESIDE_BYTES) == CUDA_SUCCESS
+                          ? beside_copies(&b)
+                          : 0;
+    double beside = 0.0;
+    if (copies == 0 || measure(&b, KPROF_PRED_KERNEL, 0, copies, &beside) < 0)
+        beside = 0.0; /* the other hand-offs stand without it */
+    c->beside_htod_ns = beside > c->handoff_ns[KPROF_START_OWN][KPROF_PRED_KERNEL]
+                            ? beside - c->handoff_ns[KPROF_START_OWN][KPROF_PRED_KERNEL]
+                            : 0.0;
     kprof_drv.cuStreamSynchronize(own);
     bench_free(&b);
     kprof_drv.cuThreadExchangeStreamCaptureMode(&mode);
@@ -315,6 +374,7 @@ void kprof_calibrate(struct kprof_calibration *c, CUstream own)
         c->state = KPROF_CALIB_DONE;
     } else {
         memset(c->handoff_ns, 0, sizeof c->handoff_ns);
+        c->beside_htod_ns = 0.0;
         c->hold.ok = 0;
         kprof_warn("cannot calibrate the event hand-off on device %d; kernel times keep it (see KPROF_CALIBRATE)",
                    c->device);

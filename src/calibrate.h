@@ -62,6 +62,11 @@ struct kprof_calibration {
     uint64_t cost_ns;                  /* host time the calibration took, module load included */
     double handoff_ns[KPROF_START_COUNT][KPROF_PRED_COUNT];
     unsigned samples;                  /* timed launches per situation (more behind copies) */
+    /* What a kernel's start waits, beyond its hand-off, while another stream of the device copies host to
+     * device (ns, never below 0; 0 when not calibrated): the hand-off behind a kernel measured with HtoD
+     * copies running on a second private stream, less handoff_ns[OWN][KERNEL] (about 6 us on an H200:
+     * docs/accuracy.md, "An HtoD copy beside") */
+    double beside_htod_ns;
     struct kprof_hold hold;            /* holding this context's streams (KPROF_HOLD, hold.h) */
 };
 
@@ -75,12 +80,21 @@ struct kprof_calibration {
  * kinds of start, a few launches of a 3 us kernel, each taken as (event pair - idle-stream lag -
  * in-kernel span - KPROF_CALIB_C0_NS), and the trimmed mean kept; HELD and HELD_KERNEL are measured
  * behind holds placed and released as timing/timing.c does (they are made here first: c->hold, 4 KiB of
- * pinned memory).  Runs synchronously on the calling thread (the guard raised), on libkprof's own streams
- * only (never the legacy default stream, which would make the app's blocking streams wait); 2 MiB of
- * device memory, 1 MiB of pinned memory and the module stay with the context (freeing them may
+ * pinned memory); then the hand-off behind a kernel again with enough HtoD copies of 8 MiB on a second
+ * private stream to run through the launch (their number from one copy timed first), for beside_htod_ns.
+ * Runs synchronously on the calling thread (the guard raised), on libkprof's own streams
+ * only (never the legacy default stream, which would make the app's blocking streams wait); 10 MiB of
+ * device memory, 9 MiB of pinned memory and the module stay with the context (freeing them may
  * synchronise the device).  Sets c->state; never changes the app's CUDA error state (driver calls only).
  * Not thread-safe for one c. */
 void kprof_calibrate(struct kprof_calibration *c, CUstream own);
+
+/* What to take off a kernel's pair whose start fell inside another stream's HtoD copy (ns): 0 unless c
+ * is DONE. */
+static inline double kprof_calibration_beside_htod(const struct kprof_calibration *c)
+{
+    return c->state == KPROF_CALIB_DONE ? c->beside_htod_ns : 0.0;
+}
 
 /* The hand-off (ns) to take off a kernel's pair: 0 unless c is DONE. */
 static inline double kprof_calibration_handoff(const struct kprof_calibration *c, int shared, enum kprof_pred pred)

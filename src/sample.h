@@ -28,6 +28,8 @@ struct kprof_sample {
     unsigned char shared;    /* kernels: 1 when the start was the previous call's stop */
     unsigned char stop_idle; /* kernels: 1 when the stop was stamped on an idle stream, dur_ns the kernel's mean
                               * so far (timing/queue.h, IDLE_STOP_SLACK_NS) */
+    unsigned char beside_htod; /* kernels: 1 when it started beside another stream's HtoD copy, the delay that
+                                * costs taken off too (calibrate.h, beside_htod_ns) */
     float weight;            /* kernels, KPROF_SAMPLE=auto: 1/p, p the launch's probability of being timed */
     /* Kernels (and graph launches), the split nsys's cuda_kern_exec_sum makes: has_split when the launch
      * call's host time launch_host_ns (CLOCK_MONOTONIC around the real call) is known; has_queue when the
@@ -60,13 +62,14 @@ static inline uint64_t kprof_ns_add_clamped(uint64_t u, double ns)
  * their own left unheld by the draw (hold.h), launches that shared their start though their stream might
  * run dry before their kernel arrived (timing.h, gap), and of those two kinds, the launches read before
  * their shape had a reference; launches whose stop was stamped on an idle stream, read as their kernel's
- * mean (timing/queue.h, IDLE_STOP_SLACK_NS). */
+ * mean (timing/queue.h, IDLE_STOP_SLACK_NS); launches started beside another stream's HtoD copy, the delay
+ * that costs taken off (calibrate.h, beside_htod_ns). */
 #define KPROF_EVENT_COUNTERS(X)                                                                    \
     X(created, "created") X(incomplete, "incomplete") X(failed, "failed")                          \
     X(pool_exhausted, "untimed_no_event") X(one_event, "one_event") X(held, "held")                \
     X(held_kernel, "held_kernel") X(beside_busy, "beside_busy") X(holds_overdue, "holds_overdue")  \
     X(not_held_traced, "not_held_traced") X(unheld_drawn, "unheld_drawn") X(gap_shared, "gap_shared") \
-    X(unheld_unlearned, "unheld_unlearned") X(stop_idle, "stop_idle")
+    X(unheld_unlearned, "unheld_unlearned") X(stop_idle, "stop_idle") X(beside_htod, "beside_htod")
 struct kprof_event_counters {
 #define KPROF_EVENT_FIELD(field, key) long field;
     KPROF_EVENT_COUNTERS(KPROF_EVENT_FIELD)

@@ -317,6 +317,7 @@ static void read_root(struct kprof_saved *r, json_t *root)
                 c->handoff_ns[sh][p] = real(h, kprof_pred_names[p]);
             }
         }
+        c->beside_htod_ns = real(e, "beside_htod_ns"); /* 0 in reports before it */
     }
 
     json_t *ev = get(root, "events");

@@ -150,6 +150,58 @@ static double idle_stop_mean(const struct pair *pr, double host_start, float ms,
     return read;
 }
 
+/* Pairs of another queue looked at for HtoD copies, from its head, at most. */
+#define BESIDE_SCAN 16
+#define BESIDE_EVENTS 64
+/* A kernel counts as started inside a copy from BESIDE_EDGE_NS before the copy's start to BESIDE_EDGE_NS
+ * before its end: both are read through a reference as float ms, and a kernel that waited for the copy to
+ * end (an event wait) starts at its end. */
+#define BESIDE_EDGE_NS 100.0
+
+/* Whether kernel pair pr of queue q, its kernel started at `at` on the timeline (ns since libkprof
+ * started), started while an HtoD copy of BESIDE_MIN_BYTES or more ran on another stream of its context
+ * (the GPU reads what it needs to start a kernel behind the copy's reads: calibrate.h, beside_htod_ns):
+ * one of the pool's copies read already, or one still queued whose start is stamped (placed through the
+ * reference nearest pr; a copy not ended yet runs on).  Harvest passes only (the queued copies' events
+ * are not given back meanwhile). */
+static int beside_htod(const struct queue *q, const struct pair *pr, double at)
+{
+    struct pool *p = pr->pool;
+    unsigned long n = p->nhtod < HTOD_RING ? p->nhtod : HTOD_RING;
+    for (unsigned long i = 0; i < n; i++)
+        if (p->htod[i].queue != q->index && p->htod[i].t0 - BESIDE_EDGE_NS <= at && at < p->htod[i].t1 - BESIDE_EDGE_NS)
+            return 1;
+    const struct ref *r = ref_for(p, pr->start_host_ns);
+    if (!r || !__atomic_load_n(&p->htod_queued, __ATOMIC_RELAXED))
+        return 0;
+    CUevent ev[BESIDE_EVENTS];
+    int nev = 0;
+    pthread_mutex_lock(&kprof_ev.lock);
+    for (const struct queue *o = kprof_ev.queues; o && nev < BESIDE_EVENTS; o = o->hh.next) {
+        if (o == q || o->key.ctx != q->key.ctx)
+            continue;
+        for (size_t i = 0; i < o->count && i < BESIDE_SCAN && nev < BESIDE_EVENTS; i++) {
+            const struct pair *c = &o->ring[(o->head + i) % o->cap];
+            if (c->kind == KPROF_TARGET_COPY && c->pool == p && c->bytes >= BESIDE_MIN_BYTES &&
+                kprof_pred_of(c->kind, c->target) == KPROF_PRED_HTOD) {
+                ev[nev++] = c->start;
+                ev[nev++] = c->stop;
+            }
+        }
+    }
+    pthread_mutex_unlock(&kprof_ev.lock);
+    for (int i = 0; i < nev; i += 2) {
+        float a = 0.0f, b = 0.0f;
+        if (kprof_drv.cuEventElapsedTime_v2(&a, r->ev, ev[i]) != CUDA_SUCCESS ||
+            r->base_ns + (double)a * 1e6 - BESIDE_EDGE_NS > at)
+            continue; /* not started, or started after the kernel */
+        CUresult e = kprof_drv.cuEventElapsedTime_v2(&b, r->ev, ev[i + 1]);
+        if (e == CUDA_ERROR_NOT_READY || (e == CUDA_SUCCESS && r->base_ns + (double)b * 1e6 - BESIDE_EDGE_NS > at))
+            return 1;
+    }
+    return 0;
+}
+
 /* Counts a launch read as usual (not the first, not read by idle_stop_mean) in its kernel's reference for
  * idle_stop_mean.  Harvest passes only. */
 static void usual_add(const struct pair *pr, uint64_t dur_ns)
@@ -228,9 +280,27 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
             lag = from_stamp > 0.0 ? from_stamp : 0.0;
     }
     double off = lag;
-    if (pr->kind != KPROF_TARGET_COPY)
-        off += kprof_calibration_handoff(&pr->pool->calib, pr->shared,
-                                         pr->idle_lag_ns ? KPROF_PRED_IDLE : (enum kprof_pred)pr->pred);
+    enum kprof_pred pred = pr->idle_lag_ns ? KPROF_PRED_IDLE : (enum kprof_pred)pr->pred;
+    double handoff =
+        pr->kind != KPROF_TARGET_COPY ? kprof_calibration_handoff(&pr->pool->calib, pr->shared, pred) : 0.0;
+    /* Started while another stream copied host to device (its launch read by the GPU at the pair's start,
+     * or after the launch's return on an idle stream): the kernel waited for the GPU's reads from host
+     * memory, as much as behind a kernel plus the calibrated delay, however long the hand-off behind its
+     * own predecessor would have been; not in addition to it (behind its own stream's HtoD copy, the
+     * hand-off is already that long: docs/accuracy.md, "An HtoD copy beside"). */
+    double beside = pr->kind != KPROF_TARGET_COPY && known &&
+                            (pr->pool->nhtod || __atomic_load_n(&pr->pool->htod_queued, __ATOMIC_RELAXED))
+                        ? kprof_calibration_beside_htod(&pr->pool->calib)
+                        : 0.0;
+    if (beside > 0.0 && beside_htod(q, pr, start + lag)) {
+        double waited = pred == KPROF_PRED_IDLE
+                            ? handoff + beside
+                            : kprof_calibration_handoff(&pr->pool->calib, pr->shared, KPROF_PRED_KERNEL) + beside;
+        if (waited > handoff)
+            handoff = waited;
+        s.beside_htod = 1;
+    }
+    off += handoff;
     s.dur_ns = (double)ns > off ? (uint64_t)((double)ns - (off > 0.0 ? off : 0.0) + 0.5) : 0;
     if (idle_stop_ns >= 0.0) {
         s.dur_ns = (uint64_t)(idle_stop_ns + 0.5);
@@ -257,10 +327,12 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
         kprof_offset_applied(gap_o, gap_role, whole != 0.0 ? taken * gap_off / whole : 0.0);
     }
     unlearned |= gap_unlearned;
-    if (unlearned || s.stop_idle) { /* rare: before a shape's first held launch is read; a host held up */
+    if (unlearned || s.stop_idle || s.beside_htod) { /* before a shape's first held launch is read; a host
+                                                     * held up; a kernel beside an HtoD copy */
         pthread_mutex_lock(&kprof_ev.lock);
         kprof_ev.n.unheld_unlearned += unlearned;
         kprof_ev.n.stop_idle += s.stop_idle;
+        kprof_ev.n.beside_htod += s.beside_htod;
         pthread_mutex_unlock(&kprof_ev.lock);
     }
     if (!s.stop_idle)
@@ -283,6 +355,14 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
         q->last_stop_seq = pr->seq + 1;
         /* The kernel's start: at the pair's start less what was taken off before it; with its stop stamped
          * on an idle stream, not known (placed at the pair's start, no queue time). */
+        if (pr->kind == KPROF_TARGET_COPY && pr->bytes >= BESIDE_MIN_BYTES &&
+            kprof_pred_of(pr->kind, pr->target) == KPROF_PRED_HTOD) {
+            struct pool *p = pr->pool; /* for beside_htod */
+            unsigned i = (unsigned)(p->nhtod++ % HTOD_RING);
+            p->htod[i].t0 = start;
+            p->htod[i].t1 = start + (double)ms * 1e6;
+            p->htod[i].queue = q->index;
+        }
         start += s.stop_idle ? 0.0 : (double)(ns - s.dur_ns);
         s.start_ns = start > 0.0 ? (uint64_t)(start + 0.5) : 0;
         s.has_time = 1;
@@ -400,6 +480,9 @@ static long harvest_once(void)
                 q->count--;
                 q->popped++;
                 kprof_ev.pending--;
+                if (pr->kind == KPROF_TARGET_COPY && pr->bytes >= BESIDE_MIN_BYTES &&
+                    kprof_pred_of(pr->kind, pr->target) == KPROF_PRED_HTOD)
+                    __atomic_store_n(&pr->pool->htod_queued, pr->pool->htod_queued - 1, __ATOMIC_RELAXED);
                 if (res[i] == CUDA_SUCCESS) {
                     if (!pr->pool->dead) {
                         kprof_ev_pool_give(pr->pool, pr->start); /* shared or not, the start is this pair's to give */

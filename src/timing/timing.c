@@ -682,7 +682,7 @@ static struct queue *queue_for(const struct kprof_timing *t, struct pool *p)
 }
 
 /* What a timed call is, as the predecessor of the next kernel on its stream. */
-static unsigned char pred_of(enum kprof_target_kind kind, void *target)
+unsigned char kprof_pred_of(enum kprof_target_kind kind, const void *target)
 {
     if (kind != KPROF_TARGET_COPY)
         return KPROF_PRED_KERNEL;
@@ -841,7 +841,9 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
     pr->pred = t->held == 1   ? KPROF_PRED_HELD
                : t->held == 2 ? KPROF_PRED_HELD_KERNEL
                               : t->pred; /* 3: kprof_hold gave up, lag is set and the pair is read as idle */
-    q->last_pred = pred_of(kind, target);
+    q->last_pred = kprof_pred_of(kind, target);
+    if (q->last_pred == KPROF_PRED_HTOD && bytes >= BESIDE_MIN_BYTES) /* harvest.c: kernels beside it */
+        __atomic_store_n(&p->htod_queued, p->htod_queued + 1, __ATOMIC_RELAXED);
     q->host_fn = 0;
     pr->seq = q->pushed;
     pr->start_seq = t->lent_seq;

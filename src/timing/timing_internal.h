@@ -17,6 +17,12 @@
  * second (error < 0.1 us). */
 #define REF_PERIOD_NS 500000000ull
 #define REF_RING 8
+/* HtoD copies of a pool read last, kept to tell whether a kernel started beside one (harvest.c) */
+#define HTOD_RING 64
+/* Only HtoD copies this long count as delaying the kernels beside them: the delay was calibrated beside
+ * 8 MiB copies, and 1 MiB copies on 8 streams (pipeline_8threads) delayed kernels far less (on an H200:
+ * docs/accuracy.md, "An HtoD copy beside"). */
+#define BESIDE_MIN_BYTES (4u << 20)
 
 struct ref {
     CUevent ev;
@@ -62,6 +68,13 @@ struct pool {
     struct kprof_calibration calib; /* this context's hand-offs, measured before its first pair */
     struct offset *offsets;      /* KPROF_HOLD=N's learned offsets (offsets.c; harvest passes only) */
     struct offset *offsets_dirty; /* those read from since the last settle (offsets.c) */
+    long htod_queued;            /* HtoD copies of BESIDE_MIN_BYTES or more queued, not read yet (kprof_ev.lock;
+                                    read atomically by harvest.c's beside_htod) */
+    /* Harvest passes only: the last HTOD_RING HtoD copies of BESIDE_MIN_BYTES or more read, on the timeline
+     * (ns since libkprof started: the start, the end) and their stream's queue number; nhtod counts every
+     * one read. */
+    struct { double t0, t1; unsigned queue; } htod[HTOD_RING];
+    unsigned long nhtod;
     int dead;                    /* its context was destroyed: never used again */
     struct pool *next;
 };
@@ -102,6 +115,9 @@ void kprof_ev_pool_unreserve(struct pool *p);
 CUevent kprof_ev_pool_create(struct pool *p);
 /* Returns an event to its pool; kprof_ev.lock held. */
 void kprof_ev_pool_give(struct pool *p, CUevent e);
+/* What a timed call of kind and target (struct kprof_kernel or struct kprof_copy) is as the predecessor of
+ * the next kernel on its stream: an enum kprof_pred (KERNEL for kernels and graphs). */
+unsigned char kprof_pred_of(enum kprof_target_kind kind, const void *target);
 /* 1 if pool p is the context ctx, or (ctx NULL) on device dev. */
 int kprof_ev_pool_matches(const struct pool *p, CUcontext ctx, int dev);
 /* Records a new reference on p's stream when the last was asked for over REF_PERIOD_NS ago. */

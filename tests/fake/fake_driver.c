@@ -77,6 +77,11 @@ static struct {
      * with no work yet it is idle. Copies, memsets, graph launches and kernels inside graphs are never
      * delayed themselves. Indexed by enum work_kind. */
     uint64_t handoff_ns[8];
+    /* FAKEGPU_HANDOFF_NS's "beside_htod=N": a kernel (graphs' kernels aside) whose stream's usual start
+     * time falls inside the last HtoD copy of another stream of its context waits the kernel hand-off
+     * plus N, or its own hand-off if longer (not both); on an idle stream, N more (on an H200, N is about
+     * 6 us: docs/accuracy.md, "An HtoD copy beside") */
+    uint64_t beside_htod_ns;
     uint64_t calib_c0_ns;  /* FAKEGPU_CALIB_C0_NS (default 600): a kprof_calibrate kernel's out[1] is
                               start + its ns - this (what %globaltimer would see inside a real kernel) */
     uint64_t lazy_load_ns; /* FAKEGPU_LAZY_LOAD_NS: the first launch of a function in a context (not
@@ -218,6 +223,14 @@ static void parse_handoff_ns(void)
 
         if (eq)
             *eq = '\0';
+        if (strcmp(tok, "beside_htod") == 0 && eq && eq[1] && eq[1] != '-') {
+            errno = 0;
+            ns = strtoull(eq + 1, &end, 10);
+            if (!errno && !*end) {
+                cfg.beside_htod_ns = ns;
+                continue;
+            }
+        }
         for (k = W_KERNEL; k <= W_HOLD; k++)
             if (strcmp(tok, names[k]) == 0)
                 break;
@@ -225,7 +238,7 @@ static void parse_handoff_ns(void)
         ns = eq ? strtoull(eq + 1, &end, 10) : 0;
         if (!eq || k > W_HOLD || errno || *end || eq[1] == '\0' || eq[1] == '-') {
             fprintf(stderr, "fakegpu: FAKEGPU_HANDOFF_NS entry '%s' is not kind=ns "
-                    "(kernel, htod, dtoh, dtod, memset, wait); ignored\n", tok);
+                    "(kernel, htod, dtoh, dtod, memset, wait, hold, beside_htod); ignored\n", tok);
             continue;
         }
         cfg.handoff_ns[k] = ns;
@@ -352,6 +365,7 @@ struct CUstream_st {
     uint64_t hold_give_up, hold_stamp; /* hold_stamp: hold_ev's stamp had the hold not been there */
     struct CUevent_st *hold_ev;
     int record_late; /* FAKEGPU_RECORD_LATE_US: the next event record on it comes late */
+    uint64_t htod_t0, htod_t1; /* its last HtoD copy on the GPU clock (beside_htod) */
 };
 
 /* Graphs: nodes run in the order they were added (dependencies are accepted but not modelled). */
@@ -913,8 +927,14 @@ static uint64_t handoff(const struct CUstream_st *s);
 static uint64_t kernel_advance(struct CUstream_st *s, uint64_t delay_ns, uint64_t blocks, uint64_t ns)
 {
     int idle = s->last_work == W_NONE || s->seen_idle;
-    uint64_t t0 = start_time(s) + handoff(s) + delay_ns +
-                  (idle ? cfg.launch_latency_ns + cfg.latency_per_block_ns * blocks : 0);
+    uint64_t base = start_time(s), h = handoff(s);
+    for (const struct CUstream_st *o = s->ctx->streams; cfg.beside_htod_ns && o; o = o->next)
+        if (o != s && o->htod_t0 <= base && base < o->htod_t1) { /* as long as behind a kernel, and more */
+            uint64_t waited = (idle ? 0 : cfg.handoff_ns[W_KERNEL]) + cfg.beside_htod_ns;
+            h = idle ? h + waited : h > waited ? h : waited;
+            break;
+        }
+    uint64_t t0 = base + h + delay_ns + (idle ? cfg.launch_latency_ns + cfg.latency_per_block_ns * blocks : 0);
 
     s->t = s->sync_t = t0 + ns;
     work_put(s, W_KERNEL);
@@ -2786,7 +2806,11 @@ static void copy_done(struct CUstream_st *s, enum copy_kind kind, uint64_t bytes
 {
     if (bytes == 0)
         return;
-    advance(s, bytes_ns(bytes));
+    uint64_t t0 = advance(s, bytes_ns(bytes));
+    if (kind == C_HTOD) {
+        s->htod_t0 = t0;
+        s->htod_t1 = t0 + bytes_ns(bytes);
+    }
     work_put(s, kind == C_HTOD ? W_HTOD : kind == C_DTOH ? W_DTOH : W_DTOD);
     g.copies[kind].count++;
     g.copies[kind].bytes += bytes;

@@ -43,6 +43,7 @@ short_idle                     short        60
 short_back_to_back             short        60
 long_kernels                   long         60
 after_memset_and_wait          ordering     60
+copy_beside_compute            overlap      60
 cublas                         libraries    60
 cufft                          libraries    60
 thrust                         libraries    60

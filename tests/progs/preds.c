@@ -22,7 +22,10 @@
  * with 30 grids of 64 to 1920 blocks 20 times each, then 100000 times with 1920 blocks, then 100 times
  * with 100000 blocks: a shape new to the kernel late in the run, past its words for the draw of holds; each
  * launch waited for), "memset2d" (after_memset2d launched 5 times, each behind lead and a 2D memset of 64
- * rows of 64 bytes, 128 bytes apart). */
+ * rows of 64 bytes, 128 bytes apart), "htodbeside" (5 rounds: near_k on one stream as a 4 MiB HtoD copy
+ * begins on another, then far_k once the copy has ended; each round waited for), "htodbesidesmall" (the
+ * same with 64 KiB copies), "htodbesidefirst" (as htodbeside after one launch of far_k on near_k's stream,
+ * waited for: libkprof meets that stream first, so reads its pairs before the copies'). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -366,6 +369,36 @@ static int reload(CUstream s)
     return 0;
 }
 
+static int htodbeside(CUstream s, CUstream other, size_t bytes, int first)
+{
+    static char host[4 << 20];
+    CUdeviceptr d;
+    CUevent mark, before, after;
+    CUfunction near = fn("near_k"), far = fn("far_k");
+    CK(cuMemAlloc(&d, bytes));
+    CK(cuEventCreate(&mark, CU_EVENT_DISABLE_TIMING));
+    CK(cuEventCreate(&before, CU_EVENT_DISABLE_TIMING));
+    CK(cuEventCreate(&after, CU_EVENT_DISABLE_TIMING));
+    if (first) {
+        launch(far, s);
+        CK(cuCtxSynchronize());
+    }
+    for (int i = 0; i < 5; i++) {
+        CK(cuEventRecord(mark, s)); /* the copy begins no earlier than s's work so far */
+        CK(cuStreamWaitEvent(other, mark, 0));
+        CK(cuEventRecord(before, other));
+        CK(cuMemcpyHtoDAsync(d, host, bytes, other));
+        CK(cuEventRecord(after, other));
+        CK(cuStreamWaitEvent(s, before, 0));
+        launch(near, s);
+        CK(cuStreamWaitEvent(s, after, 0));
+        launch(far, s);
+        CK(cuCtxSynchronize());
+    }
+    CK(cuMemFree(d));
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     CUdevice dev;
@@ -394,6 +427,9 @@ int main(int argc, char **argv)
              : !strcmp(mode, "idlecopy") ? idlecopy(s)
              : !strcmp(mode, "lateshape") ? lateshape(s)
              : !strcmp(mode, "memset2d") ? memset2d(s)
+             : !strcmp(mode, "htodbeside") ? htodbeside(s, other, 4 << 20, 0)
+             : !strcmp(mode, "htodbesidesmall") ? htodbeside(s, other, 1 << 16, 0)
+             : !strcmp(mode, "htodbesidefirst") ? htodbeside(s, other, 4 << 20, 1)
                                      : preds(s, other);
     printf("preds %s: ok\n", mode);
     return rc;

@@ -26,6 +26,7 @@ short_idle              short_idle.cu            static   -
 short_back_to_back      short_back_to_back.cu    shared   -
 long_kernels            long_kernels.cu          static   -
 after_memset_and_wait   after_memset_and_wait.cu static   -
+copy_beside_compute     copy_beside_compute.cu   shared   -
 cublas                  cublas.cu                shared   -lcublas
 cufft                   cufft.cu                 static   -lcufft
 thrust                  thrust.cu                static   -
