@@ -12,8 +12,7 @@ export FAKEGPU_EVENT_PENDING_QUERIES=0 FAKEGPU_LAUNCH_HOST_NS=3000 FAKEGPU_KERNE
 run() {
     cal=$1 json=$2
     shift 2
-    (export "$@" KPROF_CALIBRATE="$cal" KPROF_FORMAT=json KPROF_OUTPUT="$WORK/$json" && run_clocked "$PROGS/preds" idle) \
-        >/dev/null || fail "preds idle ($*) failed"
+    preds_idle "$json" "$@" KPROF_CALIBRATE="$cal"
     jq -c '[.kernels[] | select(.name == "idle_k") | .total_ns, .min_ns, .max_ns]' "$WORK/$json"
 }
 exact=$(run 0 plain.json)

@@ -43,6 +43,14 @@ run_clocked() {
         env FAKEGPU_EVENT_PENDING_QUERIES="${FAKEGPU_EVENT_PENDING_QUERIES:-1}" LD_LIBRARY_PATH="$FAKE_LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" \
         LD_PRELOAD="${SAN_PRELOAD:+$SAN_PRELOAD }$FAKE_LIB/libfakeclock.so $KPROF_LIB" "$@"
 }
+# preds_idle JSON [VAR=VALUE...]: preds idle (idle_k on an idle stream, each launch waited for) under
+# libkprof on the virtual host clock, with those variables, its JSON report in $WORK/JSON.
+preds_idle() {
+    json=$1
+    shift
+    (export "$@" KPROF_FORMAT=json KPROF_OUTPUT="$WORK/$json" && run_clocked "$PROGS/preds" idle) >/dev/null ||
+        fail "preds idle ($*) failed"
+}
 # Runs "$@" against the fake CUDA stack without libkprof (but with the sanitizer runtime the fake needs in
 # sanitizer builds).
 run_plain() {

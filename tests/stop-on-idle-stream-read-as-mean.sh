@@ -15,8 +15,7 @@ export FAKEGPU_EVENT_PENDING_QUERIES=0 FAKEGPU_LAUNCH_HOST_NS=3000 FAKEGPU_HANDO
 idle_run() {
     hold=$1 json=$2
     shift 2
-    (export "$@" KPROF_HOLD="$hold" KPROF_FORMAT=json KPROF_OUTPUT="$WORK/$json" && run_clocked "$PROGS/preds" idle) \
-        >/dev/null || fail "preds idle ($*) failed"
+    preds_idle "$json" "$@" KPROF_HOLD="$hold"
     jq -c '[.events.stop_idle, (.kernels[] | select(.name == "idle_k") | .total_ns, .min_ns, .max_ns)]' "$WORK/$json"
 }
 # Unheld: launches 3, 6 and 9 read 50 us more without the rule; with it, 3 us each, like the others.

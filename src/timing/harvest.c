@@ -169,7 +169,8 @@ static int beside_htod(const struct queue *q, const struct pair *pr, double at)
     struct pool *p = pr->pool;
     unsigned long n = p->nhtod < HTOD_RING ? p->nhtod : HTOD_RING;
     for (unsigned long i = 0; i < n; i++)
-        if (p->htod[i].queue != q->index && p->htod[i].t0 - BESIDE_EDGE_NS <= at && at < p->htod[i].t1 - BESIDE_EDGE_NS)
+        if (p->htod[i].queue != q->index && p->htod[i].t0 - BESIDE_EDGE_NS <= at &&
+            at < p->htod[i].t1 - BESIDE_EDGE_NS)
             return 1;
     const struct ref *r = ref_for(p, pr->start_host_ns);
     if (!r || !__atomic_load_n(&p->htod_queued, __ATOMIC_RELAXED))
@@ -182,8 +183,7 @@ static int beside_htod(const struct queue *q, const struct pair *pr, double at)
             continue;
         for (size_t i = 0; i < o->count && i < BESIDE_SCAN && nev < BESIDE_EVENTS; i++) {
             const struct pair *c = &o->ring[(o->head + i) % o->cap];
-            if (c->kind == KPROF_TARGET_COPY && c->pool == p && c->bytes >= BESIDE_MIN_BYTES &&
-                kprof_pred_of(c->kind, c->target) == KPROF_PRED_HTOD) {
+            if (c->pool == p && kprof_big_htod(c->kind, c->target, c->bytes)) {
                 ev[nev++] = c->start;
                 ev[nev++] = c->stop;
             }
@@ -353,16 +353,15 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
         q->last_stop_ns = start + (double)ms * 1e6;
         q->last_shift_ns = shift;
         q->last_stop_seq = pr->seq + 1;
-        /* The kernel's start: at the pair's start less what was taken off before it; with its stop stamped
-         * on an idle stream, not known (placed at the pair's start, no queue time). */
-        if (pr->kind == KPROF_TARGET_COPY && pr->bytes >= BESIDE_MIN_BYTES &&
-            kprof_pred_of(pr->kind, pr->target) == KPROF_PRED_HTOD) {
-            struct pool *p = pr->pool; /* for beside_htod */
+        if (kprof_big_htod(pr->kind, pr->target, pr->bytes)) { /* for beside_htod */
+            struct pool *p = pr->pool;
             unsigned i = (unsigned)(p->nhtod++ % HTOD_RING);
             p->htod[i].t0 = start;
             p->htod[i].t1 = start + (double)ms * 1e6;
             p->htod[i].queue = q->index;
         }
+        /* The kernel's start: at the pair's start less what was taken off before it; with its stop stamped
+         * on an idle stream, not known (placed at the pair's start, no queue time). */
         start += s.stop_idle ? 0.0 : (double)(ns - s.dur_ns);
         s.start_ns = start > 0.0 ? (uint64_t)(start + 0.5) : 0;
         s.has_time = 1;
@@ -480,8 +479,7 @@ static long harvest_once(void)
                 q->count--;
                 q->popped++;
                 kprof_ev.pending--;
-                if (pr->kind == KPROF_TARGET_COPY && pr->bytes >= BESIDE_MIN_BYTES &&
-                    kprof_pred_of(pr->kind, pr->target) == KPROF_PRED_HTOD)
+                if (kprof_big_htod(pr->kind, pr->target, pr->bytes))
                     __atomic_store_n(&pr->pool->htod_queued, pr->pool->htod_queued - 1, __ATOMIC_RELAXED);
                 if (res[i] == CUDA_SUCCESS) {
                     if (!pr->pool->dead) {

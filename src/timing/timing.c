@@ -694,6 +694,11 @@ unsigned char kprof_pred_of(enum kprof_target_kind kind, const void *target)
     return dir == KPROF_HTOD ? KPROF_PRED_HTOD : dir == KPROF_DTOH ? KPROF_PRED_DTOH : KPROF_PRED_DTOD;
 }
 
+int kprof_big_htod(enum kprof_target_kind kind, const void *target, uint64_t bytes)
+{
+    return kind == KPROF_TARGET_COPY && bytes >= BESIDE_MIN_BYTES && kprof_pred_of(kind, target) == KPROF_PRED_HTOD;
+}
+
 void kprof_stream_other(CUstream stream, int per_thread, int pred)
 {
     struct qkey key;
@@ -842,7 +847,7 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
                : t->held == 2 ? KPROF_PRED_HELD_KERNEL
                               : t->pred; /* 3: kprof_hold gave up, lag is set and the pair is read as idle */
     q->last_pred = kprof_pred_of(kind, target);
-    if (q->last_pred == KPROF_PRED_HTOD && bytes >= BESIDE_MIN_BYTES) /* harvest.c: kernels beside it */
+    if (kprof_big_htod(kind, target, bytes)) /* harvest.c: kernels beside it */
         __atomic_store_n(&p->htod_queued, p->htod_queued + 1, __ATOMIC_RELAXED);
     q->host_fn = 0;
     pr->seq = q->pushed;

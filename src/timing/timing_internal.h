@@ -118,6 +118,9 @@ void kprof_ev_pool_give(struct pool *p, CUevent e);
 /* What a timed call of kind and target (struct kprof_kernel or struct kprof_copy) is as the predecessor of
  * the next kernel on its stream: an enum kprof_pred (KERNEL for kernels and graphs). */
 unsigned char kprof_pred_of(enum kprof_target_kind kind, const void *target);
+/* Whether such a call of `bytes` is an HtoD copy long enough to delay the kernels beside it
+ * (BESIDE_MIN_BYTES). */
+int kprof_big_htod(enum kprof_target_kind kind, const void *target, uint64_t bytes);
 /* 1 if pool p is the context ctx, or (ctx NULL) on device dev. */
 int kprof_ev_pool_matches(const struct pool *p, CUcontext ctx, int dev);
 /* Records a new reference on p's stream when the last was asked for over REF_PERIOD_NS ago. */
