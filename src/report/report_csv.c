@@ -141,6 +141,9 @@ int kprof_report_csv(const char *base, int chosen, const struct kprof_snapshot *
                     fprintf(f, ",%llu,%u,%s,%s,%.0f\n", U(c->cost_ns), c->samples, sh ? "shared" : "own",
                             kprof_pred_names[p], c->handoff_ns[sh][p]);
                 }
+            fprintf(f, "%d,", c->device); /* and what a start beside another stream's HtoD copy waits more */
+            kprof_csv_string(f, kprof_calib_state_text(c->state));
+            fprintf(f, ",%llu,%u,own,beside_htod,%.0f\n", U(c->cost_ns), c->samples, c->beside_htod_ns);
         }
         csv_close(&dest, f, "calibration");
     }
