@@ -38,6 +38,19 @@ expect_eq "$(run off.json kernel=700,wait=900,beside_htod=5000 KPROF_CALIBRATE=0
 # own stream's HtoD copy on an H200, where the GPU is already reading host memory), nothing more.
 expect_eq "$(run long.json kernel=700,wait=9000,beside_htod=5000)" '[2000,2000,15000,5]' \
     "behind a longer hand-off: nothing more taken off"
+# Found by a helper set to break the first version: a copy read 65 copies before near_k's pair (a ring of
+# 64 then) and one 17th in its queue (16 pairs looked at then) were missed: near_k read 7.7 and 6.8 us.
+# (htodbesidemany and htodbesidedeep launch near_k once, its stream's first timed call apart: its total.)
+expect_eq "$(MODE=htodbesidemany run many.json kernel=700,wait=900,beside_htod=5000 | jq -c '.[0:1] + .[3:4]')" '[2000,1]' \
+    "near_k read after 64 more copies: found"
+expect_eq "$(MODE=htodbesidedeep run deep.json kernel=700,wait=900,beside_htod=5000 | jq -c '.[0:1] + .[3:4]')" '[2000,1]' \
+    "near_k beside the 17th copy queued: found"
+# Graph launches are left as they are (the first version took 5.7 us off a one-node graph of 4 us beside a
+# copy, which the fake, like the measurements so far, does not show delayed): the same with and without.
+(export FAKEGPU_KERNEL_NS=graph_k=4000 FAKEGPU_HANDOFF_NS=kernel=700,wait=900,beside_htod=5000 KPROF_FORMAT=json \
+    KPROF_OUTPUT="$WORK/graph.json" && run_kprof "$PROGS/preds" htodbesidegraph) >/dev/null || fail "preds htodbesidegraph failed"
+expect_eq "$(jq -c '[.graphs[] | .min_ns == .max_ns], .events.beside_htod' "$WORK/graph.json" | tr -d '\n')" '[true]0' \
+    "a graph beside a copy: read as without it"
 # Beside a 64 KiB copy the fake delays near_k just the same, but libkprof, which calibrated long copies
 # only, takes nothing off.
 expect_eq "$(MODE=htodbesidesmall run small.json kernel=700,wait=900,beside_htod=5000)" '[6800,6800,15000,0]' \

@@ -150,9 +150,10 @@ static double idle_stop_mean(const struct pair *pr, double host_start, float ms,
     return read;
 }
 
-/* Pairs of another queue looked at for HtoD copies, from its head, at most. */
-#define BESIDE_SCAN 16
-#define BESIDE_EVENTS 64
+/* Pairs of another queue looked at for HtoD copies, from its head, at most, and copies at most (deeper in a
+ * queue, a copy's pairs before it must all have completed unread). */
+#define BESIDE_SCAN 64
+#define BESIDE_EVENTS 128
 /* A kernel counts as started inside a copy from BESIDE_EDGE_NS before the copy's start to BESIDE_EDGE_NS
  * before its end: both are read through a reference as float ms, and a kernel that waited for the copy to
  * end (an event wait) starts at its end. */
@@ -287,8 +288,10 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
      * or after the launch's return on an idle stream): the kernel waited for the GPU's reads from host
      * memory, as much as behind a kernel plus the calibrated delay, however long the hand-off behind its
      * own predecessor would have been; not in addition to it (behind its own stream's HtoD copy, the
-     * hand-off is already that long: docs/accuracy.md, "An HtoD copy beside"). */
-    double beside = pr->kind != KPROF_TARGET_COPY && known &&
+     * hand-off is already that long: docs/accuracy.md, "An HtoD copy beside").  Not graph launches, whose
+     * kernels' launches the GPU may read from device memory (not measured). */
+    const struct kprof_kernel *kk = pr->kind != KPROF_TARGET_COPY ? pr->target : NULL;
+    double beside = kk && !kk->is_graph && known &&
                             (pr->pool->nhtod || __atomic_load_n(&pr->pool->htod_queued, __ATOMIC_RELAXED))
                         ? kprof_calibration_beside_htod(&pr->pool->calib)
                         : 0.0;

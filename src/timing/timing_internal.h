@@ -17,8 +17,11 @@
  * second (error < 0.1 us). */
 #define REF_PERIOD_NS 500000000ull
 #define REF_RING 8
-/* HtoD copies of a pool read last, kept to tell whether a kernel started beside one (harvest.c) */
-#define HTOD_RING 64
+/* HtoD copies of a pool read last, kept to tell whether a kernel started beside one (harvest.c): a kernel
+ * pair read after HTOD_RING more such copies of its context have been read misses the one it started
+ * beside (the harvester reads pairs within a ms or so of their end; a program that waits for its copies
+ * and kernels together may leave hundreds unread) */
+#define HTOD_RING 256
 /* Only HtoD copies this long count as delaying the kernels beside them: the delay was calibrated beside
  * 8 MiB copies, and 1 MiB copies on 8 streams (pipeline_8threads) delayed kernels far less (on an H200:
  * docs/accuracy.md, "An HtoD copy beside"). */

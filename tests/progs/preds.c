@@ -25,7 +25,11 @@
  * rows of 64 bytes, 128 bytes apart), "htodbeside" (5 rounds: near_k on one stream as a 4 MiB HtoD copy
  * begins on another, then far_k once the copy has ended; each round waited for), "htodbesidesmall" (the
  * same with 64 KiB copies), "htodbesidefirst" (as htodbeside after one launch of far_k on near_k's stream,
- * waited for: libkprof meets that stream first, so reads its pairs before the copies'). */
+ * waited for: libkprof meets that stream first, so reads its pairs before the copies'), "htodbesidemany"
+ * (65 copies of 4 MiB back to back on one stream, near_k on another as the first begins, far_k after the
+ * last: the copies' stream met first), "htodbesidedeep" (17 copies, near_k as the 17th begins, its stream
+ * met first), "htodbesidegraph" (as htodbeside with a one-node graph of graph_k for near_k, 5 rounds, then
+ * 5 rounds of the graph with no copy). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -399,6 +403,77 @@ static int htodbeside(CUstream s, CUstream other, size_t bytes, int first)
     return 0;
 }
 
+/* n copies of 4 MiB on other, near_k on s as copy k begins, far_k once the last has ended; s's queue made
+ * first (sfirst) or the copies' (a small copy first). */
+static int htodbesidemany(CUstream s, CUstream other, int n, int k, int sfirst)
+{
+    static char host[4 << 20];
+    CUdeviceptr d;
+    CUevent mark, before, after;
+    CUfunction near = fn("near_k"), far = fn("far_k");
+    CK(cuMemAlloc(&d, sizeof host));
+    CK(cuEventCreate(&mark, CU_EVENT_DISABLE_TIMING));
+    CK(cuEventCreate(&before, CU_EVENT_DISABLE_TIMING));
+    CK(cuEventCreate(&after, CU_EVENT_DISABLE_TIMING));
+    if (sfirst)
+        launch(far, s);
+    else
+        CK(cuMemcpyHtoDAsync(d, host, 4096, other));
+    CK(cuCtxSynchronize());
+    CK(cuEventRecord(mark, s));
+    CK(cuStreamWaitEvent(other, mark, 0));
+    for (int i = 0; i < n; i++) {
+        if (i == k)
+            CK(cuEventRecord(before, other));
+        CK(cuMemcpyHtoDAsync(d, host, sizeof host, other));
+        if (i == k) {
+            CK(cuStreamWaitEvent(s, before, 0));
+            launch(near, s);
+        }
+    }
+    CK(cuEventRecord(after, other));
+    CK(cuStreamWaitEvent(s, after, 0));
+    launch(far, s);
+    CK(cuCtxSynchronize());
+    CK(cuMemFree(d));
+    return 0;
+}
+
+/* A one-node graph of graph_k on s as a 4 MiB copy begins on other, 5 rounds, then 5 with no copy. */
+static int htodbesidegraph(CUstream s, CUstream other)
+{
+    static char host[4 << 20];
+    CUdeviceptr d;
+    CUevent mark, before;
+    CUgraph g;
+    CUgraphNode kn;
+    CUgraphExec exec;
+    CUDA_KERNEL_NODE_PARAMS kp;
+    memset(&kp, 0, sizeof kp);
+    kp.func = fn("graph_k");
+    kp.gridDimX = kp.gridDimY = kp.gridDimZ = 1;
+    kp.blockDimX = 32;
+    kp.blockDimY = kp.blockDimZ = 1;
+    CK(cuGraphCreate(&g, 0));
+    CK(cuGraphAddKernelNode(&kn, g, NULL, 0, &kp));
+    CK(cuGraphInstantiate(&exec, g, 0));
+    CK(cuMemAlloc(&d, sizeof host));
+    CK(cuEventCreate(&mark, CU_EVENT_DISABLE_TIMING));
+    CK(cuEventCreate(&before, CU_EVENT_DISABLE_TIMING));
+    for (int i = 0; i < 10; i++) {
+        CK(cuEventRecord(mark, s));
+        CK(cuStreamWaitEvent(other, mark, 0));
+        CK(cuEventRecord(before, other));
+        if (i < 5)
+            CK(cuMemcpyHtoDAsync(d, host, sizeof host, other));
+        CK(cuStreamWaitEvent(s, before, 0));
+        CK(cuGraphLaunch(exec, s));
+        CK(cuCtxSynchronize());
+    }
+    CK(cuMemFree(d));
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     CUdevice dev;
@@ -430,6 +505,9 @@ int main(int argc, char **argv)
              : !strcmp(mode, "htodbeside") ? htodbeside(s, other, 4 << 20, 0)
              : !strcmp(mode, "htodbesidesmall") ? htodbeside(s, other, 1 << 16, 0)
              : !strcmp(mode, "htodbesidefirst") ? htodbeside(s, other, 4 << 20, 1)
+             : !strcmp(mode, "htodbesidemany") ? htodbesidemany(s, other, 65, 0, 0)
+             : !strcmp(mode, "htodbesidedeep") ? htodbesidemany(s, other, 17, 16, 1)
+             : !strcmp(mode, "htodbesidegraph") ? htodbesidegraph(s, other)
                                      : preds(s, other);
     printf("preds %s: ok\n", mode);
     return rc;
