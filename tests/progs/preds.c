@@ -129,6 +129,18 @@ static int back_to_back(CUstream s, const char *name)
     return 0;
 }
 
+/* A kernel node's parameters: function `name`, one block of 32 threads, no arguments. */
+static CUDA_KERNEL_NODE_PARAMS one_block(const char *name)
+{
+    CUDA_KERNEL_NODE_PARAMS kp;
+    memset(&kp, 0, sizeof kp);
+    kp.func = fn(name);
+    kp.gridDimX = kp.gridDimY = kp.gridDimZ = 1;
+    kp.blockDimX = 32;
+    kp.blockDimY = kp.blockDimZ = 1;
+    return kp;
+}
+
 static int cond(CUstream s)
 {
     CUgraph g, body;
@@ -137,12 +149,7 @@ static int cond(CUstream s)
     CUcontext ctx;
     CK(cuCtxGetCurrent(&ctx));
     CK(cuGraphCreate(&g, 0));
-    CUDA_KERNEL_NODE_PARAMS kp;
-    memset(&kp, 0, sizeof kp);
-    kp.func = fn("node_plain");
-    kp.gridDimX = kp.gridDimY = kp.gridDimZ = 1;
-    kp.blockDimX = 32;
-    kp.blockDimY = kp.blockDimZ = 1;
+    CUDA_KERNEL_NODE_PARAMS kp = one_block("node_plain");
     CK(cuGraphAddKernelNode(&kn, g, NULL, 0, &kp));
     CK(cuGraphConditionalHandleCreate(&handle, g, ctx, 1, CU_GRAPH_COND_ASSIGN_DEFAULT));
     CUgraphNodeParams cp;
@@ -448,12 +455,7 @@ static int htodbesidegraph(CUstream s, CUstream other)
     CUgraph g;
     CUgraphNode kn;
     CUgraphExec exec;
-    CUDA_KERNEL_NODE_PARAMS kp;
-    memset(&kp, 0, sizeof kp);
-    kp.func = fn("graph_k");
-    kp.gridDimX = kp.gridDimY = kp.gridDimZ = 1;
-    kp.blockDimX = 32;
-    kp.blockDimY = kp.blockDimZ = 1;
+    CUDA_KERNEL_NODE_PARAMS kp = one_block("graph_k");
     CK(cuGraphCreate(&g, 0));
     CK(cuGraphAddKernelNode(&kn, g, NULL, 0, &kp));
     CK(cuGraphInstantiate(&exec, g, 0));
