@@ -1,6 +1,7 @@
 /* harvest.c: reading completed event pairs: reference events that place them on the process timeline,
  * pair accounting, the harvesting thread, the exit drain and a context's ending. */
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
@@ -159,6 +160,13 @@ static double idle_stop_mean(const struct pair *pr, double host_start, float ms,
  * end (an event wait) starts at its end. */
 #define BESIDE_EDGE_NS 100.0
 
+/* Whether `at` lies inside a copy running from t0 to t1 (ns on the timeline), each edge moved
+ * BESIDE_EDGE_NS earlier (event stamps trail what they mark). */
+static int inside_copy(double at, double t0, double t1)
+{
+    return t0 - BESIDE_EDGE_NS <= at && at < t1 - BESIDE_EDGE_NS;
+}
+
 /* Whether kernel pair pr of queue q, its kernel started at `at` on the timeline (ns since libkprof
  * started), started while an HtoD copy of BESIDE_MIN_BYTES or more ran on another stream of its context
  * (the GPU reads what it needs to start a kernel behind the copy's reads: calibrate.h, beside_htod_ns):
@@ -170,8 +178,7 @@ static int beside_htod(const struct queue *q, const struct pair *pr, double at)
     struct pool *p = pr->pool;
     unsigned long n = p->nhtod < HTOD_RING ? p->nhtod : HTOD_RING;
     for (unsigned long i = 0; i < n; i++)
-        if (p->htod[i].queue != q->index && p->htod[i].t0 - BESIDE_EDGE_NS <= at &&
-            at < p->htod[i].t1 - BESIDE_EDGE_NS)
+        if (p->htod[i].queue != q->index && inside_copy(at, p->htod[i].t0, p->htod[i].t1))
             return 1;
     const struct ref *r = ref_for(p, pr->start_host_ns);
     if (!r || !__atomic_load_n(&p->htod_queued, __ATOMIC_RELAXED))
@@ -193,11 +200,14 @@ static int beside_htod(const struct queue *q, const struct pair *pr, double at)
     pthread_mutex_unlock(&kprof_ev.lock);
     for (int i = 0; i < nev; i += 2) {
         float a = 0.0f, b = 0.0f;
-        if (kprof_drv.cuEventElapsedTime_v2(&a, r->ev, ev[i]) != CUDA_SUCCESS ||
-            r->base_ns + (double)a * 1e6 - BESIDE_EDGE_NS > at)
-            continue; /* not started, or started after the kernel */
+        if (kprof_drv.cuEventElapsedTime_v2(&a, r->ev, ev[i]) != CUDA_SUCCESS)
+            continue; /* not started */
+        double t0 = r->base_ns + (double)a * 1e6;
+        if (!inside_copy(at, t0, INFINITY))
+            continue; /* started after the kernel */
         CUresult e = kprof_drv.cuEventElapsedTime_v2(&b, r->ev, ev[i + 1]);
-        if (e == CUDA_ERROR_NOT_READY || (e == CUDA_SUCCESS && r->base_ns + (double)b * 1e6 - BESIDE_EDGE_NS > at))
+        double t1 = e == CUDA_ERROR_NOT_READY ? INFINITY /* runs on */ : r->base_ns + (double)b * 1e6;
+        if ((e == CUDA_SUCCESS || e == CUDA_ERROR_NOT_READY) && inside_copy(at, t0, t1))
             return 1;
     }
     return 0;

@@ -847,7 +847,7 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
                : t->held == 2 ? KPROF_PRED_HELD_KERNEL
                               : t->pred; /* 3: kprof_hold gave up, lag is set and the pair is read as idle */
     q->last_pred = kprof_pred_of(kind, target);
-    if (kprof_big_htod(kind, target, bytes)) /* harvest.c: kernels beside it */
+    if (q->last_pred == KPROF_PRED_HTOD && bytes >= BESIDE_MIN_BYTES) /* kprof_big_htod: harvest.c looks */
         __atomic_store_n(&p->htod_queued, p->htod_queued + 1, __ATOMIC_RELAXED);
     q->host_fn = 0;
     pr->seq = q->pushed;
