@@ -1,5 +1,6 @@
 /* calibrate.c: measures, once per context, the hand-off an event pair adds to a kernel behind each kind
  * of predecessor, by timing libkprof's own kernel (kprof_calibrate, PTX) on its private stream. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cuda_api.h"
@@ -147,9 +148,47 @@ static unsigned beside_copies(struct bench *b)
         kprof_drv.cuEventElapsedTime_v2(&ms, b->e1, b->e2) != CUDA_SUCCESS)
         return 0;
     double copy_ns = (double)ms * 1e6, want = 2.0 * (double)(PRED_SPIN_NS + SPIN_NS) + 20000.0;
+    kprof_debug("calibration: an HtoD copy of %u bytes took %.0f ns", BESIDE_BYTES, copy_ns);
     if (copy_ns <= 0.0 || copy_ns * BESIDE_COPIES_MAX < want)
         return BESIDE_COPIES_MAX;
     return (unsigned)(want / copy_ns) + 1;
+}
+
+#define SEEN_REPS 24     /* event records polled for seen_ns */
+#define SEEN_POLLS 100000 /* queries of one record at most (an H200 answers within about 10) */
+
+/* c->seen_ns: SEEN_REPS records of b->e1 on the idle bench stream, every other one right after the one
+ * before was seen complete (the GPU awake), each polled until seen complete; for each, the host time
+ * from the record's return to the start of the last query that found it pending, a lower bound of when
+ * it was seen; the least of them (0 when a record was seen at the first query).  -1 on a driver
+ * failure (*out_ns then unset). */
+static int measure_seen(struct bench *b, double *out_ns)
+{
+    double least = -1.0;
+    for (int i = 0; i < SEEN_REPS; i++) {
+        if ((i % 2 == 0 && kprof_drv.cuStreamSynchronize(b->s) != CUDA_SUCCESS) ||
+            kprof_drv.cuEventRecord(b->e1, b->s) != CUDA_SUCCESS)
+            return -1;
+        uint64_t ret = kprof_now_ns(), pending_at = 0;
+        CUresult r = CUDA_ERROR_NOT_READY;
+        for (int k = 0; k < SEEN_POLLS && r == CUDA_ERROR_NOT_READY; k++) {
+            uint64_t asked = kprof_now_ns();
+            r = kprof_drv.cuEventQuery(b->e1);
+            if (r == CUDA_ERROR_NOT_READY)
+                pending_at = asked;
+        }
+        if (r == CUDA_ERROR_NOT_READY) /* still pending (a simulated GPU whose clock runs with the host's) */
+            r = kprof_drv.cuEventSynchronize(b->e1);
+        if (r != CUDA_SUCCESS)
+            return -1;
+        double bound = pending_at > ret ? (double)(pending_at - ret) : 0.0;
+        if (least < 0.0 || bound < least)
+            least = bound;
+    }
+    *out_ns = least > 0.0 ? least : 0.0;
+    kprof_debug("calibration: an event record is seen complete %.0f ns after its record returns, at least",
+                *out_ns);
+    return 0;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -231,6 +270,13 @@ static int measure(struct bench *b, enum kprof_pred p, int shared, unsigned besi
     if (n < reps / 2)
         return 0;
     double m = trimmed_mean(v, n);
+    if (beside) { /* KPROF_LOG=debug: each launch's hand-off beside the copies, sorted (trimmed_mean) */
+        char line[COPY_REPS * 8 + 1];
+        size_t at = 0;
+        for (int i = 0; i < n && at + 9 < sizeof line; i++)
+            at += (size_t)snprintf(line + at, sizeof line - at, " %.0f", v[i]);
+        kprof_debug("calibration beside %u HtoD copies: hand-offs (ns, sorted)%s", beside, line);
+    }
     /* A hand-off never adds time; the idle case's may: there it corrects the idle-stream correction,
      * which takes off the launch's whole host time, some of it after the kernel reached the GPU. */
     *out_ns = m > 0.0 || p == KPROF_PRED_IDLE ? m : 0.0;
@@ -290,6 +336,7 @@ void kprof_calibrate(struct kprof_calibration *c, CUstream own)
     uint64_t t0 = kprof_now_ns();
     memset(c->handoff_ns, 0, sizeof c->handoff_ns);
     c->beside_htod_ns = 0.0;
+    c->seen_ns = 0.0;
     c->samples = REPS;
     CUdevice dev = -1;
     c->device = kprof_drv.cuCtxGetDevice(&dev) == CUDA_SUCCESS ? (int)dev : -1;
@@ -354,6 +401,8 @@ void kprof_calibrate(struct kprof_calibration *c, CUstream own)
         }
     if (ok)
         c->handoff_ns[KPROF_START_SHARED][KPROF_PRED_IDLE] = c->handoff_ns[KPROF_START_OWN][KPROF_PRED_IDLE];
+    if (ok && measure_seen(&b, &c->seen_ns) < 0)
+        c->seen_ns = 0.0; /* every event asked about: the hand-offs stand without it */
     /* Beside HtoD copies: what they add to the hand-off behind a kernel (too few launches, or no memory
      * for the copies: nothing). */
     unsigned copies = ok && kprof_drv.cuMemAlloc_v2(&b.dbig, BESIDE_BYTES) == CUDA_SUCCESS &&
@@ -375,6 +424,7 @@ void kprof_calibrate(struct kprof_calibration *c, CUstream own)
     } else {
         memset(c->handoff_ns, 0, sizeof c->handoff_ns);
         c->beside_htod_ns = 0.0;
+        c->seen_ns = 0.0;
         c->hold.ok = 0;
         kprof_warn("cannot calibrate the event hand-off on device %d; kernel times keep it (see KPROF_CALIBRATE)",
                    c->device);

@@ -67,6 +67,12 @@ struct kprof_calibration {
      * copies running on a second private stream, less handoff_ns[OWN][KERNEL] (about 6 us on an H200:
      * docs/accuracy.md, "An HtoD copy beside") */
     double beside_htod_ns;
+    /* The least host time from an event record's return to the host's seeing the event complete (ns; 0
+     * when not calibrated): a lower bound from polling records on the idle private stream, each taken
+     * from the start of the last query that found it pending.  An event recorded less than half of it ago
+     * is pending without asking (kprof_calibration_surely_pending: a cuEventQuery costs the launching
+     * thread as much as a record; 4 to 5 us on an H200). */
+    double seen_ns;
     struct kprof_hold hold;            /* holding this context's streams (KPROF_HOLD, hold.h) */
 };
 
@@ -81,8 +87,8 @@ struct kprof_calibration {
  * in-kernel span - KPROF_CALIB_C0_NS), and the trimmed mean kept; HELD and HELD_KERNEL are measured
  * behind holds placed and released as timing/timing.c does (they are made here first: c->hold, 4 KiB of
  * pinned memory); then the hand-off behind a kernel again with enough HtoD copies of 8 MiB on a second
- * private stream to run through the launch (their number from one copy timed first), for beside_htod_ns.
- * Runs synchronously on the calling thread (the guard raised), on libkprof's own streams
+ * private stream to run through the launch (their number from one copy timed first), for beside_htod_ns;
+ * and seen_ns, from SEEN_REPS event records polled until complete.  Runs synchronously on the calling thread (the guard raised), on libkprof's own streams
  * only (never the legacy default stream, which would make the app's blocking streams wait); 10 MiB of
  * device memory, 9 MiB of pinned memory and the module stay with the context (freeing them may
  * synchronise the device).  Sets c->state; never changes the app's CUDA error state (driver calls only).
@@ -94,6 +100,16 @@ void kprof_calibrate(struct kprof_calibration *c, CUstream own);
 static inline double kprof_calibration_beside_htod(const struct kprof_calibration *c)
 {
     return c->state == KPROF_CALIB_DONE ? c->beside_htod_ns : 0.0;
+}
+
+/* 1 when an event whose record began or returned at host time recorded_ns (kprof_now_ns) cannot have been
+ * seen complete by `now`: less than half of c->seen_ns ago.  0 when not sure (recorded_ns 0, c not DONE):
+ * then ask with a query. */
+static inline int kprof_calibration_surely_pending(const struct kprof_calibration *c, uint64_t recorded_ns,
+                                                   uint64_t now)
+{
+    return c->state == KPROF_CALIB_DONE && recorded_ns && now >= recorded_ns &&
+           (double)(now - recorded_ns) < 0.5 * c->seen_ns;
 }
 
 /* The hand-off (ns) to take off a kernel's pair: 0 unless c is DONE. */

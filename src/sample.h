@@ -63,13 +63,15 @@ static inline uint64_t kprof_ns_add_clamped(uint64_t u, double ns)
  * run dry before their kernel arrived (timing.h, gap), and of those two kinds, the launches read before
  * their shape had a reference; launches whose stop was stamped on an idle stream, read as their kernel's
  * mean (timing/queue.h, IDLE_STOP_SLACK_NS); launches started beside another stream's HtoD copy, the delay
- * that costs taken off (calibrate.h, beside_htod_ns). */
+ * that costs taken off (calibrate.h, beside_htod_ns); cuEventQuery calls left out on launching threads,
+ * the event (a lent stop, a start) recorded too recently to have completed (calibrate.h, seen_ns). */
 #define KPROF_EVENT_COUNTERS(X)                                                                    \
     X(created, "created") X(incomplete, "incomplete") X(failed, "failed")                          \
     X(pool_exhausted, "untimed_no_event") X(one_event, "one_event") X(held, "held")                \
     X(held_kernel, "held_kernel") X(beside_busy, "beside_busy") X(holds_overdue, "holds_overdue")  \
     X(not_held_traced, "not_held_traced") X(unheld_drawn, "unheld_drawn") X(gap_shared, "gap_shared") \
-    X(unheld_unlearned, "unheld_unlearned") X(stop_idle, "stop_idle") X(beside_htod, "beside_htod")
+    X(unheld_unlearned, "unheld_unlearned") X(stop_idle, "stop_idle") X(beside_htod, "beside_htod")     \
+    X(unasked, "queries_unasked")
 struct kprof_event_counters {
 #define KPROF_EVENT_FIELD(field, key) long field;
     KPROF_EVENT_COUNTERS(KPROF_EVENT_FIELD)

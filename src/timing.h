@@ -31,6 +31,8 @@ struct kprof_timing {
                              3 held but kprof_hold gave up (read as idle) */
     unsigned char beside; /* not held: another stream of the context had timed work in flight */
     unsigned char traced; /* not held: another tool was tracing kernels (kprof_kernels_traced) */
+    unsigned char unasked; /* queries left out, the event recorded too recently to have completed (the
+                              lent stop's, the backlog's starts, the start's; calibrate.h, seen_ns) */
     unsigned char ordered; /* 1: the pool's order lock is held until the stop is queued (timing/timing.c) */
     void *order_pool;     /* an untimed launch's turn taken in this pool (kprof_order_untimed), else NULL */
     unsigned char unordered; /* 1: counted among the launches in flight that hold no order lock (timing/timing.c) */

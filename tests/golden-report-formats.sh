@@ -4,7 +4,7 @@
 # call host times and queue times among them: <host> where they have a value), event counts (created,
 # one-event launches: they depend on when pairs are read; holds released after 1 ms of host time, which a
 # loaded machine or a sanitizer build may take for a launch), stream addresses, the timeline's origin,
-# the calibration's host time, is masked first).  UPDATE_GOLDEN=1 rewrites the golden files.
+# the calibration's host time and its event-seen bound, is masked first).  UPDATE_GOLDEN=1 rewrites the golden files.
 . "${top_srcdir:-..}/tests/lib.sh"
 need_kernels; need_jq
 G=$top_srcdir/tests/golden
@@ -25,7 +25,8 @@ awk '
     section ~ /devices/ && /^ +[0-9]+ / { $6 = "<s>"; $7 = "<%>"; print; next }
     section ~ /api/ { if ($0 ~ /^ +Calls/) print "Calls Errors API"; else print $1, $2, $NF; next }
     section ~ /events/ { sub(/created [0-9]+/, "created <n>"); sub(/one event \(busy stream\) [0-9]+/, "one event (busy stream) <n>"); sub(/held until queued [0-9]+ \(behind other work [0-9]+\)/, "held until queued <n> (behind other work <n>)"); sub(/beside another busy stream [0-9]+/, "beside another busy stream <n>"); sub(/, held longer than kprof_hold waits \([0-9.]+ ms\) [0-9]+ \([^)]*\)/, ""); sub(/, left by KPROF_HOLD.s draw to be read with an offset learned from drawn launches of their kernel and shape [0-9]+ \([^)]*\)/, ""); sub(/, read as their kernel.s mean because their stop was stamped on an idle stream [0-9]+/, "")
-                         sub(/ \([0-9.]+ ms\): taken off/, " (<ms>): taken off") }
+                         sub(/, queries left out \(the event recorded too recently to have completed\) [0-9]+/, "")
+                         sub(/ \([0-9.]+ ms\): taken off/, " (<ms>): taken off"); sub(/; an event is seen complete [0-9.]+ us after its record, at least/, "") }
     { print }' "$WORK/report.txt" |
     sed -E 's/(Host|Queue) (med|p95) \([a-z]+\)/\1 \2 (*)/g; s/( +[0-9]+\.[0-9]{3}){4}(  [^ ])/ <host> <host> <host> <host>\2/' >"$WORK/report.txt.norm"
 # JSON: drop what varies; the calibration's hand-offs in whole ns (written exactly, they carry the float
@@ -33,7 +34,7 @@ awk '
 jq -S 'del(.pid, .host, .command, .wall_ns, .version) | .context_init[].host_ns = 0
        | .allocations[].host_ns = 0 | .api |= map({name, calls, errors}) | .events.created = 0 | .events.one_event = 0 | .events.held = 0 | .events.held_kernel = 0 | .events.beside_busy = 0 | .events.holds_overdue = 0
        | .events.unheld_drawn = 0 | .events.gap_shared = 0 | .events.unheld_unlearned = 0 | .events.stop_idle = 0
-       | .calibration[].cost_ns = 0
+       | .events.queries_unasked = 0 | .calibration[].cost_ns = 0 | .calibration[].seen_ns = 0
        | (.kernels, .graphs) |= map(with_entries(if (.key | test("^(launch_host|queue)_ns_")) and .value != null then .value = 0 else . end))
        | .calibration[].handoff_ns |= map_values(round) | .calibration[].handoff_shared_ns |= map_values(round)' \
     "$WORK/report.json" >"$WORK/report.json.norm"

@@ -144,6 +144,9 @@ int kprof_report_csv(const char *base, int chosen, const struct kprof_snapshot *
             fprintf(f, "%d,", c->device); /* and what a start beside another stream's HtoD copy waits more */
             kprof_csv_string(f, kprof_calib_state_text(c->state));
             fprintf(f, ",%llu,%u,own,beside_htod,%.0f\n", U(c->cost_ns), c->samples, c->beside_htod_ns);
+            fprintf(f, "%d,", c->device); /* and how soon after its record an event can be seen complete */
+            kprof_csv_string(f, kprof_calib_state_text(c->state));
+            fprintf(f, ",%llu,%u,own,seen,%.0f\n", U(c->cost_ns), c->samples, c->seen_ns);
         }
         csv_close(&dest, f, "calibration");
     }

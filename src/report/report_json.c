@@ -114,6 +114,8 @@ void kprof_report_json(FILE *f, const struct kprof_snapshot *s)
         }
         fprintf(f, ", \"beside_htod_ns\": ");
         kprof_json_real(f, c->beside_htod_ns);
+        fprintf(f, ", \"seen_ns\": ");
+        kprof_json_real(f, c->seen_ns);
         fprintf(f, "}");
     }
     fprintf(f, "%s],\n", s->events.ncalibs ? "\n  " : "");

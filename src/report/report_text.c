@@ -256,6 +256,8 @@ void kprof_report_text(FILE *f, const struct kprof_snapshot *s)
                 s->events.n.stop_idle);
     if (s->events.n.beside_htod) /* the GPU reads a kernel's launch behind the copy's reads: calibrate.h */
         fprintf(f, ", started beside another stream's HtoD copy %ld (its delay taken off)", s->events.n.beside_htod);
+    if (s->events.n.unasked) /* calibrate.h, seen_ns */
+        fprintf(f, ", queries left out (the event recorded too recently to have completed) %ld", s->events.n.unasked);
     if (s->events.n.not_held_traced) /* torch.profiler and other CUPTI tracers would see kprof_hold */
         fprintf(f, ", not held while another tool traced kernels through CUPTI %ld (timed as without holds)",
                 s->events.n.not_held_traced);
@@ -276,6 +278,8 @@ void kprof_report_text(FILE *f, const struct kprof_snapshot *s)
             fprintf(f, " %s %.2f", kprof_pred_names[p], c->handoff_ns[KPROF_START_SHARED][p] / 1e3);
         if (c->beside_htod_ns > 0.0)
             fprintf(f, "; beside another stream's HtoD copy, more %.2f", c->beside_htod_ns / 1e3);
+        if (c->seen_ns > 0.0)
+            fprintf(f, "; an event is seen complete %.2f us after its record, at least", c->seen_ns / 1e3);
         fprintf(f, "%s\n", c->hold.ok ? "" : "; streams not held (KPROF_HOLD)");
     }
     fprintf(f, "== libkprof: end ==\n");

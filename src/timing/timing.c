@@ -157,8 +157,10 @@ static int chain_intact(const struct pair *last, int legacy)
 struct backlog {
     int n;
     CUevent start[BACKLOG];
+    uint64_t start_ns[BACKLOG]; /* host clock once each start's record returned (0: not known) */
     double expect_ns[BACKLOG];
     CUevent last_stop;      /* the stop event of the last pair */
+    uint64_t last_stop_ns;  /* host clock once its record returned (0: not known) */
 };
 
 /* The host time a launch takes on this thread (ns, a moving average over its timed launches). */
@@ -177,9 +179,15 @@ static double backlog_collect(const struct queue *q, const struct pool *p, struc
 {
     bl->n = 0;
     bl->last_stop = q->ring[(q->head + q->count - 1) % q->cap].stop;
+    bl->last_stop_ns = q->ring[(q->head + q->count - 1) % q->cap].stop_host_ns;
     for (size_t i = 0; i < BACKLOG && i < q->count; i++) {
         const struct pair *pr = &q->ring[(q->head + q->count - 1 - i) % q->cap];
         double mean = pr->kind == KPROF_TARGET_COPY ? 0.0 : kprof_kernel_mean_ns(pr->target);
+        /* a shared start is the stop of the pair before it (if still queued); an own start's record
+         * returned after start_host_ns was read, so that time is no bound for it */
+        bl->start_ns[bl->n] = pr->shared && i + 1 < q->count
+                                  ? q->ring[(q->head + q->count - 2 - i) % q->cap].stop_host_ns
+                                  : 0;
         bl->start[bl->n] = pr->start;
         bl->expect_ns[bl->n++] =
             pr->kind != KPROF_TARGET_COPY && mean == 0.0
@@ -216,7 +224,8 @@ static int beside_collect(const struct queue *q, CUcontext ctx, CUevent *out)
  * A stream found idle at the last launches is not asked (q->skip), nor one whose last pairs could not
  * outlast the launch even if none had started (short kernels: two events, and no query spent).
  * kprof_ev.lock held. */
-static CUevent lend_last_stop(struct queue *q, struct pool *p, int legacy, struct kprof_timing *t, struct backlog *bl)
+static CUevent lend_last_stop(struct queue *q, struct pool *p, int legacy, struct kprof_timing *t, struct backlog *bl,
+                              uint64_t *stop_host_ns)
 {
     if (q->skip > 0) {
         q->skip--;
@@ -239,19 +248,24 @@ static CUevent lend_last_stop(struct queue *q, struct pool *p, int legacy, struc
         return NULL;
     }
     /* KPROF_HOLD=N: lent all the same, to ask whether the stream is busy (begin_choose_start) */
+    *stop_host_ns = last->stop_host_ns;
     return last->stop;
 }
 
 /* 1 when the stream will still be busy when this launch's kernel reaches the GPU, so that the previous
  * stop is a true start: the launch takes about tls_launch_ns of host time, during which the GPU must not
  * run out of work, or the pair would hold the idle gap before the kernel (docs/accuracy.md, point 4).
- * Asks whether the last queued pairs have started (a query each, newest first) and adds up what is left
+ * Asks whether the last queued pairs have started (a query each, newest first, but for a start recorded
+ * too recently to have completed: calibrate.h, seen_ns; counted in t->unasked) and adds up what is left
  * of those that have not (a kernel not yet timed counts as long enough). */
-static int backlog_outlasts_launch(const struct backlog *bl)
+static int backlog_outlasts_launch(const struct backlog *bl, const struct pool *p, struct kprof_timing *t)
 {
     double need = backlog_needed_ns(), ahead = 0.0;
+    uint64_t now = kprof_now_ns();
     for (int i = 0; i < bl->n; i++) {
-        if (kprof_event_query_uncaptured(bl->start[i]) != CUDA_ERROR_NOT_READY)
+        int surely = kprof_calibration_surely_pending(&p->calib, bl->start_ns[i], now);
+        t->unasked += (unsigned char)surely;
+        if (!surely && kprof_event_query_uncaptured(bl->start[i]) != CUDA_ERROR_NOT_READY)
             return 0; /* that pair has started: what is left of it is unknown, assume it is short */
         if (bl->expect_ns[i] < 0.0)
             return 1; /* a kernel of unknown length that has not started: the first launches of a kernel */
@@ -310,6 +324,7 @@ struct begin {
     CUevent lent, a, b;     /* the stop lent as a start; the start and stop events */
     int ca, cb;             /* a, b reserved: created once kprof_ev.lock is released */
     struct backlog *bl;     /* the backlog behind the lent stop (n -1: not collected) */
+    uint64_t lent_host_ns;  /* host clock once the lent stop's record returned (0: not known) */
     int hold;               /* 1 HELD, 2 HELD_KERNEL; negative when the stream stays busy */
     int blocking;           /* q->blocking as read (-1: the stream's kind not asked yet) */
     int ask_busy;           /* ask whether the stream stays busy (its backlog in busy) */
@@ -405,6 +420,7 @@ static void begin_take_events(struct kprof_timing *t, struct begin *g, enum kpro
     struct queue *q = g->q;
     int ca = 0, cb = 0; /* not g's: g stays out of memory */
     g->lent = g->a = g->b = NULL;
+    g->lent_host_ns = 0;
     g->bl->n = -1; /* not collected (lend_last_stop may collect it) */
     t->tested = 0;
     t->beside = 0;
@@ -417,7 +433,7 @@ static void begin_take_events(struct kprof_timing *t, struct begin *g, enum kpro
     t->draw_thin = 0;
     t->short_backlog = 0;
     if (q && g->may_share)
-        g->lent = lend_last_stop(q, g->p, g->legacy, t, g->bl);
+        g->lent = lend_last_stop(q, g->p, g->legacy, t, g->bl, &g->lent_host_ns);
     if (draws) {
         t->draw_kind = (unsigned char)hold_kind(q);
         uint32_t key = t->hold_key ^ (t->short_backlog ? GAP_DRAW_KEY : 0) ^ (t->draw_kind == 2 ? COPY_DRAW_KEY : 0);
@@ -508,9 +524,12 @@ static int begin_choose_start(struct kprof_timing *t, struct begin *g)
     /* The lent event still pending: the stream is busy, and this launch starts where that call stopped,
      * if the stream stays busy until its kernel arrives.  KPROF_HOLD=N: a launch not drawn starts there
      * all the same (gap 1: its shape's learned offset takes the gap off, timing/offsets.c); a drawn one
-     * that would have is the reference it learns from (gap 2). */
-    int pending = g->lent && kprof_event_query_uncaptured(g->lent) == CUDA_ERROR_NOT_READY;
-    int outlasts = pending && !t->short_backlog && backlog_outlasts_launch(g->bl);
+     * that would have is the reference it learns from (gap 2).  A stop recorded too recently to have been
+     * seen complete is pending without a query (calibrate.h, seen_ns). */
+    int unasked = g->lent && kprof_calibration_surely_pending(&p->calib, g->lent_host_ns, kprof_now_ns());
+    int pending = g->lent && (unasked || kprof_event_query_uncaptured(g->lent) == CUDA_ERROR_NOT_READY);
+    t->unasked = (unsigned char)unasked;
+    int outlasts = pending && !t->short_backlog && backlog_outlasts_launch(g->bl, p, t);
     t->gap = pending && !outlasts && t->drawn >= 0 ? (t->drawn ? 2 : 1) : 0;
     if (outlasts || t->gap == 1) {
         g->a = g->lent;
@@ -544,8 +563,12 @@ static void begin_take_turn(struct kprof_timing *t, struct begin *g)
 static void begin_place_hold(struct kprof_timing *t, struct begin *g)
 {
     struct pool *p = g->p;
-    if (g->ask_busy && !t->shared && kprof_event_query_uncaptured(g->busy->last_stop) == CUDA_ERROR_NOT_READY &&
-        backlog_outlasts_launch(g->busy))
+    int surely = g->ask_busy && !t->shared &&
+                 kprof_calibration_surely_pending(&p->calib, g->busy->last_stop_ns, kprof_now_ns());
+    t->unasked += (unsigned char)surely;
+    if (g->ask_busy && !t->shared &&
+        (surely || kprof_event_query_uncaptured(g->busy->last_stop) == CUDA_ERROR_NOT_READY) &&
+        backlog_outlasts_launch(g->busy, p, t))
         g->hold = -g->hold; /* the stream stays busy: the pair starts behind its last work, no hold needed */
     for (int i = 0; i < g->nbeside && g->hold > 0 && !t->shared; i++)
         if (kprof_event_query_uncaptured(g->beside[i]) == CUDA_ERROR_NOT_READY) {
@@ -598,6 +621,7 @@ void kprof_timing_begin(struct kprof_timing *t, CUcontext ctx, cudaStream_t stre
     t->held = 0;
     t->beside = 0;
     t->traced = 0;
+    t->unasked = 0;
     t->ordered = 0;
     t->unordered = 0;
     t->draw_kind = 0;
@@ -756,7 +780,9 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
         now = kprof_now_ns(); /* also the launch call's end (struct pair's launch_ns) */
         /* Held, the start has completed only if kprof_hold gave up waiting (a host descheduled for longer
          * than its timeout): then as on an idle stream. */
-        if (!t->shared && kprof_event_query_uncaptured(t->start) == CUDA_SUCCESS) {
+        int surely = !t->shared && kprof_calibration_surely_pending(&p->calib, t->start_before_ns, now);
+        t->unasked += (unsigned char)surely;
+        if (!t->shared && !surely && kprof_event_query_uncaptured(t->start) == CUDA_SUCCESS) {
             lag = now - t->start_host_ns; /* the stream was idle: see timing.h */
             if (t->held)
                 t->held = 3;
@@ -869,6 +895,7 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
     kprof_ev.n.not_held_traced += t->traced;
     kprof_ev.n.unheld_drawn += pr->unheld != 0;
     kprof_ev.n.gap_shared += t->gap == 1;
+    kprof_ev.n.unasked += t->unasked;
     kprof_ev.n.holds_overdue += overdue;
     if (!kprof_ev.harvester_started && !kprof_ev.harvester_stop)
         kprof_ev_start_harvester();
