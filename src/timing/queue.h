@@ -40,6 +40,8 @@ struct pair {
     uint64_t launch_ns;     /* kernels: the launch call's host time */
     uint64_t hold_ns;       /* held: host time from the call's return to the hold's release */
     uint64_t stop_host_ns;  /* kernels: host clock once the stop event's record returned */
+    uint64_t start_rec_ns;  /* host clock no later than the start event's record returned (shared: the
+                               lent stop's stop_host_ns; else before the record; 0: not known) */
     unsigned grid[3], block[3];
     float weight;           /* kernels, KPROF_SAMPLE=auto: 1/p (kprof_tls_sample_weight at its launch) */
     struct pool *pool;

@@ -183,11 +183,7 @@ static double backlog_collect(const struct queue *q, const struct pool *p, struc
     for (size_t i = 0; i < BACKLOG && i < q->count; i++) {
         const struct pair *pr = &q->ring[(q->head + q->count - 1 - i) % q->cap];
         double mean = pr->kind == KPROF_TARGET_COPY ? 0.0 : kprof_kernel_mean_ns(pr->target);
-        /* a shared start is the stop of the pair before it (if still queued); an own start's record
-         * returned after start_host_ns was read, so that time is no bound for it */
-        bl->start_ns[bl->n] = pr->shared && i + 1 < q->count
-                                  ? q->ring[(q->head + q->count - 2 - i) % q->cap].stop_host_ns
-                                  : 0;
+        bl->start_ns[bl->n] = pr->start_rec_ns; /* not the pair before it's stop: threads may interleave */
         bl->start[bl->n] = pr->start;
         bl->expect_ns[bl->n++] =
             pr->kind != KPROF_TARGET_COPY && mean == 0.0
@@ -261,9 +257,8 @@ static CUevent lend_last_stop(struct queue *q, struct pool *p, int legacy, struc
 static int backlog_outlasts_launch(const struct backlog *bl, const struct pool *p, struct kprof_timing *t)
 {
     double need = backlog_needed_ns(), ahead = 0.0;
-    uint64_t now = kprof_now_ns();
     for (int i = 0; i < bl->n; i++) {
-        int surely = kprof_calibration_surely_pending(&p->calib, bl->start_ns[i], now);
+        int surely = bl->start_ns[i] && kprof_calibration_surely_pending(&p->calib, bl->start_ns[i], kprof_now_ns());
         t->unasked += (unsigned char)surely;
         if (!surely && kprof_event_query_uncaptured(bl->start[i]) != CUDA_ERROR_NOT_READY)
             return 0; /* that pair has started: what is left of it is unknown, assume it is short */
@@ -374,6 +369,7 @@ static int begin_find_pool(struct kprof_timing *t, struct begin *g, CUcontext ct
     t->ctx = ctx;
     t->stream = s;
     t->shared = 0;
+    t->lent_host_ns = 0;
     g->p = p;
     g->s = s;
     g->legacy = s == NULL || s == CU_STREAM_LEGACY;
@@ -534,6 +530,7 @@ static int begin_choose_start(struct kprof_timing *t, struct begin *g)
     if (outlasts || t->gap == 1) {
         g->a = g->lent;
         t->shared = 1;
+        t->lent_host_ns = g->lent_host_ns;
         t->tested = 1;
     } else if (g->lent) {
         t->tested = pending ? 1 : 2;
@@ -853,6 +850,7 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
     pr->launch_ns = now ? now - t->start_host_ns : 0;
     pr->hold_ns = hold_ns;
     pr->stop_host_ns = stop_ns;
+    pr->start_rec_ns = t->shared ? t->lent_host_ns : t->start_before_ns;
     for (int i = 0; i < 3; i++) {
         pr->grid[i] = grid ? grid[i] : 0;
         pr->block[i] = block ? block[i] : 0;
