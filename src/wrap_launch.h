@@ -10,6 +10,7 @@
 #include "kernel_sampling.h"
 #include "preload.h"
 #include "timing.h"
+#include "probe_seg.h"
 
 /* What a launch of k asks kprof_timing_begin for: KPROF_TIME_NONE when KPROF_SAMPLE skips it. */
 static inline enum kprof_time_want kprof_launch_want(struct kprof_kernel *k)
@@ -52,6 +53,7 @@ static inline enum kprof_time_want kprof_launch_want(struct kprof_kernel *k)
             }                                                                                      \
             return (call);                                                                         \
         }                                                                                          \
+        SEG_BEGIN();                                                                               \
         struct kprof_kernel *k_ = kprof_kernel_select((kernel), (grid), (block));                  \
         if (KPROF_UNLIKELY(k_ && !k_->selected)) { /* KPROF_INCLUDE/KPROF_EXCLUDE */               \
             kprof_call_host(&c_, 0);                                                               \
@@ -68,6 +70,7 @@ static inline enum kprof_time_want kprof_launch_want(struct kprof_kernel *k)
         enum kprof_time_want w_ = kprof_launch_want(k_);                                           \
         kprof_call_host(&c_, w_ == KPROF_TIME_NONE);                                               \
         kprof_preload((handle), c_.ctx_before, (runtime));                                         \
+        SEG(0);                                                                                    \
         struct kprof_timing t_;                                                                    \
         /* Untimed, no capture to look for and no turn to take (kprof_orders_active): no timing call. */ \
         int tm_ = w_ != KPROF_TIME_NONE || __atomic_load_n(&kprof_captures_active, __ATOMIC_RELAXED) > 0 || \
@@ -75,12 +78,14 @@ static inline enum kprof_time_want kprof_launch_want(struct kprof_kernel *k)
         t_.captured = t_.no_context = 0;                                                           \
         if (tm_) {                                                                                 \
             t_.hold_shapes = kprof_hold_words(k_, (grid), (block), &t_.hold_key, &t_.hold_nshapes);  \
+            SEG(14);                                                                               \
             kprof_timing_begin(&t_, c_.ctx_assumed ? NULL : c_.ctx_before, (stream), (per_thread), w_); \
         }                                                                                          \
         struct kprof_delegate d_ = { k_, w_, 0 };                                                  \
         if ((runtime) && KPROF_UNLIKELY(t_.no_context && k_))                                      \
             kprof_tls_delegate = &d_;                                                              \
         type r_ = (call);                                                                          \
+        SEG(6);                                                                                    \
         if (runtime)                                                                               \
             kprof_tls_delegate = NULL;                                                             \
         kprof_preload_launched(r_ == (success));                                                   \
@@ -94,11 +99,13 @@ static inline enum kprof_time_want kprof_launch_want(struct kprof_kernel *k)
             kprof_kernel_untimed_done(k_, ok_, (grid), (block));                                   \
         else                                                                                       \
             first_ = ok_ && kprof_kernel_count(k_, (grid), (block));                               \
+        SEG(11);                                                                                   \
         if (tm_) {                                                                                 \
             unsigned g_[3] = { (grid).x, (grid).y, (grid).z }, b_[3] = { (block).x, (block).y, (block).z }; \
             kprof_timing_end(&t_, ok_, first_ ? KPROF_TARGET_KERNEL_FIRST : KPROF_TARGET_KERNEL, k_, 0, g_, b_); \
         }                                                                                          \
         kprof_call_end(&c_, r_ == (success));                                                      \
+        SEG_END(w_ != KPROF_TIME_NONE);                                                            \
         return r_;                                                                                 \
     } while (0)
 

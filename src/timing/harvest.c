@@ -8,6 +8,7 @@
 #include <time.h>
 #include "cuda_api.h"
 #include "calibrate.h"
+#include "probe_seg.h"
 #include "log.h"
 #include "resolve.h"
 #include "clock.h"
@@ -553,7 +554,7 @@ static void *harvester_main(void *arg)
         if (stop)
             break;
         /* Poll slower while the GPU is busy with long work, faster while pairs complete. */
-        if (harvest_once() > 0)
+        if (SEG_PASS(harvest_once()) > 0)
             idle_us = 100;
         else if (idle_us < 2000)
             idle_us *= 2;

@@ -24,6 +24,7 @@
 #include "devices.h"
 #include "graphs.h"
 #include "timing_internal.h"
+#include "probe_seg.h"
 
 /* Stream-order counters for one-event timing (relaxed atomics): operations libkprof did not time, and
  * timed calls begun on a legacy default stream and on any other stream.  A launch may start at the stop
@@ -365,7 +366,9 @@ static int begin_find_pool(struct kprof_timing *t, struct begin *g, CUcontext ct
         untimed(t);
         return 0;
     }
+    SEG(12);
     kprof_ev_ref_request(p);
+    SEG(13);
     t->ctx = ctx;
     t->stream = s;
     t->shared = 0;
@@ -638,6 +641,7 @@ void kprof_timing_begin(struct kprof_timing *t, CUcontext ctx, cudaStream_t stre
     g.beside = beside;
     if (!begin_find_pool(t, &g, ctx, stream, per_thread, want))
         return;
+    SEG(1);
     begin_find_queue(t, &g, want); /* kprof_ev.lock taken */
     begin_take_events(t, &g, want);
     begin_decide_hold(t, &g, want);
@@ -649,12 +653,16 @@ void kprof_timing_begin(struct kprof_timing *t, CUcontext ctx, cudaStream_t stre
         return;
     }
     pthread_mutex_unlock(&kprof_ev.lock);
+    SEG(2);
     begin_ask_stream_kind(&g);
     if (!begin_choose_start(t, &g))
         return;
+    SEG(3);
     begin_take_turn(t, &g);
     begin_place_hold(t, &g);
+    SEG(4);
     begin_record_start(t, &g);
+    SEG(5);
 }
 
 /* The queue this thread last timed a call on: launch loops find theirs without hashing the key (queues
@@ -784,11 +792,13 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
             if (t->held)
                 t->held = 3;
         }
+        SEG(7);
         double took = (double)(now - t->start_host_ns);
         tls_launch_ns = tls_launch_ns > 0.0 ? tls_launch_ns + (took - tls_launch_ns) / 8.0 : took;
     }
     int stopped = ok && kprof_drv.cuEventRecord(t->stop, t->stream) == CUDA_SUCCESS;
     uint64_t stop_ns = stopped && now ? kprof_now_ns() : 0; /* kernels: struct pair's stop_host_ns */
+    SEG(8);
     if (stopped && t->held == 3) /* after the stop, which it would otherwise delay past a short kernel */
         mark = late_mark(p, now, &mark_ns);
     uint64_t hold_ns = 0;
@@ -813,6 +823,7 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
         return 0;
     }
 
+    SEG(9);
     pthread_mutex_lock(&kprof_ev.lock);
     struct queue *q = t->queue;
     if (q->count == q->cap) {
@@ -900,5 +911,6 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
     else if (kprof_ev.harvester_sleeping)
         pthread_cond_signal(&kprof_ev.wake);
     pthread_mutex_unlock(&kprof_ev.lock);
+    SEG(10);
     return 1;
 }
