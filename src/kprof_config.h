@@ -69,12 +69,13 @@ char *kprof_expand_path(const char *pattern);
  * without libkprof's locks held).  Thread-safe. */
 int kprof_name_selected(const char *demangled);
 
-/* Whether KPROF_HOLD=N's draw applies: N above 1, and every launch timed (under KPROF_SAMPLE the timed
- * launches are few, and each launch due a hold is held: the learned offsets would weigh launches that
- * sampling weighs apart). */
+/* Whether KPROF_HOLD=N's draw applies: N above 1, and launches timed every one or one in a fixed number
+ * (KPROF_SAMPLE=N: the draw is among the timed launches, which all weigh N).  Not under KPROF_SAMPLE=auto,
+ * where each launch due a hold is held: the learned offsets would weigh alike launches that its sampling
+ * weighs apart. */
 static inline int kprof_hold_sampled(void)
 {
-    return kprof_config.hold > 1 && kprof_config.sample == 1;
+    return kprof_config.hold > 1 && kprof_config.sample >= 1;
 }
 
 #endif

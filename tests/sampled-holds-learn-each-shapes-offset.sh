@@ -41,9 +41,19 @@ pass "KPROF_HOLD=0: the large grid's latency is not seen"
 KPROF_SEED=7 KPROF_OUTPUT="$WORK/h8.txt" run_clocked "$PROGS/preds" shapes >/dev/null 2>&1
 expect_grep "left by KPROF_HOLD's draw to be read with an offset learned from drawn launches of their kernel and shape [0-9]+ \(unheld [0-9]+, started at the previous stop behind a short backlog [0-9]+; read before any offset was learned [0-9]+\)" \
     "$WORK/h8.txt" "the text report's events line says so"
-# Under KPROF_SAMPLE every launch due a hold is held (the timed launches are few).
-KPROF_SAMPLE=2 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/s2.json" run_clocked "$PROGS/preds" shapes >/dev/null 2>&1
-expect_eq "$(jqr '.events.unheld_drawn + .events.gap_shared' "$WORK/s2.json")" 0 "KPROF_SAMPLE=2: no launch left unheld"
+# Under KPROF_SAMPLE=N the draw is among the timed launches (each weighs N): 50 timed launches, of which
+# the first 8 of each shape and about 1 in 8 of the others are held (all 50 were before: a hold costs a
+# launch of host time, the most of a sampled launch's cost on the H200), and the estimated totals exact.
+KPROF_SAMPLE=2 KPROF_SEED=7 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/s2.json" run_clocked "$PROGS/preds" shapes >/dev/null 2>&1
+expect_eq "$(totals "$WORK/s2.json")" '[["copy_k",20,40000],["shape_k",80,240000]]' "KPROF_SAMPLE=2: exact estimates"
+held=$(jqr '.events.held + .events.held_kernel' "$WORK/s2.json")
+[ "$held" -ge 16 ] && [ "$held" -le 30 ] || fail "KPROF_SAMPLE=2: $held holds of 50 timed launches, expected 16 to 30"
+expect_eq "$(jqr '.events.held + .events.held_kernel + .events.unheld_drawn + .events.gap_shared' "$WORK/s2.json")" 50 \
+    "KPROF_SAMPLE=2: $held of the 50 timed launches held, the others left to the draw"
+# Under KPROF_SAMPLE=auto every launch due a hold is held (its launches weigh 1/p each, an offset learned
+# across them would weigh them alike).
+KPROF_SAMPLE=auto KPROF_SEED=7 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/sa.json" run_clocked "$PROGS/preds" shapes >/dev/null 2>&1
+expect_eq "$(jqr '.events.unheld_drawn + .events.gap_shared' "$WORK/sa.json")" 0 "KPROF_SAMPLE=auto: no launch left unheld"
 # A bad value: a warning, and the default.
 KPROF_HOLD=-3 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/bad.json" run_clocked "$PROGS/preds" shapes >/dev/null 2>"$WORK/err"
 expect_grep 'libkprof: .*KPROF_HOLD' "$WORK/err" "KPROF_HOLD=-3 is warned about"
