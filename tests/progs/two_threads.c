@@ -1,5 +1,7 @@
-/* two_threads.c: two host threads, each on its own stream, launching kernels concurrently. */
+/* two_threads.c [ROUNDS]: two host threads, each on its own stream, launching kernels concurrently; ROUNDS
+ * (default 1) times, with new threads each round. */
 #include <pthread.h>
+#include <stdlib.h>
 #include "fakeprog.h"
 
 #define LAUNCHES 500
@@ -19,18 +21,21 @@ static void *worker(void *arg)
     return NULL;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    int rounds = argc > 1 ? atoi(argv[1]) : 1;
     void **m = register_module();
     register_kernel(m, stub_a, "_Z8kernel_aPf");
     register_kernel(m, stub_b, "_Z8kernel_bPf");
     __cudaRegisterFatBinaryEnd(m);
     CHECK(cudaFree(0)); /* create the context before the threads start */
-    pthread_t a, b;
-    pthread_create(&a, NULL, worker, (void *)stub_a);
-    pthread_create(&b, NULL, worker, (void *)stub_b);
-    pthread_join(a, NULL);
-    pthread_join(b, NULL);
+    for (int r = 0; r < rounds; r++) {
+        pthread_t a, b;
+        pthread_create(&a, NULL, worker, (void *)stub_a);
+        pthread_create(&b, NULL, worker, (void *)stub_b);
+        pthread_join(a, NULL);
+        pthread_join(b, NULL);
+    }
     printf("two_threads: %d launches per thread\n", LAUNCHES);
     return 0;
 }
