@@ -81,14 +81,31 @@ int kprof_report_csv(const char *base, int chosen, const struct kprof_snapshot *
     FILE *f;
 
     if ((f = csv_open(&dest, "summary"))) {
+        /* The events line's counters: the first five under the names summary.csv has always used, the
+         * others (sample.h's KPROF_EVENT_COUNTERS after one_event) under their JSON names. */
+        static const char *const keys[] = {
+#define EVENT_KEY(field, key) key,
+            KPROF_EVENT_COUNTERS(EVENT_KEY)
+#undef EVENT_KEY
+        };
+        const long vals[] = {
+#define EVENT_VAL(field, key) s->events.n.field,
+            KPROF_EVENT_COUNTERS(EVENT_VAL)
+#undef EVENT_VAL
+        };
+        enum { LEGACY = 5 }; /* created, incomplete, failed, untimed_no_event, one_event */
         fprintf(f, "pid,host,command,wall_ns,sample_period,events_created,pairs_incomplete,pairs_failed,untimed_no_event,"
-                   "one_event\n");
-        fprintf(f, "%ld,", s->pid);
+                   "one_event");
+        for (size_t i = LEGACY; i < sizeof keys / sizeof keys[0]; i++)
+            fprintf(f, ",%s", keys[i]);
+        fprintf(f, "\n%ld,", s->pid);
         kprof_csv_string(f, s->host);
         fputc(',', f);
         kprof_csv_string(f, s->command);
-        fprintf(f, ",%llu,%ld,%ld,%ld,%ld,%ld,%ld\n", U(s->wall_ns), kprof_config.sample, s->events.n.created,
-                s->events.n.incomplete, s->events.n.failed, s->events.n.pool_exhausted, s->events.n.one_event);
+        fprintf(f, ",%llu,%ld", U(s->wall_ns), kprof_config.sample);
+        for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++)
+            fprintf(f, ",%ld", vals[i]);
+        fputc('\n', f);
         csv_close(&dest, f, "summary");
     }
     if ((f = csv_open(&dest, "context_init"))) {
