@@ -43,6 +43,10 @@ expect_eq "$(kernel_field "$WORK/n16.json" kernel_a total_ns)" 100000000 "KPROF_
 KPROF_SAMPLE=auto KPROF_SEED=7 KPROF_SAMPLE_BUDGET=1000000000 KPROF_SAVE="$WORK/saved.json" \
     run_kprof "$PROGS/many_launches" $N >/dev/null 2>"$WORK/text"
 expect_grep '^Sampled \(KPROF_SAMPLE=auto, KPROF_SEED=7, ' "$WORK/text" "the text report says how it sampled"
+# ... and when the budget binds: not in the first 100 ms, and below 1 in 128 if need be (a new user read
+# "at most 2000 timed launches a second" and found 12,000 a second in a 0.15 s run).
+expect_grep 'at most [0-9]+ timed launches a second after the first 100 ms\):$' "$WORK/text" "the budget's start said"
+expect_grep '\(below 1 in 128 when the$' "$WORK/text" "the budget's reach below the floor said"
 expect_grep 'kernel_a\(float\*\)  \[Total \+-[0-9.]+%: 95% interval\]$' "$WORK/text" "kernel_a's row gives its interval"
 sed -n '/== libkprof: kernels ==/,/^Sampled/p' "$WORK/text" >"$WORK/text.kernels"
 "$top_builddir/tools/kprof" report "$WORK/saved.json" 2>&1 | sed -n '/== libkprof: kernels ==/,/^Sampled/p' >"$WORK/reread.kernels"

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Launches KPROF_SAMPLE leaves untimed are counted per thread (no counter shared by every launching
 # thread), each thread in a block handed on to a new thread once its own has exited: the API table and the
-# kernels still count every launch, across rounds of new threads and in a forked child.
+# kernels still count every launch, across rounds of new threads.
 . "${top_srcdir:-..}/tests/lib.sh"
 need_jq
 api_calls() { # api_calls FILE NAME: the API table's calls of NAME

@@ -103,9 +103,10 @@ static void kernels(FILE *f, const struct kprof_snapshot *s)
                    "says how many. Total is estimated as the timed launches' time x Calls / Timed.\n",
                 kprof_config.sample, kprof_config.sample);
     if (s->k.nkernels && kprof_config.sample == 0)
-        fprintf(f, "Sampled (KPROF_SAMPLE=auto, KPROF_SEED=%ld, at most %ld timed launches a second): each kernel's\n"
-                   "first %d launches are timed, then fewer and fewer, at random; Timed says how many. Total is\n"
-                   "estimated from the timed launches, each weighed by its odds; +-: its 95%% interval.\n",
+        fprintf(f, "Sampled (KPROF_SAMPLE=auto, KPROF_SEED=%ld, at most %ld timed launches a second after the first 100 ms):\n"
+                   "each kernel's first %d launches are timed, then fewer and fewer, at random (below 1 in 128 when the\n"
+                   "budget needs); Timed says how many. Total is estimated from the timed launches, each weighed by its\n"
+                   "odds; +-: its 95%% interval.\n",
                 kprof_config.seed, kprof_config.sample_budget, KPROF_AUTO_WARMUP);
     if (s->k.nkernels && kprof_config.sample != 1)
         fprintf(f, "In the api table, the untimed launches' host time is estimated from one in %d of them.\n",
