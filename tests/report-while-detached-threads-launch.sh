@@ -1,0 +1,17 @@
+#!/bin/sh
+# A report written while detached threads still launch (main returned, the threads never joined): the
+# program exits 0 with its report, and the report's reads of what the launches note (each kernel's last
+# launch shape) are atomic, so a ThreadSanitizer build finds no race (one was found by a helper set to
+# break libkprof: kprof_json_object reading a kernel's grid while kprof_kernel_shape stored it).
+. "${top_srcdir:-..}/tests/lib.sh"
+need_jq
+for s in 1000000 1; do
+    rc=0
+    KPROF_SAMPLE=$s KPROF_FORMAT=json KPROF_OUTPUT="$WORK/r$s.json" run_kprof "$PROGS/detached" 8 >"$WORK/out$s" 2>"$WORK/err$s" || rc=$?
+    [ "$rc" = 0 ] || { cat "$WORK/err$s" >&2; fail "KPROF_SAMPLE=$s: detached exited $rc"; }
+    expect_grep '^detached: main returns$' "$WORK/out$s" "KPROF_SAMPLE=$s: the program ran"
+    expect_eq "$(jq '[.kernels[] | select(.name == "detached()") | .calls > 0] | any' "$WORK/r$s.json")" true \
+        "KPROF_SAMPLE=$s: the report counts the threads' launches"
+    grep -q 'ThreadSanitizer' "$WORK/err$s" && { cat "$WORK/err$s" >&2; fail "KPROF_SAMPLE=$s: a data race"; }
+    pass "KPROF_SAMPLE=$s: no sanitizer report"
+done
