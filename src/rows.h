@@ -14,6 +14,8 @@ struct kprof_snapshot;
 /* A kernels-style row (a kernel, or a graph timed as a whole) and its figures, as kernel.h reads them. */
 struct kprof_kernel_row {
     const struct kprof_kernel *k;  /* borrowed from the snapshot */
+    /* Its launch shape, read once (atomic loads: launches still under way store it, kprof_kernel_shape) */
+    unsigned grid[3], block[3];
     uint64_t total;                /* kprof_kernel_total */
     double avg;                    /* kprof_kernel_steady's avg, min and max; 0 when no launch was timed */
     uint64_t min, max;

@@ -67,12 +67,13 @@ static void kernel_table(FILE *f, const char *section, const char *empty, const 
     if (top && kprof_config.top > 0 && (size_t)kprof_config.top < shown)
         shown = (size_t)kprof_config.top;
     for (size_t i = 0; i < shown; i++) {
-        const struct kprof_kernel *k = t->rows[i].k;
+        const struct kprof_kernel_row *r = &t->rows[i];
+        const struct kprof_kernel *k = r->k;
         kprof_text_row(f, KPROF_TABLE_kernels, t, i, units);
         /* The row's shape, and the launches whose time is not in this row, after its name. */
         if (shapes)
-            fprintf(f, " [%u,%u,%u] [%u,%u,%u]", k->grid[0], k->grid[1], k->grid[2], k->block[0], k->block[1],
-                    k->block[2]);
+            fprintf(f, " [%u,%u,%u] [%u,%u,%u]", r->grid[0], r->grid[1], r->grid[2], r->block[0], r->block[1],
+                    r->block[2]);
         if (k->graph_calls)
             fprintf(f, "  [%llu of the calls in graphs: timed there]", (unsigned long long)k->graph_calls);
         if (k->in_conditional)

@@ -13,6 +13,10 @@ static void kernel_row(struct kprof_kernel_row *r, const struct kprof_kernel *k)
 {
     memset(r, 0, sizeof *r);
     r->k = k;
+    for (int i = 0; i < 3; i++) {
+        r->grid[i] = __atomic_load_n(&k->grid[i], __ATOMIC_RELAXED);
+        r->block[i] = __atomic_load_n(&k->block[i], __ATOMIC_RELAXED);
+    }
     r->total = kprof_kernel_total(k);
     kprof_kernel_steady(k, &r->avg, &r->min, &r->max);
     r->median = kprof_kernel_percentile(k, 50);
