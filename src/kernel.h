@@ -133,10 +133,24 @@ int kprof_kernel_split(const struct kprof_kernel *k, enum kprof_split which, dou
 void kprof_kernel_instances(const struct kprof_kernel *k, struct kprof_spread *out);
 double kprof_kernel_instances_median(const struct kprof_kernel *k);
 
+/* A kernel's launches: k->calls read with an atomic load (launches still under way add to it while the
+ * report reads it, e.g. detached threads at exit). */
+static inline uint64_t kprof_kernel_calls(const struct kprof_kernel *k)
+{
+    return __atomic_load_n(&k->calls, __ATOMIC_RELAXED);
+}
+
+/* A kernel's graph launches (k->graph_calls, atomic load as kprof_kernel_calls). */
+static inline uint64_t kprof_kernel_graph_calls(const struct kprof_kernel *k)
+{
+    return __atomic_load_n(&k->graph_calls, __ATOMIC_RELAXED);
+}
+
 /* A kernel's launches outside graphs: the ones that can be timed one by one. */
 static inline uint64_t kprof_kernel_direct(const struct kprof_kernel *k)
 {
-    return k->calls > k->graph_calls ? k->calls - k->graph_calls : 0;
+    uint64_t calls = kprof_kernel_calls(k), graph = kprof_kernel_graph_calls(k);
+    return calls > graph ? calls - graph : 0;
 }
 
 /* A kernel's total GPU time in ns over its launches outside graphs (a graph's kernels are timed with their

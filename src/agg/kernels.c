@@ -386,8 +386,9 @@ int kprof_kernel_by_total_desc(const void *a, const void *b)
     uint64_t tx = kprof_kernel_total(x), ty = kprof_kernel_total(y);
     if (tx != ty)
         return tx > ty ? -1 : 1;
-    if (x->calls != y->calls)
-        return x->calls > y->calls ? -1 : 1;
+    uint64_t cx = kprof_kernel_calls(x), cy = kprof_kernel_calls(y);
+    if (cx != cy)
+        return cx > cy ? -1 : 1;
     return strcmp(x->mangled, y->mangled);
 }
 
@@ -427,13 +428,13 @@ void kprof_kernels_snapshot(struct kprof_kernels_part *p)
             kernel_fold_untimed(c);
         if (k->shapes) {
             for (struct kprof_kernel *c = k->shapes; c; c = c->hh.next)
-                if (c->calls > 0) {
+                if (kprof_kernel_calls(c) > 0) {
                     kernel_estimate(c);
                     p->kernels[p->nkernels++] = c;
                     p->kernel_total_ns += kprof_kernel_total(c);
                 }
         }
-        if (k->calls > 0 || k->in_conditional) {
+        if (kprof_kernel_calls(k) > 0 || __atomic_load_n(&k->in_conditional, __ATOMIC_RELAXED)) {
             kernel_estimate(k);
             p->kernels[p->nkernels++] = k;
             p->kernel_total_ns += kprof_kernel_total(k);
@@ -441,10 +442,10 @@ void kprof_kernels_snapshot(struct kprof_kernels_part *p)
     }
     p->captured = calloc(names.nkernels ? names.nkernels : 1, sizeof *p->captured);
     for (struct kprof_kernel *k = names.kernels; k && p->captured; k = k->hh.next) {
-        if (k->selected && k->captured)
+        if (k->selected && __atomic_load_n(&k->captured, __ATOMIC_RELAXED))
             p->captured[p->ncaptured++] = k;
         for (struct kprof_kernel *c = k->shapes; c && p->captured; c = c->hh.next)
-            if (c->selected && c->captured)
+            if (c->selected && __atomic_load_n(&c->captured, __ATOMIC_RELAXED))
                 p->captured[p->ncaptured++] = c;
     }
     pthread_mutex_unlock(&times_lock);

@@ -74,9 +74,9 @@ static void kernel_table(FILE *f, const char *section, const char *empty, const 
         if (shapes)
             fprintf(f, " [%u,%u,%u] [%u,%u,%u]", r->grid[0], r->grid[1], r->grid[2], r->block[0], r->block[1],
                     r->block[2]);
-        if (k->graph_calls)
-            fprintf(f, "  [%llu of the calls in graphs: timed there]", (unsigned long long)k->graph_calls);
-        if (k->in_conditional)
+        if (kprof_kernel_graph_calls(k))
+            fprintf(f, "  [%llu of the calls in graphs: timed there]", (unsigned long long)kprof_kernel_graph_calls(k));
+        if (__atomic_load_n(&k->in_conditional, __ATOMIC_RELAXED))
             fprintf(f, "  [also in conditional graph bodies: launches there unknown]");
         if (k->estimated && kprof_config.sample == 0)
             fprintf(f, "  [Total +-%.1f%%: 95%% interval]",
