@@ -31,8 +31,8 @@ int main(int argc, char **argv)
     register_kernel(m, stub, "_Z8detachedv");
     __cudaRegisterFatBinaryEnd(m);
     CHECK(cudaFree(0));
-    /* One launch first, waited for: libkprof's calibration (KPROF_SAMPLE=1) is done before the threads start,
-     * so that no thread is inside it when the fake runtime tears the context down at exit. */
+    /* One launch first, waited for: should it be timed, libkprof's calibration is done before the threads
+     * start, and no thread is inside it when the fake runtime tears the context down at exit. */
     CHECK(launch(stub, (dim3){ 1, 1, 1 }, (dim3){ 1, 1, 1 }, 0));
     CHECK(cudaDeviceSynchronize());
     pthread_attr_t a;
