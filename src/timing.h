@@ -134,6 +134,14 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
  * reads that context's pending pairs (ctx NULL: those of every context on `device`), waiting up to
  * timeout_ms.  Thread-safe. */
 void kprof_events_context_ending(CUcontext ctx, int device, long timeout_ms);
+/* Before a context is destroyed, also once libkprof has finished: waits up to timeout_ms while any thread
+ * is inside a timed call (between kprof_timing_begin finding its context's pool and kprof_timing_end), whose
+ * hold word and events the destruction would free under it (pinned memory unmapped: a launch made on
+ * another thread while the program exits, say).  Returns how many were still inside.  Thread-safe. */
+long kprof_events_wait_in_flight(long timeout_ms);
+/* How long a context's destruction waits for timed calls in flight, ms (a launch that loads its module
+ * can take some hundreds of ms; a call stuck longer is left to its fate). */
+#define KPROF_IN_FLIGHT_WAIT_MS 1000
 /* After it was destroyed: drops its event pool (its events died with it), so a context created later,
  * even at the same address, gets a fresh one.  Thread-safe. */
 void kprof_events_context_gone(CUcontext ctx, int device);

@@ -476,7 +476,10 @@ DTWINS(GRAPH_LAUNCH, cuGraphLaunch, _ptsz, (CUgraphExec exec, CUstream s), (exec
 
 #define CTX_END(ctx, dev, call, gone)                                                              \
     do {                                                                                           \
-        if (kprof_is_finished() || kprof_config.disabled)                                               \
+        if (kprof_config.disabled)                                                                 \
+            return (call);                                                                         \
+        kprof_events_wait_in_flight(KPROF_IN_FLIGHT_WAIT_MS); /* also finished: timing.h */        \
+        if (kprof_is_finished())                                                                   \
             return (call);                                                                         \
         kprof_events_context_ending((ctx), (dev), kprof_config.exit_timeout_ms);                   \
         CUresult r_ = (call);                                                                      \

@@ -152,6 +152,8 @@ RT_TWINS(HOST, cudaStreamSynchronize, _ptsz, (cudaStream_t stream), (stream))
 KPROF_EXPORT cudaError_t cudaDeviceReset(void)
 {
     KPROF_REAL_OR_RETURN(cudaDeviceReset);
+    if (!kprof_config.disabled)
+        kprof_events_wait_in_flight(KPROF_IN_FLIGHT_WAIT_MS); /* timed calls on other threads (timing.h) */
     CUcontext ctx = NULL;
     if (kprof_is_finished() || kprof_config.disabled || !kprof_driver_ready() || !kprof_driver_is_initialized() ||
         kprof_drv.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx)

@@ -336,6 +336,7 @@ static void events_reset(void)
         q->last_stop_seq = 0;
     }
     kprof_ev.pending = 0;
+    kprof_ev.in_flight = 0; /* the parent's other threads do not exist here */
     kprof_ev.harvester_started = kprof_ev.harvester_stop = kprof_ev.harvester_sleeping = 0;
     memset(&kprof_ev.n, 0, sizeof kprof_ev.n);
     kprof_ev_tls_pool = NULL;

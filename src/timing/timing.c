@@ -272,6 +272,19 @@ static int backlog_outlasts_launch(const struct backlog *bl, const struct pool *
     return 0;
 }
 
+/* kprof_ev.in_flight counts the timed calls between finding their pool (begin_find_pool) and their end
+ * (kprof_timing_end, or begin_undo when they stay untimed): a context's destruction waits for them. */
+long kprof_events_wait_in_flight(long timeout_ms)
+{
+    uint64_t deadline = kprof_now_ns() + (uint64_t)timeout_ms * 1000000u;
+    long n;
+    while ((n = __atomic_load_n(&kprof_ev.in_flight, __ATOMIC_ACQUIRE)) > 0 && kprof_now_ns() < deadline) {
+        struct timespec ts = { 0, 100000 };
+        nanosleep(&ts, NULL);
+    }
+    return n;
+}
+
 /* The call t begins will run untimed: no launch after it may start at an earlier stop.  Said again when
  * the call has been made (kprof_timing_end), for a launch another thread began in between. */
 static void untimed(struct kprof_timing *t)
@@ -305,6 +318,7 @@ static void begin_undo(struct kprof_timing *t, struct pool *p, struct queue *q, 
     t->held = 0;
     kprof_order_end(t, p);
     untimed(t);
+    __atomic_sub_fetch(&kprof_ev.in_flight, 1, __ATOMIC_RELEASE); /* counted by begin_find_pool */
 }
 
 /* What kprof_timing_begin learns about a call on its way to the start event, step by step. */
@@ -359,10 +373,12 @@ static int begin_find_pool(struct kprof_timing *t, struct begin *g, CUcontext ct
     }
     if (want == KPROF_TIME_NONE)
         return 0;
+    __atomic_add_fetch(&kprof_ev.in_flight, 1, __ATOMIC_ACQUIRE); /* until begin_undo or kprof_timing_end */
     struct pool *p = kprof_ev_tls_pool;
     if (!p || p->ctx != ctx || __atomic_load_n(&p->dead, __ATOMIC_RELAXED))
         p = kprof_ev_tls_pool = kprof_ev_pool_for(ctx);
     if (!p) {
+        __atomic_sub_fetch(&kprof_ev.in_flight, 1, __ATOMIC_RELEASE);
         untimed(t);
         return 0;
     }
@@ -763,8 +779,22 @@ static void timing_drop(struct kprof_timing *t)
     pthread_mutex_unlock(&kprof_ev.lock);
 }
 
+static int timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind, void *target, uint64_t bytes,
+                      const unsigned *grid, const unsigned *block);
+
 int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind, void *target,
                      uint64_t bytes, const unsigned *grid, const unsigned *block)
+{
+    int counted = t->pool != NULL; /* in flight since begin_find_pool */
+    int r = timing_end(t, ok, kind, target, bytes, grid, block);
+    if (counted)
+        __atomic_sub_fetch(&kprof_ev.in_flight, 1, __ATOMIC_RELEASE);
+    return r;
+}
+
+/* kprof_timing_end, but for the in-flight count. */
+static int timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind, void *target, uint64_t bytes,
+                      const unsigned *grid, const unsigned *block)
 {
     struct pool *p = t->pool;
     if (!p) {

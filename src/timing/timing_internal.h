@@ -94,6 +94,7 @@ struct kprof_ev {
     struct queue *queues;         /* uthash by qkey */
     unsigned nqueues;
     long pending;
+    long in_flight;               /* timed calls between begin_find_pool and their end (atomic; timing.c) */
     int harvester_started, harvester_stop, harvester_sleeping;
     pthread_t harvester;
     struct kprof_event_counters n;
