@@ -94,7 +94,10 @@ struct kprof_ev {
     struct queue *queues;         /* uthash by qkey */
     unsigned nqueues;
     long pending;
-    long in_flight;               /* timed calls between begin_find_pool and their end (atomic; timing.c) */
+    /* Timed calls between begin_find_pool and their end (atomic; timing.c), on a cache line of its own: every
+     * timed call adds to it and takes from it, and the lock above is taken as often. */
+    long in_flight __attribute__((aligned(64)));
+    char in_flight_line[64 - sizeof(long)];
     int harvester_started, harvester_stop, harvester_sleeping;
     pthread_t harvester;
     struct kprof_event_counters n;
