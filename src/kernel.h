@@ -146,6 +146,18 @@ static inline uint64_t kprof_kernel_graph_calls(const struct kprof_kernel *k)
     return __atomic_load_n(&k->graph_calls, __ATOMIC_RELAXED);
 }
 
+/* Whether some launch of k was seen inside a conditional graph body (atomic load as kprof_kernel_calls). */
+static inline int kprof_kernel_in_conditional(const struct kprof_kernel *k)
+{
+    return __atomic_load_n(&k->in_conditional, __ATOMIC_RELAXED);
+}
+
+/* k's launches into a capturing stream (k->captured, atomic load as kprof_kernel_calls). */
+static inline uint64_t kprof_kernel_captures(const struct kprof_kernel *k)
+{
+    return __atomic_load_n(&k->captured, __ATOMIC_RELAXED);
+}
+
 /* A kernel's launches outside graphs: the ones that can be timed one by one. */
 static inline uint64_t kprof_kernel_direct(const struct kprof_kernel *k)
 {

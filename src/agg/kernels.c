@@ -434,7 +434,7 @@ void kprof_kernels_snapshot(struct kprof_kernels_part *p)
                     p->kernel_total_ns += kprof_kernel_total(c);
                 }
         }
-        if (kprof_kernel_calls(k) > 0 || __atomic_load_n(&k->in_conditional, __ATOMIC_RELAXED)) {
+        if (kprof_kernel_calls(k) > 0 || kprof_kernel_in_conditional(k)) {
             kernel_estimate(k);
             p->kernels[p->nkernels++] = k;
             p->kernel_total_ns += kprof_kernel_total(k);
@@ -442,10 +442,10 @@ void kprof_kernels_snapshot(struct kprof_kernels_part *p)
     }
     p->captured = calloc(names.nkernels ? names.nkernels : 1, sizeof *p->captured);
     for (struct kprof_kernel *k = names.kernels; k && p->captured; k = k->hh.next) {
-        if (k->selected && __atomic_load_n(&k->captured, __ATOMIC_RELAXED))
+        if (k->selected && kprof_kernel_captures(k))
             p->captured[p->ncaptured++] = k;
         for (struct kprof_kernel *c = k->shapes; c && p->captured; c = c->hh.next)
-            if (c->selected && __atomic_load_n(&c->captured, __ATOMIC_RELAXED))
+            if (c->selected && kprof_kernel_captures(c))
                 p->captured[p->ncaptured++] = c;
     }
     pthread_mutex_unlock(&times_lock);

@@ -76,7 +76,7 @@ static void kernel_table(FILE *f, const char *section, const char *empty, const 
                     r->block[2]);
         if (kprof_kernel_graph_calls(k))
             fprintf(f, "  [%llu of the calls in graphs: timed there]", (unsigned long long)kprof_kernel_graph_calls(k));
-        if (__atomic_load_n(&k->in_conditional, __ATOMIC_RELAXED))
+        if (kprof_kernel_in_conditional(k))
             fprintf(f, "  [also in conditional graph bodies: launches there unknown]");
         if (k->estimated && kprof_config.sample == 0)
             fprintf(f, "  [Total +-%.1f%%: 95%% interval]",

@@ -612,6 +612,17 @@ long kprof_events_drain(long timeout_ms)
     return left;
 }
 
+/* kprof_ev.in_flight counts the timed calls between finding their pool (timing.c's begin_find_pool) and
+ * their end (kprof_timing_end, or begin_undo when they stay untimed). */
+long kprof_events_wait_in_flight(long timeout_ms)
+{
+    uint64_t deadline = kprof_now_ns() + (uint64_t)timeout_ms * 1000000u;
+    long n;
+    while ((n = __atomic_load_n(&kprof_ev.in_flight, __ATOMIC_ACQUIRE)) > 0 && kprof_now_ns() < deadline)
+        sleep_us(100);
+    return n;
+}
+
 void kprof_events_context_ending(CUcontext ctx, int dev, long timeout_ms)
 {
     uint64_t deadline = kprof_now_ns() + (uint64_t)timeout_ms * 1000000u;

@@ -272,19 +272,6 @@ static int backlog_outlasts_launch(const struct backlog *bl, const struct pool *
     return 0;
 }
 
-/* kprof_ev.in_flight counts the timed calls between finding their pool (begin_find_pool) and their end
- * (kprof_timing_end, or begin_undo when they stay untimed): a context's destruction waits for them. */
-long kprof_events_wait_in_flight(long timeout_ms)
-{
-    uint64_t deadline = kprof_now_ns() + (uint64_t)timeout_ms * 1000000u;
-    long n;
-    while ((n = __atomic_load_n(&kprof_ev.in_flight, __ATOMIC_ACQUIRE)) > 0 && kprof_now_ns() < deadline) {
-        struct timespec ts = { 0, 100000 };
-        nanosleep(&ts, NULL);
-    }
-    return n;
-}
-
 /* The call t begins will run untimed: no launch after it may start at an earlier stop.  Said again when
  * the call has been made (kprof_timing_end), for a launch another thread began in between. */
 static void untimed(struct kprof_timing *t)

@@ -24,20 +24,13 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from accuracy_compare import parse_cupti  # noqa: E402
+from accuracy_compare import load_manifest as accuracy_manifest, parse_cupti  # noqa: E402
 
 
 def load_manifest(path):
     """(program -> (libkprof-alone JSON path, CUPTI-alone summary path)) from a run-accuracy.sh manifest."""
-    base = os.path.dirname(os.path.abspath(path))
-    out = {}
-    with open(path) as f:
-        for line in f:
-            if line.startswith("#") or not line.strip():
-                continue
-            cols = line.rstrip("\n").split("\t")
-            out[cols[0]] = (os.path.join(base, cols[5]), os.path.join(base, cols[6]))
-    return out
+    progs, _ = accuracy_manifest(path)
+    return {p["name"]: (p["files"]["kprof"], p["files"]["cupti"]) for p in progs}
 
 
 def kernels(path):
