@@ -46,11 +46,15 @@ min=$(kernel_field "$WORK/drift.json" idle_k min_ns) max=$(kernel_field "$WORK/d
 [ "$min" -ge 2900 ] && [ "$max" -le 3100 ] || fail "drifting clock: slow launches read $min..$max ns, not 3000 +- 100"
 pass "drifting clock: each reads 3 us (within 100 ns): $min..$max"
 # The mark is an event of the pool, but a pool with none to spare loses the mark, not a timed call: with
-# KPROF_MAX_EVENTS=2 the calls untimed for lack of events are the idle_k launches not timed and the
-# failing bad_k, no more (a breaker helper: the mark's failed take was counted as one more untimed call).
-# How many launches find both events back in the pool depends on the harvester's timing (1 or 2 in CI).
+# KPROF_MAX_EVENTS=2 the calls untimed for lack of events are the idle_k launches not timed, and bad_k if
+# its events were not yet back in the pool, no more (a breaker helper: each timed launch's lost mark was
+# counted as one more untimed call, 2 or 3 more here).  How many launches find both events back, and
+# whether bad_k does, depends on the harvester's timing (timed 1 to 3; bad_k untimed or not, in CI's
+# ThreadSanitizer build either way).
 KPROF_MAX_EVENTS=2 FAKEGPU_LAUNCH_SLEEP_US="idle_k=5000" KPROF_FORMAT=json KPROF_OUTPUT="$WORK/few.json" \
     run_clocked "$PROGS/preds" idle >/dev/null 2>&1 || fail "preds idle with 2 events failed"
-expect_eq "$(jq -c '[.kernels[] | select(.name == "idle_k") | .calls - .timed + 1 == $e[0].events.untimed_no_event]' \
-    --slurpfile e "$WORK/few.json" "$WORK/few.json")" '[true]' \
-    "2 events: untimed for lack of events = idle_k's untimed launches + bad_k"
+extra=$(jq '.events.untimed_no_event - ([.kernels[] | select(.name == "idle_k") | .calls - .timed] | add)' "$WORK/few.json")
+timed=$(kernel_field "$WORK/few.json" idle_k timed)
+[ "$extra" = 0 ] || [ "$extra" = 1 ] ||
+    fail "2 events: $extra more calls untimed for lack of events than idle_k's untimed launches (0 or 1: bad_k), $timed timed"
+pass "2 events: untimed for lack of events = idle_k's untimed launches + bad_k's (0 or 1): +$extra, $timed timed"
