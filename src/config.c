@@ -287,6 +287,13 @@ void kprof_config_load(void)
     c->sample_budget = env_long(VAR_KPROF_SAMPLE_BUDGET, 1, 1000000000L, "timed launches per second from 1 to 1000000000",
                                 2000);
     c->seed = env_long(VAR_KPROF_SEED, 0, (1L << 62) - 1, "a seed from 1 to 4611686018427387903 (0: chosen at start)", 0);
+    c->auto_check = env_choice(VAR_KPROF_AUTO_CHECK, bools, "0 or 1", 0);
+    if (c->auto_check && c->sample != 1) { /* the check compares against every launch timed */
+        kprof_warn("ignoring KPROF_AUTO_CHECK=1: it times every launch to check KPROF_SAMPLE=auto's estimates, "
+                   "so it needs KPROF_SAMPLE=1 (the default)");
+        c->auto_check = 0;
+        effective[VAR_KPROF_AUTO_CHECK] = "0";
+    }
     c->one_event = !env_choice(VAR_KPROF_ONE_EVENT, bools_on, "1 or 0", 0);
     c->calibrate = !env_choice(VAR_KPROF_CALIBRATE, bools_on, "1 or 0", 0);
     c->hold = (int)env_long(VAR_KPROF_HOLD, 0, 65536, "0 (no holds), 1 (every launch) or 2 to 65536 (1 launch in N)", 8);

@@ -44,6 +44,11 @@ struct kprof_kernel {
     int estimated;             /* in a snapshot (auto) or a saved report (any sampling): est_* hold the
                                 * total's estimate and the half-width of its 95% interval, ns */
     double est_total_ns, est_ci95_ns;
+    int checked;               /* in a snapshot, KPROF_AUTO_CHECK=1: check_* hold what KPROF_SAMPLE=auto would
+                                * have estimated (total and 95% half-width, ns) from the launches it would
+                                * have timed (check_timed of them), every launch having been timed */
+    double check_total_ns, check_ci95_ns;
+    uint64_t check_timed;
     uint64_t untimed_lost;     /* of them, launches left untimed that failed or were captured (atomic) */
     uint64_t folded;           /* untimed launches already added to calls (the kernels' times lock) */
     int is_graph;              /* a graphs-table row: a graph exec, its launches timed as one pair */
@@ -177,6 +182,21 @@ static inline uint64_t kprof_kernel_total(const struct kprof_kernel *k)
     if (k->timed == 0 || k->timed >= direct)
         return k->total_ns;
     return (uint64_t)((double)k->total_ns * (double)direct / (double)k->timed + 0.5);
+}
+
+/* KPROF_AUTO_CHECK=1, in a snapshot: 1 when k has auto's estimate beside its measured total and auto would
+ * have left some of its launches untimed (the kernels whose totals auto would have estimated). */
+static inline int kprof_kernel_checked(const struct kprof_kernel *k)
+{
+    return k->checked && k->check_timed < kprof_kernel_direct(k);
+}
+
+/* KPROF_AUTO_CHECK=1: 1 when k's measured total (every launch timed) lies inside the 95% interval of auto's
+ * estimate, check_total_ns +- check_ci95_ns. */
+static inline int kprof_kernel_check_inside(const struct kprof_kernel *k)
+{
+    double d = (double)kprof_kernel_total(k) - k->check_total_ns;
+    return (d < 0.0 ? -d : d) <= k->check_ci95_ns + 0.5; /* the total is rounded to a whole ns */
 }
 
 #endif

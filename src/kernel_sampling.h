@@ -11,11 +11,17 @@
 #include "sampling.h"
 
 /* KPROF_SAMPLE=N: 1 when this launch of k is to be timed (the first, then every Nth); KPROF_SAMPLE=auto:
- * as kprof_sample_auto chooses.  Lock-free. */
+ * as kprof_sample_auto chooses.  KPROF_AUTO_CHECK=1: always 1, with auto's choice made alongside and left
+ * in kprof_tls_sample_weight (1/p when auto would have timed the launch, 0 when not).  Lock-free. */
 static inline int kprof_sample_this(struct kprof_kernel *k)
 {
-    if (KPROF_LIKELY(kprof_config.sample == 1) || !k)
+    if (KPROF_LIKELY(kprof_config.sample == 1) || !k) {
+        if (KPROF_UNLIKELY(kprof_config.auto_check) && k)
+            kprof_tls_sample_weight = k->is_graph                                   ? 1.0f
+                                      : kprof_sample_auto(&k->sampling, k->mangled) ? kprof_tls_sample_weight
+                                                                                    : 0.0f;
         return 1;
+    }
     if (kprof_config.sample == 0) {
         if (k->is_graph) { /* a replay's time is never extrapolated */
             kprof_tls_sample_weight = 1.0f;

@@ -35,6 +35,8 @@ struct kprof_config {
                                    0 = auto (sampling.h) */
     long sample_budget;         /* KPROF_SAMPLE_BUDGET: auto, most timed launches per second */
     long seed;                  /* KPROF_SEED: auto, the draws' seed; 0 = chosen at start */
+    int auto_check;             /* KPROF_AUTO_CHECK: every launch timed (sample 1), auto's draws made alongside
+                                   and its estimates reported beside the measured totals (sampling.h) */
     int one_event;              /* KPROF_ONE_EVENT: a launch on a busy stream starts at the previous stop */
     int calibrate;              /* KPROF_CALIBRATE: measure and take off each context's event hand-off */
     int hold;                   /* KPROF_HOLD: hold streams until a timed launch is queued (struct kprof_hold):

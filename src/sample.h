@@ -31,6 +31,7 @@ struct kprof_sample {
     unsigned char beside_htod; /* kernels: 1 when it started beside another stream's HtoD copy, the delay that
                                 * costs taken off too (calibrate.h, beside_htod_ns) */
     float weight;            /* kernels, KPROF_SAMPLE=auto: 1/p, p the launch's probability of being timed */
+    float auto_weight;       /* kernels, KPROF_AUTO_CHECK=1: 1/p when auto would have timed it, else 0 */
     /* Kernels (and graph launches), the split nsys's cuda_kern_exec_sum makes: has_split when the launch
      * call's host time launch_host_ns (CLOCK_MONOTONIC around the real call) is known; has_queue when the
      * queue time queue_ns is too: the kernel's start (start_ns) less the call's start, both on the host

@@ -16,6 +16,7 @@ struct kprof_sampling {
     uint64_t name_hash;        /* hash of the kernel's mangled name; 0 until computed (atomic) */
     double w_sum, wx_sum;      /* over timed launches: sums of 1/p and of x/p (the kernels' times lock) */
     double c_sum, cx_sum, cx2_sum; /* sums of c, c x and c x^2, c = (1 - p) / p^2 */
+    uint64_t n;                /* timed launches weighed */
 };
 
 /* 1/p of the last launch kprof_sample_auto chose to time on this thread (p: the probability it had of being
@@ -33,6 +34,11 @@ int kprof_sample_auto(struct kprof_sampling *s, const char *mangled);
 /* Adds one timed launch (duration ns, weight 1/p from kprof_tls_sample_weight) to the estimator.  Called
  * by the harvester under the kernels' times lock. */
 void kprof_sample_weigh(struct kprof_sampling *s, uint64_t ns, double weight);
+
+/* Moves every weighed launch's time by d ns (may be below 0): a correction spread over a kernel's launches
+ * after they were weighed (KPROF_AUTO_CHECK=1 with KPROF_HOLD=N's settled offsets, kprof_kernel_adjust).
+ * Called under the kernels' times lock. */
+void kprof_sample_shift(struct kprof_sampling *s, double d);
 
 /* The Hajek estimate of a kernel's total over its `direct` launches (those outside graphs), direct x
  * (sum of x/p) / (sum of 1/p) over the timed ones, in *total_ns, and the half-width of its 95% interval in

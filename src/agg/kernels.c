@@ -332,6 +332,8 @@ void kprof_kernel_add_sample(const struct kprof_sample *s)
     pthread_mutex_lock(&times_lock);
     if (kprof_config.sample == 0)
         kprof_sample_weigh(&k->sampling, ns, s->weight);
+    else if (KPROF_UNLIKELY(kprof_config.auto_check) && s->auto_weight >= 1.0f) /* auto would have timed it */
+        kprof_sample_weigh(&k->sampling, ns, s->auto_weight);
     if (s->has_split) {
         kprof_hist_add_n(&k->launch_hist, s->launch_host_ns, units);
         if (s->has_queue)
@@ -375,6 +377,10 @@ void kprof_kernel_adjust(struct kprof_kernel *k, double ns)
     uint64_t n = k->timed - (uint64_t)k->first_timed;
     if (n > 0)
         k->mean_ns += ns / (double)n;
+    /* KPROF_AUTO_CHECK=1: auto's launches take their share, as if the correction were spread evenly over
+     * the kernel's timed launches (it is over those of one launch shape and kind of hold). */
+    if (kprof_config.auto_check && k->timed > 0)
+        kprof_sample_shift(&k->sampling, ns / (double)k->timed);
     pthread_mutex_unlock(&times_lock);
 }
 
@@ -399,6 +405,16 @@ static inline void kernel_estimate(struct kprof_kernel *k)
 {
     uint64_t direct = kprof_kernel_direct(k);
     k->estimated = 0;
+    k->checked = 0;
+    if (kprof_config.auto_check && !k->is_graph && k->timed >= direct) {
+        /* Every launch timed: what auto would have estimated from the launches it drew, beside the
+         * measured total (the standard deviation, the floor of the interval's variance, is that of every
+         * launch: the one auto's timed launches estimate). */
+        double sd = kprof_kernel_stddev_timed(k);
+        k->check_timed = k->sampling.n;
+        k->checked = kprof_sample_estimate(&k->sampling, direct, sd * sd, &k->check_total_ns, &k->check_ci95_ns);
+        return;
+    }
     if (kprof_config.sample != 0 || k->is_graph || k->timed >= direct)
         return;
     double sd = kprof_kernel_stddev_timed(k);

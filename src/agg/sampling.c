@@ -76,11 +76,20 @@ void kprof_sample_weigh(struct kprof_sampling *s, uint64_t ns, double weight)
 {
     double x = (double)ns, w = weight >= 1.0 ? weight : 1.0;
     double c = (w - 1.0) * w; /* (1 - p) / p^2 */
+    s->n++;
     s->w_sum += w;
     s->wx_sum += w * x;
     s->c_sum += c;
     s->cx_sum += c * x;
     s->cx2_sum += c * x * x;
+}
+
+void kprof_sample_shift(struct kprof_sampling *s, double d)
+{
+    /* x + d for every x: sum c (x + d)^2 = cx2 + 2 d cx + d^2 c, with cx as it was. */
+    s->cx2_sum += 2.0 * d * s->cx_sum + d * d * s->c_sum;
+    s->cx_sum += d * s->c_sum;
+    s->wx_sum += d * s->w_sum;
 }
 
 int kprof_sample_estimate(const struct kprof_sampling *s, uint64_t direct, double s2, double *total_ns,

@@ -36,6 +36,32 @@ static int api_called(const void *ctx, size_t i)
 
 /* Kernels-style rows (kernels, or graphs timed as a whole, which have no graph_calls and
  * in_conditional_bodies). */
+/* KPROF_AUTO_CHECK=1: "auto_check", each kernel whose total auto would have estimated, with that estimate
+ * beside the measured total, and how many totals fell inside their 95% intervals. */
+static void auto_check(FILE *f, const struct kprof_kernel_rows *t)
+{
+    size_t n = 0, inside = 0;
+    fprintf(f, "  \"auto_check\": {\"kernels\": [");
+    for (size_t i = 0; i < t->n; i++) {
+        const struct kprof_kernel *k = t->rows[i].k;
+        if (k->is_graph || !kprof_kernel_checked(k))
+            continue;
+        int in = kprof_kernel_check_inside(k);
+        fprintf(f, "%s\n    {\"name\": ", n++ ? "," : "");
+        kprof_json_string(f, k->name);
+        fprintf(f, ", \"mangled\": ");
+        kprof_json_string(f, k->mangled);
+        fprintf(f, ", \"calls\": %llu, \"auto_timed\": %llu, \"total_ns\": %llu, \"auto_total_ns\": ",
+                U(kprof_kernel_direct(k)), U(k->check_timed), U(kprof_kernel_total(k)));
+        kprof_json_real(f, k->check_total_ns);
+        fprintf(f, ", \"auto_ci95_ns\": ");
+        kprof_json_real(f, k->check_ci95_ns);
+        fprintf(f, ", \"inside\": %s}", in ? "true" : "false");
+        inside += (size_t)in;
+    }
+    fprintf(f, "%s], \"inside\": %zu, \"estimated\": %zu},\n", n ? "\n  " : "", inside, n);
+}
+
 static void kernel_rows(FILE *f, const struct kprof_kernel_rows *t)
 {
     for (size_t i = 0; i < t->n; i++) {
@@ -56,7 +82,8 @@ void kprof_report_json(FILE *f, const struct kprof_snapshot *s)
     kprof_json_string(f, s->command);
     fprintf(f, ",\n  \"wall_ns\": %llu,\n  \"sample_period\": %ld,\n  \"sample_seed\": %llu,\n  \"sample_budget\": %ld,\n"
                "  \"group\": \"%s\",\n  \"names\": \"%s\",\n  \"name_width\": %ld,\n  \"top\": %ld,\n",
-            U(s->wall_ns), kprof_config.sample, U(kprof_config.sample == 0 ? (uint64_t)kprof_config.seed : 0),
+            U(s->wall_ns), kprof_config.sample,
+            U(kprof_config.sample == 0 || kprof_config.auto_check ? (uint64_t)kprof_config.seed : 0),
             kprof_config.sample_budget, kprof_config.group == KPROF_GROUP_SHAPE ? "shape" : "name",
             kprof_config.names == KPROF_NAMES_BASE      ? "base"
             : kprof_config.names == KPROF_NAMES_MANGLED ? "mangled"
@@ -71,6 +98,8 @@ void kprof_report_json(FILE *f, const struct kprof_snapshot *s)
     fprintf(f, "  \"kernel_total_ns\": %llu,\n  \"kernels\": [", U(s->k.kernel_total_ns));
     kernel_rows(f, &s->rows.kernels);
     fprintf(f, "],\n");
+    if (kprof_config.auto_check)
+        auto_check(f, &s->rows.kernels);
     fprintf(f, "  \"graphs\": [");
     kernel_rows(f, &s->rows.graphs);
     fprintf(f, "],\n  \"captured\": [");

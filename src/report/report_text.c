@@ -93,6 +93,36 @@ static void kernel_table(FILE *f, const char *section, const char *empty, const 
     }
 }
 
+/* KPROF_AUTO_CHECK=1: what KPROF_SAMPLE=auto would have estimated, against the measured totals, for the
+ * kernels it would have left partly untimed. */
+static void auto_check(FILE *f, const struct kprof_kernel_rows *t)
+{
+    size_t n = 0, inside = 0;
+    for (size_t i = 0; i < t->n; i++)
+        n += !t->rows[i].k->is_graph && kprof_kernel_checked(t->rows[i].k);
+    if (n == 0) {
+        fprintf(f, "KPROF_AUTO_CHECK (KPROF_SEED=%ld): KPROF_SAMPLE=auto would have timed every launch (outside graphs);\n"
+                   "its totals are the measured ones.\n", kprof_config.seed);
+        return;
+    }
+    fprintf(f, "KPROF_AUTO_CHECK (KPROF_SEED=%ld): every launch timed; KPROF_SAMPLE=auto would have timed only some\n"
+               "launches of %zu kernel%s. Its estimates from those, against the totals measured (launches outside graphs):\n",
+            kprof_config.seed, n, n == 1 ? "" : "s");
+    fprintf(f, "  %14s %14s %12s %10s %10s %6s  %s\n", "Total (us)", "Auto (us)", "+-95% (us)", "Auto timed", "Calls",
+            "Inside", "Name");
+    for (size_t i = 0; i < t->n; i++) {
+        const struct kprof_kernel *k = t->rows[i].k;
+        if (k->is_graph || !kprof_kernel_checked(k))
+            continue;
+        int in = kprof_kernel_check_inside(k);
+        inside += (size_t)in;
+        fprintf(f, "  %14.3f %14.3f %12.3f %10llu %10llu %6s  %s\n", (double)kprof_kernel_total(k) / 1e3,
+                k->check_total_ns / 1e3, k->check_ci95_ns / 1e3, (unsigned long long)k->check_timed,
+                (unsigned long long)kprof_kernel_direct(k), in ? "yes" : "NO", k->name);
+    }
+    fprintf(f, "%zu of %zu measured totals inside their 95%% interval.\n", inside, n);
+}
+
 static void kernels(FILE *f, const struct kprof_snapshot *s)
 {
     kernel_table(f, "kernels", "no kernel launches", &s->rows.kernels, 1);
@@ -109,6 +139,8 @@ static void kernels(FILE *f, const struct kprof_snapshot *s)
                    "budget needs); Timed says how many. Total is estimated from the timed launches, each weighed by its\n"
                    "odds; +-: its 95%% interval.\n",
                 kprof_config.seed, kprof_config.sample_budget, KPROF_AUTO_WARMUP);
+    if (s->k.nkernels && kprof_config.auto_check)
+        auto_check(f, &s->rows.kernels);
     if (s->k.nkernels && kprof_config.sample != 1)
         fprintf(f, "In the api table, the untimed launches' host time is estimated from one in %d of them.\n",
                 KPROF_HOST_SAMPLE);

@@ -361,6 +361,7 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
     s.kind = pr->kind;
     s.target = pr->target;
     s.weight = pr->weight;
+    s.auto_weight = pr->auto_weight;
     s.bytes = pr->bytes;
     s.device = pr->pool->device;
     s.stream_index = q->index;

@@ -44,6 +44,7 @@ struct pair {
                                lent stop's stop_host_ns; else before the record; 0: not known) */
     unsigned grid[3], block[3];
     float weight;           /* kernels, KPROF_SAMPLE=auto: 1/p (kprof_tls_sample_weight at its launch) */
+    float auto_weight;      /* kernels, KPROF_AUTO_CHECK=1: 1/p when auto would have timed it, else 0 */
     struct pool *pool;
     int own_stop;           /* 0 once the next launch took the stop event as its start (it gives it back) */
     int shared;             /* 1: the start is the previous pair's stop (one-event timing) */

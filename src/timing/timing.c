@@ -871,6 +871,7 @@ static int timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kin
     pr->kind = kind;
     pr->target = target;
     pr->weight = kind != KPROF_TARGET_COPY && kprof_config.sample == 0 ? kprof_tls_sample_weight : 1.0f;
+    pr->auto_weight = kind != KPROF_TARGET_COPY && kprof_config.auto_check ? kprof_tls_sample_weight : 0.0f;
     pr->bytes = bytes;
     pr->idle_lag_ns = lag;
     pr->start_host_ns = t->start_before_ns;

@@ -2,6 +2,7 @@
 """interval_coverage.py: KPROF_SAMPLE=auto's estimated kernel totals against every-launch totals.
 
 usage: interval_coverage.py AUTO_RUNS.tsv EVERY_RUNS.tsv [--details]
+       interval_coverage.py --check CHECK_RUNS.tsv [--details]
 
 Both manifests come from tests/gpu/run-accuracy.sh, run over the same programs into one OUTDIR: one with
 KPROF_SAMPLE=auto in the environment (LABEL=auto, say), one with every launch timed (the default).  For
@@ -17,6 +18,11 @@ Prints, per program, the kernels with an interval, how many hold the other run's
 100 or more timed launches the half-width as a share of the total; then the overall lines the issue asks
 for: the share of totals inside (target 95%) and of 100+-timed kernels whose interval is within 5% of the
 total.  --details: every kernel.  Standard library only.  Exit status 0 (a measurement, not a check).
+
+--check: one manifest of a run with KPROF_AUTO_CHECK=1 in the environment (LABEL=check, say): every
+launch timed, and auto's estimate from the launches it would have timed set beside each measured total
+in the report's auto_check object; the same lines from that, within one process (no run-to-run spread,
+every launch read the every-launch way), for the kernels auto would have left partly untimed.
 """
 
 import json
@@ -53,7 +59,65 @@ def kernels(path):
     return out
 
 
+def checked(path):
+    """mangled name -> dict(calls, timed, total, est, ci) from a JSON report's auto_check; {} when none."""
+    try:
+        with open(path) as f:
+            rep = json.load(f)
+    except (OSError, ValueError):
+        return {}
+    out = {}
+    for k in (rep.get("auto_check") or {}).get("kernels", []):
+        s = out.setdefault(k["mangled"], {"calls": 0, "timed": 0, "total": 0.0, "est": 0.0, "var": 0.0})
+        s["calls"] += k["calls"]
+        s["timed"] += k["auto_timed"]
+        s["total"] += k["total_ns"]
+        s["est"] += k["auto_total_ns"]
+        s["var"] += (k["auto_ci95_ns"] / 1.96) ** 2  # rows apart (KPROF_GROUP=shape): variances add
+    for s in out.values():
+        s["ci"] = 1.96 * s.pop("var") ** 0.5
+    return out
+
+
+def main_check(path, details):
+    """--check: auto's estimates against the totals of the same runs."""
+    runs = load_manifest(path)
+    n = inside = big = big_narrow = 0
+    print("%-28s %8s %8s %10s" % ("program", "kernels", "inside", "100+ timed, half-width <= 5%"))
+    for prog in sorted(runs):
+        pn = pin = pbig = pnarrow = 0
+        for key, s in sorted(checked(runs[prog][0]).items()):
+            ok = abs(s["est"] - s["total"]) <= s["ci"] + 0.5
+            share = s["ci"] / s["est"] if s["est"] else float("inf")
+            pn += 1
+            pin += ok
+            if s["timed"] >= 100:
+                pbig += 1
+                pnarrow += share <= 0.05
+            if details:
+                print("  %-50.50s calls %6d auto timed %5d est %11.0f +- %9.0f (%4.1f%%) total %11.0f %s" %
+                      (key, s["calls"], s["timed"], s["est"], s["ci"], 100 * share, s["total"],
+                       "inside" if ok else "OUTSIDE (%+.2f%%)" % (100 * (s["est"] - s["total"]) / s["total"] if s["total"] else 0)))
+        if pn:
+            print("%-28s %8d %8d %10s" % (prog, pn, pin, "%d/%d" % (pnarrow, pbig) if pbig else "-"))
+        n += pn
+        inside += pin
+        big += pbig
+        big_narrow += pnarrow
+    print("kernels auto would estimate: %d; measured total inside auto's interval: %d (%.1f%%, target 95%%)" %
+          (n, inside, 100.0 * inside / n if n else 0.0))
+    print("kernels with 100+ launches auto would time: %d; interval within 5%% of the estimate: %d (%.1f%%)" %
+          (big, big_narrow, 100.0 * big_narrow / big if big else 0.0))
+    return 0
+
+
 def main(argv):
+    if "--check" in argv:
+        args = [a for a in argv[1:] if not a.startswith("--")]
+        if len(args) != 1:
+            sys.stderr.write(__doc__)
+            return 2
+        return main_check(args[0], "--details" in argv)
     args = [a for a in argv[1:] if not a.startswith("--")]
     if len(args) != 2:
         sys.stderr.write(__doc__)
