@@ -28,7 +28,7 @@ void kprof_graph_destroyed(CUgraphExec exec);
 /* Counts one replay: the graph row and every kernel node it holds (so kernel counts match what ran). */
 void kprof_graph_launched(struct kprof_graph *g);
 /* The graphs' part of the report's snapshot: the rows with a launch, sorted as the kernels are
- * (kprof_kernel_by_total_desc); the array owned, the rows borrowed (they live as long as the process). */
+ * (kprof_kernels_sort); the array owned, the rows borrowed (they live as long as the process). */
 struct kprof_graphs_part { struct kprof_kernel **rows; size_t n; };
 /* Fills *p (zeroed by the caller); out of memory, no rows.  After the drain; thread-safe. */
 void kprof_graphs_snapshot(struct kprof_graphs_part *p);

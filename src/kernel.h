@@ -178,10 +178,12 @@ static inline uint64_t kprof_kernel_total(const struct kprof_kernel *k)
 {
     if (k->estimated)
         return (uint64_t)(k->est_total_ns + 0.5);
-    uint64_t direct = kprof_kernel_direct(k);
-    if (k->timed == 0 || k->timed >= direct)
-        return k->total_ns;
-    return (uint64_t)((double)k->total_ns * (double)direct / (double)k->timed + 0.5);
+    /* Atomic loads: the harvester stores both (under the kernels' times lock) while reports read them. */
+    uint64_t direct = kprof_kernel_direct(k), timed = __atomic_load_n(&k->timed, __ATOMIC_RELAXED),
+             total = __atomic_load_n(&k->total_ns, __ATOMIC_RELAXED);
+    if (timed == 0 || timed >= direct)
+        return total;
+    return (uint64_t)((double)total * (double)direct / (double)timed + 0.5);
 }
 
 /* KPROF_AUTO_CHECK=1, in a snapshot: 1 when k has auto's estimate beside its measured total and auto would

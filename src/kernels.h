@@ -131,7 +131,7 @@ char *kprof_demangle(const char *mangled);
 
 /* The kernels' part of the report's snapshot (kprof_kernels_snapshot): arrays owned by the caller. */
 struct kprof_kernels_part {
-    struct kprof_kernel **kernels;   /* sorted by total_ns, descending (kprof_kernel_by_total_desc) */
+    struct kprof_kernel **kernels;   /* sorted by total_ns, descending (kprof_kernels_sort) */
     size_t nkernels;
     struct kprof_kernel **captured;  /* kernels launched while capturing, by count */
     size_t ncaptured;
@@ -143,8 +143,11 @@ void kprof_kernels_snapshot(struct kprof_kernels_part *p);
 /* Releases p's arrays (the kernels themselves live as long as the process). */
 void kprof_kernels_part_free(struct kprof_kernels_part *p);
 
-/* qsort comparator of struct kprof_kernel * by total time (graph replays included), then calls, then
- * mangled name: the report's order. */
-int kprof_kernel_by_total_desc(const void *a, const void *b);
+/* Sorts v[0 .. n - 1] in the report's order: by total time (graph replays included), then calls, both
+ * descending, then mangled name; or, with by_captured, by launches made while capturing, then mangled name.
+ * Each kernel's counts are read once before the sort (launches still under way may move them, and a sort
+ * whose comparisons change their answers is undefined); with no memory for those, v is left unsorted.
+ * Thread-safe (atomic reads). */
+void kprof_kernels_sort(struct kprof_kernel **v, size_t n, int by_captured);
 
 #endif

@@ -21,3 +21,14 @@ for s in 1000000; do
     grep -q 'ThreadSanitizer' "$WORK/err$s" && { cat "$WORK/err$s" >&2; fail "KPROF_SAMPLE=$s: a data race"; }
     pass "KPROF_SAMPLE=$s: no sanitizer report"
 done
+# Half the threads capturing their streams: the kernels' captured-launch counts move too while the report
+# sorts the captured kernels by them (the sort's comparator read them with plain loads, and a comparator
+# whose answers change during qsort is undefined behaviour: the report now sorts counts read once).
+rc=0
+KPROF_SAMPLE=1000000 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/capture.json" run_kprof "$PROGS/detached" 8 capture \
+    >"$WORK/out.capture" 2>"$WORK/err.capture" || rc=$?
+[ "$rc" = 0 ] || { cat "$WORK/err.capture" >&2; fail "capture: detached exited $rc"; }
+expect_eq "$(jq '[.captured[] | select(.name == "captured()") | .launches > 0] | any' "$WORK/capture.json")" true \
+    "capture: the report counts the captured launches"
+grep -q 'ThreadSanitizer' "$WORK/err.capture" && { cat "$WORK/err.capture" >&2; fail "capture: a data race"; }
+pass "capture: no sanitizer report"

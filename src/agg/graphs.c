@@ -281,7 +281,7 @@ void kprof_graphs_snapshot(struct kprof_graphs_part *p)
             p->rows[p->n++] = graphs.rows[i];
     pthread_rwlock_unlock(&graphs.lock);
     if (p->rows)
-        qsort(p->rows, p->n, sizeof *p->rows, kprof_kernel_by_total_desc);
+        kprof_kernels_sort(p->rows, p->n, 0);
 }
 
 void kprof_graphs_part_free(struct kprof_graphs_part *p)

@@ -386,16 +386,36 @@ void kprof_kernel_adjust(struct kprof_kernel *k, double ns)
 
 /* ---- snapshot -------------------------------------------------------------------------------- */
 
-int kprof_kernel_by_total_desc(const void *a, const void *b)
+/* A kernel's sort keys, read once (kprof_kernels_sort). */
+struct sort_key {
+    uint64_t first, second; /* total and calls, or captured launches and 0 */
+    struct kprof_kernel *k;
+};
+
+static int by_keys_desc(const void *a, const void *b)
 {
-    const struct kprof_kernel *x = *(struct kprof_kernel *const *)a, *y = *(struct kprof_kernel *const *)b;
-    uint64_t tx = kprof_kernel_total(x), ty = kprof_kernel_total(y);
-    if (tx != ty)
-        return tx > ty ? -1 : 1;
-    uint64_t cx = kprof_kernel_calls(x), cy = kprof_kernel_calls(y);
-    if (cx != cy)
-        return cx > cy ? -1 : 1;
-    return strcmp(x->mangled, y->mangled);
+    const struct sort_key *x = a, *y = b;
+    if (x->first != y->first)
+        return x->first > y->first ? -1 : 1;
+    if (x->second != y->second)
+        return x->second > y->second ? -1 : 1;
+    return strcmp(x->k->mangled, y->k->mangled);
+}
+
+void kprof_kernels_sort(struct kprof_kernel **v, size_t n, int by_captured)
+{
+    struct sort_key *keys = n ? malloc(n * sizeof *keys) : NULL;
+    if (!keys)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        keys[i].k = v[i];
+        keys[i].first = by_captured ? kprof_kernel_captures(v[i]) : kprof_kernel_total(v[i]);
+        keys[i].second = by_captured ? 0 : kprof_kernel_calls(v[i]);
+    }
+    qsort(keys, n, sizeof *keys, by_keys_desc);
+    for (size_t i = 0; i < n; i++)
+        v[i] = keys[i].k;
+    free(keys);
 }
 
 /* KPROF_SAMPLE=auto: sets k->estimated, and k->est_total_ns and k->est_ci95_ns from its sampling state
@@ -419,14 +439,6 @@ static inline void kernel_estimate(struct kprof_kernel *k)
         return;
     double sd = kprof_kernel_stddev_timed(k);
     k->estimated = kprof_sample_estimate(&k->sampling, direct, sd * sd, &k->est_total_ns, &k->est_ci95_ns);
-}
-
-static int by_captured_desc(const void *a, const void *b)
-{
-    const struct kprof_kernel *x = *(struct kprof_kernel *const *)a, *y = *(struct kprof_kernel *const *)b;
-    if (x->captured != y->captured)
-        return x->captured > y->captured ? -1 : 1;
-    return strcmp(x->mangled, y->mangled);
 }
 
 void kprof_kernels_snapshot(struct kprof_kernels_part *p)
@@ -467,9 +479,9 @@ void kprof_kernels_snapshot(struct kprof_kernels_part *p)
     pthread_mutex_unlock(&times_lock);
     pthread_rwlock_unlock(&names.lock);
     if (p->kernels)
-        qsort(p->kernels, p->nkernels, sizeof *p->kernels, kprof_kernel_by_total_desc);
+        kprof_kernels_sort(p->kernels, p->nkernels, 0);
     if (p->captured)
-        qsort(p->captured, p->ncaptured, sizeof *p->captured, by_captured_desc);
+        kprof_kernels_sort(p->captured, p->ncaptured, 1);
 }
 
 void kprof_kernels_part_free(struct kprof_kernels_part *p)
