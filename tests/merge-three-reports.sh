@@ -72,6 +72,21 @@ expect_grep '^kprof-merge: .*missing\.json.*; skipped$' "$WORK/err" "missing fil
 expect_eq "$(jqr '"\(.processes) \(.skipped)"' "$WORK/b.json")" "3 3" "good reports merged, bad ones skipped"
 expect_eq "$(jq -S .kernels "$WORK/b.json")" "$(jq -S .kernels "$WORK/m.json")" "bad files change nothing"
 
+# A kprof-merge summary among the reports (a glob that also matches the summary written before), and a
+# report given twice: each would count as one more process, doubling every figure (a new user's finding:
+# "Processes: 4 merged" for 3).  Warned about and skipped.
+rc=0
+"$MERGE" -f json "$D/rank0.json" "$D/rank1.json" "$WORK/m.json" "$D/rank2.json" "$D/rank1.json" \
+    >"$WORK/c.json" 2>"$WORK/err" || rc=$?
+cat "$WORK/err"
+expect_eq "$rc" 0 "exit status with a summary and a repeat among the reports"
+expect_grep "^kprof-merge: .*m\.json: a kprof-merge summary, not a libkprof report \(merge the reports it merged\); skipped\$" \
+    "$WORK/err" "the summary warned about"
+expect_grep "^kprof-merge: .*rank1\.json: process [0-9]+@[^ ]+ again \(its report is .*rank1\.json\); skipped\$" \
+    "$WORK/err" "the repeat warned about"
+expect_eq "$(jqr '"\(.processes) \(.skipped)"' "$WORK/c.json")" "3 2" "3 processes merged, 2 skipped"
+expect_eq "$(jq -S .kernels "$WORK/c.json")" "$(jq -S .kernels "$WORK/m.json")" "the summary and the repeat change nothing"
+
 # Nothing merged: exit 1.  Usage errors: exit 2.
 rc=0; "$MERGE" "$D/truncated.json" "$D/schema2.json" >/dev/null 2>"$WORK/err" || rc=$?
 expect_eq "$rc" 1 "exit status when no report merged"

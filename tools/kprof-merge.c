@@ -159,6 +159,7 @@ static void add(uint64_t *sum, uint64_t v)
  * missing. */
 struct proc {
     char *label;       /* owned */
+    const char *path;  /* its report's path (argv) */
     bool has_wall;
     uint64_t wall_ns;
 };
@@ -562,7 +563,8 @@ static bool merge_alloc(struct merge *m, size_t p, json_t *e)
 }
 
 /* Reads the report in file path and merges it into m.  A file that cannot be read or parsed, is not a JSON
- * object, or has no schema_version 1 gets a one-line warning and leaves m unchanged (returns false).
+ * object, has no schema_version 1, is not libkprof's (a kprof-merge summary), or is the report of a process
+ * already merged (the same pid@host) gets a one-line warning and leaves m unchanged (returns false).
  * Missing or ill-typed optional fields read as absent; array entries without a key (kernel name, copy
  * direction, allocation kind) are ignored with one warning per file. */
 static bool merge_file(struct merge *m, const char *path)
@@ -603,17 +605,36 @@ static bool merge_file(struct merge *m, const char *path)
         return false;
     }
 
-    size_t p = m->nprocs;
-    struct proc *pr = push(&m->procs, &m->nprocs, &m->procs_cap, sizeof *m->procs);
+    const char *tool = get_str(root, "tool");
+    if (!tool || strcmp(tool, "libkprof") != 0) {
+        if (tool && strcmp(tool, "kprof-merge") == 0)
+            warn("%s: a kprof-merge summary, not a libkprof report (merge the reports it merged); skipped", path);
+        else
+            warn("%s: not a libkprof JSON report (its tool is not libkprof); skipped", path);
+        json_decref(root);
+        return false;
+    }
     const char *host = get_str(root, "host");
     json_t *pid = json_object_get(root, "pid");
+    char *label;
     if (host && json_is_integer(pid)) {
         size_t n = (size_t)snprintf(NULL, 0, "%lld@%s", (long long)json_integer_value(pid), host) + 1;
-        pr->label = xrealloc(NULL, n);
-        snprintf(pr->label, n, "%lld@%s", (long long)json_integer_value(pid), host);
+        label = xrealloc(NULL, n);
+        snprintf(label, n, "%lld@%s", (long long)json_integer_value(pid), host);
+        for (size_t j = 0; j < m->nprocs; j++)
+            if (strcmp(m->procs[j].label, label) == 0) { /* the same file twice, or a copy of it */
+                warn("%s: process %s again (its report is %s); skipped", path, label, m->procs[j].path);
+                free(label);
+                json_decref(root);
+                return false;
+            }
     } else {
-        pr->label = utf8_dup(path);
+        label = utf8_dup(path);
     }
+    size_t p = m->nprocs;
+    struct proc *pr = push(&m->procs, &m->nprocs, &m->procs_cap, sizeof *m->procs);
+    pr->label = label;
+    pr->path = path;
     if (host)
         add_host(m, host);
     add_program(m, get_str(root, "command"), path);
@@ -1231,8 +1252,9 @@ static void usage(FILE *f)
             "  -h, --help            show this help and exit\n"
             "  -V, --version         show the version and exit\n"
             "\n"
-            "Unreadable reports are skipped with a warning. Exit status: 0 when at least one report was merged,\n"
-            "1 when none was (or the output could not be written), 2 for a usage error. See kprof-merge(1).\n");
+            "Unreadable reports, kprof-merge summaries and repeats of a process are skipped with a warning.\n"
+            "Exit status: 0 when at least one report was merged, 1 when none was (or the output could not be\n"
+            "written), 2 for a usage error. See kprof-merge(1).\n");
 }
 
 /* Parses the options, merges every REPORT.json named, writes the summary; exit status 0 (something merged),
