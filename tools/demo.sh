@@ -35,7 +35,7 @@ echo "demo: no GPU here (nvidia-smi lists none): running $what against the fake 
 # The fake's virtual host clock (libfakeclock.so, preloaded before libkprof, after a sanitizer's runtime) keeps its GPU clock in step
 # with the host's, a launch call taking 3 us of it (2 to 5 us on an H200), so that the Host and Queue
 # columns mean what they would on a GPU (without it the fake's GPU clock is unrelated to the host's and
-# the queue times read tens of ms).
+# the queue times mean nothing).
 clock=
 [ -e "$fake/lib/libfakeclock.so" ] || ${MAKE:-make} -s -C "$fake" lib/libfakeclock.so >/dev/null 2>&1
 [ -e "$fake/lib/libfakeclock.so" ] && clock=$fake/lib/libfakeclock.so
