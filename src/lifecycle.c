@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "sampling.h"
+#include "report.h"
 #include "cuda_api.h"
 #include "log.h"
 #include "kprof_config.h"
@@ -190,6 +191,8 @@ __attribute__((constructor)) static void kprof_init(void)
         return;
     }
     kprof_config_load();
+    if (!kprof_config.disabled)
+        kprof_report_check_paths();
     kprof_sampling_init();
     kprof_call_start(kprof_atexit, kprof_config.start_paused);
     if (kprof_config.disabled)

@@ -10,4 +10,9 @@
  * asked for, each to its own file (a warning, and nothing else, when that cannot be written). */
 void kprof_report_write(const struct kprof_snapshot *s);
 
+/* At the start of the run: one warning for each of KPROF_OUTPUT, KPROF_SAVE and KPROF_TRACE whose path (as
+ * its pattern names it now) cannot be written, so that a long run learns it before its end (the report
+ * still falls back to stderr at exit, and every path is tried again then).  Creates no file. */
+void kprof_report_check_paths(void);
+
 #endif

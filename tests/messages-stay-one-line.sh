@@ -19,7 +19,9 @@ expect_grep "^libkprof: cannot write the report to '$WORK/0+\.\.\.0+/x' \(File n
 expect_eq "$(grep '^libkprof: ' "$WORK/err" | awk '{ if (length($0) > n) n = length($0) } END { print (n <= 1024) }')" 1 "at most 1024 bytes a line"
 
 KPROF_FORMAT=csv KPROF_OUTPUT="$WORK/no/such/dir/r" run_kprof "$P" >/dev/null 2>"$WORK/err"
-expect_eq "$(grep -c '^libkprof: ' "$WORK/err")" 1 "a CSV report that cannot be written: one warning"
+expect_eq "$(grep -c '^libkprof: ' "$WORK/err")" 2 "a CSV report that cannot be written: one warning at the start, one at exit"
+expect_grep "^libkprof: KPROF_OUTPUT='$WORK/no/such/dir/r': '$WORK/no/such/dir/r\.summary\.csv' cannot be written now \(No such file or directory\); tried again at exit$" \
+    "$WORK/err" "the one at the start names the file and the reason"
 expect_grep "^libkprof: cannot write the CSV report to '$WORK/no/such/dir/r\.summary\.csv' \(No such file or directory\); writing it as text to stderr$" \
     "$WORK/err" "naming the first file and the reason"
 expect_grep '^== libkprof: end ==$' "$WORK/err" "the report as text on stderr"

@@ -1,9 +1,20 @@
 #!/bin/sh
-# A KPROF_OUTPUT that cannot be written gets a warning, and the report goes to stderr instead of being lost.
+# A KPROF_OUTPUT that cannot be written gets a warning, and the report goes to stderr instead of being lost;
+# the run is told at its start too (a new user's long job learned it only at its end).
 . "${top_srcdir:-..}/tests/lib.sh"
 need_kernels
 KPROF_OUTPUT="$WORK/no/such/dir/report.txt" run_kprof "$KERNELS/vector_add" --no-verify --n 64 >/dev/null 2>"$WORK/err"
 expect_grep "^libkprof: cannot write the report to '$WORK/no/such/dir/report.txt' \(No such file or directory\); writing it to stderr$" \
     "$WORK/err" "warning"
 expect_grep '^== libkprof: kernels ==$' "$WORK/err" "report on stderr"
+expect_eq "$(head -n1 "$WORK/err")" \
+    "libkprof: KPROF_OUTPUT='$WORK/no/such/dir/report.txt': '$WORK/no/such/dir/report.txt' cannot be written now (No such file or directory); tried again at exit" \
+    "said at the start, before the program's own output"
+# Written once the directory exists by exit (the program makes it, say): no fallback then (sh and mkdir
+# also start with libkprof preloaded, and warn at their start).
+mkdir -p "$WORK/later"
+KPROF_OUTPUT="$WORK/later/sub/r.txt" run_kprof sh -c "mkdir '$WORK/later/sub' && exec '$KERNELS/vector_add' --no-verify --n 64" \
+    >/dev/null 2>"$WORK/err2"
+expect_eq "$(grep -c '^libkprof: cannot write' "$WORK/err2")" 0 "a directory made during the run: no fallback at exit"
+expect_grep '^== libkprof: end ==$' "$WORK/later/sub/r.txt" "and the report written there"
 expect_grep 'vector_add\(float const\*, float const\*, float\*, unsigned long\)$' "$WORK/err" "with the kernel"

@@ -73,6 +73,53 @@ static int std_descriptor(const char *path)
     return -1;
 }
 
+/* Why the file `path` could not be created or written now (a strerror text), or NULL when it could: the
+ * file itself when it exists, else its directory. */
+static const char *unwritable(const char *path)
+{
+    if (access(path, W_OK) == 0)
+        return NULL;
+    if (errno != ENOENT)
+        return strerror(errno);
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    if (!dir)
+        return NULL;
+    int ok = access(dir, W_OK | X_OK) == 0;
+    int err = errno;
+    free(dir);
+    return ok ? NULL : strerror(err);
+}
+
+/* kprof_report_check_paths for one pattern (NULL: not asked for); csv: a base name, its files beside it. */
+static void check_path(const char *var, const char *pattern, int csv)
+{
+    if (!pattern)
+        return;
+    char *path = expand(pattern);
+    if (!path || std_descriptor(path) > 0) {
+        free(path);
+        return;
+    }
+    char *probe = path;
+    if (csv && (probe = malloc(strlen(path) + 16)) != NULL)
+        sprintf(probe, "%s.summary.csv", path);
+    const char *why = probe ? unwritable(probe) : NULL;
+    if (why)
+        kprof_warn("%s='%s': '%s' cannot be written now (%s); tried again at exit", var, pattern, probe, why);
+    if (probe != path)
+        free(probe);
+    free(path);
+}
+
+void kprof_report_check_paths(void)
+{
+    int csv = kprof_config.format == KPROF_FORMAT_CSV;
+    check_path("KPROF_OUTPUT", kprof_config.output ? kprof_config.output : csv ? "kprof.%p" : NULL, csv);
+    check_path("KPROF_SAVE", kprof_config.save, 0);
+    check_path("KPROF_TRACE", kprof_config.trace, 0);
+}
+
 /* An open destination: `f` is stderr itself (borrowed), or a stream of libkprof's own. */
 struct dest {
     FILE *f;

@@ -1,6 +1,6 @@
 /* detached.c [THREADS [capture]]: THREADS (default 8) detached host threads launch kernels, each on its own
- * stream, until the process exits; main returns once they have made 200 launches (or after 5 s), so
- * libkprof writes its report while they still launch.  With "capture", every other thread launches into
+ * stream, until the process exits; main returns once they have made 200 launches (and 20 captured ones
+ * with "capture"; or after 5 s), so libkprof writes its report while they still launch.  With "capture", every other thread launches into
  * its stream while capturing it (relaxed mode: the other threads' launches stay legal), each capture's
  * graph thrown away, so kernels' captured-launch counts also move while the report is written. */
 #include <pthread.h>
@@ -11,7 +11,7 @@
 
 static void stub(void) {}
 static void stub_captured(void) {}
-static unsigned long launched;
+static unsigned long launched, captured;
 
 static void *capturer(void *arg)
 {
@@ -24,7 +24,7 @@ static void *capturer(void *arg)
         if (cudaStreamBeginCapture(s, cudaStreamCaptureModeRelaxed) != cudaSuccess)
             continue;
         if (launch(stub_captured, (dim3){ 1 + (i & 3), 1, 1 }, (dim3){ 32, 1, 1 }, s) == cudaSuccess)
-            __atomic_add_fetch(&launched, 1, __ATOMIC_RELAXED);
+            __atomic_add_fetch(&captured, 1, __ATOMIC_RELAXED);
         if (cudaStreamEndCapture(s, &g) == cudaSuccess && g)
             cudaGraphDestroy(g);
     }
@@ -65,7 +65,9 @@ int main(int argc, char **argv)
         pthread_t t;
         pthread_create(&t, &a, capture && i % 2 ? capturer : worker, NULL);
     }
-    for (int i = 0; i < 5000 && __atomic_load_n(&launched, __ATOMIC_RELAXED) < 200; i++)
+    for (int i = 0; i < 5000 && (__atomic_load_n(&launched, __ATOMIC_RELAXED) < 200 ||
+                                 (capture && __atomic_load_n(&captured, __ATOMIC_RELAXED) < 20));
+         i++)
         usleep(1000);
     printf("detached: main returns\n");
     fflush(stdout);
