@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 #include "log.h"
 #include "kprof_config.h"
@@ -49,13 +50,13 @@ static void bad_value(const char *var, const char *value, const char *expected, 
     kprof_warn("ignoring %s='%s' (expected %s); using %s", var, value, expected, dflt);
 }
 
-/* 1 when v is `word` with nothing but white space around it (as strtol reads numbers). */
+/* 1 when v is `word`, in any case, with nothing but white space around it (as strtol reads numbers). */
 static int word_is(const char *v, const char *word)
 {
     while (isspace((unsigned char)*v))
         v++;
     size_t n = strlen(word);
-    if (strncmp(v, word, n) != 0)
+    if (strncasecmp(v, word, n) != 0)
         return 0;
     for (v += n; isspace((unsigned char)*v); v++)
         ;

@@ -20,6 +20,10 @@ expect_eq "$rc" 2 "unknown format: exit status 2"
 rc=0; "$K" -fxml true 2>"$WORK/err" || rc=$?
 expect_eq "$rc" 2 "an attached value (-fxml) is read as -f xml"
 expect_grep "unknown format 'xml'" "$WORK/err" "and checked like one"
+# Any case, as libkprof reads KPROF_FORMAT (a new user's -f JSON; kprof report and kprof-merge alike:
+# merge-three-reports.sh).
+rc=0; KPROF_DISABLE=1 "$K" -f JSON --group Shape true 2>"$WORK/err" || rc=$?
+expect_eq "$rc" 0 "-f JSON --group Shape accepted"
 case $SAN_PRELOAD in
 *tsan*) skip "the rest runs the launcher (a shell script) with the sanitizer runtime preloaded, and ThreadSanitizer's runtime crashes dash's subshells" ;;
 esac

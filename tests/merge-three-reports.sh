@@ -87,6 +87,12 @@ expect_grep "^kprof-merge: .*rank1\.json: process [0-9]+@[^ ]+ again \(its repor
 expect_eq "$(jqr '"\(.processes) \(.skipped)"' "$WORK/c.json")" "3 2" "3 processes merged, 2 skipped"
 expect_eq "$(jq -S .kernels "$WORK/c.json")" "$(jq -S .kernels "$WORK/m.json")" "the summary and the repeat change nothing"
 
+# A format in any case, as libkprof reads KPROF_FORMAT; kprof report of one report alike.
+"$MERGE" -f JSON "$D/rank0.json" "$D/rank1.json" "$D/rank2.json" >"$WORK/upper.json" || fail "-f JSON refused"
+expect_eq "$(jq -S .kernels "$WORK/upper.json")" "$(jq -S .kernels "$WORK/m.json")" "-f JSON: the JSON summary"
+"$top_builddir/tools/kprof" report -f JSON "$D/rank0.json" >"$WORK/one.json" || fail "kprof report -f JSON refused"
+expect_eq "$(jqr .tool "$WORK/one.json")" libkprof "kprof report -f JSON: the report as JSON"
+
 # Nothing merged: exit 1.  Usage errors: exit 2.
 rc=0; "$MERGE" "$D/truncated.json" "$D/schema2.json" >/dev/null 2>"$WORK/err" || rc=$?
 expect_eq "$rc" 1 "exit status when no report merged"

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include <jansson.h>
 
@@ -1274,9 +1275,9 @@ int main(int argc, char **argv)
     while ((c = getopt_long(argc, argv, "f:o:hV", longopts, NULL)) != -1) {
         switch (c) {
         case 'f':
-            if (!strcmp(optarg, "json"))
+            if (!strcasecmp(optarg, "json")) /* any case, as libkprof reads KPROF_FORMAT */
                 json = true;
-            else if (!strcmp(optarg, "text"))
+            else if (!strcasecmp(optarg, "text"))
                 json = false;
             else {
                 warn("unknown format '%s' (expected text or json)", optarg);

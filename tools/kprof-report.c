@@ -8,9 +8,11 @@
 #include <errno.h>
 #include <getopt.h>
 #include <stdbool.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include "kprof_config.h"
 #include "snapshot.h"
 #include "report/report_writers.h"
@@ -183,8 +185,8 @@ int main(int argc, char **argv)
     while ((c = getopt_long(argc, argv, ":f:o:hV", longopts, NULL)) != -1) {
         switch (c) {
         case 'f':
-            if (!strcmp(optarg, "text") || !strcmp(optarg, "csv") || !strcmp(optarg, "json"))
-                format = optarg[0], format_given = true;
+            if (!strcasecmp(optarg, "text") || !strcasecmp(optarg, "csv") || !strcasecmp(optarg, "json"))
+                format = (char)tolower((unsigned char)optarg[0]), format_given = true; /* any case, as KPROF_FORMAT */
             else
                 return usage_error("unknown format '%s' for -f (text, csv or json)", optarg);
             break;
