@@ -20,6 +20,11 @@ expect_eq "$rc" 2 "unknown format: exit status 2"
 rc=0; "$K" -fxml true 2>"$WORK/err" || rc=$?
 expect_eq "$rc" 2 "an attached value (-fxml) is read as -f xml"
 expect_grep "unknown format 'xml'" "$WORK/err" "and checked like one"
+# A value forgotten: -o takes the program, whose option is then unknown; the message says so.
+rc=0; "$K" -o "$KERNELS/vector_add" --no-verify 2>"$WORK/err" || rc=$?
+expect_eq "$rc:$(wc -l <"$WORK/err" | tr -d ' ')" 2:1 "-o PROGRAM --flag: one line, exit status 2"
+expect_grep "^kprof: unknown option --no-verify \(see kprof --help\): -o took the program '.*vector_add' as its value$" \
+    "$WORK/err" "naming what -o took"
 # Any case, as libkprof reads KPROF_FORMAT (a new user's -f JSON; kprof report and kprof-merge alike:
 # merge-three-reports.sh).
 rc=0; KPROF_DISABLE=1 "$K" -f JSON --group Shape true 2>"$WORK/err" || rc=$?
