@@ -24,8 +24,8 @@ awk '
     section ~ /allocations/ { gsub(/Host time \([a-z]+\)/, "Host time (*)"); if ($0 !~ /^Kind/) $0 = substr($0, 1, 55) "<masked>" substr($0, 71); print; next }
     section ~ /devices/ && /^ +[0-9]+ / { $6 = "<s>"; $7 = "<%>"; print; next }
     section ~ /api/ { if ($0 ~ /^ +Calls/) print "Calls Errors API"; else print $1, $2, $NF; next }
-    section ~ /events/ { sub(/created [0-9]+/, "created <n>"); sub(/one event \(busy stream\) [0-9]+/, "one event (busy stream) <n>"); sub(/held until queued [0-9]+ \(behind other work [0-9]+\)/, "held until queued <n> (behind other work <n>)"); sub(/beside another busy stream [0-9]+/, "beside another busy stream <n>"); sub(/, held longer than kprof_hold waits \([0-9.]+ ms\) [0-9]+ \([^)]*\)/, ""); sub(/, left by KPROF_HOLD.s draw to be read with an offset learned from drawn launches of their kernel and shape [0-9]+ \([^)]*\)/, ""); sub(/, read as their kernel.s mean because their stop was stamped on an idle stream [0-9]+/, "")
-                         sub(/, queries left out \(the event recorded too recently to have completed\) [0-9]+/, "")
+    section ~ /events/ && /^(Held longer|Read with an offset|Read as their|Queries left out)/ { next }
+    section ~ /events/ { sub(/created [0-9]+/, "created <n>"); sub(/one event \(busy stream\) [0-9]+/, "one event (busy stream) <n>"); sub(/held until queued [0-9]+ \(behind other work [0-9]+\)/, "held until queued <n> (behind other work <n>)"); sub(/beside another busy stream [0-9]+/, "beside another busy stream <n>")
                          sub(/ \([0-9.]+ ms\): taken off/, " (<ms>): taken off"); sub(/; an event is seen complete [0-9.]+ us after its record, at least/, "") }
     { print }' "$WORK/report.txt" |
     sed -E 's/(Host|Queue) (med|p95) \([a-z]+\)/\1 \2 (*)/g; s/( +[0-9]+\.[0-9]{3}){4}(  [^ ])/ <host> <host> <host> <host>\2/' >"$WORK/report.txt.norm"

@@ -42,7 +42,7 @@ expect_eq "$(kernel_field "$WORK/slow.json" idle_k calls)" 11 "slow launches: al
 expect_eq "$(jqr '.events.held + .events.held_kernel' "$WORK/slow.json")-$(jqr '.events.holds_overdue' "$WORK/slow.json")" \
     11-11 "slow launches: every hold outlasted its timeout"
 FAKEGPU_LAUNCH_SLEEP_US="idle_k=5000" KPROF_OUTPUT="$WORK/slow.txt" run_kprof "$PROGS/preds" idle >/dev/null 2>&1
-expect_grep 'held longer than kprof_hold waits \(1 ms\) 11 \(kernels on other streams may read up to that much longer\)' \
+expect_grep '^Held longer than kprof_hold waits \(1 ms\) 11 \(kernels on other streams may read up to that much longer\)' \
     "$WORK/slow.txt" "the text report says so"
 # Without holds the launch latency is estimated from the host clock: no launch reads 3 us exactly (the
 # test above fails without them).

@@ -62,7 +62,7 @@ expect_eq "$(jq -c '.calibration[0].beside_htod_ns' "$WORK/none.json")" 0 "and n
 (export FAKEGPU_HANDOFF_NS=kernel=700,wait=900,beside_htod=5000 KPROF_OUTPUT="$WORK/r.txt" && run_kprof "$PROGS/preds" htodbeside) \
     >/dev/null || fail "preds htodbeside (text) failed"
 expect_grep "beside another stream's HtoD copy, more 5\.00" "$WORK/r.txt" "text: the calibrated delay"
-expect_grep "started beside another stream's HtoD copy 5 \(its delay taken off\)" "$WORK/r.txt" "text: the launches"
+expect_grep "^Started beside another stream's HtoD copy 5 \(its delay taken off\)" "$WORK/r.txt" "text: the launches"
 (export FAKEGPU_HANDOFF_NS=kernel=700,wait=900,beside_htod=5000 KPROF_FORMAT=csv KPROF_OUTPUT="$WORK/c" &&
     run_kprof "$PROGS/preds" htodbeside) >/dev/null || fail "preds htodbeside (csv) failed"
 expect_grep '^0,done,[0-9]+,16,own,beside_htod,5000$' "$WORK/c.calibration.csv" "csv: calibration.csv"

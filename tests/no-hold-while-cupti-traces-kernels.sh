@@ -21,7 +21,7 @@ expect_eq "$(jq -c '[.events.held + .events.held_kernel, .events.not_held_traced
 expect_eq "$(kernel_field "$WORK/w.json" idle_k calls)-$(kernel_field "$WORK/w.json" idle_k timed)" 9-9 "every launch timed"
 expect_eq "$(jqr '.calibration[0].state' "$WORK/w.json")" done "calibrated before the window"
 KPROF_OUTPUT="$WORK/w.txt" run_kprof "$PROGS/cupti_window" window >/dev/null 2>&1
-expect_grep 'not held while another tool traced kernels through CUPTI 3' "$WORK/w.txt" "the text report says so"
+expect_grep '^Not held while another tool traced kernels through CUPTI 3' "$WORK/w.txt" "the text report says so"
 # CUPTI in a library's local scope (dlopened without RTLD_GLOBAL, as Python loads libtorch, whose
 # dependency libcupti is then out of a preloaded library's RTLD_NEXT reach): the switches still reach it
 # (torch.profiler saw no GPU event when libkprof forwarded through RTLD_NEXT, and a CUPTI tracer loaded

@@ -58,7 +58,7 @@ expect_eq "$(jq -c '[.calibration[0].state, .calibration[0].seen_ns, .events.que
 # The text report's events and calibration lines, and the CSV calibration table, say so.
 (export FAKEGPU_EVENT_SEEN_NS=4000 FAKEGPU_QUERY_HOST_NS=500 FAKEGPU_LAUNCH_HOST_NS=1500 KPROF_OUTPUT="$WORK/long.txt" &&
     run_clocked "$PROGS/preds" long) >/dev/null 2>&1 || fail "preds long (text) failed"
-expect_grep 'queries left out \(the event recorded too recently to have completed\) [0-9]+' "$WORK/long.txt" "text: events line"
+expect_grep '^Queries left out \(the event recorded too recently to have completed\) [0-9]+' "$WORK/long.txt" "text: events line"
 expect_grep 'an event is seen complete 3\.00 us after its record, at least' "$WORK/long.txt" "text: calibration line"
 (export FAKEGPU_EVENT_SEEN_NS=4000 FAKEGPU_QUERY_HOST_NS=500 FAKEGPU_LAUNCH_HOST_NS=1500 KPROF_FORMAT=csv \
     KPROF_OUTPUT="$WORK/long" && run_clocked "$PROGS/preds" long) >/dev/null 2>&1 || fail "preds long (CSV) failed"
@@ -66,6 +66,6 @@ expect_grep ',own,seen,3000$' "$WORK/long.calibration.csv" "CSV: calibration row
 # kprof-report reads it back from the JSON report.
 "$top_builddir/tools/kprof-report" "$WORK/long.json" >"$WORK/back.txt" 2>&1 || fail "kprof-report failed: $(cat "$WORK/back.txt")"
 expect_grep 'an event is seen complete 3\.00 us after its record, at least' "$WORK/back.txt" "kprof-report: calibration line"
-expect_grep "queries left out \\(the event recorded too recently to have completed\\) $(jqr '.events.queries_unasked' "$WORK/long.json")\$" \
+expect_grep "^Queries left out \\(the event recorded too recently to have completed\\) $(jqr '.events.queries_unasked' "$WORK/long.json")\$" \
     "$WORK/back.txt" "kprof-report: events line, as in the JSON report"
 pass "queries of events recorded too recently to have completed are left out"

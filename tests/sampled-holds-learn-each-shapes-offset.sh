@@ -39,8 +39,8 @@ expect_eq "$(jqr '.events.unheld_unlearned' "$WORK/h8.json")" 0 "every unheld la
 pass "KPROF_HOLD=0: the large grid's latency is not seen"
 # The text report says how many were left unheld.
 KPROF_SEED=7 KPROF_OUTPUT="$WORK/h8.txt" run_clocked "$PROGS/preds" shapes >/dev/null 2>&1
-expect_grep "left by KPROF_HOLD's draw to be read with an offset learned from drawn launches of their kernel and shape [0-9]+ \(unheld [0-9]+, started at the previous stop behind a short backlog [0-9]+; read before any offset was learned [0-9]+\)" \
-    "$WORK/h8.txt" "the text report's events line says so"
+expect_grep "^Read with an offset learned from held launches of their kernel and shape \(KPROF_HOLD\) [0-9]+ \(not held [0-9]+, started at the previous stop behind a short backlog [0-9]+; read before any offset was learned [0-9]+\)$" \
+    "$WORK/h8.txt" "the text report's events section says so, on a line of its own"
 # Under KPROF_SAMPLE=N the draw is among the timed launches (each weighs N): 50 timed launches, of which
 # the first 8 of each shape and about 1 in 8 of the others are held (all 50 were before: a hold costs a
 # launch of host time, the most of a sampled launch's cost on the H200), and the estimated totals exact.

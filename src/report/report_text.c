@@ -271,31 +271,30 @@ void kprof_report_text(FILE *f, const struct kprof_snapshot *s)
     devices(f, s);
     api(f, s);
     fprintf(f, "== libkprof: events ==\n");
-    fprintf(f, "Events created %ld, pairs incomplete at exit %ld, failed %ld, calls untimed for lack of events %ld, "
-               "launches timed with one event (busy stream) %ld, held until queued %ld (behind other work %ld), "
-               "not held beside another busy stream %ld",
-            s->events.n.created, s->events.n.incomplete, s->events.n.failed, s->events.n.pool_exhausted, s->events.n.one_event,
-            s->events.n.held + s->events.n.held_kernel, s->events.n.held_kernel, s->events.n.beside_busy);
-    if (s->events.n.holds_overdue) /* a launch call that outlasted its hold: other streams may have waited */
-        fprintf(f, ", held longer than kprof_hold waits (%.0f ms) %ld (kernels on other streams may read up to "
-                   "that much longer)", (double)KPROF_HOLD_TIMEOUT_NS / 1e6, s->events.n.holds_overdue);
-    if (s->events.n.unheld_drawn || s->events.n.gap_shared) /* KPROF_HOLD=N */
-        fprintf(f, ", left by KPROF_HOLD's draw to be read with an offset learned from drawn launches of their "
-                   "kernel and shape %ld (unheld %ld, started at the previous stop behind a short backlog %ld; "
-                   "read before any offset was learned %ld)",
-                s->events.n.unheld_drawn + s->events.n.gap_shared, s->events.n.unheld_drawn, s->events.n.gap_shared,
-                s->events.n.unheld_unlearned);
-    if (s->events.n.stop_idle) /* a host held up after its kernel was queued: timing/queue.h */
-        fprintf(f, ", read as their kernel's mean because their stop was stamped on an idle stream %ld",
-                s->events.n.stop_idle);
-    if (s->events.n.beside_htod) /* the GPU reads a kernel's launch behind the copy's reads: calibrate.h */
-        fprintf(f, ", started beside another stream's HtoD copy %ld (its delay taken off)", s->events.n.beside_htod);
-    if (s->events.n.unasked) /* calibrate.h, seen_ns */
-        fprintf(f, ", queries left out (the event recorded too recently to have completed) %ld", s->events.n.unasked);
-    if (s->events.n.not_held_traced) /* torch.profiler and other CUPTI tracers would see kprof_hold */
-        fprintf(f, ", not held while another tool traced kernels through CUPTI %ld (timed as without holds)",
-                s->events.n.not_held_traced);
-    fputc('\n', f);
+    /* One line for the pool, one for how the launches were timed, then one for each of the rarer counts
+     * that is not 0 (libkprof(7), "Text report", says what each means). */
+    const struct kprof_event_counters *n = &s->events.n;
+    fprintf(f, "Events created %ld, pairs incomplete at exit %ld, failed %ld, calls untimed for lack of events %ld\n",
+            n->created, n->incomplete, n->failed, n->pool_exhausted);
+    fprintf(f, "Launches timed with one event (busy stream) %ld, held until queued %ld (behind other work %ld), "
+               "not held beside another busy stream %ld\n",
+            n->one_event, n->held + n->held_kernel, n->held_kernel, n->beside_busy);
+    if (n->holds_overdue) /* a launch call that outlasted its hold: other streams may have waited */
+        fprintf(f, "Held longer than kprof_hold waits (%.0f ms) %ld (kernels on other streams may read up to that much "
+                   "longer)\n", (double)KPROF_HOLD_TIMEOUT_NS / 1e6, n->holds_overdue);
+    if (n->unheld_drawn || n->gap_shared) /* KPROF_HOLD=N */
+        fprintf(f, "Read with an offset learned from held launches of their kernel and shape (KPROF_HOLD) %ld (not held "
+                   "%ld, started at the previous stop behind a short backlog %ld; read before any offset was learned %ld)\n",
+                n->unheld_drawn + n->gap_shared, n->unheld_drawn, n->gap_shared, n->unheld_unlearned);
+    if (n->stop_idle) /* a host held up after its kernel was queued: timing/queue.h */
+        fprintf(f, "Read as their kernel's mean because their stop was stamped on an idle stream %ld\n", n->stop_idle);
+    if (n->beside_htod) /* the GPU reads a kernel's launch behind the copy's reads: calibrate.h */
+        fprintf(f, "Started beside another stream's HtoD copy %ld (its delay taken off)\n", n->beside_htod);
+    if (n->unasked) /* calibrate.h, seen_ns */
+        fprintf(f, "Queries left out (the event recorded too recently to have completed) %ld\n", n->unasked);
+    if (n->not_held_traced) /* torch.profiler and other CUPTI tracers would see kprof_hold */
+        fprintf(f, "Not held while another tool traced kernels through CUPTI %ld (timed as without holds)\n",
+                n->not_held_traced);
     for (size_t i = 0; i < s->events.ncalibs; i++) {
         const struct kprof_calibration *c = &s->events.calibs[i];
         if (c->state != KPROF_CALIB_DONE) {
