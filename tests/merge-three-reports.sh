@@ -100,5 +100,10 @@ rc=0; "$MERGE" >/dev/null 2>&1 || rc=$?
 expect_eq "$rc" 2 "exit status without reports"
 rc=0; "$MERGE" -f xml "$D/rank0.json" >/dev/null 2>&1 || rc=$?
 expect_eq "$rc" 2 "exit status for an unknown format"
+rc=0; "$MERGE" --top -1 "$D/rank0.json" >/dev/null 2>"$WORK/err" || rc=$?
+expect_eq "$rc:$(cat "$WORK/err")" "2:kprof-merge: --top needs a whole number from 0 to 1073741824, not '-1'" "a bad --top"
+"$MERGE" --top 1 "$D/rank0.json" "$D/rank1.json" "$D/rank2.json" >"$WORK/top.txt"
+expect_eq "$(sed -n '/== kprof-merge: kernels ==/,/^Per-process/p' "$WORK/top.txt" | grep -c '^ *[0-9]')" 1 "--top 1: one kernel row"
+expect_grep '^  \(1 more kernel, 6\.25% of kernel time, not shown: --top 1\)$' "$WORK/top.txt" "and the one left out"
 expect_eq "$("$MERGE" --version)" "kprof-merge (libkprof) $(sed -n 's/^#define PACKAGE_VERSION "\(.*\)"$/\1/p' "$top_builddir/config.h")" \
     "--version"

@@ -114,7 +114,11 @@ err 2
 err 2 -f html "$WORK/overlap.json"
 err 2 --top x "$WORK/overlap.json"
 err 2 -f csv "$WORK/overlap.json" "$WORK/idle.json"
-err 2 --top 3 "$WORK/overlap.json" "$WORK/idle.json"
+# --top with several reports: the merged summary's kernels table shows that many (an MPI user's wish).
+"$K" report --top 1 "$WORK/overlap.json" "$WORK/idle.json" >"$WORK/top1.txt" || fail "--top 1 with two reports failed"
+expect_eq "$(sed -n '/== kprof-merge: kernels ==/,/^Per-process/p' "$WORK/top1.txt" | grep -c '^ *[0-9]')" 1 \
+    "--top 1 with two reports: one kernel row"
+expect_grep '^  \([0-9]+ more kernels?, [0-9.]+% of kernel time, not shown: --top 1\)$' "$WORK/top1.txt" "and what is left out"
 err 1 "$WORK/missing.json"
 echo '{"schema_version": 2, "tool": "libkprof"}' >"$WORK/v2.json"
 err 1 "$WORK/v2.json"

@@ -259,6 +259,7 @@ struct merge {
     struct program *programs; /* distinct programs, first-seen order */
     size_t nprograms, programs_cap;
     size_t skipped;
+    long top;          /* --top: kernels shown in the text summary's kernels table; 0 = all */
     struct ktable kernels, graphs, captured;
     struct api *apis;
     size_t napis, apis_cap;
@@ -1021,15 +1022,26 @@ static struct krows krows(const struct merge *m, struct kernel *const *ks, size_
 
 /* Writes the kernels-style rows ks[0..n) (kernels, or graphs) as a table whose name column is headed
  * `what`; empty: what the "(no ...)" line says; noun: the row's kind in the footnote. */
-static void text_kernel_rows(FILE *f, const struct merge *m, struct kernel *const *ks, size_t nk, const char *what,
-                             const char *empty, const char *noun)
+static void text_kernel_rows(FILE *f, const struct merge *m, struct kernel *const *ks, size_t nk, size_t top,
+                             const char *what, const char *empty, const char *noun)
 {
     if (!nk) {
         fprintf(f, "  (no %s)\n", empty);
         return;
     }
-    struct krows t = krows(m, ks, nk);
-    text_table(f, MT_kernels, &t, nk, NULL, kernel_timed, 0, what);
+    size_t shown = top > 0 && top < nk ? top : nk;
+    struct krows t = krows(m, ks, shown);
+    text_table(f, MT_kernels, &t, shown, NULL, kernel_timed, 0, what);
+    if (shown < nk) { /* as libkprof's KPROF_TOP says it */
+        uint64_t rest = 0, all = 0;
+        for (size_t i = 0; i < nk; i++) {
+            add(&all, ks[i]->total_ns);
+            if (i >= shown)
+                add(&rest, ks[i]->total_ns);
+        }
+        fprintf(f, "  (%zu more %s%s, %.2f%% of %s time, not shown: --top %zu)\n", nk - shown, noun,
+                nk - shown == 1 ? "" : "s", all ? 100.0 * (double)rest / (double)all : 0.0, noun, top);
+    }
     fprintf(f, "Per-process figures are over the processes that ran the %s; Imbalance = Max/proc / Mean/proc.\n", noun);
     fprintf(f, "Host med*, Queue med*: the launch-weighted median of the processes' medians of the launch call's\n"
                "host time and of the queue time from the call's start to the kernel's start.\n");
@@ -1067,12 +1079,12 @@ static void write_text(FILE *f, struct merge *m)
     fprintf(f, "== kprof-merge: kernels ==\n");
     size_t nk;
     struct kernel **ks = sorted_kernels(m, &nk);
-    text_kernel_rows(f, m, ks, nk, "Kernel", "kernel launches", "kernel");
+    text_kernel_rows(f, m, ks, nk, (size_t)m->top, "Kernel", "kernel launches", "kernel");
     free(ks);
 
     fprintf(f, "== kprof-merge: graphs ==\n");
     ks = sorted_rows(&m->graphs, &nk, kernel_cmp);
-    text_kernel_rows(f, m, ks, nk, "Graph", "graph launches", "graph");
+    text_kernel_rows(f, m, ks, nk, 0, "Graph", "graph launches", "graph");
     free(ks);
 
     fprintf(f, "== kprof-merge: captured ==\n");
@@ -1241,7 +1253,7 @@ static bool write_json(FILE *f, struct merge *m)
 static void usage(FILE *f)
 {
     fprintf(f,
-            "Usage: kprof-merge [-f text|json] [-o FILE] REPORT.json...\n"
+            "Usage: kprof-merge [-f text|json] [--top N] [-o FILE] REPORT.json...\n"
             "Merges the JSON reports of many processes profiled by libkprof (KPROF_FORMAT=json) into one summary:\n"
             "per kernel, calls and GPU time summed over processes, with the per-process minimum, maximum, mean\n"
             "and imbalance (max/mean); graphs and captured kernels likewise; copies, memsets, allocations, context\n"
@@ -1250,6 +1262,7 @@ static void usage(FILE *f)
             "\n"
             "  -f, --format FORMAT   output format: text (default) or json\n"
             "  -o, --output FILE     write the summary to FILE, not stdout\n"
+            "      --top N           kernels shown in the text summary's kernels table, 0 (all) to 1073741824\n"
             "  -h, --help            show this help and exit\n"
             "  -V, --version         show the version and exit\n"
             "\n"
@@ -1265,12 +1278,14 @@ int main(int argc, char **argv)
     static const struct option longopts[] = {
         { "format", required_argument, NULL, 'f' },
         { "output", required_argument, NULL, 'o' },
+        { "top", required_argument, NULL, 't' },
         { "help", no_argument, NULL, 'h' },
         { "version", no_argument, NULL, 'V' },
         { NULL, 0, NULL, 0 },
     };
     bool json = false;
     const char *output = NULL;
+    long top = 0;
     int c;
     while ((c = getopt_long(argc, argv, "f:o:hV", longopts, NULL)) != -1) {
         switch (c) {
@@ -1287,6 +1302,16 @@ int main(int argc, char **argv)
         case 'o':
             output = optarg;
             break;
+        case 't': {
+            char *end;
+            errno = 0;
+            top = strtol(optarg, &end, 10);
+            if (errno || end == optarg || *end || top < 0 || top > 1073741824L || optarg[0] == '-' || optarg[0] == '+') {
+                warn("--top needs a whole number from 0 to 1073741824, not '%s'", optarg);
+                return 2;
+            }
+            break;
+        }
         case 'h':
             usage(stdout);
             return 0;
@@ -1304,6 +1329,7 @@ int main(int argc, char **argv)
     }
 
     struct merge m = { 0 };
+    m.top = top;
     for (int i = optind; i < argc; i++)
         if (!merge_file(&m, argv[i]))
             m.skipped++;

@@ -38,8 +38,8 @@ static void usage(FILE *f)
             "                        format; csv: files FILE.kernels.csv..., FILE defaulting to REPORT\n"
             "                        without .json)\n"
             "      --top N           kernels shown in the text report's table, 0 (all) to 1073741824\n"
-            "                        (as KPROF_TOP; one report only; default: the run's own KPROF_TOP,\n"
-            "                        as saved in the report); with --html, kernels\n"
+            "                        (as KPROF_TOP; default: the run's own KPROF_TOP, as saved in the\n"
+            "                        report; several reports: every kernel); with --html, kernels\n"
             "                        in the page (default 20, 0 for all)\n"
             "      --html            write the HTML page (to stdout, or FILE)\n"
             "  -o, --output FILE     write to FILE, not stdout (csv: the base name of its files)\n"
@@ -111,9 +111,10 @@ static int render_one(const char *path, char format, const char *output, long to
 }
 
 /* Several reports: kprof-merge's summary, in text or JSON; its exit status. */
-static int render_merged(char **files, int nfiles, char format, const char *output)
+static int render_merged(char **files, int nfiles, char format, const char *output, long top)
 {
-    char **av = calloc((size_t)nfiles + 6, sizeof *av);
+    char **av = calloc((size_t)nfiles + 8, sizeof *av);
+    char topv[24];
     if (!av) {
         fputs("kprof: out of memory\n", stderr);
         return 1;
@@ -125,6 +126,11 @@ static int render_merged(char **files, int nfiles, char format, const char *outp
     if (output) {
         av[ac++] = "-o";
         av[ac++] = (char *)output;
+    }
+    if (top >= 0) {
+        snprintf(topv, sizeof topv, "%ld", top);
+        av[ac++] = "--top";
+        av[ac++] = topv;
     }
     av[ac++] = "--";
     for (int i = 0; i < nfiles; i++)
@@ -227,7 +233,5 @@ int main(int argc, char **argv)
         return render_one(argv[optind], format, output, top);
     if (format == 'c')
         return usage_error("%s", "-f csv renders one report; several are merged as text or json");
-    if (top >= 0)
-        return usage_error("%s", "--top applies to one report; the merged summary lists every kernel");
-    return render_merged(argv + optind, nfiles, format, output);
+    return render_merged(argv + optind, nfiles, format, output, top);
 }
