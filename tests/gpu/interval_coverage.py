@@ -39,44 +39,40 @@ def load_manifest(path):
     return {p["name"]: (p["files"]["kprof"], p["files"]["cupti"]) for p in progs}
 
 
-def kernels(path):
-    """mangled name -> dict(calls, timed, total, ci) from a JSON report; {} when unreadable."""
+def read_report(path):
+    """The JSON report at path as a dict; {} when unreadable."""
     try:
         with open(path) as f:
-            rep = json.load(f)
+            return json.load(f)
     except (OSError, ValueError):
         return {}
+
+
+def summed(rows, fields, ci_key):
+    """mangled name -> dict of `fields` (output name -> row key) summed over rows of one name, and ci, the
+    half-widths (row key ci_key) added as variances (rows apart, KPROF_GROUP=shape, are independent)."""
     out = {}
-    for k in rep.get("kernels", []):
-        key = k.get("mangled") or k.get("name")
-        s = out.setdefault(key, {"calls": 0, "timed": 0, "total": 0.0, "var": 0.0})
-        s["calls"] += k.get("calls", 0)
-        s["timed"] += k.get("timed", 0)
-        s["total"] += k.get("total_ns", 0)
-        s["var"] += (k.get("total_ci95_ns", 0) / 1.96) ** 2  # rows apart: variances add
+    for k in rows:
+        s = out.setdefault(k.get("mangled") or k.get("name"), dict({f: 0 for f in fields}, var=0.0))
+        for f, key in fields.items():
+            s[f] += k.get(key, 0)
+        s["var"] += (k.get(ci_key, 0) / 1.96) ** 2
     for s in out.values():
         s["ci"] = 1.96 * s.pop("var") ** 0.5
     return out
+
+
+def kernels(path):
+    """mangled name -> dict(calls, timed, total, ci) from a JSON report's kernels; {} when unreadable."""
+    return summed(read_report(path).get("kernels", []),
+                  {"calls": "calls", "timed": "timed", "total": "total_ns"}, "total_ci95_ns")
 
 
 def checked(path):
     """mangled name -> dict(calls, timed, total, est, ci) from a JSON report's auto_check; {} when none."""
-    try:
-        with open(path) as f:
-            rep = json.load(f)
-    except (OSError, ValueError):
-        return {}
-    out = {}
-    for k in (rep.get("auto_check") or {}).get("kernels", []):
-        s = out.setdefault(k["mangled"], {"calls": 0, "timed": 0, "total": 0.0, "est": 0.0, "var": 0.0})
-        s["calls"] += k["calls"]
-        s["timed"] += k["auto_timed"]
-        s["total"] += k["total_ns"]
-        s["est"] += k["auto_total_ns"]
-        s["var"] += (k["auto_ci95_ns"] / 1.96) ** 2  # rows apart (KPROF_GROUP=shape): variances add
-    for s in out.values():
-        s["ci"] = 1.96 * s.pop("var") ** 0.5
-    return out
+    return summed((read_report(path).get("auto_check") or {}).get("kernels", []),
+                  {"calls": "calls", "timed": "auto_timed", "total": "total_ns", "est": "auto_total_ns"},
+                  "auto_ci95_ns")
 
 
 def main_check(path, details):
