@@ -31,10 +31,12 @@ int kprof_forked_child;
 
 /* ---- KPROF_SIGNALS=1: the report on SIGINT/SIGTERM ------------------------------------------- */
 
-/* The handler only wakes a helper thread, which writes the report (CUDA calls inside a signal handler
- * can deadlock), waits for it (bounded), then hands the signal to the program's own handler, or to the
- * default action. */
-static sem_t sig_go, sig_done;
+/* The handler only wakes a helper thread and returns: the thread it interrupted may hold a lock the report
+ * needs (libkprof's, or the driver's inside a launch), so it must not wait there.  The helper writes the
+ * report (CUDA calls inside a signal handler can deadlock), or waits for the one exit() is writing, then
+ * puts the program's own disposition back and raises the signal again: the program's handler runs, or the
+ * default action ends the process, as without libkprof (the program runs on meanwhile). */
+static sem_t sig_go;
 static struct sigaction sig_old[2];
 static volatile sig_atomic_t sig_caught; /* the signal the helper writes the report for */
 
@@ -42,14 +44,24 @@ static volatile sig_atomic_t sig_caught; /* the signal the helper writes the rep
  * the app's streams are not flushed then. */
 static int finishing_on_signal;
 
+static int finish_claim(void);
+static void finish_run(void);
+static void finish_wait(long timeout_ms);
+
 static void *signal_helper(void *arg)
 {
     (void)arg;
     while (sem_wait(&sig_go) != 0 && errno == EINTR)
         ;
-    finishing_on_signal = 1;
-    kprof_finish();
-    sem_post(&sig_done);
+    int sig = sig_caught;
+    if (finish_claim()) {
+        finishing_on_signal = 1;
+        finish_run();
+    } else {
+        finish_wait(kprof_config.exit_timeout_ms + 5000); /* exit() is writing it: the process ends after */
+    }
+    sigaction(sig, &sig_old[sig == SIGTERM], NULL);
+    kill(getpid(), sig); /* this thread blocks every signal: another one takes it */
     return NULL;
 }
 
@@ -60,11 +72,11 @@ static void on_signal(int sig, siginfo_t *info, void *uc)
     if (!once) {
         once = 1;
         sig_caught = sig;
-        sem_post(&sig_go);
-        struct timespec until = kprof_deadline_ms(kprof_config.exit_timeout_ms + 5000);
-        while (sem_timedwait(&sig_done, &until) != 0 && errno == EINTR)
-            ;
+        sem_post(&sig_go); /* async-signal-safe; the helper raises the signal again after the report */
+        errno = saved;
+        return;
     }
+    /* A second signal before the report is written: the program's action at once, as without libkprof. */
     struct sigaction *old = &sig_old[sig == SIGTERM];
     errno = saved;
     if (old->sa_flags & SA_SIGINFO) {
@@ -84,7 +96,7 @@ static int signal_helper_start(void)
 {
     pthread_t t;
     sigset_t all, mask;
-    if (sem_init(&sig_go, 0, 0) != 0 || sem_init(&sig_done, 0, 0) != 0)
+    if (sem_init(&sig_go, 0, 0) != 0)
         return 0;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &mask);
@@ -237,11 +249,32 @@ static void say_why_nothing_profiled(int reported)
                    "failed)", name, pid);
 }
 
+static int finish_once, finish_done;
+
+/* 1 for the one caller that is to write the report (finish_run). */
+static int finish_claim(void)
+{
+    return !__atomic_exchange_n(&finish_once, 1, __ATOMIC_ACQ_REL);
+}
+
+/* Waits, up to timeout_ms, for the report another thread is writing. */
+static void finish_wait(long timeout_ms)
+{
+    for (long i = 0; i < timeout_ms && !__atomic_load_n(&finish_done, __ATOMIC_ACQUIRE); i++) {
+        struct timespec ms = { 0, 1000000 };
+        nanosleep(&ms, NULL);
+    }
+}
+
 void kprof_finish(void)
 {
-    static int once;
-    if (__atomic_exchange_n(&once, 1, __ATOMIC_ACQ_REL))
-        return;
+    if (finish_claim())
+        finish_run();
+}
+
+/* kprof_finish's work, once claimed. */
+static void finish_run(void)
+{
     kprof_tls_depth++;
     __atomic_store_n(&kprof_finished, 1, __ATOMIC_RELAXED); /* no new pairs from here on */
     int reported = 0;
@@ -262,6 +295,7 @@ void kprof_finish(void)
     else
         say_why_nothing_profiled(reported);
     kprof_tls_depth--;
+    __atomic_store_n(&finish_done, 1, __ATOMIC_RELEASE);
 }
 
 static void kprof_atexit(void)

@@ -1,6 +1,6 @@
 #!/bin/sh
-# KPROF_SIGNALS=1: a SIGTERM still gets the report (written by a helper thread, not in the handler), and
-# the process then ends by the signal as it would without libkprof; a program with its own SIGTERM
+# KPROF_SIGNALS=1: a SIGTERM still gets the report (written by a helper thread, not in the handler, which
+# returns at once), and the process then ends by the signal, raised again, as it would without libkprof; a program with its own SIGTERM
 # handler keeps it (it exits through exit(), and the report comes from the usual exit path).
 . "${top_srcdir:-..}/tests/lib.sh"
 need_jq
@@ -53,3 +53,33 @@ expect_eq "$(grep -c '^libkprof: SIGTERM arrived while the first CUDA call was s
 rc=$(KPROF_SIGNALS=1 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/e.json" terminated e ready nocontext)
 expect_eq "$rc" 143 "no context, no call in flight: ended by SIGTERM"
 expect_eq "$(grep -c '^libkprof: SIGTERM arrived' "$WORK/e.out")" 0 "and no line about a context being created"
+
+# A SIGTERM that lands while a launch holds one of libkprof's locks (or the driver's): the handler used
+# to wait there for the helper's report, which needed that very lock; 10 s later the default action ended
+# the process with no report (a breaker helper: 4 runs in 12).  The handler now returns at once, and the
+# helper raises the signal again once the report is written.
+i=0
+while [ $i -lt 6 ]; do
+    i=$((i + 1))
+    start_s=$(date +%s)
+    rc=$(KPROF_SIGNALS=1 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/loop$i.json" terminated loop$i ready loop)
+    took=$(($(date +%s) - start_s))
+    expect_eq "$rc" 143 "a launch loop ($i): ended by SIGTERM"
+    [ -s "$WORK/loop$i.json" ] || fail "a launch loop ($i): no report"
+    [ "$took" -lt 5 ] || fail "a launch loop ($i): it took $took s to end"
+    pass "a launch loop ($i): the report written, ended in $took s"
+done
+
+# A SIGTERM while exit() drains pairs that never complete (FAKEGPU_HANG: KPROF_EXIT_TIMEOUT, 1 s here):
+# the helper found the report under way, let the signal end the process at once, and the report was lost
+# (the breaker: 3 runs in 3).  It now waits for the report under way.
+(export FAKEGPU_HANG=1 KPROF_EXIT_TIMEOUT=1000 KPROF_SIGNALS=1 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/drain.json" &&
+    start "$PROGS/sleeper" exit) >"$WORK/drain.out" 2>&1 &
+pid=$!
+wait_ready "$WORK/drain.out"
+sleep 0.3 # main has returned: exit() drains for 1 s
+kill -TERM $pid
+rc=0; wait $pid || rc=$?
+case $rc in 0|143) pass "SIGTERM during the exit drain: ended ($rc)" ;; *) fail "SIGTERM during the exit drain: exit status $rc" ;; esac
+[ -s "$WORK/drain.json" ] || { cat "$WORK/drain.out" >&2; fail "SIGTERM during the exit drain: no report"; }
+expect_eq "$(kernel_field "$WORK/drain.json" sleeper calls)" 5 "SIGTERM during the exit drain: the report written"
