@@ -26,6 +26,7 @@
 #include "report.h"
 
 static void kprof_atexit(void);
+static void kprof_at_quick_exit(void);
 
 int kprof_forked_child;
 
@@ -43,6 +44,8 @@ static volatile sig_atomic_t sig_caught; /* the signal the helper writes the rep
 /* 1 while the report is written because of a signal: the interrupted thread may hold a stdio lock, so
  * the app's streams are not flushed then. */
 static int finishing_on_signal;
+/* 1 when the report is written from quick_exit(), which flushes no stdio stream: nor does libkprof. */
+static int finishing_quickly;
 
 static int finish_claim(void);
 static void finish_run(void);
@@ -202,6 +205,7 @@ __attribute__((constructor)) static void kprof_init(void)
         kprof_config.disabled = 1;
         return;
     }
+    kprof_stderr_keep(); /* before any message: the program may give descriptor 2 to a file later */
     kprof_config_load();
     if (!kprof_config.disabled)
         kprof_report_check_paths();
@@ -213,7 +217,7 @@ __attribute__((constructor)) static void kprof_init(void)
     atexit(kprof_atexit);
     /* quick_exit() runs only at_quick_exit handlers (no atexit handlers, no destructors), and tears no
      * CUDA context down: the pairs can still be read there. */
-    at_quick_exit(kprof_atexit);
+    at_quick_exit(kprof_at_quick_exit);
     pthread_atfork(fork_prepare, fork_parent, fork_child);
     if (kprof_config.signals && !kprof_config.disabled)
         signals_install();
@@ -282,7 +286,7 @@ static void finish_run(void)
         kprof_events_drain(kprof_config.exit_timeout_ms);
         struct kprof_snapshot s;
         if (kprof_snapshot_take(&s)) {
-            if (!finishing_on_signal)
+            if (!finishing_on_signal && !finishing_quickly)
                 fflush(NULL); /* the app's own output first */
             kprof_report_write(&s);
             reported = 1;
@@ -301,6 +305,14 @@ static void finish_run(void)
 static void kprof_atexit(void)
 {
     kprof_finish();
+}
+
+static void kprof_at_quick_exit(void)
+{
+    if (finish_claim()) {
+        finishing_quickly = 1;
+        finish_run();
+    }
 }
 
 /* Last resort (dlclose, or exit paths that skip atexit handlers registered late): events may be gone by

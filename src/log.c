@@ -1,5 +1,6 @@
 /* log.c: libkprof's messages, one line each on stderr, prefixed "libkprof: ". */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -8,7 +9,69 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "log.h"
+
+/* kprof_stderr_keep's record of the first stderr: known 0 when descriptor 2 was closed then. */
+static struct {
+    int known, copy;
+    dev_t dev;
+    ino_t ino;
+} first_err = { 0, -1, 0, 0 };
+
+void kprof_stderr_keep(void)
+{
+    int saved = errno;
+    struct stat st;
+    if (fstat(STDERR_FILENO, &st) == 0) {
+        first_err.dev = st.st_dev;
+        first_err.ino = st.st_ino;
+        first_err.copy = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 100);
+        first_err.known = 1;
+    }
+    errno = saved;
+}
+
+/* 1 when descriptor fd is the first stderr's file. */
+static int is_first_err(int fd)
+{
+    struct stat st;
+    return fd >= 0 && fstat(fd, &st) == 0 && st.st_dev == first_err.dev && st.st_ino == first_err.ino;
+}
+
+int kprof_stderr_fd(void)
+{
+    int saved = errno, fd = -1;
+    if (!first_err.known)
+        fd = STDERR_FILENO; /* not kept (before the constructor, or descriptor 2 was closed): as it is */
+    else if (is_first_err(STDERR_FILENO))
+        fd = STDERR_FILENO;
+    else if (is_first_err(first_err.copy))
+        fd = first_err.copy;
+    errno = saved;
+    return fd;
+}
+
+FILE *kprof_stderr_stream(void)
+{
+    static FILE *own;
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    int fd = kprof_stderr_fd();
+    if (fd == STDERR_FILENO)
+        return stderr;
+    if (fd < 0)
+        return NULL;
+    int saved = errno;
+    pthread_mutex_lock(&lock);
+    if (!own) {
+        int d = fcntl(fd, F_DUPFD_CLOEXEC, 100);
+        if (d >= 0 && !(own = fdopen(d, "w")))
+            close(d);
+    }
+    pthread_mutex_unlock(&lock);
+    errno = saved;
+    return own;
+}
 
 /* The longest line written, newline included. */
 #define LINE_MAX_BYTES 1024
@@ -124,7 +187,8 @@ void kprof_log(enum kprof_log_level level, const char *fmt, ...)
         free(msg);
     struct kprof_sigpipe sp;
     kprof_sigpipe_block(&sp);
-    ssize_t w = write(STDERR_FILENO, buf, (size_t)(o - buf));
+    int fd = kprof_stderr_fd();
+    ssize_t w = fd >= 0 ? write(fd, buf, (size_t)(o - buf)) : 0;
     (void)w;
     kprof_sigpipe_restore(&sp);
     errno = saved_errno;

@@ -3,6 +3,7 @@
 #define KPROF_LOG_H
 
 #include <signal.h>
+#include <stdio.h>
 
 /* Message levels, KPROF_LOG's values. */
 enum kprof_log_level { KPROF_LOG_WARN, KPROF_LOG_INFO, KPROF_LOG_DEBUG };
@@ -18,6 +19,19 @@ void kprof_log(enum kprof_log_level level, const char *fmt, ...) __attribute__((
 /* Enables the levels up to `level` (KPROF_LOG_WARN until set); config.c sets it from KPROF_LOG as soon as
  * it has read it, before the other variables.  Call it before other threads log. */
 void kprof_log_set_level(enum kprof_log_level level);
+
+/* The stderr the process started with.  A program may close descriptor 2 and open a file of its own, which
+ * then gets it: libkprof's messages and report must not land in the program's data.  kprof_stderr_keep,
+ * called first thing in the constructor, notes which file descriptor 2 is and keeps a descriptor of its
+ * own on it (close-on-exec, numbered 100 or above, away from those shells number by hand);
+ * kprof_stderr_fd gives 2 while descriptor 2 is still that file, else that copy (while it still is that
+ * file: the program may have reused its number), else -1 (nothing to write to: the message is dropped).
+ * kprof_stderr_stream is the same as a stdio stream: stderr itself while descriptor 2 is the first
+ * stderr (the program's buffered output stays first), else a stream of libkprof's own on the copy (made
+ * once, never closed), else NULL.  Thread-safe after kprof_stderr_keep; they keep errno. */
+void kprof_stderr_keep(void);
+int kprof_stderr_fd(void);
+FILE *kprof_stderr_stream(void);
 
 /* SIGPIPE held off the calling thread while libkprof writes to a pipe whose reader may be gone: block
  * saves the mask and whether SIGPIPE was pending; restore consumes a SIGPIPE that became pending since

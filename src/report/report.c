@@ -138,8 +138,9 @@ static int dest_open(struct dest *d, const char *pattern, const char *what, cons
     }
     const char *why = NULL;
     int fd = std_descriptor(d->path);
-    if (fd == 2) {
-        d->f = stderr; /* the program's own stream: its buffered output stays first */
+    if (fd == 2 && (d->f = kprof_stderr_stream()) != NULL) {
+        /* the program's own stream: its buffered output stays first (or, once the program gave descriptor 2
+         * to a file of its own, libkprof's copy of the first stderr: log.h) */
     } else if (fd == 1) {
         /* After whatever the program's stdout holds (unless another thread holds it: a signal's report);
          * through a descriptor of libkprof's own, which shares the offset and never truncates. */
@@ -181,8 +182,8 @@ static int dest_open(struct dest *d, const char *pattern, const char *what, cons
 static int dest_close(struct dest *d, const char *what, const char *fallback)
 {
     int ok;
-    if (d->f == stderr)
-        ok = fflush(stderr) == 0 && !ferror(stderr);
+    if (d->f == stderr || d->f == kprof_stderr_stream())
+        ok = fflush(d->f) == 0 && !ferror(d->f);
     else {
         int bad = ferror(d->f);
         ok = (fclose(d->f) == 0) & !bad;
@@ -231,7 +232,9 @@ static void write_csv(const struct kprof_snapshot *s)
     } else {
         kprof_warn("cannot write the CSV report to '%s' (%s); writing it as text to stderr",
                    failed ? failed : base ? base : "kprof.%p", why);
-        kprof_report_text(stderr, s);
+        FILE *err = kprof_stderr_stream();
+        if (err)
+            kprof_report_text(err, s);
     }
     free(failed);
     free(base);
@@ -259,22 +262,27 @@ void kprof_report_write(const struct kprof_snapshot *s)
         write_csv(s);
     } else {
         static const char to_stderr[] = "; writing it to stderr";
-        struct dest d = { stderr, NULL };
+        /* stderr: the first one (a program that gave descriptor 2 to a file of its own keeps its data:
+         * log.h); NULL when there is none left to write to. */
+        FILE *err = kprof_stderr_stream();
+        struct dest d = { err, NULL };
         if (kprof_config.output && !dest_open(&d, kprof_config.output, "report", to_stderr))
-            d.f = stderr;
-        for (;;) {
+            d.f = err;
+        while (d.f) {
             errno = 0;
             if (kprof_config.format == KPROF_FORMAT_JSON)
                 kprof_report_json(d.f, s);
             else
                 kprof_report_text(d.f, s);
-            int borrowed = d.f == stderr;
+            int borrowed = d.f == err || d.f == stderr;
             if (!d.path || dest_close(&d, "report", to_stderr) || borrowed)
                 break;
-            d.f = stderr; /* the file could not take it: the report is never lost */
+            d.f = err; /* the file could not take it: the report is never lost */
         }
     }
-    fflush(stderr);
+    FILE *err = kprof_stderr_stream();
+    if (err)
+        fflush(err);
 
     /* The JSON copy (KPROF_SAVE), for kprof report: the same snapshot as the report above. */
     write_extra(kprof_config.save, "JSON copy of the report", kprof_report_json, s);

@@ -1,5 +1,6 @@
 /* quick_exit.c: launches a kernel three times, then ends with quick_exit(), which runs only the
- * at_quick_exit handlers (no atexit handlers, no destructors). */
+ * at_quick_exit handlers (no atexit handlers, no destructors) and flushes no stdio stream: a line left in
+ * stdout's buffer is never written. */
 #include "fakeprog.h"
 
 static void stub(void) {}
@@ -14,5 +15,6 @@ int main(void)
     CHECK(cudaDeviceSynchronize());
     printf("quick_exit: ok\n");
     fflush(stdout);
+    printf("quick_exit: never flushed\n");
     quick_exit(4);
 }
