@@ -52,11 +52,12 @@ void kprof_preload_note_kernel(const void *handle)
  * calls are not the app's (kprof_tls_depth).  NULL when there is none. */
 static CUfunction function_from_runtime(const void *func)
 {
-    if (!KPROF_REAL(cudaGetFuncBySymbol) || !kprof_rt_quiet_begin())
+    __typeof__(cudaGetFuncBySymbol) *get_func = KPROF_REAL(cudaGetFuncBySymbol);
+    if (!get_func || !kprof_rt_quiet_begin())
         return NULL;
     CUfunction f = NULL;
     kprof_tls_depth++;
-    cudaError_t r = kprof_rt.cudaGetFuncBySymbol((cudaFunction_t *)&f, func);
+    cudaError_t r = get_func((cudaFunction_t *)&f, func);
     kprof_rt_quiet_end(r);
     kprof_tls_depth--;
     return r == cudaSuccess ? f : NULL;

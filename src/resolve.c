@@ -135,16 +135,19 @@ void *kprof_rt_resolve(void **slot, const char *name)
 }
 
 
+/* Through the pointers KPROF_REAL returns (atomic loads), never a plain read of kprof_rt's slots, which
+ * another thread may be filling (a ThreadSanitizer report a breaker helper found). */
 int kprof_rt_quiet_begin(void)
 {
-    return KPROF_REAL(cudaPeekAtLastError) && KPROF_REAL(cudaGetLastError) &&
-           kprof_rt.cudaPeekAtLastError() == cudaSuccess;
+    __typeof__(cudaPeekAtLastError) *peek = KPROF_REAL(cudaPeekAtLastError);
+    return peek && KPROF_REAL(cudaGetLastError) && peek() == cudaSuccess;
 }
 
 void kprof_rt_quiet_end(cudaError_t r)
 {
-    if (r != cudaSuccess)
-        kprof_rt.cudaGetLastError();
+    __typeof__(cudaGetLastError) *get = KPROF_REAL(cudaGetLastError);
+    if (r != cudaSuccess && get)
+        get();
 }
 
 /* ---- the driver ---- */

@@ -97,10 +97,11 @@ void kprof_names_bind(const void *kernel_handle, const void *host_stub)
  * error is pending, and clearing the one the query itself may leave.  Returns a malloc'd copy or NULL. */
 static char *name_from_runtime(const void *key)
 {
-    if (!KPROF_REAL(cudaFuncGetName) || !kprof_rt_quiet_begin())
+    __typeof__(cudaFuncGetName) *get_name = KPROF_REAL(cudaFuncGetName); /* an atomic load, not kprof_rt's slot */
+    if (!get_name || !kprof_rt_quiet_begin())
         return NULL;
     const char *n = NULL;
-    cudaError_t r = kprof_rt.cudaFuncGetName(&n, key);
+    cudaError_t r = get_name(&n, key);
     kprof_rt_quiet_end(r);
     return r == cudaSuccess && n ? strdup(n) : NULL;
 }
