@@ -101,6 +101,11 @@ static void check_path(const char *var, const char *pattern, int csv)
         free(path);
         return;
     }
+    struct stat dev;
+    if (csv && (std_descriptor(path) > 0 || (stat(path, &dev) == 0 && !S_ISREG(dev.st_mode) && !S_ISDIR(dev.st_mode)))) {
+        free(path); /* a device as a CSV base: write_csv writes the text report to it */
+        return;
+    }
     char *probe = path;
     if (csv && (probe = malloc(strlen(path) + 16)) != NULL)
         sprintf(probe, "%s.summary.csv", path);
@@ -204,6 +209,24 @@ static void write_csv(const struct kprof_snapshot *s)
     char *base = expand(chosen ? "kprof.%p" : kprof_config.output);
     char *failed = NULL;
     const char *why = "out of memory";
+    /* The files are named after the base: a device (/dev/stdout, /dev/null) names none; files beside it
+     * (/dev/stdout.kernels.csv...) were created where nobody looks (a breaker helper).  /dev/null asks for
+     * nothing; another device gets the text report, as a base that cannot be written does. */
+    struct stat dev;
+    if (base && !chosen &&
+        (std_descriptor(base) > 0 || (stat(base, &dev) == 0 && !S_ISREG(dev.st_mode) && !S_ISDIR(dev.st_mode)))) {
+        if (strcmp(base, "/dev/null") != 0) {
+            kprof_warn("KPROF_FORMAT=csv names its files after KPROF_OUTPUT, and '%s' is no file; writing the "
+                       "report as text to it", base);
+            struct dest d;
+            if (dest_open(&d, base, "report", "")) {
+                kprof_report_text(d.f, s);
+                dest_close(&d, "report", "");
+            }
+        }
+        free(base);
+        return;
+    }
     if (base && kprof_config.invocation_ns && !chosen) {
         /* Another process of this invocation wrote this base's files: this one's get ".<pid>". */
         size_t n = strlen(base) + 16;
