@@ -11,7 +11,6 @@
 #include <time.h>
 #include <unistd.h>
 #include "sampling.h"
-#include "report.h"
 #include "cuda_api.h"
 #include "log.h"
 #include "kprof_config.h"

@@ -73,6 +73,14 @@ static int std_descriptor(const char *path)
     return -1;
 }
 
+/* 1 when path names the process's stdout or stderr, or an existing file that is neither a regular file nor
+ * a directory (a device, a pipe): a CSV base of files named after it names none (write_csv). */
+static int names_a_device(const char *path)
+{
+    struct stat st;
+    return std_descriptor(path) > 0 || (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode));
+}
+
 /* Why the file `path` could not be created or written now (a strerror text), or NULL when it could: the
  * file itself when it exists, else its directory. */
 static const char *unwritable(const char *path)
@@ -97,13 +105,8 @@ static void check_path(const char *var, const char *pattern, int csv)
     if (!pattern)
         return;
     char *path = expand(pattern);
-    if (!path || std_descriptor(path) > 0) {
-        free(path);
-        return;
-    }
-    struct stat dev;
-    if (csv && (std_descriptor(path) > 0 || (stat(path, &dev) == 0 && !S_ISREG(dev.st_mode) && !S_ISDIR(dev.st_mode)))) {
-        free(path); /* a device as a CSV base: write_csv writes the text report to it */
+    if (!path || std_descriptor(path) > 0 || (csv && names_a_device(path))) {
+        free(path); /* stdout, stderr, or a device as a CSV base (write_csv writes the text report to it) */
         return;
     }
     char *probe = path;
@@ -212,9 +215,7 @@ static void write_csv(const struct kprof_snapshot *s)
     /* The files are named after the base: a device (/dev/stdout, /dev/null) names none; files beside it
      * (/dev/stdout.kernels.csv...) were created where nobody looks (a breaker helper).  /dev/null asks for
      * nothing; another device gets the text report, as a base that cannot be written does. */
-    struct stat dev;
-    if (base && !chosen &&
-        (std_descriptor(base) > 0 || (stat(base, &dev) == 0 && !S_ISREG(dev.st_mode) && !S_ISDIR(dev.st_mode)))) {
+    if (base && !chosen && names_a_device(base)) {
         if (strcmp(base, "/dev/null") != 0) {
             kprof_warn("KPROF_FORMAT=csv names its files after KPROF_OUTPUT, and '%s' is no file; writing the "
                        "report as text to it", base);
