@@ -42,10 +42,11 @@ expect_grep '^2 of 2 measured totals inside their 95% interval\.$' "$WORK/text" 
 # KPROF_HOLD=N (the default): launches not held are read with offsets learned from the held ones, and the
 # kernel's total is settled as the offsets are learned (timing/offsets.c); auto's weighed launches take
 # their share of each settlement, spread evenly.  Those launches' own readings spread widely on the fake
-# (61 ns to 5 us for 5 us kernels), so the estimate moves by up to about 1% from run to run here.
+# (61 ns to 5 us for 5 us kernels), so the estimate moves by up to about 1% from run to run here (a loaded
+# machine, or a sanitizer build, may move it more: 5% allowed).
 KPROF_HOLD=8 KPROF_AUTO_CHECK=1 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/hold8.json" run_kprof "$PROGS/many_launches" $N >/dev/null
-expect_eq "$(jq '.auto_check.kernels[] | select(.mangled == "_Z8kernel_bPf") | (.auto_total_ns - .total_ns | fabs) < 0.02 * .total_ns' \
-    "$WORK/hold8.json")" true "KPROF_HOLD=8: kernel_b's estimate within 2% of its total"
+expect_eq "$(jq '.auto_check.kernels[] | select(.mangled == "_Z8kernel_bPf") | (.auto_total_ns - .total_ns | fabs) < 0.05 * .total_ns' \
+    "$WORK/hold8.json")" true "KPROF_HOLD=8: kernel_b's estimate within 5% of its total"
 
 # A kernel whose every launch auto would time has no entry; without the check, no auto_check at all.
 KPROF_AUTO_CHECK=1 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/short.json" run_kprof "$PROGS/many_launches" 50 >/dev/null
