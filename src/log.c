@@ -63,11 +63,8 @@ FILE *kprof_stderr_stream(void)
         return NULL;
     int saved = errno;
     pthread_mutex_lock(&lock);
-    if (!own) {
-        int d = fcntl(fd, F_DUPFD_CLOEXEC, 100);
-        if (d >= 0 && !(own = fdopen(d, "w")))
-            close(d);
-    }
+    if (!own)
+        own = fdopen(fd, "w"); /* on the copy itself (never closed): the messages' write()s share it */
     pthread_mutex_unlock(&lock);
     errno = saved;
     return own;

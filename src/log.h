@@ -28,7 +28,8 @@ void kprof_log_set_level(enum kprof_log_level level);
  * file: the program may have reused its number), else -1 (nothing to write to: the message is dropped).
  * kprof_stderr_stream is the same as a stdio stream: stderr itself while descriptor 2 is the first
  * stderr (the program's buffered output stays first), else a stream of libkprof's own on the copy (made
- * once, never closed), else NULL.  Thread-safe after kprof_stderr_keep; they keep errno. */
+ * once, never closed; written through and flushed by the report, so messages written to the copy between
+ * stay in order), else NULL.  Thread-safe after kprof_stderr_keep; they keep errno. */
 void kprof_stderr_keep(void);
 int kprof_stderr_fd(void);
 FILE *kprof_stderr_stream(void);
