@@ -432,7 +432,7 @@ static long harvest_once(void)
         }
         pthread_mutex_lock(&kprof_ev.lock);
     }
-    for (struct queue *q = kprof_ev.queues; q; q = q->hh.next) {
+    for (struct queue *q = kprof_ev.queues, *next; q; q = next) {
         /* When the newest pair has completed, so have the ones before it (one stream runs in order):
          * one query for the lot.  (Should two threads share a stream and queue their pairs out of
          * stream order, cuEventElapsedTime still refuses a pair that is not complete.) */
@@ -518,6 +518,8 @@ static long harvest_once(void)
             if (r == CUDA_ERROR_NOT_READY)
                 break;
         }
+        next = q->hh.next; /* only this pass takes queues out of the table */
+        kprof_ev_queue_retire(q);
     }
     struct pool *pools = kprof_ev.pools; /* never freed; each one's next is set before it is listed */
     pthread_mutex_unlock(&kprof_ev.lock);

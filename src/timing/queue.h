@@ -85,6 +85,16 @@ struct queue {
     unsigned char last_pred; /* enum kprof_pred: what libkprof last put on this stream (kprof_ev.lock) */
     unsigned char host_fn;   /* a host function was put on it since libkprof's last timed call (kprof_ev.lock) */
     signed char blocking;    /* 1: it synchronises with the legacy default stream; -1: not known yet (atomic) */
+    /* Its stream was destroyed, or (a per-thread default stream) its thread exited: the harvester retires
+     * it once its last pair is read (kprof_ev.lock); a launch that finds it again (a new stream given the
+     * same handle, a new thread the same id) keeps it.  Retired queues wait in their pool's `spare` list
+     * for the next stream, so that a program making and dropping streams or threads by the thousand keeps
+     * a few queues, and the harvester walks only those. */
+    unsigned char gone;
+    unsigned later;          /* streams that had this queue after the first (they share its trace row) */
+    char name[64];           /* the first stream's name (its trace row's) */
+    struct pool *pool;       /* the pool it was made in */
+    struct queue *next_spare;
     UT_hash_handle hh;
 };
 

@@ -51,6 +51,8 @@ __attribute__((constructor(101))) static void chain_break_on_untimed_calls(void)
     kprof_call_on_untimed(kprof_chain_break);
 }
 
+static long thread_id(void);
+
 /* A thread's per-thread default stream has a queue keyed by its thread id, which the kernel gives to a
  * later thread once this one has exited: the thread's exit ends every chain (so the newcomer's first
  * launch is not timed from the dead thread's last stop).  Watched from a thread's first launch on its
@@ -61,10 +63,24 @@ static int exit_key_ok;
 static int exit_unwatched;
 static __thread int exit_watched __attribute__((tls_model("initial-exec")));
 
+/* The per-thread default streams' queues this thread timed on (one per context; kprof_ev.lock): marked gone
+ * at its exit, so that the harvester retires them (queue.h). */
+#define THREAD_QUEUES 4
+static __thread struct queue *tls_own_queues[THREAD_QUEUES] __attribute__((tls_model("initial-exec")));
+
 static void on_thread_exit(void *v)
 {
     (void)v;
     kprof_chain_break();
+    long tid = thread_id();
+    pthread_mutex_lock(&kprof_ev.lock);
+    for (int i = 0; i < THREAD_QUEUES; i++) {
+        struct queue *q = tls_own_queues[i];
+        if (q && q->key.stream == CU_STREAM_PER_THREAD && q->key.tid == tid)
+            q->gone = 1;
+        tls_own_queues[i] = NULL;
+    }
+    pthread_mutex_unlock(&kprof_ev.lock);
 }
 
 static void exit_key_create(void)
@@ -669,8 +685,62 @@ void kprof_timing_begin(struct kprof_timing *t, CUcontext ctx, cudaStream_t stre
 }
 
 /* The queue this thread last timed a call on: launch loops find theirs without hashing the key (queues
- * are never freed). */
+ * are never freed; a retired one's key is cleared, so it matches no stream). */
 static __thread struct queue *tls_queue __attribute__((tls_model("initial-exec")));
+
+int kprof_ev_queue_retire(struct queue *q)
+{
+    if (!q->gone || q->count > 0)
+        return 0;
+    HASH_DEL(kprof_ev.queues, q);
+    memset(&q->key, 0, sizeof q->key);
+    q->next_spare = q->pool->spare;
+    q->pool->spare = q;
+    return 1;
+}
+
+/* A new queue for key in pool p: a spare one of p's if there is one (its ring, trace row and first name
+ * kept), else a new one (*fresh set); NULL when out of memory.  kprof_ev.lock held. */
+static struct queue *queue_new(struct pool *p, const struct qkey *key, int *fresh)
+{
+    struct queue *q = p->spare;
+    *fresh = q == NULL;
+    if (q) {
+        p->spare = q->next_spare;
+        struct pair *ring = q->ring;
+        size_t cap = q->cap;
+        unsigned index = q->index, later = q->later;
+        char name[sizeof q->name];
+        memcpy(name, q->name, sizeof name);
+        memset(q, 0, sizeof *q);
+        q->ring = ring;
+        q->cap = cap;
+        q->index = index;
+        q->later = later + 1;
+        memcpy(q->name, name, sizeof name);
+    } else if (!(q = calloc(1, sizeof *q)))
+        return NULL;
+    q->key = *key;
+    q->pool = p;
+    q->last_pred = KPROF_PRED_UNKNOWN; /* whatever the app put there before libkprof timed anything */
+    q->blocking = key->stream == CU_STREAM_LEGACY ? 0 : key->stream == CU_STREAM_PER_THREAD ? 1 : -1;
+    return q;
+}
+
+/* Notes q as a per-thread default stream's queue of this thread (watched for the thread's exit). */
+static void queue_own(struct queue *q)
+{
+    int free_slot = -1;
+    for (int i = 0; i < THREAD_QUEUES; i++) {
+        if (tls_own_queues[i] == q)
+            return;
+        if (!tls_own_queues[i] || tls_own_queues[i]->key.tid != q->key.tid ||
+            tls_own_queues[i]->key.stream != CU_STREAM_PER_THREAD)
+            free_slot = free_slot < 0 ? i : free_slot;
+    }
+    if (free_slot >= 0 && watch_thread_exit())
+        tls_own_queues[free_slot] = q;
+}
 
 /* The queue of a stream, created (and its name given to the statistics) on first use; kprof_ev.lock held. */
 static struct queue *queue_for(const struct kprof_timing *t, struct pool *p)
@@ -681,35 +751,50 @@ static struct queue *queue_for(const struct kprof_timing *t, struct pool *p)
     key.stream = t->stream == NULL ? CU_STREAM_LEGACY : t->stream;
     key.tid = key.stream == CU_STREAM_PER_THREAD ? thread_id() : 0;
     struct queue *q = tls_queue;
-    if (q && q->key.ctx == key.ctx && q->key.stream == key.stream && q->key.tid == key.tid)
+    if (q && q->key.ctx == key.ctx && q->key.stream == key.stream && q->key.tid == key.tid) {
+        q->gone = 0; /* a new stream given a destroyed one's handle, or a new thread its id */
         return q;
+    }
     HASH_FIND(hh, kprof_ev.queues, &key, sizeof key, q);
-    if (q)
+    if (q) {
+        q->gone = 0;
+        if (key.stream == CU_STREAM_PER_THREAD)
+            queue_own(q);
         return tls_queue = q;
-    q = calloc(1, sizeof *q);
+    }
+    int fresh;
+    q = queue_new(p, &key, &fresh);
     if (!q)
         return NULL;
-    q->key = key;
-    q->last_pred = KPROF_PRED_UNKNOWN; /* whatever the app put there before libkprof timed anything */
-    q->blocking = key.stream == CU_STREAM_LEGACY ? 0 : key.stream == CU_STREAM_PER_THREAD ? 1 : -1;
     if (q->blocking == 1)
         kprof_order_seen(p, 0);
     HASH_ADD(hh, kprof_ev.queues, key, sizeof key, q);
     struct queue *found;
     HASH_FIND(hh, kprof_ev.queues, &key, sizeof key, found);
     if (found != q) { /* uthash ran out of memory and did not add it */
-        free(q);
+        q->next_spare = p->spare; /* its ring may be in use as a spare's; kept */
+        p->spare = q;
         return NULL;
     }
-    q->index = kprof_ev.nqueues++;
-    char name[96];
+    char name[sizeof q->name];
     if (key.stream == CU_STREAM_LEGACY)
         snprintf(name, sizeof name, "legacy default stream");
     else if (key.stream == CU_STREAM_PER_THREAD)
         snprintf(name, sizeof name, "per-thread default stream (thread %ld)", key.tid);
     else
         snprintf(name, sizeof name, "stream %u (%p)", ++p->nstreams, (void *)key.stream);
-    kprof_stream_named(q->index, p->device, name);
+    if (fresh) {
+        q->index = kprof_ev.nqueues++;
+        memcpy(q->name, name, sizeof name);
+        kprof_stream_named(q->index, p->device, name);
+    } else {
+        char row[sizeof name * 3];
+        snprintf(row, sizeof row, "%s, then %u later stream%s: the last %s", q->name, q->later,
+                 q->later == 1 ? "" : "s", name);
+        kprof_stream_named(q->index, p->device, row);
+    }
+    if (key.stream == CU_STREAM_PER_THREAD)
+        queue_own(q);
     return tls_queue = q;
 }
 
@@ -746,6 +831,7 @@ void kprof_stream_other(CUstream stream, int per_thread, int pred)
         __atomic_store_n(&q->blocking, (signed char)-1, __ATOMIC_RELAXED); /* asked again at its next launch */
         q->last_pred = KPROF_PRED_UNKNOWN;
         q->host_fn = 0;
+        q->gone = 1; /* retired by the harvester once its pairs are read */
     } else if (q && pred == KPROF_STREAM_HOST_FUNCTION)
         q->host_fn = 1;
     else if (q)

@@ -79,6 +79,7 @@ struct pool {
     struct { double t0, t1; unsigned queue; } htod[HTOD_RING];
     unsigned long nhtod;
     int dead;                    /* its context was destroyed: never used again */
+    struct queue *spare;         /* retired queues, for its next streams (kprof_ev.lock; queue.h, gone) */
     struct pool *next;
 };
 
@@ -130,6 +131,10 @@ unsigned char kprof_pred_of(enum kprof_target_kind kind, const void *target);
 int kprof_big_htod(enum kprof_target_kind kind, const void *target, uint64_t bytes);
 /* 1 if pool p is the context ctx, or (ctx NULL) on device dev. */
 int kprof_ev_pool_matches(const struct pool *p, CUcontext ctx, int dev);
+/* Retires q if its stream is gone and its last pair has been read (queue.h, gone): out of the table, onto
+ * its pool's spare list, never freed (a thread may still hold it as its last queue).  Returns 1 if it did.
+ * kprof_ev.lock held; harvest passes only (they walk the table, so no other thread may take a queue out). */
+int kprof_ev_queue_retire(struct queue *q);
 /* Records a new reference on p's stream when the last was asked for over REF_PERIOD_NS ago. */
 void kprof_ev_ref_request(struct pool *p);
 /* Starts the harvesting thread (kprof_ev.harvester_started set on success); kprof_ev.lock held. */

@@ -52,7 +52,9 @@ static struct {
     const char *truth_path;    /* FAKEGPU_TRUTH */
     int reuse_ctx_handle;      /* FAKEGPU_REUSE_CTX_HANDLE */
     int reuse_stream_handle;   /* FAKEGPU_REUSE_STREAM_HANDLE=1: the next stream created gets the handle of
-                                  the last one destroyed (a real driver's handles are reused memory too) */
+                                  the last one destroyed (a real driver's handles are reused memory too);
+                                  -1: a destroyed stream's memory is never freed, so every stream created
+                                  gets a handle never seen before (by default malloc decides) */
     int reuse_func_handle;     /* FAKEGPU_REUSE_FUNC_HANDLE=1: a function of an unloaded module or library
                                   gives its handle to the next function made (as a real allocator may) */
     uint64_t event_ns;         /* FAKEGPU_EVENT_NS: GPU time an event record takes on its stream */
@@ -259,7 +261,9 @@ static void load_config(void)
     cfg.truth_path = getenv("FAKEGPU_TRUTH");
     cfg.reuse_ctx_handle = env_num("FAKEGPU_REUSE_CTX_HANDLE", 0, 1) != 0;
     cfg.reuse_func_handle = env_num("FAKEGPU_REUSE_FUNC_HANDLE", 0, 1) != 0;
-    cfg.reuse_stream_handle = env_num("FAKEGPU_REUSE_STREAM_HANDLE", 0, 1) != 0;
+    const char *reuse_streams = getenv("FAKEGPU_REUSE_STREAM_HANDLE");
+    cfg.reuse_stream_handle = reuse_streams && strcmp(reuse_streams, "-1") == 0 ? -1
+                              : env_num("FAKEGPU_REUSE_STREAM_HANDLE", 0, 1) != 0;
     cfg.query_delay_us = (unsigned long)env_num("FAKEGPU_FIRST_QUERY_DELAY_US", 0, 10000000);
     cfg.event_ns = env_num("FAKEGPU_EVENT_NS", 0, 1000000000ULL);
     const char *later = getenv("FAKEGPU_KERNEL_LATER"), *leq = later ? strrchr(later, '=') : NULL;
@@ -1608,9 +1612,18 @@ CUresult cuStreamDestroy_v2(CUstream hStream)
     if (!(s->flags & CU_STREAM_NON_BLOCKING) && s->sync_t > s->ctx->retired_t)
         s->ctx->retired_t = s->sync_t;
     stream_unlink(s);
-    if (cfg.reuse_stream_handle) {
+    if (cfg.reuse_stream_handle > 0) {
         free(spare_stream);
         spare_stream = s;
+    } else if (cfg.reuse_stream_handle < 0) {
+        /* kept (and reachable, for the leak checker), so that no later stream gets its address */
+        static struct CUstream_st **kept;
+        static size_t nkept;
+        struct CUstream_st **k = realloc(kept, (nkept + 1) * sizeof *k);
+        if (k) {
+            kept = k;
+            kept[nkept++] = s;
+        }
     } else {
         free(s);
     }
