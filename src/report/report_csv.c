@@ -129,7 +129,8 @@ int kprof_report_csv(const char *base, int chosen, const struct kprof_snapshot *
         csv_close(&dest, f, "copies");
     }
     if ((f = csv_open(&dest, "memsets"))) {
-        csv_table(f, KPROF_TABLE_copies, &s->rows.memsets, 1, KPROF_COL_LABEL);
+        /* one row, none without memsets (as the copies' directions and the graphs) */
+        csv_table(f, KPROF_TABLE_copies, &s->rows.memsets, s->transfers.memsets.count ? 1 : 0, KPROF_COL_LABEL);
         csv_close(&dest, f, "memsets");
     }
     if ((f = csv_open(&dest, "allocations"))) {
