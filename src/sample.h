@@ -34,7 +34,8 @@ struct kprof_sample {
     float auto_weight;       /* kernels, KPROF_AUTO_CHECK=1: 1/p when auto would have timed it, else 0 */
     /* Kernels (and graph launches), the split nsys's cuda_kern_exec_sum makes: has_split when the launch
      * call's host time launch_host_ns (CLOCK_MONOTONIC around the real call) is known; has_queue when the
-     * queue time queue_ns is too: the kernel's start (start_ns) less the call's start, both on the host
+     * queue time queue_ns is too: the kernel's start (start_ns) less the call's start (the launch latency;
+     * nsys's queue time starts at the call's return), both on the host
      * clock through the reference events' host anchors (docs/accuracy.md), 0 where the model put the
      * kernel's start before the call's. */
     unsigned char has_split, has_queue;

@@ -151,7 +151,9 @@ static void kernels(FILE *f, const struct kprof_snapshot *s)
                    "Calls include launches replayed by CUDA graphs, which are timed with their graph (see graphs) and\n"
                    "marked on their row; launches inside conditional graph bodies cannot be counted from the host.\n"
                    "Host: the launch call's host time; Queue: from the call's start to the kernel's start on the GPU\n"
-                   "(median and p95 over the timed launches, the first included; as nsys's cuda_kern_exec_sum).\n");
+                   "(its launch latency; median and p95 over the timed launches, the first included).  nsys stats'\n"
+                   "cuda_kern_exec_sum starts its queue time at the call's return instead, and has none for a kernel\n"
+                   "that started before then.\n");
 }
 
 static void graphs(FILE *f, const struct kprof_snapshot *s)
