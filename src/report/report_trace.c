@@ -1,6 +1,9 @@
 /* report_trace.c: the Chrome trace-event JSON of every timed launch, copy and memset (KPROF_TRACE), which
- * Perfetto and chrome://tracing open: one process per device, one thread per stream. */
+ * Perfetto and chrome://tracing open: the process is the profiled one (its pid), one thread per stream
+ * (named for its device), times on the host's CLOCK_MONOTONIC, so that the traces of several processes
+ * of one host (MPI ranks, a launcher's workers) can be put into one and line up. */
 #include "log.h"
+#include "clock.h"
 #include "kprof_config.h"
 #include "sample.h"
 #include "kernel.h"
@@ -9,39 +12,33 @@
 #include "report_writers.h"
 #include "jsonput.h"
 
-
-
 void kprof_report_trace(FILE *f, const struct kprof_snapshot *s)
 {
     fprintf(f, "{\"displayTimeUnit\": \"ns\",\n \"otherData\": {\"tool\": \"libkprof\", \"pid\": %ld, "
-               "\"events\": %zu, \"dropped_events\": %llu, \"limit\": %ld},\n \"traceEvents\": [\n",
-            s->pid, s->devices.ntrace, (unsigned long long)s->devices.trace_dropped, kprof_config.trace_limit);
-    int first = 1;
-    /* Names: a process per device (every device a stream or event belongs to), a thread per stream. */
-    unsigned char named[64] = { 0 };
-    for (size_t i = 0; i < s->devices.nstreams + s->devices.ntrace; i++) {
-        int d = i < s->devices.nstreams ? (s->devices.streams[i].name ? s->devices.streams[i].device : -1) : s->devices.trace[i - s->devices.nstreams].device;
-        if (d < 0 || d >= 64 || named[d])
-            continue;
-        named[d] = 1;
-        fprintf(f, "%s  {\"ph\": \"M\", \"name\": \"process_name\", \"pid\": %d, \"args\": {\"name\": \"GPU %d\"}}",
-                first ? "" : ",\n", d, d);
-        first = 0;
-    }
+               "\"clock\": \"CLOCK_MONOTONIC\", \"start_us\": %.3f, \"events\": %zu, \"dropped_events\": %llu, "
+               "\"limit\": %ld},\n \"traceEvents\": [\n",
+            s->pid, (double)kprof_start_ns / 1e3, s->devices.ntrace, (unsigned long long)s->devices.trace_dropped,
+            kprof_config.trace_limit);
+    /* Names: the process (command, pid, host), a thread per stream (its device first). */
+    fprintf(f, "  {\"ph\": \"M\", \"name\": \"process_name\", \"pid\": %ld, \"args\": {\"name\": ", s->pid);
+    char proc[sizeof s->command + sizeof s->host + 48];
+    snprintf(proc, sizeof proc, "%s (pid %ld on %s)", s->command, s->pid, s->host);
+    kprof_json_string(f, proc);
+    fprintf(f, "}}");
     for (size_t i = 0; i < s->devices.nstreams; i++) {
         if (!s->devices.streams[i].name)
             continue;
-        fprintf(f, "%s  {\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": %d, \"tid\": %zu, \"args\": {\"name\": ",
-                first ? "" : ",\n", s->devices.streams[i].device, i);
-        kprof_json_string(f, s->devices.streams[i].name);
+        fprintf(f, ",\n  {\"ph\": \"M\", \"name\": \"thread_name\", \"pid\": %ld, \"tid\": %zu, \"args\": {\"name\": ",
+                s->pid, i);
+        char thread[320];
+        snprintf(thread, sizeof thread, "GPU %d: %s", s->devices.streams[i].device, s->devices.streams[i].name);
+        kprof_json_string(f, thread);
         fprintf(f, "}}");
-        first = 0;
     }
     for (size_t i = 0; i < s->devices.ntrace; i++) {
         const struct kprof_trace_event *e = &s->devices.trace[i];
-        fprintf(f, "%s  {\"ph\": \"X\", \"pid\": %d, \"tid\": %u, \"ts\": %.3f, \"dur\": %.3f, ", first ? "" : ",\n",
-                e->device, e->stream_index, (double)e->start_ns / 1e3, (double)e->dur_ns / 1e3);
-        first = 0;
+        fprintf(f, ",\n  {\"ph\": \"X\", \"pid\": %ld, \"tid\": %u, \"ts\": %.3f, \"dur\": %.3f, ", s->pid,
+                e->stream_index, (double)(kprof_start_ns + e->start_ns) / 1e3, (double)e->dur_ns / 1e3);
         if (e->kind == KPROF_TARGET_COPY) {
             const struct kprof_copy *c = e->target;
             if (kprof_copy_is_memset(c)) {
