@@ -52,8 +52,9 @@ static inline void kprof_preload_launched(int ok)
 }
 /* Notes a handle known to be a CUkernel (from cuLibraryGetKernel or __cudaGetKernel).  Thread-safe. */
 void kprof_preload_note_kernel(const void *handle);
-/* A module or library was unloaded: what was loaded ahead of first launches is forgotten (see
- * kprof_names_code_unloaded).  Thread-safe. */
+/* A module or library was unloaded, or a context ended (its modules with it; a context made later, a
+ * primary context after a reset in particular, may get its handle): what was loaded ahead of first
+ * launches is forgotten (see kprof_names_code_unloaded).  Thread-safe. */
 void kprof_preload_code_unloaded(void);
 
 #endif
