@@ -14,7 +14,7 @@
 static const char refused_owner[] = "owned by another user in a folder others can write";
 static const char refused_hardlink[] = "a file with another hard link, in a folder others can write";
 static const char refused_fifo[] = "a FIFO with no reader";
-static const char refused_sibling[] = "written by another process of this kprof invocation";
+static const char refused_sibling[] = "written by another process since this kprof invocation started";
 
 /* NULL when the entry lstat() found at `path` may be written (through), else why not: the kernel's
  * protected_symlinks and protected_regular rule, for every folder others can write (sticky or not): an

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -30,17 +31,28 @@ static int has_pid(const char *pattern)
     return 0;
 }
 
-/* path + ".<pid>", malloc'd (NULL when out of memory). */
+/* path with ".<pid>" added, malloc'd (NULL when out of memory): before its extension when that is one a
+ * report or trace file has (.json, .txt, .csv, .html, .log: out.json -> out.<pid>.json, so that a glob
+ * such as out*.json still finds it), else at its end (a CSV base: kprof -> kprof.<pid>). */
 static char *with_pid(const char *path)
 {
+    static const char *const exts[] = { ".json", ".txt", ".csv", ".html", ".log" };
+    const char *base = strrchr(path, '/'), *dot = strrchr(path, '.');
+    base = base ? base + 1 : path;
+    size_t at = strlen(path);
+    if (dot && dot > base)
+        for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++)
+            if (strcasecmp(dot, exts[i]) == 0)
+                at = (size_t)(dot - path);
     size_t n = strlen(path) + 24;
     char *p = malloc(n);
     if (p)
-        snprintf(p, n, "%s.%ld", path, (long)getpid());
+        snprintf(p, n, "%.*s.%ld%s", (int)at, path, (long)getpid(), path + at);
     return p;
 }
 
-/* The path a pattern names: in a forked child, with ".<pid>" added when the pattern has no %p of its own. */
+/* The path a pattern names: in a forked child, with ".<pid>" added (with_pid) when the pattern has no %p of
+ * its own. */
 static char *expand(const char *pattern)
 {
     char *path = kprof_expand_path(pattern);
@@ -168,8 +180,8 @@ static int dest_open(struct dest *d, const char *pattern, const char *what, cons
         if (!d->f && sibling) {
             char *other = with_pid(d->path);
             if (other) {
-                kprof_warn("'%s' was written by another process of this kprof invocation; writing the %s to "
-                           "'%s' instead", d->path, what, other);
+                kprof_warn("'%s' was written by another process since this kprof invocation started; writing "
+                           "the %s to '%s' instead", d->path, what, other);
                 free(d->path);
                 d->path = other;
                 d->f = kprof_output_open(d->path, 0, &why, &sibling);
@@ -238,8 +250,8 @@ static void write_csv(const struct kprof_snapshot *s)
             if (lstat(summary, &st) == 0 && S_ISREG(st.st_mode) && kprof_file_mtime_ns(&st) >= kprof_config.invocation_ns) {
                 char *other = with_pid(base);
                 if (other) {
-                    kprof_warn("'%s.*.csv' was written by another process of this kprof invocation; writing the "
-                               "report to '%s.*.csv' instead", base, other);
+                    kprof_warn("'%s.*.csv' was written by another process since this kprof invocation started; "
+                               "writing the report to '%s.*.csv' instead", base, other);
                     free(base);
                     base = other;
                 }
