@@ -307,6 +307,18 @@ void kprof_config_load(void)
     c->has_exclude = env_regex(VAR_KPROF_EXCLUDE, &c->exclude);
     c->invocation_ns = env_invocation(VAR_KPROF_INVOCATION);
     c->launched_pid = env_long(VAR_KPROF_LAUNCHED_PID, 0, 2147483647, "a process id, as kprof(1) sets it", 0);
+    /* The rank MPI launchers (Open MPI, PMIx, MPICH and Intel MPI), srun and torchrun give each process: a
+     * label only, so a value that is no number is passed over without a word. */
+    static const char *const rank_vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID", "RANK" };
+    c->rank = -1;
+    for (size_t i = 0; i < sizeof rank_vars / sizeof rank_vars[0] && c->rank < 0; i++) {
+        const char *v = secure_getenv(rank_vars[i]);
+        char *end;
+        errno = 0;
+        long r = v && *v >= '0' && *v <= '9' ? strtol(v, &end, 10) : -1;
+        if (r >= 0 && !errno && *end == '\0' && r <= 2147483647L)
+            c->rank = r;
+    }
 
     for (char **e = environ; e && *e; e++) {
         if (strncmp(*e, "KPROF_", 6) != 0)

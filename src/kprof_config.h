@@ -47,6 +47,9 @@ struct kprof_config {
                                    file modified since (another process of the invocation wrote it) */
     long launched_pid;          /* KPROF_LAUNCHED_PID: the process kprof(1) started (0: not under kprof).
                                    Under kprof, a process that profiled nothing says why at exit */
+    long rank;                  /* the process's rank as its launcher set it (OMPI_COMM_WORLD_RANK, PMIX_RANK,
+                                   PMI_RANK, SLURM_PROCID, RANK: the first set to a number from 0 to
+                                   2^31 - 1), for the report's labels; -1 = none */
     int has_include, has_exclude;
     regex_t include, exclude;   /* KPROF_INCLUDE / KPROF_EXCLUDE: extended regexes on demangled names */
 };

@@ -35,6 +35,7 @@ struct kprof_snapshot {
 #undef KPROF_PART_MEMBER
     uint64_t wall_ns;
     long pid;
+    long rank;                       /* the launcher's rank of the process (kprof_config.rank); -1: none */
     char command[256];
     char host[64];
     struct kprof_rows rows;          /* every table's derived figures, computed once (rows.h) */

@@ -31,7 +31,7 @@ awk '
     sed -E 's/(Host|Queue) (med|p95) \([a-z]+\)/\1 \2 (*)/g; s/( +[0-9]+\.[0-9]{3}){4}(  [^ ])/ <host> <host> <host> <host>\2/' >"$WORK/report.txt.norm"
 # JSON: drop what varies; the calibration's hand-offs in whole ns (written exactly, they carry the float
 # noise of cuEventElapsedTime's milliseconds).
-jq -S 'del(.pid, .host, .command, .wall_ns, .version) | .context_init[].host_ns = 0
+jq -S 'del(.pid, .rank, .host, .command, .wall_ns, .version) | .context_init[].host_ns = 0
        | .allocations[].host_ns = 0 | .api |= map({name, calls, errors}) | .events.created = 0 | .events.one_event = 0 | .events.held = 0 | .events.held_kernel = 0 | .events.beside_busy = 0 | .events.holds_overdue = 0
        | .events.unheld_drawn = 0 | .events.gap_shared = 0 | .events.unheld_unlearned = 0 | .events.stop_idle = 0
        | .events.queries_unasked = 0 | .calibration[].cost_ns = 0 | .calibration[].seen_ns = 0

@@ -156,8 +156,8 @@ static void add(uint64_t *sum, uint64_t v)
 
 /* --------------------------------------------------------------------------------------- merged state */
 
-/* One merged process: label is "pid@host", or the report's file name (made valid UTF-8) when pid or host is
- * missing. */
+/* One merged process: label is "pid@host" ("rank N pid@host" with a launcher's rank), or the report's file
+ * name (made valid UTF-8) when pid or host is missing. */
 struct proc {
     char *label;       /* owned */
     const char *path;  /* its report's path (argv) */
@@ -617,12 +617,16 @@ static bool merge_file(struct merge *m, const char *path)
         return false;
     }
     const char *host = get_str(root, "host");
-    json_t *pid = json_object_get(root, "pid");
+    json_t *pid = json_object_get(root, "pid"), *rank = json_object_get(root, "rank");
     char *label;
     if (host && json_is_integer(pid)) {
-        size_t n = (size_t)snprintf(NULL, 0, "%lld@%s", (long long)json_integer_value(pid), host) + 1;
+        /* "pid@host", after "rank N " when the process had a launcher's rank */
+        char rk[32] = "";
+        if (json_is_integer(rank))
+            snprintf(rk, sizeof rk, "rank %lld ", (long long)json_integer_value(rank));
+        size_t n = (size_t)snprintf(NULL, 0, "%s%lld@%s", rk, (long long)json_integer_value(pid), host) + 1;
         label = xrealloc(NULL, n);
-        snprintf(label, n, "%lld@%s", (long long)json_integer_value(pid), host);
+        snprintf(label, n, "%s%lld@%s", rk, (long long)json_integer_value(pid), host);
         for (size_t j = 0; j < m->nprocs; j++)
             if (strcmp(m->procs[j].label, label) == 0) { /* the same file twice, or a copy of it */
                 warn("%s: process %s again (its report is %s); skipped", path, label, m->procs[j].path);

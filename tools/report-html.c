@@ -345,7 +345,10 @@ int kprof_html_write(FILE *f, const struct kprof_saved *r, size_t nr, long top)
     if (nr == 1) {
         fprintf(f, "Process: ");
         esc(f, r[0].s.command);
-        fprintf(f, " (pid %ld) on ", r[0].s.pid);
+        if (r[0].s.rank >= 0)
+            fprintf(f, " (pid %ld, rank %ld) on ", r[0].s.pid, r[0].s.rank);
+        else
+            fprintf(f, " (pid %ld) on ", r[0].s.pid);
         esc(f, r[0].s.host);
         fprintf(f, ", wall time %.3f s.", (double)r[0].s.wall_ns / 1e9);
     } else {

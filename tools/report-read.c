@@ -171,6 +171,7 @@ static void read_root(struct kprof_saved *r, json_t *root)
     int old = 0;
 
     s->pid = lng(root, "pid");
+    s->rank = json_is_integer(get(root, "rank")) ? lng(root, "rank") : -1;
     snprintf(s->host, sizeof s->host, "%s", str(root, "host"));
     snprintf(s->command, sizeof s->command, "%s", str(root, "command"));
     s->wall_ns = u64(root, "wall_ns");

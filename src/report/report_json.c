@@ -76,7 +76,12 @@ void kprof_report_json(FILE *f, const struct kprof_snapshot *s)
 {
     fprintf(f, "{\n  \"schema_version\": 1,\n  \"tool\": \"libkprof\",\n  \"version\": ");
     kprof_json_string(f, PACKAGE_VERSION);
-    fprintf(f, ",\n  \"pid\": %ld,\n  \"host\": ", s->pid);
+    fprintf(f, ",\n  \"pid\": %ld,\n", s->pid);
+    if (s->rank >= 0)
+        fprintf(f, "  \"rank\": %ld,\n", s->rank);
+    else
+        fprintf(f, "  \"rank\": null,\n");
+    fprintf(f, "  \"host\": ");
     kprof_json_string(f, s->host);
     fprintf(f, ",\n  \"command\": ");
     kprof_json_string(f, s->command);

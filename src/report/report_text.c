@@ -259,7 +259,10 @@ void kprof_report_text(FILE *f, const struct kprof_snapshot *s)
     fprintf(f, "== libkprof: report ==\n");
     fprintf(f, "Process: ");
     kprof_text_put(f, s->command, 0);
-    fprintf(f, " (pid %ld) on ", s->pid);
+    if (s->rank >= 0)
+        fprintf(f, " (pid %ld, rank %ld) on ", s->pid, s->rank);
+    else
+        fprintf(f, " (pid %ld) on ", s->pid);
     kprof_text_put(f, s->host, 0);
     fprintf(f, ", wall time %.3f s\n", (double)s->wall_ns / 1e9);
     fprintf(f, "GPU times come from CUDA event pairs on each call's stream; host times from the host clock.\n");

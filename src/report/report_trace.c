@@ -22,7 +22,10 @@ void kprof_report_trace(FILE *f, const struct kprof_snapshot *s)
     /* Names: the process (command, pid, host), a thread per stream (its device first). */
     fprintf(f, "  {\"ph\": \"M\", \"name\": \"process_name\", \"pid\": %ld, \"args\": {\"name\": ", s->pid);
     char proc[sizeof s->command + sizeof s->host + 48];
-    snprintf(proc, sizeof proc, "%s (pid %ld on %s)", s->command, s->pid, s->host);
+    if (s->rank >= 0)
+        snprintf(proc, sizeof proc, "%s (rank %ld, pid %ld on %s)", s->command, s->rank, s->pid, s->host);
+    else
+        snprintf(proc, sizeof proc, "%s (pid %ld on %s)", s->command, s->pid, s->host);
     kprof_json_string(f, proc);
     fprintf(f, "}}");
     for (size_t i = 0; i < s->devices.nstreams; i++) {

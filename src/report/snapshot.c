@@ -43,6 +43,7 @@ int kprof_snapshot_take(struct kprof_snapshot *s)
         device_uuid(s->devices.devices[i].device, s->devices.devices[i].uuid);
     s->wall_ns = kprof_now_ns() - kprof_start_ns;
     s->pid = (long)getpid();
+    s->rank = kprof_config.rank;
     snprintf(s->command, sizeof s->command, "%s", program_invocation_name ? program_invocation_name : "?");
     if (gethostname(s->host, sizeof s->host) != 0)
         strcpy(s->host, "?");
