@@ -8,7 +8,17 @@
 #include "resolve.h"
 #include "transfers.h"
 #include "allocs.h"
+#include "preload.h"
 #include "timing.h"
+
+/* After a call that destroyed a context (cudaDeviceReset, cuCtxDestroy, the primary context's reset or
+ * last release) succeeded: its pools are dead, and what was loaded ahead of launches is forgotten with its
+ * modules (a context made later, a primary context after a reset in particular, may get its handle). */
+static inline void kprof_wrap_context_gone(CUcontext ctx, int dev)
+{
+    kprof_events_context_gone(ctx, dev);
+    kprof_preload_code_unloaded();
+}
 
 /* The bodies that runtime (cudaError_t, cudaSuccess) and driver (CUresult, CUDA_SUCCESS) wrappers share
  * (a kernel launch's is in wrap_launch.h): `type` and `success` are the wrapper's return type and success

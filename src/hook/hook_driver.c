@@ -483,10 +483,8 @@ DTWINS(GRAPH_LAUNCH, cuGraphLaunch, _ptsz, (CUgraphExec exec, CUstream s), (exec
             return (call);                                                                         \
         kprof_events_context_ending((ctx), (dev), kprof_config.exit_timeout_ms);                   \
         CUresult r_ = (call);                                                                      \
-        if (r_ == CUDA_SUCCESS && (gone)) {                                                        \
-            kprof_events_context_gone((ctx), (dev));                                               \
-            kprof_preload_code_unloaded(); /* its modules went with it; its handle may come back */ \
-        }                                                                                          \
+        if (r_ == CUDA_SUCCESS && (gone))                                                          \
+            kprof_wrap_context_gone((ctx), (dev));                                                 \
         return r_;                                                                                 \
     } while (0)
 

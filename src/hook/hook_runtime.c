@@ -160,10 +160,8 @@ KPROF_EXPORT cudaError_t cudaDeviceReset(void)
         return real_();
     kprof_events_context_ending(ctx, -1, kprof_config.exit_timeout_ms);
     cudaError_t r = real_();
-    if (r == cudaSuccess) {
-        kprof_events_context_gone(ctx, -1);
-        kprof_preload_code_unloaded(); /* its modules went with it; a new context may get its handle */
-    }
+    if (r == cudaSuccess)
+        kprof_wrap_context_gone(ctx, -1);
     return r;
 }
 

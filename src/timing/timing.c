@@ -752,7 +752,8 @@ static struct queue *queue_for(const struct kprof_timing *t, struct pool *p)
     key.tid = key.stream == CU_STREAM_PER_THREAD ? thread_id() : 0;
     struct queue *q = tls_queue;
     if (q && q->key.ctx == key.ctx && q->key.stream == key.stream && q->key.tid == key.tid) {
-        q->gone = 0; /* a new stream given a destroyed one's handle, or a new thread its id */
+        if (KPROF_UNLIKELY(q->gone))
+            q->gone = 0; /* a new stream given a destroyed one's handle, or a new thread its id */
         return q;
     }
     HASH_FIND(hh, kprof_ev.queues, &key, sizeof key, q);
