@@ -66,14 +66,17 @@ static inline uint64_t kprof_ns_add_clamped(uint64_t u, double ns)
  * their shape had a reference; launches whose stop was stamped on an idle stream, read as their kernel's
  * mean (timing/queue.h, IDLE_STOP_SLACK_NS); launches started beside another stream's HtoD copy, the delay
  * that costs taken off (calibrate.h, beside_htod_ns); cuEventQuery calls left out on launching threads,
- * the event (a lent stop, a start) recorded too recently to have completed (calibrate.h, seen_ns). */
+ * the event (a lent stop, a start) recorded too recently to have completed (calibrate.h, seen_ns); and the
+ * question whether a launch's stream was idle left out for a held launch before its hold could have given
+ * up (hold.h), and, KPROF_HOLD=N, for a launch not drawn whose answer was clear from the timed work known
+ * on its stream (timing/timing.c, idle_guess). */
 #define KPROF_EVENT_COUNTERS(X)                                                                    \
     X(created, "created") X(incomplete, "incomplete") X(failed, "failed")                          \
     X(pool_exhausted, "untimed_no_event") X(one_event, "one_event") X(held, "held")                \
     X(held_kernel, "held_kernel") X(beside_busy, "beside_busy") X(holds_overdue, "holds_overdue")  \
     X(not_held_traced, "not_held_traced") X(unheld_drawn, "unheld_drawn") X(gap_shared, "gap_shared") \
     X(unheld_unlearned, "unheld_unlearned") X(stop_idle, "stop_idle") X(beside_htod, "beside_htod")     \
-    X(unasked, "queries_unasked")
+    X(unasked, "queries_unasked") X(unasked_held, "queries_unasked_held") X(unasked_cheap, "queries_unasked_not_drawn")
 struct kprof_event_counters {
 #define KPROF_EVENT_FIELD(field, key) long field;
     KPROF_EVENT_COUNTERS(KPROF_EVENT_FIELD)

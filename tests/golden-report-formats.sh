@@ -24,7 +24,7 @@ awk '
     section ~ /allocations/ { gsub(/Host time \([a-z]+\)/, "Host time (*)"); if ($0 !~ /^Kind/) $0 = substr($0, 1, 55) "<masked>" substr($0, 71); print; next }
     section ~ /devices/ && /^ +[0-9]+ / { $6 = "<s>"; $7 = "<%>"; print; next }
     section ~ /api/ { if ($0 ~ /^ +Calls/) print "Calls Errors API"; else print $1, $2, $NF; next }
-    section ~ /events/ && /^(Held longer|Read with an offset|Read as their|Queries left out)/ { next }
+    section ~ /events/ && /^(Held longer|Read with an offset|Read as their|Queries left out|Idle-stream queries left out)/ { next }
     section ~ /events/ { sub(/created [0-9]+/, "created <n>"); sub(/one event \(busy stream\) [0-9]+/, "one event (busy stream) <n>"); sub(/held until queued [0-9]+ \(behind other work [0-9]+\)/, "held until queued <n> (behind other work <n>)"); sub(/beside another busy stream [0-9]+/, "beside another busy stream <n>")
                          sub(/ \([0-9.]+ ms\): taken off/, " (<ms>): taken off"); sub(/; an event is seen complete [0-9.]+ us after its record, at least/, "") }
     { print }' "$WORK/report.txt" |
@@ -34,7 +34,7 @@ awk '
 jq -S 'del(.pid, .rank, .host, .command, .wall_ns, .version) | .context_init[].host_ns = 0
        | .allocations[].host_ns = 0 | .api |= map({name, calls, errors}) | .events.created = 0 | .events.one_event = 0 | .events.held = 0 | .events.held_kernel = 0 | .events.beside_busy = 0 | .events.holds_overdue = 0
        | .events.unheld_drawn = 0 | .events.gap_shared = 0 | .events.unheld_unlearned = 0 | .events.stop_idle = 0
-       | .events.queries_unasked = 0 | .calibration[].cost_ns = 0 | .calibration[].seen_ns = 0
+       | .events.queries_unasked = 0 | .events.queries_unasked_held = 0 | .events.queries_unasked_not_drawn = 0 | .calibration[].cost_ns = 0 | .calibration[].seen_ns = 0
        | (.kernels, .graphs) |= map(with_entries(if (.key | test("^(launch_host|queue)_ns_")) and .value != null then .value = 0 else . end))
        | .calibration[].handoff_ns |= map_values(round) | .calibration[].handoff_shared_ns |= map_values(round)' \
     "$WORK/report.json" >"$WORK/report.json.norm"

@@ -91,6 +91,14 @@ struct queue {
      * for the next stream, so that a program making and dropping streams or threads by the thousand keeps
      * a few queues, and the harvester walks only those. */
     unsigned char gone;
+    /* When the timed work known on the stream should end (host clock, ns; 0: not known): the last timed
+     * kernel launch's return, or the end before it if later, plus its kernel's mean so far; what that mean
+     * was; and kprof_chain_break's count then (an untimed operation since makes it unknown).  KPROF_HOLD=N,
+     * for the launches not drawn (timing.c, timing_end).  Relaxed atomics: any launching thread. */
+    uint64_t busy_until_ns, busy_mean_ns;
+    unsigned long busy_epoch;
+    unsigned char cheap_left;     /* launches not drawn until the next one asks all the same */
+    unsigned char cheap_distrust; /* launches not drawn still to ask, the estimate having been wrong */
     unsigned later;          /* streams that had this queue after the first (they share its trace row) */
     char name[64];           /* the first stream's name (its trace row's) */
     struct pool *pool;       /* the pool it was made in */

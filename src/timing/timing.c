@@ -32,6 +32,14 @@
  * for implicitly (the legacy default stream waits for blocking streams, they wait for it), came since. */
 enum { EPOCH_BREAK, EPOCH_LEGACY, EPOCH_OTHER };
 #define IDLE_SKIP 7
+/* KPROF_HOLD=N, launches not drawn (timing_end): one in CHEAP_ASKED asks whether its stream was idle
+ * although the estimate is clear, and once an answer contradicts the estimate the next CHEAP_DISTRUST ask. */
+#define CHEAP_ASKED 8
+#define CHEAP_DISTRUST 64
+/* The estimate is clear when the launch returned IDLE_MARGIN_NS after the known work should have ended (the
+ * estimate starts each kernel at its launch's return, and a kernel reaches an idle stream some us after
+ * that), or a quarter of the last kernel's mean before. */
+#define IDLE_MARGIN_NS 10000
 /* KPROF_HOLD=N: the shape key of the draw behind a short backlog, and behind a copy, memset or host
  * function (begin_take_events). */
 #define GAP_DRAW_KEY 0x9e3779b9u
@@ -840,6 +848,70 @@ void kprof_stream_other(CUstream stream, int per_thread, int pred)
     pthread_mutex_unlock(&kprof_ev.lock);
 }
 
+/* What the estimate says of a launch that returned at `now` on a stream whose known work should end at
+ * `until` (host clock, ns), its last kernel's mean `mean`: 1 idle, 0 busy, -1 not clear.  Under KPROF_SAMPLE
+ * the untimed launches between add work not known: never idle then. */
+static int idle_estimate(uint64_t now, uint64_t until, uint64_t mean)
+{
+    if (now > until + IDLE_MARGIN_NS)
+        return kprof_config.sample == 1 ? 1 : -1;
+    return now + mean / 4 < until ? 0 : -1;
+}
+
+/* Whether the start of a launch that returned at `now` (host clock) on q's stream had completed by then,
+ * from when the timed work known on the stream should end (struct queue's busy_until_ns): 1 idle, 0 busy,
+ * -1 not clear (ask), also when the next launch must ask all the same. */
+static int idle_guess(struct queue *q, uint64_t now)
+{
+    uint64_t until = __atomic_load_n(&q->busy_until_ns, __ATOMIC_RELAXED);
+    uint64_t mean = __atomic_load_n(&q->busy_mean_ns, __ATOMIC_RELAXED);
+    if (!until || __atomic_load_n(&q->busy_epoch, __ATOMIC_RELAXED) != __atomic_load_n(&epochs[EPOCH_BREAK], __ATOMIC_RELAXED))
+        return -1;
+    int g = idle_estimate(now, until, mean);
+    if (g < 0)
+        return -1;
+    unsigned char distrust = __atomic_load_n(&q->cheap_distrust, __ATOMIC_RELAXED);
+    if (distrust > 0) {
+        __atomic_store_n(&q->cheap_distrust, (unsigned char)(distrust - 1), __ATOMIC_RELAXED);
+        return -1;
+    }
+    unsigned char left = __atomic_load_n(&q->cheap_left, __ATOMIC_RELAXED);
+    if (left == 0) {
+        __atomic_store_n(&q->cheap_left, (unsigned char)(CHEAP_ASKED - 1), __ATOMIC_RELAXED);
+        return -1;
+    }
+    __atomic_store_n(&q->cheap_left, (unsigned char)(left - 1), __ATOMIC_RELAXED);
+    return g;
+}
+
+/* After a query a launch not drawn asked: an answer the estimate, where clear, would have got wrong makes
+ * the next CHEAP_DISTRUST such launches on q's stream ask. */
+static void idle_guess_checked(struct queue *q, uint64_t now, int idle)
+{
+    uint64_t until = __atomic_load_n(&q->busy_until_ns, __ATOMIC_RELAXED);
+    uint64_t mean = __atomic_load_n(&q->busy_mean_ns, __ATOMIC_RELAXED);
+    if (!until || __atomic_load_n(&q->busy_epoch, __ATOMIC_RELAXED) != __atomic_load_n(&epochs[EPOCH_BREAK], __ATOMIC_RELAXED))
+        return;
+    int g = idle_estimate(now, until, mean);
+    if (g >= 0 && g != idle)
+        __atomic_store_n(&q->cheap_distrust, (unsigned char)CHEAP_DISTRUST, __ATOMIC_RELAXED);
+}
+
+/* A kernel launch of `target` (struct kprof_kernel *) timed on q's stream returned at `now`: the known work
+ * there now ends its kernel's mean later than the launch's return or the end before it; not known while
+ * the kernel has no mean yet. */
+static void busy_note(struct queue *q, uint64_t now, const void *target)
+{
+    double mean = kprof_kernel_mean_ns(target);
+    uint64_t until = __atomic_load_n(&q->busy_until_ns, __ATOMIC_RELAXED);
+    unsigned long epoch = __atomic_load_n(&epochs[EPOCH_BREAK], __ATOMIC_RELAXED);
+    if (until < now || __atomic_load_n(&q->busy_epoch, __ATOMIC_RELAXED) != epoch)
+        until = now;
+    __atomic_store_n(&q->busy_epoch, epoch, __ATOMIC_RELAXED);
+    __atomic_store_n(&q->busy_mean_ns, (uint64_t)(mean > 0.0 ? mean : 0.0), __ATOMIC_RELAXED);
+    __atomic_store_n(&q->busy_until_ns, mean > 0.0 ? until + (uint64_t)mean : 0, __ATOMIC_RELAXED);
+}
+
 /* Gives back the events of a call that will not be queued (the shared start to its first pair). */
 static void timing_drop(struct kprof_timing *t)
 {
@@ -885,13 +957,35 @@ static int timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kin
      * No query while any stream capture is in progress: a global-mode capture forbids it. */
     uint64_t lag = 0, now = 0, mark_ns = 0;
     CUevent mark = NULL;
+    int unasked_held = 0, unasked_cheap = 0; /* the idle question left out, and why */
     if (ok && kind != KPROF_TARGET_COPY) {
         now = kprof_now_ns(); /* also the launch call's end (struct pair's launch_ns) */
         /* Held, the start has completed only if kprof_hold gave up waiting (a host descheduled for longer
-         * than its timeout): then as on an idle stream. */
+         * than its timeout): then as on an idle stream.  It cannot have given up before its timeout, which
+         * runs from when the GPU began it, after it was placed: not asked until half of that has passed.
+         * (A cuEventQuery costs the launching thread 1.3 to 2 us on an H200, as much as a record.) */
         int surely = !t->shared && kprof_calibration_surely_pending(&p->calib, t->start_before_ns, now);
         t->unasked += (unsigned char)surely;
-        if (!t->shared && !surely && kprof_event_query_uncaptured(t->start) == CUDA_SUCCESS) {
+        unasked_held = !t->shared && !surely && t->held && now - t->start_before_ns < KPROF_HOLD_TIMEOUT_NS / 2;
+        surely |= unasked_held;
+        /* KPROF_HOLD=N, a launch not drawn: read with its shape's learned offset (timing/offsets.c), which
+         * brings the mean of such launches to that of the drawn ones whatever each was read as, so whether
+         * its stream was idle only spreads its own reading: told from when the work known on the stream
+         * should end, where that is clear (idle_guess), and asked one launch in CHEAP_ASKED all the same. */
+        struct queue *cq = t->queue;
+        int cheap = !t->shared && !surely && !t->held && t->drawn == 0 && t->draw_kind && cq;
+        int guess = cheap ? idle_guess(cq, now) : -1, idle = 0;
+        if (guess >= 0) {
+            idle = guess;
+            unasked_cheap = 1;
+        } else if (!t->shared && !surely) {
+            idle = kprof_event_query_uncaptured(t->start) == CUDA_SUCCESS;
+            if (cheap)
+                idle_guess_checked(cq, now, idle);
+        }
+        if (cq)
+            busy_note(cq, now, target);
+        if (idle) {
             lag = now - t->start_host_ns; /* the stream was idle: see timing.h */
             if (t->held)
                 t->held = 3;
@@ -899,6 +993,8 @@ static int timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kin
         SEG(7);
         double took = (double)(now - t->start_host_ns);
         tls_launch_ns = tls_launch_ns > 0.0 ? tls_launch_ns + (took - tls_launch_ns) / 8.0 : took;
+    } else if (t->queue) { /* a copy or memset: when it ends is not known */
+        __atomic_store_n(&((struct queue *)t->queue)->busy_until_ns, 0, __ATOMIC_RELAXED);
     }
     int stopped = ok && kprof_drv.cuEventRecord(t->stop, t->stream) == CUDA_SUCCESS;
     uint64_t stop_ns = stopped && now ? kprof_now_ns() : 0; /* kernels: struct pair's stop_host_ns */
@@ -1010,6 +1106,8 @@ static int timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kin
     kprof_ev.n.unheld_drawn += pr->unheld != 0;
     kprof_ev.n.gap_shared += t->gap == 1;
     kprof_ev.n.unasked += t->unasked;
+    kprof_ev.n.unasked_held += unasked_held;
+    kprof_ev.n.unasked_cheap += unasked_cheap;
     kprof_ev.n.holds_overdue += overdue;
     if (!kprof_ev.harvester_started && !kprof_ev.harvester_stop)
         kprof_ev_start_harvester();

@@ -29,7 +29,8 @@
  * (65 copies of 4 MiB back to back on one stream, near_k on another as the first begins, far_k after the
  * last: the copies' stream met first), "htodbesidedeep" (17 copies, near_k as the 17th begins, its stream
  * met first), "htodbesidegraph" (as htodbeside with a one-node graph of graph_k for near_k, 5 rounds, then
- * 5 rounds of the graph with no copy). */
+ * 5 rounds of the graph with no copy), "twos" (pair_k 400 times in twos, each two waited for, then 200 us
+ * of sleep: the first of two on an idle stream, the second on a stream still busy with the first). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -184,6 +185,21 @@ static int idle(CUstream s)
     CK(cuStreamSynchronize(s));
     launch(f, s);
     CK(cuStreamSynchronize(s));
+    return 0;
+}
+
+/* "twos": pair_k launched 400 times in twos, each two waited for, then 200 us of sleep: the first of two
+ * finds its stream idle, the second finds it busy with the first's kernel (when that outlasts a launch
+ * call). */
+static int twos(CUstream s)
+{
+    CUfunction f = fn("pair_k");
+    for (int i = 0; i < 200; i++) {
+        launch(f, s);
+        launch(f, s);
+        CK(cuStreamSynchronize(s));
+        usleep(200); /* lets libkprof's harvesting thread read the pairs (and learn the kernel's mean) */
+    }
     return 0;
 }
 
@@ -500,6 +516,7 @@ int main(int argc, char **argv)
              : !strcmp(mode, "apimix") ? apimix(s)
              : !strcmp(mode, "beside") ? beside(s, other)
              : !strcmp(mode, "shapes") ? shapes(s)
+             : !strcmp(mode, "twos") ? twos(s)
              : !strcmp(mode, "manyshapes") ? manyshapes(s)
              : !strcmp(mode, "idlecopy") ? idlecopy(s)
              : !strcmp(mode, "lateshape") ? lateshape(s)
