@@ -29,11 +29,12 @@
  * (65 copies of 4 MiB back to back on one stream, near_k on another as the first begins, far_k after the
  * last: the copies' stream met first), "htodbesidedeep" (17 copies, near_k as the 17th begins, its stream
  * met first), "htodbesidegraph" (as htodbeside with a one-node graph of graph_k for near_k, 5 rounds, then
- * 5 rounds of the graph with no copy), "twos" (pair_k 400 times in twos, each two waited for, then 200 us
- * of sleep: the first of two on an idle stream, the second on a stream still busy with the first). */
+ * 5 rounds of the graph with no copy), "twos" (pair_k 400 times in twos, each two waited for, then a 200 us
+ * nap: the first of two on an idle stream, the second on a stream still busy with the first). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include <pthread.h>
 #include <cuda.h>
@@ -188,7 +189,7 @@ static int idle(CUstream s)
     return 0;
 }
 
-/* "twos": pair_k launched 400 times in twos, each two waited for, then 200 us of sleep: the first of two
+/* "twos": pair_k launched 400 times in twos, each two waited for, then a 200 us nap: the first of two
  * finds its stream idle, the second finds it busy with the first's kernel (when that outlasts a launch
  * call). */
 static int twos(CUstream s)
@@ -198,7 +199,10 @@ static int twos(CUstream s)
         launch(f, s);
         launch(f, s);
         CK(cuStreamSynchronize(s));
-        usleep(200); /* lets libkprof's harvesting thread read the pairs (and learn the kernel's mean) */
+        /* lets libkprof's harvesting thread read the pairs (and learn the kernel's mean); on the virtual
+         * host clock (tests/fake/hostclock.c) 200 us pass as well */
+        struct timespec nap = { 0, 200000 };
+        nanosleep(&nap, NULL);
     }
     return 0;
 }
