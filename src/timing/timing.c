@@ -33,15 +33,9 @@
 enum { EPOCH_BREAK, EPOCH_LEGACY, EPOCH_OTHER };
 #define IDLE_SKIP 7
 /* KPROF_HOLD=N, launches not drawn (timing_end): one in CHEAP_ASKED asks whether its stream was idle
- * although the estimate is clear, and once an answer contradicts the estimate the next CHEAP_DISTRUST ask. */
+ * although the estimate says busy, and once an answer contradicts the estimate the next CHEAP_DISTRUST ask. */
 #define CHEAP_ASKED 8
 #define CHEAP_DISTRUST 16
-/* The estimate is clear when the launch returned IDLE_MARGIN_NS after the known work should have ended (the
- * estimate starts each kernel at its launch's return, and a kernel reaches an idle stream some us after
- * that), or a quarter of the last kernel's mean before.  In the H200 decode loop (docs/performance.md,
- * seventeenth session) every answer that contradicted a clear estimate was "busy" where the estimate said
- * idle: 6% of them with a 10 us margin, 1.5% with 20 us; none the other way. */
-#define IDLE_MARGIN_NS 20000
 /* KPROF_HOLD=N: the shape key of the draw behind a short backlog, and behind a copy, memset or host
  * function (begin_take_events). */
 #define GAP_DRAW_KEY 0x9e3779b9u
@@ -851,18 +845,21 @@ void kprof_stream_other(CUstream stream, int per_thread, int pred)
 }
 
 /* What the estimate says of a launch that returned at `now` on a stream whose known work should end at
- * `until` (host clock, ns), its last kernel's mean `mean`: 1 idle, 0 busy, -1 not clear.  Under KPROF_SAMPLE
- * the untimed launches between add work not known: never idle then. */
+ * `until` (host clock, ns), its last kernel's mean `mean`: 0 busy, when the launch returned more than a
+ * quarter of that mean before; else -1, not clear.  Never idle: the estimate starts each kernel at its
+ * launch's return, and a kernel reaches an idle stream some us after that, or later behind work the GPU
+ * has not caught up with.  In the H200 decode loop (docs/performance.md, seventeenth session) every answer
+ * that contradicted a clear estimate was "busy" where an idle side (the launch returned 10 or 20 us after
+ * `until`) said idle, 6% or 1.5% of them, and that loop's kernel total then read 2% higher; none the other
+ * way in some 10,000 asked. */
 static int idle_estimate(uint64_t now, uint64_t until, uint64_t mean)
 {
-    if (now > until + IDLE_MARGIN_NS)
-        return kprof_config.sample == 1 ? 1 : -1;
     return now + mean / 4 < until ? 0 : -1;
 }
 
 /* Whether the start of a launch that returned at `now` (host clock) on q's stream had completed by then,
- * from when the timed work known on the stream should end (struct queue's busy_until_ns): 1 idle, 0 busy,
- * -1 not clear (ask), also when the next launch must ask all the same. */
+ * from when the timed work known on the stream should end (struct queue's busy_until_ns): 0 busy (it had
+ * not), -1 not clear (ask), also when the launch must ask all the same. */
 static int idle_guess(struct queue *q, uint64_t now)
 {
     uint64_t until = __atomic_load_n(&q->busy_until_ns, __ATOMIC_RELAXED);
@@ -972,8 +969,8 @@ static int timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kin
         surely |= unasked_held;
         /* KPROF_HOLD=N, a launch not drawn: read with its shape's learned offset (timing/offsets.c), which
          * brings the mean of such launches to that of the drawn ones whatever each was read as, so whether
-         * its stream was idle only spreads its own reading: told from when the work known on the stream
-         * should end, where that is clear (idle_guess), and asked one launch in CHEAP_ASKED all the same. */
+         * its stream was idle only spreads its own reading: busy where the work known on the stream clearly
+         * runs on (idle_guess), asked one launch in CHEAP_ASKED all the same; else asked. */
         struct queue *cq = t->queue;
         int cheap = !t->shared && !surely && !t->held && t->drawn == 0 && t->draw_kind && cq;
         int guess = cheap ? idle_guess(cq, now) : -1, idle = 0;
