@@ -23,7 +23,11 @@ struct kprof_kernel {
     uint64_t total_ns;         /* GPU time of every timed launch */
     int first_timed;           /* 1 when the first launch was timed; its time is first_ns */
     uint64_t first_ns;
-    uint64_t steady_ns, min_ns, max_ns; /* over the timed launches after the first */
+    uint64_t steady_ns, min_ns, max_ns; /* over the timed launches after the first, but those below */
+    /* The same over the launches read with a learned offset (KPROF_HOLD=N's launches not drawn, timing/offsets.c):
+     * such a launch's own reading is its mean's, not its own length, so Min and Max are the launches measured
+     * in full where there is one (kprof_kernel_steady). */
+    uint64_t offset_min_ns, offset_max_ns;
     double mean_ns, m2;        /* Welford running mean and sum of squares, launches after the first */
     /* KPROF_SAMPLE=auto: over the timed launches after the first, the sums of w, w x and w x^2 (w = 1/p, a
      * launch's odds of being timed: x in ns), so that Avg and StdDev describe every launch and not the
@@ -67,6 +71,15 @@ struct kprof_kernel {
     UT_hash_handle hh;         /* by mangled name, or by shape among a parent's shapes */
 };
 
+/* A kernel's shortest and longest timed launch after the first (ns): of those measured in full, or, when
+ * every one was read with a learned offset, of those (KPROF_HOLD=N). */
+static inline void kprof_kernel_min_max(const struct kprof_kernel *k, uint64_t *min, uint64_t *max)
+{
+    int full = k->min_ns != UINT64_MAX;
+    *min = full ? k->min_ns : k->offset_min_ns;
+    *max = full ? k->max_ns : k->offset_max_ns;
+}
+
 /* A kernel's average, minimum and maximum GPU time in ns, over its timed launches after the first, or
  * over the first alone when it is the only one timed.  Returns 0 when no launch was timed. */
 static inline int kprof_kernel_steady(const struct kprof_kernel *k, double *avg, uint64_t *min, uint64_t *max)
@@ -74,8 +87,7 @@ static inline int kprof_kernel_steady(const struct kprof_kernel *k, double *avg,
     uint64_t n = k->timed - (uint64_t)k->first_timed;
     if (n > 0) {
         *avg = k->w_sum > 0.0 ? k->wx_sum / k->w_sum : (double)k->steady_ns / (double)n;
-        *min = k->min_ns;
-        *max = k->max_ns;
+        kprof_kernel_min_max(k, min, max);
         return 1;
     }
     if (k->first_timed) {

@@ -125,7 +125,7 @@ static struct kprof_kernel *kernel_by_name(char *mangled_owned, char *demangled_
         return NULL;
     }
     k->mangled = mangled_owned;
-    k->min_ns = UINT64_MAX;
+    k->min_ns = k->offset_min_ns = UINT64_MAX;
     k->selected = selected;
     if (kprof_config.names == KPROF_NAMES_MANGLED || !demangled_owned) {
         free(demangled_owned);
@@ -173,7 +173,7 @@ struct kprof_kernel *kprof_kernel_shaped(struct kprof_kernel *k, const unsigned 
             c = NULL;
         } else {
             c->selected = k->selected;
-            c->min_ns = UINT64_MAX;
+            c->min_ns = c->offset_min_ns = UINT64_MAX;
             c->parent = k;
             memcpy(c->shape_key, key, sizeof key);
             memcpy(c->grid, grid, sizeof c->grid);
@@ -349,10 +349,12 @@ void kprof_kernel_add_sample(const struct kprof_sample *s)
         k->first_ns = ns;
     } else {
         k->steady_ns += ns;
-        if (ns < k->min_ns)
-            k->min_ns = ns;
-        if (ns > k->max_ns)
-            k->max_ns = ns;
+        uint64_t *lo = s->offset_read ? &k->offset_min_ns : &k->min_ns;
+        uint64_t *hi = s->offset_read ? &k->offset_max_ns : &k->max_ns;
+        if (ns < *lo)
+            *lo = ns;
+        if (ns > *hi)
+            *hi = ns;
         uint64_t n = k->timed - (uint64_t)k->first_timed;
         double d = (double)ns - k->mean_ns;
         k->mean_ns += d / (double)n;
@@ -600,7 +602,8 @@ void kprof_kernel_reset(struct kprof_kernel *k)
     k->calls = k->timed = k->total_ns = k->first_ns = k->steady_ns = k->max_ns = k->captured = k->graph_calls = 0;
     k->seq = k->untimed_lost = k->folded = 0;
     k->first_timed = 0;
-    k->min_ns = UINT64_MAX;
+    k->min_ns = k->offset_min_ns = UINT64_MAX;
+    k->offset_max_ns = 0;
     k->mean_ns = k->m2 = 0.0;
     k->w_sum = k->wx_sum = k->wxx_sum = 0.0;
     kprof_hist_free(&k->hist);

@@ -345,6 +345,8 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
         kprof_offset_applied(gap_o, gap_role, whole != 0.0 ? taken * gap_off / whole : 0.0);
     }
     unlearned |= gap_unlearned;
+    s.offset_read = (unsigned char)((hold_kind && hold_role == KPROF_OFFSET_CHEAP) ||
+                                    (gap_kind && gap_role == KPROF_OFFSET_CHEAP));
     if (unlearned || s.stop_idle || s.beside_htod) { /* before a shape's first held launch is read; a host
                                                      * held up; a kernel beside an HtoD copy */
         pthread_mutex_lock(&kprof_ev.lock);
