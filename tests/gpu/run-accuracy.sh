@@ -53,6 +53,7 @@ torch_train.py                 python       90
 torch_compile.py               python       120
 jax_jit.py                     python       90
 cupy_rawkernel.py              python       60
+torch_decode.py                python       90
 "
 
 [ -f "$lib" ] || { echo "run-accuracy: no libkprof at $lib (KPROF_LIB)"; exit 2; }
