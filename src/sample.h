@@ -71,7 +71,7 @@ static inline uint64_t kprof_ns_add_clamped(uint64_t u, double ns)
  * the event (a lent stop, a start) recorded too recently to have completed (calibrate.h, seen_ns); and the
  * question whether a launch's stream was idle left out for a held launch before its hold could have given
  * up (hold.h), and, KPROF_HOLD=N, for a launch not drawn whose answer was clear from the timed work known
- * on its stream: busy (timing/timing.c, idle_guess). */
+ * on its stream: busy (timing/timing.c, surely_busy). */
 #define KPROF_EVENT_COUNTERS(X)                                                                    \
     X(created, "created") X(incomplete, "incomplete") X(failed, "failed")                          \
     X(pool_exhausted, "untimed_no_event") X(one_event, "one_event") X(held, "held")                \

@@ -4,9 +4,6 @@
 #include "histogram.h"
 #include "kernel.h"
 
-static double instances_median(const struct kprof_kernel *k);
-static uint64_t percentile(const struct kprof_kernel *k, double q);
-
 /* v (ns) brought within the shortest and longest launch measured in full (the first included) when some of
  * the kernel's launches were read with a learned offset (kernel.h, offset_min_ns): the histogram holds
  * those launches' readings, whose spread is not that of the kernel's lengths. */
@@ -20,16 +17,6 @@ static double within_measured(const struct kprof_kernel *k, double v)
     if (k->first_timed && (double)k->first_ns > hi)
         hi = (double)k->first_ns;
     return v < lo ? lo : v > hi ? hi : v;
-}
-
-double kprof_kernel_instances_median(const struct kprof_kernel *k)
-{
-    return within_measured(k, instances_median(k));
-}
-
-uint64_t kprof_kernel_percentile(const struct kprof_kernel *k, double q)
-{
-    return (uint64_t)within_measured(k, (double)percentile(k, q));
 }
 
 static double instances_median(const struct kprof_kernel *k)
@@ -52,6 +39,16 @@ static uint64_t percentile(const struct kprof_kernel *k, double q)
     if (kprof_hist_count(&k->hist) > 0)
         return kprof_hist_percentile_units(&k->hist, q, k->w_sum > 0.0 ? KPROF_SPLIT_UNITS : 1);
     return k->first_timed ? k->first_ns : 0;
+}
+
+double kprof_kernel_instances_median(const struct kprof_kernel *k)
+{
+    return within_measured(k, instances_median(k));
+}
+
+uint64_t kprof_kernel_percentile(const struct kprof_kernel *k, double q)
+{
+    return (uint64_t)within_measured(k, (double)percentile(k, q));
 }
 
 int kprof_kernel_split(const struct kprof_kernel *k, enum kprof_split which, double q, uint64_t *ns)

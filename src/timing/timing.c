@@ -844,56 +844,36 @@ void kprof_stream_other(CUstream stream, int per_thread, int pred)
     pthread_mutex_unlock(&kprof_ev.lock);
 }
 
-/* What the estimate says of a launch that returned at `now` on a stream whose known work should end at
- * `until` (host clock, ns), its last kernel's mean `mean`: 0 busy, when the launch returned more than a
- * quarter of that mean before; else -1, not clear.  Never idle: the estimate starts each kernel at its
- * launch's return, and a kernel reaches an idle stream some us after that, or later behind work the GPU
- * has not caught up with.  In the H200 decode loop (docs/performance.md, seventeenth session) every answer
- * that contradicted a clear estimate was "busy" where an idle side (the launch returned 10 or 20 us after
- * `until`) said idle, 6% or 1.5% of them (that loop's kernel total read 344 to 352 ms in three runs with
- * it, 326 to 345 in five without); none the other way in some 10,000 asked. */
-static int idle_estimate(uint64_t now, uint64_t until, uint64_t mean)
-{
-    return now + mean / 4 < until ? 0 : -1;
-}
-
-/* Whether the start of a launch that returned at `now` (host clock) on q's stream had completed by then,
- * from when the timed work known on the stream should end (struct queue's busy_until_ns): 0 busy (it had
- * not), -1 not clear (ask), also when the launch must ask all the same. */
-static int idle_guess(struct queue *q, uint64_t now)
+/* 1 when a launch that returned at `now` (host clock, ns) on q's stream surely found it busy (its start not
+ * complete by then): the timed work known there (struct queue's busy_until_ns) should end more than a
+ * quarter of its last kernel's mean later, and nothing untimed came since.  Never "surely idle": the
+ * estimate starts each kernel at its launch's return, and a kernel reaches an idle stream some us after
+ * that, or later behind work the GPU has not caught up with.  In the H200 decode loop (docs/performance.md,
+ * seventeenth session) every answer that contradicted a clear estimate was "busy" where an idle side (the
+ * launch returned 10 or 20 us after the end) said idle, 6% or 1.5% of them (that loop's kernel total read
+ * 344 to 352 ms in three runs with it, 326 to 345 in five without); none the other way in some 10,000
+ * asked. */
+static int surely_busy(const struct queue *q, uint64_t now)
 {
     uint64_t until = __atomic_load_n(&q->busy_until_ns, __ATOMIC_RELAXED);
     uint64_t mean = __atomic_load_n(&q->busy_mean_ns, __ATOMIC_RELAXED);
-    if (!until || __atomic_load_n(&q->busy_epoch, __ATOMIC_RELAXED) != __atomic_load_n(&epochs[EPOCH_BREAK], __ATOMIC_RELAXED))
-        return -1;
-    int g = idle_estimate(now, until, mean);
-    if (g < 0)
-        return -1;
+    return until &&
+           __atomic_load_n(&q->busy_epoch, __ATOMIC_RELAXED) == __atomic_load_n(&epochs[EPOCH_BREAK], __ATOMIC_RELAXED) &&
+           now + mean / 4 < until;
+}
+
+/* Whether a launch not drawn on q's stream, surely busy, may leave its query out: not while the stream's
+ * estimate is distrusted (CHEAP_DISTRUST), nor one in CHEAP_ASKED. */
+static int busy_unasked(struct queue *q)
+{
     unsigned char distrust = __atomic_load_n(&q->cheap_distrust, __ATOMIC_RELAXED);
     if (distrust > 0) {
         __atomic_store_n(&q->cheap_distrust, (unsigned char)(distrust - 1), __ATOMIC_RELAXED);
-        return -1;
+        return 0;
     }
     unsigned char left = __atomic_load_n(&q->cheap_left, __ATOMIC_RELAXED);
-    if (left == 0) {
-        __atomic_store_n(&q->cheap_left, (unsigned char)(CHEAP_ASKED - 1), __ATOMIC_RELAXED);
-        return -1;
-    }
-    __atomic_store_n(&q->cheap_left, (unsigned char)(left - 1), __ATOMIC_RELAXED);
-    return g;
-}
-
-/* After a query a launch not drawn asked: an answer the estimate, where clear, would have got wrong makes
- * the next CHEAP_DISTRUST such launches on q's stream ask. */
-static void idle_guess_checked(struct queue *q, uint64_t now, int idle)
-{
-    uint64_t until = __atomic_load_n(&q->busy_until_ns, __ATOMIC_RELAXED);
-    uint64_t mean = __atomic_load_n(&q->busy_mean_ns, __ATOMIC_RELAXED);
-    if (!until || __atomic_load_n(&q->busy_epoch, __ATOMIC_RELAXED) != __atomic_load_n(&epochs[EPOCH_BREAK], __ATOMIC_RELAXED))
-        return;
-    int g = idle_estimate(now, until, mean);
-    if (g >= 0 && g != idle)
-        __atomic_store_n(&q->cheap_distrust, (unsigned char)CHEAP_DISTRUST, __ATOMIC_RELAXED);
+    __atomic_store_n(&q->cheap_left, (unsigned char)(left == 0 ? CHEAP_ASKED - 1 : left - 1), __ATOMIC_RELAXED);
+    return left != 0;
 }
 
 /* A kernel launch of `target` (struct kprof_kernel *) timed on q's stream returned at `now`: the known work
@@ -970,19 +950,18 @@ static int timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kin
         /* KPROF_HOLD=N, a launch not drawn: read with its shape's learned offset (timing/offsets.c), which
          * brings the mean of such launches to that of the drawn ones whatever each was read as, so whether
          * its stream was idle only spreads its own reading: busy where the work known on the stream clearly
-         * runs on (idle_guess), asked one launch in CHEAP_ASKED all the same; else asked. */
+         * runs on (surely_busy), asked one launch in CHEAP_ASKED all the same; else asked. */
         struct queue *cq = t->queue;
         int cheap = !t->shared && !surely && !t->held && t->drawn == 0 && t->draw_kind && cq;
-        int guess = cheap ? idle_guess(cq, now) : -1, idle = 0;
-        if (guess >= 0) {
-            idle = guess;
+        int busy = cheap && surely_busy(cq, now), idle = 0;
+        if (busy && busy_unasked(cq)) {
             unasked_cheap = 1;
         } else if (!t->shared && !surely) {
             idle = kprof_event_query_uncaptured(t->start) == CUDA_SUCCESS;
-            if (cheap)
-                idle_guess_checked(cq, now, idle);
+            if (busy && idle) /* the estimate was wrong: the next launches ask */
+                __atomic_store_n(&cq->cheap_distrust, (unsigned char)CHEAP_DISTRUST, __ATOMIC_RELAXED);
         }
-        if (cq)
+        if (cq && kprof_hold_sampled()) /* only launches not drawn read the estimate */
             busy_note(cq, now, target);
         if (idle) {
             lag = now - t->start_host_ns; /* the stream was idle: see timing.h */
@@ -992,7 +971,7 @@ static int timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kin
         SEG(7);
         double took = (double)(now - t->start_host_ns);
         tls_launch_ns = tls_launch_ns > 0.0 ? tls_launch_ns + (took - tls_launch_ns) / 8.0 : took;
-    } else if (t->queue) { /* a copy or memset: when it ends is not known */
+    } else if (t->queue && kprof_hold_sampled()) { /* a copy or memset: when it ends is not known */
         __atomic_store_n(&((struct queue *)t->queue)->busy_until_ns, 0, __ATOMIC_RELAXED);
     }
     int stopped = ok && kprof_drv.cuEventRecord(t->stop, t->stream) == CUDA_SUCCESS;
