@@ -7,7 +7,11 @@ FAKEGPU_EVENT_PENDING_QUERIES=100000 KPROF_MAX_EVENTS=8 KPROF_EXIT_TIMEOUT=100 K
     KPROF_OUTPUT="$WORK/r.json" run_kprof "$PROGS/two_threads" >/dev/null 2>"$WORK/err"
 expect_eq "$(kernel_field "$WORK/r.json" kernel_a calls)" 500 "every launch counted"
 expect_eq "$(kernel_field "$WORK/r.json" kernel_b calls)" 500 "on both threads"
-expect_eq "$(jqr '.events.created' "$WORK/r.json")" 8 "no more events than KPROF_MAX_EVENTS"
+# (At most 8: a loaded machine may end the run before the pool's last event was needed, 1 in 4 full runs
+# of make check -j2 on two CPUs.)
+created=$(jqr '.events.created' "$WORK/r.json")
+[ "$created" -ge 1 ] && [ "$created" -le 8 ] || fail "$created events created with KPROF_MAX_EVENTS=8"
+pass "no more events than KPROF_MAX_EVENTS ($created)"
 # 8 events time at most 7 launches on one busy stream (one-event timing) before they come back, which
 # they do once a thread's stream is synchronised: a handful of the 1000 launches are timed.
 untimed=$(jqr '.events.untimed_no_event' "$WORK/r.json")
