@@ -65,6 +65,37 @@ static const char calibrate_ptx[] =
     "  ret;\n"
     "}\n";
 
+/* kprof_calibrate_wide(ns, out, pad): kprof_calibrate with a parameter block of KPROF_CALIB_WIDE_BYTES (pad
+ * unread), for what a launch's parameters add to its hand-off.  A module of its own: parameter blocks
+ * beyond 4 KiB need PTX ISA 8.1 and sm_70 (CUDA 12.1), which an older driver or GPU refuses without
+ * failing the rest of the calibration. */
+static const char calibrate_wide_ptx[] =
+    ".version 8.1\n"
+    ".target sm_70\n"
+    ".address_size 64\n"
+    ".visible .entry kprof_calibrate_wide(.param .u64 kprof_ns, .param .u64 kprof_out, .param .align 8 .b8 kprof_pad[32736])\n"
+    "{\n"
+    "  .reg .pred %p;\n"
+    "  .reg .b64 %t0, %t, %d, %n, %o;\n"
+    "  ld.param.u64 %n, [kprof_ns];\n"
+    "  ld.param.u64 %o, [kprof_out];\n"
+    "  mov.u64 %t0, %globaltimer;\n"
+    "SPIN:\n"
+    "  mov.u64 %t, %globaltimer;\n"
+    "  sub.u64 %d, %t, %t0;\n"
+    "  setp.lt.u64 %p, %d, %n;\n"
+    "  @%p bra SPIN;\n"
+    "  setp.eq.u64 %p, %o, 0;\n"
+    "  @%p bra DONE;\n"
+    "  cvta.to.global.u64 %o, %o;\n"
+    "  st.global.u64 [%o], %t0;\n"
+    "  st.global.u64 [%o+8], %t;\n"
+    "DONE:\n"
+    "  ret;\n"
+    "}\n";
+/* Its pad's contents (never read). */
+static const unsigned char wide_pad[KPROF_CALIB_WIDE_BYTES - KPROF_CALIB_PARAM_BYTES];
+
 #define WARMUP 2
 #define REPS 16                 /* timed launches per situation */
 #define COPY_REPS 48            /* behind a copy: its hand-off spreads by a few us, so more launches for its mean */
@@ -77,6 +108,8 @@ static const char calibrate_ptx[] =
 
 struct bench {
     CUfunction fn;
+    CUfunction wide;            /* kprof_calibrate_wide, or NULL */
+    int timed_wide;             /* measure's timed launches are of wide */
     struct kprof_hold *hold;    /* the context's holds (ok 0: HELD and HELD_KERNEL are not measured) */
     uint32_t seq;               /* the last hold number used on slot 0, calibration's own */
     CUstream s, other;
@@ -91,6 +124,15 @@ static CUresult spin(struct bench *b, CUstream s, unsigned long long ns, CUdevic
 {
     void *params[] = { &ns, &out };
     return kprof_drv.cuLaunchKernel(b->fn, 1, 1, 1, 32, 1, 1, 0, s, params, NULL);
+}
+
+/* measure's timed launch: fn, or wide when b->timed_wide. */
+static CUresult spin_timed(struct bench *b, unsigned long long ns, CUdeviceptr out)
+{
+    if (!b->timed_wide)
+        return spin(b, b->s, ns, out);
+    void *params[] = { &ns, &out, (void *)wide_pad };
+    return kprof_drv.cuLaunchKernel(b->wide, 1, 1, 1, 32, 1, 1, 0, b->s, params, NULL);
 }
 
 /* Puts predecessor p on the bench stream, queued behind a kernel so that the stream is still busy when the
@@ -250,7 +292,7 @@ static int measure(struct bench *b, enum kprof_pred p, int shared, unsigned besi
         else if (kprof_drv.cuEventRecord(b->e1, b->s) != CUDA_SUCCESS)
             goto fail;
         uint64_t t1 = kprof_now_ns(); /* as kprof_timing_begin's start_host_ns */
-        if (spin(b, b->s, SPIN_NS, b->out) != CUDA_SUCCESS)
+        if (spin_timed(b, SPIN_NS, b->out) != CUDA_SUCCESS)
             goto fail;
         uint64_t t2 = kprof_now_ns(), lag = 0; /* as kprof_timing_end's idle-stream correction */
         int idle = kprof_drv.cuEventQuery(start) == CUDA_SUCCESS;
@@ -291,6 +333,46 @@ static int measure(struct bench *b, enum kprof_pred p, int shared, unsigned besi
      * which takes off the launch's whole host time, some of it after the kernel reached the GPU. */
     *out_ns = m > 0.0 || p == KPROF_PRED_IDLE ? m : 0.0;
     return 1;
+}
+
+/* What a KiB of parameters adds to a kernel's hand-off (ns, never below 0): kprof_calibrate_wide's hand-off
+ * against kprof_calibrate's, both timed in the first situation where enough launches fall (behind a
+ * kernel, else held, else on an idle stream: the share is the same in each on an H200).  0 when the wide
+ * kernel's module does not load (a driver or GPU without parameter blocks beyond 4 KiB) or no situation
+ * can be timed; the module stays with the context, as the first one does. */
+static double measure_param_ns_per_kib(struct bench *b)
+{
+    CUmodule mod = NULL;
+    if (kprof_drv.cuModuleLoadData(&mod, calibrate_wide_ptx) != CUDA_SUCCESS ||
+        kprof_drv.cuModuleGetFunction(&b->wide, mod, "kprof_calibrate_wide") != CUDA_SUCCESS) {
+        kprof_debug("no kernel with a %u-byte parameter block: a launch's parameters are not calibrated",
+                    KPROF_CALIB_WIDE_BYTES);
+        return 0.0;
+    }
+    /* Its first launch loads it (lazy loading), which may wait for the context's work: not behind a hold. */
+    b->timed_wide = 1;
+    CUresult r = spin_timed(b, 0, 0);
+    b->timed_wide = 0;
+    if (r != CUDA_SUCCESS || kprof_drv.cuStreamSynchronize(b->s) != CUDA_SUCCESS)
+        return 0.0;
+    static const enum kprof_pred in[] = { KPROF_PRED_KERNEL, KPROF_PRED_HELD, KPROF_PRED_IDLE };
+    for (size_t i = 0; i < sizeof in / sizeof in[0]; i++) {
+        double narrow = 0.0, wide = 0.0;
+        if (in[i] == KPROF_PRED_HELD && !b->hold->ok)
+            continue;
+        int m = measure(b, in[i], 0, 0, &narrow);
+        if (m > 0) {
+            b->timed_wide = 1;
+            m = measure(b, in[i], 0, 0, &wide);
+            b->timed_wide = 0;
+        }
+        if (m < 0)
+            return 0.0;
+        if (m > 0)
+            return wide > narrow ? (wide - narrow) * 1024.0 / (double)(KPROF_CALIB_WIDE_BYTES - KPROF_CALIB_PARAM_BYTES)
+                                 : 0.0;
+    }
+    return 0.0;
 }
 
 /* Makes c's holds (struct kprof_hold): KPROF_HOLD_SLOTS words of pinned memory, the kprof_hold kernel of
@@ -347,6 +429,7 @@ void kprof_calibrate(struct kprof_calibration *c, CUstream own)
     memset(c->handoff_ns, 0, sizeof c->handoff_ns);
     c->beside_htod_ns = 0.0;
     c->seen_ns = 0.0;
+    c->param_ns_per_kib = 0.0;
     c->samples = REPS;
     CUdevice dev = -1;
     c->device = kprof_drv.cuCtxGetDevice(&dev) == CUDA_SUCCESS ? (int)dev : -1;
@@ -413,6 +496,8 @@ void kprof_calibrate(struct kprof_calibration *c, CUstream own)
         c->handoff_ns[KPROF_START_SHARED][KPROF_PRED_IDLE] = c->handoff_ns[KPROF_START_OWN][KPROF_PRED_IDLE];
     if (ok && measure_seen(&b, &c->seen_ns) < 0)
         c->seen_ns = 0.0; /* every event asked about: the hand-offs stand without it */
+    if (ok)
+        c->param_ns_per_kib = measure_param_ns_per_kib(&b);
     /* Beside HtoD copies: what they add to the hand-off behind a kernel (too few launches, or no memory
      * for the copies: nothing). */
     unsigned copies = ok && kprof_drv.cuMemAlloc_v2(&b.dbig, BESIDE_BYTES) == CUDA_SUCCESS &&
@@ -435,6 +520,7 @@ void kprof_calibrate(struct kprof_calibration *c, CUstream own)
         memset(c->handoff_ns, 0, sizeof c->handoff_ns);
         c->beside_htod_ns = 0.0;
         c->seen_ns = 0.0;
+        c->param_ns_per_kib = 0.0;
         c->hold.ok = 0;
         kprof_warn("cannot calibrate the event hand-off on device %d; kernel times keep it (see KPROF_CALIBRATE)",
                    c->device);

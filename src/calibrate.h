@@ -73,6 +73,13 @@ struct kprof_calibration {
      * is pending without asking (kprof_calibration_surely_pending: a cuEventQuery costs the launching
      * thread as much as a record; 1.3 to 3.2 us on an H200). */
     double seen_ns;
+    /* What each KiB of a kernel's parameter block beyond the calibration kernel's KPROF_CALIB_PARAM_BYTES
+     * adds to its hand-off (ns per KiB, never below 0; 0 when not calibrated): the GPU takes in a launch's
+     * parameters after the event before it, and CUPTI counts that in no kernel (about 70 ns a KiB on an
+     * H200, whatever the predecessor: docs/accuracy.md, "Parameter blocks").  Measured behind a kernel
+     * with kprof_calibrate_wide, whose parameters take KPROF_CALIB_WIDE_BYTES (PTX ISA 8.1, sm_70: a
+     * driver or GPU without large kernel parameters leaves it 0). */
+    double param_ns_per_kib;
     struct kprof_hold hold;            /* holding this context's streams (KPROF_HOLD, hold.h) */
 };
 
@@ -81,6 +88,11 @@ struct kprof_calibration {
  * of the model. */
 #define KPROF_CALIB_C0_NS 600.0
 
+/* The parameter blocks of libkprof's calibration kernels (bytes): kprof_calibrate's two 8-byte pointers
+ * and numbers, and kprof_calibrate_wide's, padded to the 32764-byte limit's last multiple of 16 (calibrate.c). */
+#define KPROF_CALIB_PARAM_BYTES 16u
+#define KPROF_CALIB_WIDE_BYTES 32752u
+
 /* Measures c's hand-offs in the current context on `own` (libkprof's private non-blocking stream), with
  * the kernel kprof_calibrate loaded from PTX through cuModuleLoadData: for each predecessor and both
  * kinds of start, a few launches of a 3 us kernel, each taken as (event pair - idle-stream lag -
@@ -88,7 +100,8 @@ struct kprof_calibration {
  * behind holds placed and released as timing/timing.c does (they are made here first: c->hold, 4 KiB of
  * pinned memory); then the hand-off behind a kernel again with enough HtoD copies of 8 MiB on a second
  * private stream to run through the launch (their number from one copy timed first), for beside_htod_ns;
- * and seen_ns, from 24 event records polled until seen complete.  Runs synchronously on the calling
+ * seen_ns, from 24 event records polled until seen complete; and param_ns_per_kib, from the hand-off
+ * behind a kernel of kprof_calibrate_wide (a second module) against kprof_calibrate's.  Runs synchronously on the calling
  * thread (the guard raised), on libkprof's own streams
  * only (never the legacy default stream, which would make the app's blocking streams wait); 10 MiB of
  * device memory, 9 MiB of pinned memory and the module stay with the context (freeing them may
@@ -118,6 +131,15 @@ static inline double kprof_calibration_handoff(const struct kprof_calibration *c
 {
     return c->state == KPROF_CALIB_DONE && pred < KPROF_PRED_COUNT
                ? c->handoff_ns[shared ? KPROF_START_SHARED : KPROF_START_OWN][pred]
+               : 0.0;
+}
+
+/* What a kernel's parameter block of param_bytes (struct kprof_kernel's; 0: unknown) adds to its pair's
+ * hand-off beyond the calibration kernel's (ns): 0 unless c is DONE. */
+static inline double kprof_calibration_param_ns(const struct kprof_calibration *c, unsigned param_bytes)
+{
+    return c->state == KPROF_CALIB_DONE && param_bytes > KPROF_CALIB_PARAM_BYTES
+               ? c->param_ns_per_kib * (double)(param_bytes - KPROF_CALIB_PARAM_BYTES) / 1024.0
                : 0.0;
 }
 

@@ -56,6 +56,12 @@ struct kprof_kernel {
     uint64_t untimed_lost;     /* of them, launches left untimed that failed or were captured (atomic) */
     uint64_t folded;           /* untimed launches already added to calls (the kernels' times lock) */
     int is_graph;              /* a graphs-table row: a graph exec, its launches timed as one pair */
+    /* The size of its parameter block (bytes; cuFuncGetParamInfo), 0 while unknown: the GPU takes the
+     * parameters in after the event before the kernel, so its pairs hold more hand-off the larger it is
+     * (calibrate.h, param_ns_per_kib).  Set on the kernel's own entry (not a KPROF_GROUP=shape entry's)
+     * at its first launch in a context (kprof_preload; atomic). */
+    unsigned param_bytes;
+    int param_count;           /* its parameters, from its demangled name (kprof_kernel_param_count); -1: unknown */
     /* Host versus device time (kprof_kernel_split): over the timed launches, the launch calls' host times
      * and the queue times from each call's start to its kernel's start, in ns (the kernels' times lock). */
     struct kprof_hist launch_hist, queue_hist;
@@ -211,6 +217,18 @@ static inline int kprof_kernel_check_inside(const struct kprof_kernel *k)
 {
     double d = (double)kprof_kernel_total(k) - k->check_total_ns;
     return (d < 0.0 ? -d : d) <= k->check_ci95_ns + 0.5; /* the total is rounded to a whole ns */
+}
+
+/* k's own entry (a KPROF_GROUP=shape entry's parent), where its parameter block is kept; NULL for NULL. */
+static inline struct kprof_kernel *kprof_kernel_root(struct kprof_kernel *k)
+{
+    return k && k->parent ? k->parent : k;
+}
+
+/* k's parameter block size (bytes; 0: unknown), kept on its own entry (kprof_kernel_root).  Thread-safe. */
+static inline unsigned kprof_kernel_param_bytes(const struct kprof_kernel *k)
+{
+    return __atomic_load_n(&(k->parent ? k->parent : k)->param_bytes, __ATOMIC_RELAXED);
 }
 
 #endif

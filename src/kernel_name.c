@@ -1,5 +1,5 @@
 /* kernel_name.c: a kernel's base name (KPROF_NAMES=base): its demangled name without the return type,
- * template arguments and parameters. */
+ * template arguments and parameters; and the number of those parameters. */
 #include <stdlib.h>
 #include <string.h>
 #include "kernel_name.h"
@@ -85,12 +85,12 @@ static void keep(char *out, size_t *len, const char *name, size_t *i, size_t n)
     *i += n;
 }
 
-char *kprof_kernel_base_name(const char *name)
+/* Reads a demangled name as kprof_kernel_base_name does: the base name into out (*outlen bytes, no NUL),
+ * and answers where its parameter list begins (name[i] == '('), or -1 when it has none or does not parse.
+ * out and stack: room for strlen(name) + 1 bytes each. */
+static long scan(const char *name, char *out, size_t *outlen, char *stack)
 {
     size_t n = strlen(name);
-    char *out = malloc(n + 1), *stack = malloc(n + 1);
-    if (!out || !stack)
-        goto whole;
     size_t len = 0;  /* of out */
     size_t comp = 0; /* where the name's last component starts in out */
     size_t i = 0;
@@ -169,13 +169,75 @@ char *kprof_kernel_base_name(const char *name)
         out[len++] = c;
         i++;
     }
-    if (!params || len == 0)
-        goto whole;
-    out[len] = '\0';
-    free(stack);
-    return out;
+    *outlen = len;
+    return params && len > 0 ? (long)i : -1;
 whole:
+    return -1;
+}
+
+char *kprof_kernel_base_name(const char *name)
+{
+    size_t n = strlen(name), len = 0;
+    char *out = malloc(n + 1), *stack = malloc(n + 1);
+    long at = out && stack ? scan(name, out, &len, stack) : -1;
+    free(stack);
+    if (at < 0) {
+        free(out);
+        return strdup(name);
+    }
+    out[len] = '\0';
+    return out;
+}
+
+int kprof_kernel_param_count(const char *name)
+{
+    size_t n = strlen(name), len = 0;
+    char *out = malloc(n + 1), *stack = malloc(n + 1);
+    long at = out && stack ? scan(name, out, &len, stack) : -1;
+    int count = -1;
+    size_t g = at >= 0 ? group_len(name + at, stack) : 0;
+    if (g == 2) {
+        count = 0; /* "()" */
+    } else if (g > 2) {
+        /* Its commas at depth 1.  Brackets nest as in group_len, but for '<': in the list itself it opens
+         * a type's template arguments ("Blob<16, 2>"), deeper in parentheses it may be an operator. */
+        size_t depth = 0;
+        count = 1;
+        for (size_t i = (size_t)at; i < (size_t)at + g; i++) {
+            char c = name[i], top = depth ? stack[depth - 1] : 0;
+            switch (c) {
+            case '(':
+            case '[':
+            case '{':
+                stack[depth++] = c;
+                break;
+            case '<':
+                if (depth == 1 || (top != '(' && top != '['))
+                    stack[depth++] = c;
+                break;
+            case '>':
+                if (top == '<' && name[i - 1] != '-')
+                    depth--;
+                break;
+            case ')':
+            case ']':
+            case '}': {
+                char open = c == ')' ? '(' : c == ']' ? '[' : '{';
+                while (depth && stack[depth - 1] != open)
+                    depth--;
+                if (depth)
+                    depth--;
+                break;
+            }
+            case ',':
+                count += depth == 1;
+                break;
+            default:
+                break;
+            }
+        }
+    }
     free(out);
     free(stack);
-    return strdup(name);
+    return count;
 }

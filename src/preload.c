@@ -8,6 +8,7 @@
 #include "clock.h"
 #include "call.h"
 #include "module.h"
+#include "kernel.h"
 #include "preload.h"
 #include "resolve.h"
 
@@ -63,41 +64,56 @@ static CUfunction function_from_runtime(const void *func)
     return r == cudaSuccess ? f : NULL;
 }
 
+/* The size of f's parameter block (bytes: its last parameter's offset plus size, cuFuncGetParamInfo,
+ * CUDA 12.4), f having `count` parameters; 0 when the driver cannot say, count is unknown (-1) or 0.
+ * Only the last parameter is asked: an index past it would be an error (tools such as compute-sanitizer
+ * report every error a driver call returns). */
+static unsigned param_bytes_of(CUfunction f, int count)
+{
+    size_t off = 0, size = 0;
+    if (!kprof_drv.cuFuncGetParamInfo || count <= 0 ||
+        kprof_drv.cuFuncGetParamInfo(f, (size_t)count - 1, &off, &size) != CUDA_SUCCESS)
+        return 0;
+    return off + size < 0xffffffffu ? (unsigned)(off + size) : 0;
+}
+
 /* Loads the function behind handle in the current context if it is not loaded yet.  A CUkernel is first
  * turned into its function for the current context (cuKernelGetFunction); a host function pointer (a
  * runtime launch key that is no CUkernel) into the runtime's function for it; a handle of unknown kind
- * is tried as a CUfunction, then as a CUkernel.  Returns 1 when the function is known to be loaded. */
-static int load(const void *handle, int is_kernel, int runtime)
+ * is tried as a CUfunction, then as a CUkernel.  kk->param_bytes (kk not NULL) gets the function's parameter
+ * block (param_bytes_of; left alone when unknown).  Returns 1 when the function is known to be loaded. */
+static int load(const void *handle, int is_kernel, int runtime, struct kprof_kernel *kk)
 {
     if (!kprof_drv.cuFuncIsLoaded || !kprof_drv.cuFuncLoad)
         return 0;
     CUfunction f = (CUfunction)handle;
+    CUfunctionLoadingState state = CU_FUNCTION_LOADING_STATE_LOADED;
+    CUresult r;
     if (runtime && !is_kernel) {
         f = function_from_runtime(handle);
         if (!f)
             return 0; /* its first launch loads it: kprof_tls_may_load */
-        CUfunctionLoadingState state = CU_FUNCTION_LOADING_STATE_LOADED;
-        CUresult r = kprof_drv.cuFuncIsLoaded(&state, f);
-        if (r == CUDA_SUCCESS && state != CU_FUNCTION_LOADING_STATE_LOADED)
-            r = kprof_drv.cuFuncLoad(f);
-        return r == CUDA_SUCCESS;
-    }
-    if (is_kernel &&
-        (!kprof_drv.cuKernelGetFunction || kprof_drv.cuKernelGetFunction(&f, (CUkernel)handle) != CUDA_SUCCESS))
-        return 0;
-    CUfunctionLoadingState state = CU_FUNCTION_LOADING_STATE_LOADED;
-    CUresult r = kprof_drv.cuFuncIsLoaded(&state, f);
-    if (r == CUDA_ERROR_INVALID_HANDLE && !is_kernel && kprof_drv.cuKernelGetFunction &&
-        kprof_drv.cuKernelGetFunction(&f, (CUkernel)handle) == CUDA_SUCCESS) {
-        kprof_preload_note_kernel(handle); /* a CUkernel made where libkprof did not see it */
         r = kprof_drv.cuFuncIsLoaded(&state, f);
+    } else {
+        if (is_kernel &&
+            (!kprof_drv.cuKernelGetFunction || kprof_drv.cuKernelGetFunction(&f, (CUkernel)handle) != CUDA_SUCCESS))
+            return 0;
+        r = kprof_drv.cuFuncIsLoaded(&state, f);
+        if (r == CUDA_ERROR_INVALID_HANDLE && !is_kernel && kprof_drv.cuKernelGetFunction &&
+            kprof_drv.cuKernelGetFunction(&f, (CUkernel)handle) == CUDA_SUCCESS) {
+            kprof_preload_note_kernel(handle); /* a CUkernel made where libkprof did not see it */
+            r = kprof_drv.cuFuncIsLoaded(&state, f);
+        }
     }
     if (r == CUDA_SUCCESS && state != CU_FUNCTION_LOADING_STATE_LOADED)
         r = kprof_drv.cuFuncLoad(f);
+    unsigned bytes = r == CUDA_SUCCESS && kk ? param_bytes_of(f, kk->param_count) : 0;
+    if (bytes)
+        __atomic_store_n(&kk->param_bytes, bytes, __ATOMIC_RELAXED);
     return r == CUDA_SUCCESS;
 }
 
-void kprof_preload_slow(const void *handle, CUcontext ctx, int runtime)
+void kprof_preload_slow(const void *handle, CUcontext ctx, int runtime, struct kprof_kernel *kk)
 {
     struct kprof_loaded_key key = { handle, ctx, __atomic_load_n(&kprof_preload_epoch, __ATOMIC_RELAXED) };
     struct loaded *e;
@@ -108,7 +124,7 @@ void kprof_preload_slow(const void *handle, CUcontext ctx, int runtime)
     int unsure = e && e->unsure;
     pthread_mutex_unlock(&pl.lock);
     if (!e) {
-        unsure = !load(handle, k != NULL, runtime);
+        unsure = !load(handle, k != NULL, runtime, kk);
         if ((e = calloc(1, sizeof *e)) != NULL) {
             e->key = key;
             e->unsure = unsure;

@@ -23,24 +23,28 @@ static inline unsigned kprof_preload_slot(const void *handle)
  * sit between the launch's start event and the kernel.  kprof_preload does that loading before the start
  * event is recorded (cuFuncIsLoaded / cuFuncLoad, after cuKernelGetFunction for a CUkernel), once per
  * handle and context; later launches find the pair in a per-thread cache (two compares).  `runtime`: the
- * handle is a runtime launch key (a cudaKernel_t, or a host function pointer, which is left alone).
- * Needs the CUDA 12.4 driver functions; without them it does nothing.  Thread-safe. */
-void kprof_preload_slow(const void *handle, CUcontext ctx, int runtime);
+ * handle is a runtime launch key (a cudaKernel_t, or a host function pointer, turned into its function
+ * through the runtime's cudaGetFuncBySymbol).  k (NULL: none; a kernel's own entry, kprof_kernel_root)
+ * gets the size of the function's parameter block in k->param_bytes once it is known (cuFuncGetParamInfo
+ * for its last parameter, k->param_count known: written atomically, left alone otherwise).  Needs the
+ * CUDA 12.4 driver functions; without them it does nothing.  Thread-safe. */
+struct kprof_kernel;
+void kprof_preload_slow(const void *handle, CUcontext ctx, int runtime, struct kprof_kernel *k);
 /* The launch this thread is making may load its kernel itself (handle NULL: it will not): a kernel libkprof
  * could not load first (a runtime launch by host function pointer, a driver older than 12.4) whose launch in
  * this context has not yet succeeded.  Such a loading "might require context synchronization" (CUDA
  * Programming Guide, Lazy Loading), which would wait for ever for a hold placed before the launch and
  * released after it: kprof_timing_begin places none then.  Set by kprof_preload. */
 extern __thread struct kprof_loaded_key kprof_tls_may_load __attribute__((tls_model("initial-exec")));
-static inline void kprof_preload(const void *handle, CUcontext ctx, int runtime)
+static inline void kprof_preload(const void *handle, CUcontext ctx, int runtime, struct kprof_kernel *k)
 {
-    const struct kprof_loaded_key *k = &kprof_tls_ready[kprof_preload_slot(handle)];
+    const struct kprof_loaded_key *r = &kprof_tls_ready[kprof_preload_slot(handle)];
     if (KPROF_UNLIKELY(kprof_tls_may_load.handle != NULL))
         kprof_tls_may_load.handle = NULL;
-    if (KPROF_LIKELY(k->handle == handle && k->ctx == ctx &&
-                     k->epoch == __atomic_load_n(&kprof_preload_epoch, __ATOMIC_RELAXED)) || !handle || !ctx)
+    if (KPROF_LIKELY(r->handle == handle && r->ctx == ctx &&
+                     r->epoch == __atomic_load_n(&kprof_preload_epoch, __ATOMIC_RELAXED)) || !handle || !ctx)
         return;
-    kprof_preload_slow(handle, ctx, runtime);
+    kprof_preload_slow(handle, ctx, runtime, k);
 }
 /* After the launch kprof_tls_may_load names: once one succeeded, its kernel is loaded in the context.
  * Clears kprof_tls_may_load.  Thread-safe. */

@@ -320,6 +320,7 @@ static void read_root(struct kprof_saved *r, json_t *root)
         }
         c->beside_htod_ns = real(e, "beside_htod_ns"); /* 0 in reports before it */
         c->seen_ns = real(e, "seen_ns");
+        c->param_ns_per_kib = real(e, "param_ns_per_kib"); /* 0 in reports before it */
     }
 
     json_t *ev = get(root, "events");

@@ -126,6 +126,7 @@ static struct kprof_kernel *kernel_by_name(char *mangled_owned, char *demangled_
     }
     k->mangled = mangled_owned;
     k->min_ns = k->offset_min_ns = UINT64_MAX;
+    k->param_count = demangled_owned ? kprof_kernel_param_count(demangled_owned) : -1;
     k->selected = selected;
     if (kprof_config.names == KPROF_NAMES_MANGLED || !demangled_owned) {
         free(demangled_owned);

@@ -165,6 +165,9 @@ int kprof_report_csv(const char *base, int chosen, const struct kprof_snapshot *
             fprintf(f, "%d,", c->device); /* and how soon after its record an event can be seen complete */
             kprof_csv_string(f, kprof_calib_state_text(c->state));
             fprintf(f, ",%llu,%u,own,seen,%.0f\n", U(c->cost_ns), c->samples, c->seen_ns);
+            fprintf(f, "%d,", c->device); /* and what each KiB of a kernel's parameters adds to its hand-off */
+            kprof_csv_string(f, kprof_calib_state_text(c->state));
+            fprintf(f, ",%llu,%u,own,per_param_kib,%.0f\n", U(c->cost_ns), c->samples, c->param_ns_per_kib);
         }
         csv_close(&dest, f, "calibration");
     }

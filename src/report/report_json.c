@@ -150,6 +150,8 @@ void kprof_report_json(FILE *f, const struct kprof_snapshot *s)
         kprof_json_real(f, c->beside_htod_ns);
         fprintf(f, ", \"seen_ns\": ");
         kprof_json_real(f, c->seen_ns);
+        fprintf(f, ", \"param_ns_per_kib\": ");
+        kprof_json_real(f, c->param_ns_per_kib);
         fprintf(f, "}");
     }
     fprintf(f, "%s],\n", s->events.ncalibs ? "\n  " : "");

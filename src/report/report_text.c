@@ -321,6 +321,9 @@ void kprof_report_text(FILE *f, const struct kprof_snapshot *s)
             fprintf(f, "; beside another stream's HtoD copy, more %.2f", c->beside_htod_ns / 1e3);
         if (c->seen_ns > 0.0)
             fprintf(f, "; an event is seen complete %.2f us after its record, at least", c->seen_ns / 1e3);
+        if (c->param_ns_per_kib > 0.0)
+            fprintf(f, "; more %.3f per KiB of a kernel's parameters beyond %u bytes", c->param_ns_per_kib / 1e3,
+                    KPROF_CALIB_PARAM_BYTES);
         fprintf(f, "%s\n", c->hold.ok ? "" : "; streams not held (KPROF_HOLD)");
     }
     fprintf(f, "== libkprof: end ==\n");

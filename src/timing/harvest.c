@@ -299,6 +299,11 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
     enum kprof_pred pred = pr->idle_lag_ns ? KPROF_PRED_IDLE : (enum kprof_pred)pr->pred;
     double handoff =
         pr->kind != KPROF_TARGET_COPY ? kprof_calibration_handoff(&pr->pool->calib, pr->shared, pred) : 0.0;
+    /* And what the kernel's parameters add to any hand-off: the GPU takes them in after the start event. */
+    const struct kprof_kernel *kp = pr->kind != KPROF_TARGET_COPY ? pr->target : NULL;
+    double params = kp && !kp->is_graph
+                        ? kprof_calibration_param_ns(&pr->pool->calib, kprof_kernel_param_bytes(kp))
+                        : 0.0;
     /* Started while another stream copied host to device (its launch read by the GPU at the pair's start,
      * or after the launch's return on an idle stream): the kernel waited for the GPU's reads from host
      * memory, as much as behind a kernel plus the calibrated delay, however long the hand-off behind its
@@ -318,7 +323,7 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
             handoff = waited;
         s.beside_htod = 1;
     }
-    off += handoff;
+    off += handoff + params;
     s.dur_ns = (double)ns > off ? (uint64_t)((double)ns - (off > 0.0 ? off : 0.0) + 0.5) : 0;
     if (idle_stop_ns >= 0.0) {
         s.dur_ns = (uint64_t)(idle_stop_ns + 0.5);

@@ -105,6 +105,17 @@ static struct {
                               yet, or its work seen complete by the host) starts this much later: the
                               host's launch latency, which an event recorded before the launch does not
                               wait for.  Behind a hold (cuStreamWaitValue32, kprof_hold) a stream is busy. */
+    /* FAKEGPU_PARAM_BYTES="substr=bytes[/count],...": the parameter block of a function whose name contains
+     * substr, as cuFuncGetParamInfo answers it: count parameters (default 1), 8 bytes each but the last,
+     * which ends at bytes.  Another function has as many parameters of 8 bytes as it is asked about (the
+     * fake cannot know how many its name says; its delay is that of 8 bytes); libkprof's kprof_* kernels as
+     * their PTX declares them.  FAKEGPU_PARAM_NS_PER_KIB: every kernel (libkprof's too)
+     * starts this much later per KiB of its parameter block, after whatever else delays it (the GPU takes
+     * the parameters in after the event before the kernel: about 70 ns a KiB on an H200) */
+    char *param_substr[8];
+    uint64_t param_bytes[8], param_count[8];
+    int nparams;
+    uint64_t param_ns_per_kib;
     uint64_t latency_per_block_ns; /* FAKEGPU_LAUNCH_LATENCY_PER_BLOCK_NS: and this much later again for each
                               block of its grid (a large grid arrives later; libkprof's calibration, a
                               one-block kernel, does not see it) */
@@ -209,6 +220,33 @@ static void parse_kernel_ns(void)
     free(copy);
 }
 
+/* FAKEGPU_PARAM_BYTES="substr=bytes,...": bad entries are warned about and ignored. */
+static void parse_param_bytes(void)
+{
+    const char *s = getenv("FAKEGPU_PARAM_BYTES");
+    char *copy, *tok, *save = NULL;
+
+    if (!s || !*s || !(copy = strdup(s)))
+        return;
+    for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char *eq = strrchr(tok, '='), *end = NULL;
+        unsigned long long n = eq ? strtoull(eq + 1, &end, 10) : 0, count = 1;
+        if (end && *end == '/')
+            count = strtoull(end + 1, &end, 10);
+        if (!eq || eq == tok || *end || n == 0 || n > 32764 || count == 0 || 8 * (count - 1) >= n ||
+            cfg.nparams == 8) {
+            fprintf(stderr, "fakegpu: FAKEGPU_PARAM_BYTES entry '%s' is not substring=bytes[/count] (1 to 32764 "
+                            "bytes, 8 a parameter but the last); ignored\n", tok);
+            continue;
+        }
+        *eq = '\0';
+        cfg.param_substr[cfg.nparams] = strdup(tok);
+        cfg.param_count[cfg.nparams] = count;
+        cfg.param_bytes[cfg.nparams++] = n;
+    }
+    free(copy);
+}
+
 /* FAKEGPU_HANDOFF_NS="kernel=2000,memset=4800": unknown kinds and bad numbers are warned about and ignored. */
 static void parse_handoff_ns(void)
 {
@@ -279,6 +317,8 @@ static void load_config(void)
     cfg.lazy_load_ns = env_num("FAKEGPU_LAZY_LOAD_NS", 0, 1000000000000ULL);
     cfg.launch_latency_ns = env_num("FAKEGPU_LAUNCH_LATENCY_NS", 0, 1000000000000ULL);
     cfg.latency_per_block_ns = env_num("FAKEGPU_LAUNCH_LATENCY_PER_BLOCK_NS", 0, 1000000000ULL);
+    cfg.param_ns_per_kib = env_num("FAKEGPU_PARAM_NS_PER_KIB", 0, 1000000000ULL);
+    parse_param_bytes();
     cfg.host_now = (uint64_t (*)(void))dlsym(RTLD_DEFAULT, "fakeclock_now_ns");
     cfg.host_advance = (void (*)(uint64_t))dlsym(RTLD_DEFAULT, "fakeclock_advance");
     if (!cfg.host_advance)
@@ -2269,6 +2309,64 @@ static CUresult func_name(const char **name, const void *h)
     RETURN(CUDA_SUCCESS);
 }
 
+/* A function's parameters (FAKEGPU_PARAM_BYTES): their number, and the offset and size of the i-th in
+ * *off and *size.  libkprof's kernels as their PTX declares them. */
+static size_t func_params(const struct CUfunc_st *f, size_t i, size_t *off, size_t *size)
+{
+    static const size_t calib[][2] = { { 0, 8 }, { 8, 8 } }, hold[][2] = { { 0, 8 }, { 8, 4 }, { 16, 8 } },
+                        wide[][2] = { { 0, 8 }, { 8, 8 }, { 16, 32736 } };
+    const size_t(*t)[2] = calib;
+    size_t n = 2;
+    if (strcmp(f->name, "kprof_hold") == 0) {
+        t = hold;
+        n = 3;
+    } else if (strcmp(f->name, "kprof_calibrate_wide") == 0) {
+        t = wide;
+        n = 3;
+    } else if (strcmp(f->name, "kprof_calibrate") != 0) {
+        *off = 8 * i; /* unless FAKEGPU_PARAM_BYTES says otherwise: i + 1 parameters of 8 bytes */
+        *size = 8;
+        for (int r = 0; r < cfg.nparams; r++)
+            if (strstr(f->name, cfg.param_substr[r])) {
+                size_t last = (size_t)cfg.param_count[r] - 1;
+                if (i <= last) {
+                    *off = 8 * i;
+                    *size = i < last ? 8 : (size_t)cfg.param_bytes[r] - 8 * last;
+                }
+                return (size_t)cfg.param_count[r];
+            }
+        return i + 1;
+    }
+    if (i < n) {
+        *off = t[i][0];
+        *size = t[i][1];
+    }
+    return n;
+}
+
+/* The size of f's parameter block (bytes): its last parameter's offset plus size. */
+static uint64_t func_param_bytes(const struct CUfunc_st *f)
+{
+    size_t off = 0, size = 0, n = func_params(f, 0, &off, &size);
+    func_params(f, n - 1, &off, &size);
+    return off + size;
+}
+
+CUresult cuFuncGetParamInfo(CUfunction func, size_t paramIndex, size_t *paramOffset, size_t *paramSize)
+{
+    struct CUfunc_st *f;
+    size_t off = 0, size = 0;
+
+    lock();
+    if (!(f = find(func, K_FUNC)))
+        RETURN(CUDA_ERROR_INVALID_HANDLE);
+    if (!paramOffset || !paramSize || paramIndex >= func_params(f, paramIndex, &off, &size))
+        RETURN(CUDA_ERROR_INVALID_VALUE);
+    *paramOffset = off;
+    *paramSize = size;
+    RETURN(CUDA_SUCCESS);
+}
+
 CUresult cuKernelGetName(const char **name, CUkernel hfunc) { return func_name(name, hfunc); }
 CUresult cuFuncGetName(const char **name, CUfunction hfunc) { return func_name(name, hfunc); }
 
@@ -2482,7 +2580,7 @@ static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
                      (fn->direct + 1) % cfg.late_every == 0;
     hold_settle(s);
     {
-        int calib = strcmp(fn->name, "kprof_calibrate") == 0;
+        int calib = strcmp(fn->name, "kprof_calibrate") == 0 || strcmp(fn->name, "kprof_calibrate_wide") == 0;
         uint64_t ns = calib ? calib_ns(fn, params)
                       : fn->rule ? fn->rule->seq[fn->launches++ % (uint64_t)fn->rule->nseq] : fn->ns;
         if (!calib && cfg.later_substr && strstr(fn->name, cfg.later_substr) && fn->direct >= cfg.later_after)
@@ -2495,7 +2593,8 @@ static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
          * before this launch and released after it would hang a real GPU). */
         if (lazy)
             holds_wait(ANY_STREAM, ANY_STREAM);
-        uint64_t t0 = kernel_advance(s, lazy ? cfg.lazy_load_ns : 0, (uint64_t)gx * gy * gz, ns);
+        uint64_t param_ns = cfg.param_ns_per_kib * func_param_bytes(fn) / 1024; /* FAKEGPU_PARAM_NS_PER_KIB */
+        uint64_t t0 = kernel_advance(s, (lazy ? cfg.lazy_load_ns : 0) + param_ns, (uint64_t)gx * gy * gz, ns);
 
         if (calib)
             calib_out(params, t0, ns);
@@ -4022,6 +4121,7 @@ static const struct proc procs[] = {
     P("cuFuncGetName", 12030, cuFuncGetName),
     P("cuFuncLoad", 12040, cuFuncLoad),
     P("cuFuncIsLoaded", 12040, cuFuncIsLoaded),
+    P("cuFuncGetParamInfo", 12040, cuFuncGetParamInfo),
     P("cuModuleLoadData", 2000, cuModuleLoadData),
     P("cuModuleGetFunction", 2000, cuModuleGetFunction),
     P("cuModuleUnload", 2000, cuModuleUnload),

@@ -30,7 +30,9 @@
  * last: the copies' stream met first), "htodbesidedeep" (17 copies, near_k as the 17th begins, its stream
  * met first), "htodbesidegraph" (as htodbeside with a one-node graph of graph_k for near_k, 5 rounds, then
  * 5 rounds of the graph with no copy), "twos" (pair_k 400 times in twos, each two waited for, then a 200 us
- * nap: the first of two on an idle stream, the second on a stream still busy with the first). */
+ * nap: the first of two on an idle stream, the second on a stream still busy with the first), "params"
+ * (kernels with C++ names, so that libkprof can count their parameters: busy_k(Blob) behind lead 5 times
+ * back to back, then idle_k(Blob) 10 times on an idle stream, each waited for). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,6 +188,23 @@ static int idle(CUstream s)
     CK(cuStreamSynchronize(s));
     launch(f, s);
     CK(cuStreamSynchronize(s));
+    return 0;
+}
+
+/* "params": busy_k(Blob) and idle_k(Blob), as their mangled names say (one parameter each, its size the
+ * fake's FAKEGPU_PARAM_BYTES). */
+static int params(CUstream s)
+{
+    CUfunction lead = fn("lead"), busy = fn("_Z6busy_k4Blob"), idle = fn("_Z6idle_k4Blob");
+    for (int i = 0; i < 5; i++) {
+        launch(lead, s);
+        launch(busy, s);
+    }
+    CK(cuCtxSynchronize());
+    for (int i = 0; i < 10; i++) {
+        launch(idle, s);
+        CK(cuStreamSynchronize(s));
+    }
     return 0;
 }
 
@@ -521,6 +540,7 @@ int main(int argc, char **argv)
              : !strcmp(mode, "beside") ? beside(s, other)
              : !strcmp(mode, "shapes") ? shapes(s)
              : !strcmp(mode, "twos") ? twos(s)
+             : !strcmp(mode, "params") ? params(s)
              : !strcmp(mode, "manyshapes") ? manyshapes(s)
              : !strcmp(mode, "idlecopy") ? idlecopy(s)
              : !strcmp(mode, "lateshape") ? lateshape(s)
