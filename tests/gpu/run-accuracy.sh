@@ -49,6 +49,7 @@ cufft                          libraries    60
 thrust                         libraries    60
 graphs_conditional             graphs       60
 graph_and_direct               graphs       60
+param_blocks                   params       60
 torch_train.py                 python       90
 torch_compile.py               python       120
 jax_jit.py                     python       90
