@@ -300,9 +300,9 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
     double handoff =
         pr->kind != KPROF_TARGET_COPY ? kprof_calibration_handoff(&pr->pool->calib, pr->shared, pred) : 0.0;
     /* And what the kernel's parameters add to any hand-off: the GPU takes them in after the start event. */
-    const struct kprof_kernel *kp = pr->kind != KPROF_TARGET_COPY ? pr->target : NULL;
-    double params = kp && !kp->is_graph
-                        ? kprof_calibration_param_ns(&pr->pool->calib, kprof_kernel_param_bytes(kp))
+    const struct kprof_kernel *kk = pr->kind != KPROF_TARGET_COPY ? pr->target : NULL;
+    double params = kk && !kk->is_graph
+                        ? kprof_calibration_param_ns(&pr->pool->calib, kprof_kernel_param_bytes(kk))
                         : 0.0;
     /* Started while another stream copied host to device (its launch read by the GPU at the pair's start,
      * or after the launch's return on an idle stream): the kernel waited for the GPU's reads from host
@@ -310,7 +310,6 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
      * own predecessor would have been; not in addition to it (behind its own stream's HtoD copy, the
      * hand-off is already that long: docs/accuracy.md, "An HtoD copy beside").  Not graph launches, whose
      * kernels' launches the GPU may read from device memory (not measured). */
-    const struct kprof_kernel *kk = pr->kind != KPROF_TARGET_COPY ? pr->target : NULL;
     double beside = kk && !kk->is_graph && known &&
                             (pr->pool->nhtod || __atomic_load_n(&pr->pool->htod_queued, __ATOMIC_RELAXED))
                         ? kprof_calibration_beside_htod(&pr->pool->calib)
