@@ -35,6 +35,11 @@ struct kprof_kernel {
      * w x KPROF_SPLIT_UNITS times) */
     double w_sum, wx_sum, wxx_sum;
     struct kprof_hist hist;    /* durations of the launches after the first, for percentiles */
+    /* KPROF_HOLD=N: the same of the launches after the first measured in full, each counted as the launches
+     * it stands for (2^thin, struct kprof_sample), in KPROF_SPLIT_UNITS of a launch: the percentiles and
+     * median once some launch was read with a learned offset (offset_min_ns), whose reading is right on
+     * average but is not its own length */
+    struct kprof_hist full_hist;
     unsigned grid[3], block[3];/* launch shape: the group's (KPROF_GROUP=shape) or the last one seen */
     struct kprof_kernel *shapes; /* KPROF_GROUP=shape: one entry per launch shape (uthash by shape) */
     struct kprof_kernel *parent;

@@ -31,7 +31,9 @@ struct kprof_sample {
     unsigned char beside_htod; /* kernels: 1 when it started beside another stream's HtoD copy, the delay that
                                 * costs taken off too (calibrate.h, beside_htod_ns) */
     unsigned char offset_read; /* kernels: read with a learned offset (KPROF_HOLD=N, not drawn: timing/offsets.c),
-                                * so dur_ns is not its own length; kept out of Min and Max */
+                                * so dur_ns is not its own length; kept out of Min, Max and the percentiles */
+    unsigned char thin;      /* kernels, KPROF_HOLD=N, measured in full: drawn at the rate 1/(N x 2^thin), it
+                              * stands for 2^thin launches (0 otherwise) */
     float weight;            /* kernels, KPROF_SAMPLE=auto: 1/p, p the launch's probability of being timed */
     float auto_weight;       /* kernels, KPROF_AUTO_CHECK=1: 1/p when auto would have timed it, else 0 */
     /* Kernels (and graph launches), the split nsys's cuda_kern_exec_sum makes: has_split when the launch

@@ -5,8 +5,9 @@
 #include "kernel.h"
 
 /* v (ns) brought within the shortest and longest launch measured in full (the first included) when some of
- * the kernel's launches were read with a learned offset (kernel.h, offset_min_ns): the histogram holds
- * those launches' readings, whose spread is not that of the kernel's lengths. */
+ * the kernel's launches were read with a learned offset (kernel.h, offset_min_ns): those launches'
+ * readings, whose spread is not that of the kernel's lengths, are in hist (full_hist, which the figures
+ * come from then, has none of them; its buckets' representatives may still fall outside). */
 static double within_measured(const struct kprof_kernel *k, double v)
 {
     if (k->offset_min_ns == UINT64_MAX || k->min_ns == UINT64_MAX)
@@ -19,12 +20,20 @@ static double within_measured(const struct kprof_kernel *k, double v)
     return v < lo ? lo : v > hi ? hi : v;
 }
 
+/* Whether the percentiles come from the launches measured in full (kernel.h, full_hist): some launch was
+ * read with a learned offset, and some after the first was measured in full. */
+static int from_full(const struct kprof_kernel *k)
+{
+    return k->offset_min_ns != UINT64_MAX && kprof_hist_count(&k->full_hist) > 0;
+}
+
 static double instances_median(const struct kprof_kernel *k)
 {
-    if (k->w_sum > 0.0) { /* auto: the weighed median of every timed launch, the first (w = 1) included */
+    if (k->w_sum > 0.0 || from_full(k)) { /* auto, or KPROF_HOLD=N's launches measured in full: weighed (the
+                                           * launches each stands for), the first (w = 1) included */
         struct kprof_hist h;
         memset(&h, 0, sizeof h);
-        kprof_hist_merge(&h, &k->hist);
+        kprof_hist_merge(&h, from_full(k) ? &k->full_hist : &k->hist);
         if (k->first_timed)
             kprof_hist_add_n(&h, k->first_ns, KPROF_SPLIT_UNITS);
         double m = (double)kprof_hist_percentile_units(&h, 50.0, KPROF_SPLIT_UNITS);
@@ -36,6 +45,8 @@ static double instances_median(const struct kprof_kernel *k)
 
 static uint64_t percentile(const struct kprof_kernel *k, double q)
 {
+    if (from_full(k))
+        return kprof_hist_percentile_units(&k->full_hist, q, KPROF_SPLIT_UNITS);
     if (kprof_hist_count(&k->hist) > 0)
         return kprof_hist_percentile_units(&k->hist, q, k->w_sum > 0.0 ? KPROF_SPLIT_UNITS : 1);
     return k->first_timed ? k->first_ns : 0;

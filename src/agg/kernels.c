@@ -369,6 +369,8 @@ void kprof_kernel_add_sample(const struct kprof_sample *s)
         } else {
             kprof_hist_add(&k->hist, ns);
         }
+        if (!s->offset_read && kprof_hold_sampled()) /* KPROF_HOLD=N: for the percentiles (kernel.h, full_hist) */
+            kprof_hist_add_n(&k->full_hist, ns, units << s->thin);
     }
     pthread_mutex_unlock(&times_lock);
 }
@@ -608,6 +610,7 @@ void kprof_kernel_reset(struct kprof_kernel *k)
     k->mean_ns = k->m2 = 0.0;
     k->w_sum = k->wx_sum = k->wxx_sum = 0.0;
     kprof_hist_free(&k->hist);
+    kprof_hist_free(&k->full_hist);
     kprof_hist_free(&k->launch_hist);
     kprof_hist_free(&k->queue_hist);
     memset(&k->sampling, 0, sizeof k->sampling);
