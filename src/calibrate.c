@@ -337,11 +337,20 @@ static int measure(struct bench *b, enum kprof_pred p, int shared, unsigned besi
 
 /* What a KiB of parameters adds to a kernel's hand-off (ns, never below 0): kprof_calibrate_wide's hand-off
  * against kprof_calibrate's, both timed in the first situation where enough launches fall (behind a
- * kernel, else held, else on an idle stream: the share is the same in each on an H200).  0 when the wide
- * kernel's module does not load (a driver or GPU without parameter blocks beyond 4 KiB) or no situation
- * can be timed; the module stays with the context, as the first one does. */
-static double measure_param_ns_per_kib(struct bench *b)
+ * kernel, else held, else on an idle stream: the share is the same in each on an H200) on `device`.  0
+ * where kernels' parameter blocks cannot be asked (a driver before 12.4), on a GPU before sm_70 (no
+ * parameter blocks beyond 4 KiB), when the wide kernel's module does not load or no situation can be
+ * timed; the module stays with the context, as the first one does. */
+static double measure_param_ns_per_kib(struct bench *b, int device)
 {
+    /* Not where it could not serve (no cuFuncGetParamInfo: a driver before 12.4) or would fail to load (a GPU
+     * before sm_70): libkprof's own driver calls must not fail (tools such as compute-sanitizer report them). */
+    int major = 0;
+    if (!kprof_drv.cuFuncGetParamInfo || !kprof_drv.cuDeviceGetAttribute || device < 0 ||
+        kprof_drv.cuDeviceGetAttribute(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, (CUdevice)device) !=
+            CUDA_SUCCESS ||
+        major < 7)
+        return 0.0;
     CUmodule mod = NULL;
     if (kprof_drv.cuModuleLoadData(&mod, calibrate_wide_ptx) != CUDA_SUCCESS ||
         kprof_drv.cuModuleGetFunction(&b->wide, mod, "kprof_calibrate_wide") != CUDA_SUCCESS) {
@@ -497,7 +506,7 @@ void kprof_calibrate(struct kprof_calibration *c, CUstream own)
     if (ok && measure_seen(&b, &c->seen_ns) < 0)
         c->seen_ns = 0.0; /* every event asked about: the hand-offs stand without it */
     if (ok)
-        c->param_ns_per_kib = measure_param_ns_per_kib(&b);
+        c->param_ns_per_kib = measure_param_ns_per_kib(&b, c->device);
     /* Beside HtoD copies: what they add to the hand-off behind a kernel (too few launches, or no memory
      * for the copies: nothing). */
     unsigned copies = ok && kprof_drv.cuMemAlloc_v2(&b.dbig, BESIDE_BYTES) == CUDA_SUCCESS &&

@@ -4,6 +4,23 @@
 #include <string.h>
 #include "kernel_name.h"
 
+/* The length of a shift or comparison operator at s[i] inside a template argument (a '<' or '>' that
+ * opens or closes nothing), 0 for a bracket: libiberty prints "(a)<(b)", "(a)<<(b)", "(a)<=(b)",
+ * "(a)>>(b)" and "(a)>=(b)" bare, a greater-than in parentheses ("((a)>(b))"), and closing brackets that
+ * follow each other apart ("> >"). */
+static size_t cmp_operator_len(const char *s, size_t i)
+{
+    if (i == 0 || s[i - 1] != ')')
+        return 0;
+    if (s[i] == '<') {
+        size_t j = i + 1;
+        if (s[j] == '<' || s[j] == '=')
+            j++;
+        return s[j] == '(' ? j - i : 0;
+    }
+    return s[i] == '>' && (s[i + 1] == '>' || s[i + 1] == '=') && s[i + 2] == '(' ? 2 : 0;
+}
+
 /* The length of the bracketed group that opens at s[0] ('<', '(', '[' or '{'), its closing bracket
  * included; 0 when it is not closed.  Brackets nest; inside parentheses and square brackets '<' and '>'
  * are operators (a template argument's expression, "(1)>(2)"), and the '>' of "->" closes nothing.
@@ -20,12 +37,15 @@ static size_t group_len(const char *s, char *stack)
             stack[depth++] = c;
             break;
         case '<':
-            if (top != '(' && top != '[')
-                stack[depth++] = c;
-            break;
         case '>':
-            if (top == '<' && !(i > 0 && s[i - 1] == '-'))
+            if (cmp_operator_len(s, i)) {
+                i += cmp_operator_len(s, i) - 1;
+            } else if (c == '<') {
+                if (top != '(' && top != '[')
+                    stack[depth++] = c;
+            } else if (top == '<' && !(i > 0 && s[i - 1] == '-')) {
                 depth--;
+            }
             break;
         case ')':
         case ']':
@@ -135,10 +155,11 @@ static long scan(const char *name, char *out, size_t *outlen, char *stack)
         }
         case '(': {
             static const char anon[] = "(anonymous namespace)";
-            size_t g = strncmp(name + i, anon, sizeof anon - 1) == 0 ? sizeof anon - 1 : group_len(name + i, stack);
+            int anon_ns = strncmp(name + i, anon, sizeof anon - 1) == 0;
+            size_t g = anon_ns ? sizeof anon - 1 : group_len(name + i, stack);
             if (!g)
                 goto whole;
-            if (g == sizeof anon - 1 || (len > comp && out[len - 1] == '\'')) { /* or 'lambda'(int) */
+            if (anon_ns || (len > comp && out[len - 1] == '\'')) { /* or 'lambda'(int) */
                 keep(out, &len, name, &i, g);
                 continue;
             }
@@ -212,11 +233,12 @@ int kprof_kernel_param_count(const char *name)
                 stack[depth++] = c;
                 break;
             case '<':
-                if (depth == 1 || (top != '(' && top != '['))
-                    stack[depth++] = c;
-                break;
             case '>':
-                if (top == '<' && name[i - 1] != '-')
+                if (cmp_operator_len(name, i))
+                    i += cmp_operator_len(name, i) - 1;
+                else if (c == '<' && (depth == 1 || (top != '(' && top != '[')))
+                    stack[depth++] = c;
+                else if (c == '>' && top == '<' && name[i - 1] != '-')
                     depth--;
                 break;
             case ')':

@@ -25,6 +25,8 @@ bool operator< <int>(S, int)	operator<
 S::operator->() const	S::operator->
 S::operator unsigned long() const	S::operator unsigned long
 void* operator new[](unsigned long)	operator new[]
+saxpy(float*, float*, int)	saxpy
+std::enable_if<(8)>=(4), void>::type d0d<8>()	d0d
 kprof_calibrate	kprof_calibrate
 _Z1fI1AI1AI	_Z1fI1AI1AI
 <unknown kernel 0x1234>	<unknown kernel 0x1234>

@@ -116,6 +116,9 @@ static struct {
     uint64_t param_bytes[8], param_count[8];
     int nparams;
     uint64_t param_ns_per_kib;
+    /* FAKEGPU_COMPUTE_MAJOR (default 9): the devices' compute capability (major), and the highest a PTX
+     * image loaded by cuModuleLoadData may target (".target sm_XY"; above: CUDA_ERROR_UNSUPPORTED_PTX_VERSION) */
+    uint64_t compute_major;
     uint64_t latency_per_block_ns; /* FAKEGPU_LAUNCH_LATENCY_PER_BLOCK_NS: and this much later again for each
                               block of its grid (a large grid arrives later; libkprof's calibration, a
                               one-block kernel, does not see it) */
@@ -294,6 +297,7 @@ static void load_config(void)
     cfg.copy_ps_per_byte = env_num("FAKEGPU_COPY_PS_PER_BYTE", 1000, 1000000000ULL);
     cfg.pending_queries = (unsigned)env_num("FAKEGPU_EVENT_PENDING_QUERIES", 0, 1000000000ULL);
     cfg.hang = env_num("FAKEGPU_HANG", 0, 1) != 0;
+    cfg.compute_major = env_num("FAKEGPU_COMPUTE_MAJOR", 9, 99);
     cfg.report_holds = env_num("FAKEGPU_REPORT_HOLDS", 0, 1) != 0;
     cfg.mem_bytes = (size_t)env_num("FAKEGPU_MEM_BYTES", 1ULL << 30, 1ULL << 48);
     cfg.truth_path = getenv("FAKEGPU_TRUTH");
@@ -1132,7 +1136,7 @@ static int attribute(CUdevice_attribute a, CUdevice dev)
     case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: return 132;
     case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR: return 2048;
     case CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR: return 32;
-    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: return 9;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: return (int)cfg.compute_major;
     case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: return 0;
     case CU_DEVICE_ATTRIBUTE_ASYNC_ENGINE_COUNT: return 2;
     case CU_DEVICE_ATTRIBUTE_PCI_BUS_ID: return 0x10 + dev;
@@ -2269,9 +2273,19 @@ CUresult cuLibraryGetKernel(CUkernel *pKernel, CUlibrary library, const char *na
     return code_get((struct CUfunc_st **)pKernel, library, name);
 }
 
+/* The compute capability a PTX image targets (".target sm_XY": X), 0 for another image. */
+static int ptx_target_major(const void *image)
+{
+    const char *t = image ? strstr((const char *)image, ".target sm_") : NULL;
+    return t && strncmp((const char *)image, ".version", 8) == 0 ? atoi(t + 11) / 10 : 0;
+}
+
 CUresult cuModuleLoadData(CUmodule *module, const void *image)
 {
-    (void)image;
+    if (ptx_target_major(image) > (int)cfg.compute_major) { /* FAKEGPU_COMPUTE_MAJOR */
+        lock();
+        RETURN(CUDA_ERROR_UNSUPPORTED_PTX_VERSION);
+    }
     return code_load((struct CUlib_st **)module);
 }
 
