@@ -2607,7 +2607,7 @@ static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
          * before this launch and released after it would hang a real GPU). */
         if (lazy)
             holds_wait(ANY_STREAM, ANY_STREAM);
-        uint64_t param_ns = cfg.param_ns_per_kib * func_param_bytes(fn) / 1024; /* FAKEGPU_PARAM_NS_PER_KIB */
+        uint64_t param_ns = cfg.param_ns_per_kib ? cfg.param_ns_per_kib * func_param_bytes(fn) / 1024 : 0; /* FAKEGPU_PARAM_NS_PER_KIB */
         uint64_t t0 = kernel_advance(s, (lazy ? cfg.lazy_load_ns : 0) + param_ns, (uint64_t)gx * gy * gz, ns);
 
         if (calib)
