@@ -12,6 +12,28 @@
 #include "call.h"
 #include "graphs.h"
 
+/* The body of kprof_calibrate and kprof_calibrate_wide (their parameters kprof_ns and kprof_out). */
+#define SPIN_BODY_PTX                                                                                      \
+    "{\n"                                                                                                  \
+    "  .reg .pred %p;\n"                                                                                   \
+    "  .reg .b64 %t0, %t, %d, %n, %o;\n"                                                                   \
+    "  ld.param.u64 %n, [kprof_ns];\n"                                                                     \
+    "  ld.param.u64 %o, [kprof_out];\n"                                                                    \
+    "  mov.u64 %t0, %globaltimer;\n"                                                                       \
+    "SPIN:\n"                                                                                              \
+    "  mov.u64 %t, %globaltimer;\n"                                                                        \
+    "  sub.u64 %d, %t, %t0;\n"                                                                             \
+    "  setp.lt.u64 %p, %d, %n;\n"                                                                          \
+    "  @%p bra SPIN;\n"                                                                                    \
+    "  setp.eq.u64 %p, %o, 0;\n"                                                                           \
+    "  @%p bra DONE;\n"                                                                                    \
+    "  cvta.to.global.u64 %o, %o;\n"                                                                       \
+    "  st.global.u64 [%o], %t0;\n"                                                                         \
+    "  st.global.u64 [%o+8], %t;\n"                                                                        \
+    "DONE:\n"                                                                                              \
+    "  ret;\n"                                                                                             \
+    "}\n"
+
 /* kprof_calibrate(ns, out): spins until %globaltimer has advanced by ns, then (out not NULL) writes the
  * timer's value at its start and at its end to out[0] and out[1].  One block of 32 threads: every thread
  * spins, thread order does not matter (they all store the same kind of value; the span is what is read).
@@ -23,25 +45,7 @@ static const char calibrate_ptx[] =
     ".target sm_50\n"
     ".address_size 64\n"
     ".visible .entry kprof_calibrate(.param .u64 kprof_ns, .param .u64 kprof_out)\n"
-    "{\n"
-    "  .reg .pred %p;\n"
-    "  .reg .b64 %t0, %t, %d, %n, %o;\n"
-    "  ld.param.u64 %n, [kprof_ns];\n"
-    "  ld.param.u64 %o, [kprof_out];\n"
-    "  mov.u64 %t0, %globaltimer;\n"
-    "SPIN:\n"
-    "  mov.u64 %t, %globaltimer;\n"
-    "  sub.u64 %d, %t, %t0;\n"
-    "  setp.lt.u64 %p, %d, %n;\n"
-    "  @%p bra SPIN;\n"
-    "  setp.eq.u64 %p, %o, 0;\n"
-    "  @%p bra DONE;\n"
-    "  cvta.to.global.u64 %o, %o;\n"
-    "  st.global.u64 [%o], %t0;\n"
-    "  st.global.u64 [%o+8], %t;\n"
-    "DONE:\n"
-    "  ret;\n"
-    "}\n"
+    SPIN_BODY_PTX
     ".visible .entry kprof_hold(.param .u64 kprof_word, .param .u32 kprof_seq, .param .u64 kprof_timeout)\n"
     "{\n"
     "  .reg .pred %p;\n"
@@ -74,25 +78,7 @@ static const char calibrate_wide_ptx[] =
     ".target sm_70\n"
     ".address_size 64\n"
     ".visible .entry kprof_calibrate_wide(.param .u64 kprof_ns, .param .u64 kprof_out, .param .align 8 .b8 kprof_pad[32736])\n"
-    "{\n"
-    "  .reg .pred %p;\n"
-    "  .reg .b64 %t0, %t, %d, %n, %o;\n"
-    "  ld.param.u64 %n, [kprof_ns];\n"
-    "  ld.param.u64 %o, [kprof_out];\n"
-    "  mov.u64 %t0, %globaltimer;\n"
-    "SPIN:\n"
-    "  mov.u64 %t, %globaltimer;\n"
-    "  sub.u64 %d, %t, %t0;\n"
-    "  setp.lt.u64 %p, %d, %n;\n"
-    "  @%p bra SPIN;\n"
-    "  setp.eq.u64 %p, %o, 0;\n"
-    "  @%p bra DONE;\n"
-    "  cvta.to.global.u64 %o, %o;\n"
-    "  st.global.u64 [%o], %t0;\n"
-    "  st.global.u64 [%o+8], %t;\n"
-    "DONE:\n"
-    "  ret;\n"
-    "}\n";
+    SPIN_BODY_PTX;
 /* Its pad's contents (never read). */
 static const unsigned char wide_pad[KPROF_CALIB_WIDE_BYTES - KPROF_CALIB_PARAM_BYTES];
 

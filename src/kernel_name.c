@@ -23,9 +23,12 @@ static size_t cmp_operator_len(const char *s, size_t i)
 
 /* The length of the bracketed group that opens at s[0] ('<', '(', '[' or '{'), its closing bracket
  * included; 0 when it is not closed.  Brackets nest; inside parentheses and square brackets '<' and '>'
- * are operators (a template argument's expression, "(1)>(2)"), and the '>' of "->" closes nothing.
- * stack: room for strlen(s) bytes. */
-static size_t group_len(const char *s, char *stack)
+ * are operators (a template argument's expression, "(1)>(2)"), as are the bare shifts and comparisons
+ * of cmp_operator_len, and the '>' of "->" closes nothing.
+ * stack: room for strlen(s) bytes.
+ * commas (NULL: not wanted): s opens a parameter list, a '<' directly inside it opens a type's template
+ * arguments ("Blob<16, 2>"), and *commas counts the commas there.  group_len: without commas. */
+static size_t group_scan(const char *s, char *stack, int *commas)
 {
     size_t depth = 0;
     for (size_t i = 0; s[i]; i++) {
@@ -41,7 +44,7 @@ static size_t group_len(const char *s, char *stack)
             if (cmp_operator_len(s, i)) {
                 i += cmp_operator_len(s, i) - 1;
             } else if (c == '<') {
-                if (top != '(' && top != '[')
+                if ((commas && depth == 1) || (top != '(' && top != '['))
                     stack[depth++] = c;
             } else if (top == '<' && !(i > 0 && s[i - 1] == '-')) {
                 depth--;
@@ -58,6 +61,10 @@ static size_t group_len(const char *s, char *stack)
             depth--;
             break;
         }
+        case ',':
+            if (commas && depth == 1)
+                ++*commas;
+            break;
         default:
             break;
         }
@@ -65,6 +72,11 @@ static size_t group_len(const char *s, char *stack)
             return i + 1;
     }
     return 0;
+}
+
+static size_t group_len(const char *s, char *stack)
+{
+    return group_scan(s, stack, NULL);
 }
 
 static int ident_char(char c)
@@ -215,51 +227,9 @@ int kprof_kernel_param_count(const char *name)
     size_t n = strlen(name), len = 0;
     char *out = malloc(n + 1), *stack = malloc(n + 1);
     long at = out && stack ? scan(name, out, &len, stack) : -1;
-    int count = -1;
-    size_t g = at >= 0 ? group_len(name + at, stack) : 0;
-    if (g == 2) {
-        count = 0; /* "()" */
-    } else if (g > 2) {
-        /* Its commas at depth 1.  Brackets nest as in group_len, but for '<': in the list itself it opens
-         * a type's template arguments ("Blob<16, 2>"), deeper in parentheses it may be an operator. */
-        size_t depth = 0;
-        count = 1;
-        for (size_t i = (size_t)at; i < (size_t)at + g; i++) {
-            char c = name[i], top = depth ? stack[depth - 1] : 0;
-            switch (c) {
-            case '(':
-            case '[':
-            case '{':
-                stack[depth++] = c;
-                break;
-            case '<':
-            case '>':
-                if (cmp_operator_len(name, i))
-                    i += cmp_operator_len(name, i) - 1;
-                else if (c == '<' && (depth == 1 || (top != '(' && top != '[')))
-                    stack[depth++] = c;
-                else if (c == '>' && top == '<' && name[i - 1] != '-')
-                    depth--;
-                break;
-            case ')':
-            case ']':
-            case '}': {
-                char open = c == ')' ? '(' : c == ']' ? '[' : '{';
-                while (depth && stack[depth - 1] != open)
-                    depth--;
-                if (depth)
-                    depth--;
-                break;
-            }
-            case ',':
-                count += depth == 1;
-                break;
-            default:
-                break;
-            }
-        }
-    }
+    int commas = 0;
+    size_t g = at >= 0 ? group_scan(name + at, stack, &commas) : 0;
     free(out);
     free(stack);
-    return count;
+    return g == 2 ? 0 /* "()" */ : g > 2 ? commas + 1 : -1;
 }
