@@ -124,7 +124,7 @@ void kprof_preload_slow(const void *handle, CUcontext ctx, int runtime, struct k
     int unsure = e && e->unsure;
     pthread_mutex_unlock(&pl.lock);
     if (!e) {
-        unsure = !load(handle, k != NULL, runtime, kk);
+        unsure = !load(handle, k != NULL, runtime, kprof_kernel_root(kk));
         if ((e = calloc(1, sizeof *e)) != NULL) {
             e->key = key;
             e->unsure = unsure;

@@ -24,9 +24,10 @@ static inline unsigned kprof_preload_slot(const void *handle)
  * event is recorded (cuFuncIsLoaded / cuFuncLoad, after cuKernelGetFunction for a CUkernel), once per
  * handle and context; later launches find the pair in a per-thread cache (two compares).  `runtime`: the
  * handle is a runtime launch key (a cudaKernel_t, or a host function pointer, turned into its function
- * through the runtime's cudaGetFuncBySymbol).  k (NULL: none; a kernel's own entry, kprof_kernel_root)
- * gets the size of the function's parameter block in k->param_bytes once it is known (cuFuncGetParamInfo
- * for its last parameter, k->param_count known: written atomically, left alone otherwise).  Needs the
+ * through the runtime's cudaGetFuncBySymbol).  k (NULL: none) is the launch's kernel: its own entry
+ * (kprof_kernel_root) gets the size of the function's parameter block in param_bytes once it is known
+ * (cuFuncGetParamInfo for its last parameter, param_count known: written atomically, left alone
+ * otherwise).  Needs the
  * CUDA 12.4 driver functions; without them it does nothing.  Thread-safe. */
 struct kprof_kernel;
 void kprof_preload_slow(const void *handle, CUcontext ctx, int runtime, struct kprof_kernel *k);

@@ -58,7 +58,7 @@ static inline enum kprof_time_want kprof_launch_want(struct kprof_kernel *k)
         if (KPROF_UNLIKELY(k_ && !k_->selected)) { /* KPROF_INCLUDE/KPROF_EXCLUDE */               \
             kprof_call_host(&c_, 0);                                                               \
             if (!(runtime))                                                                        \
-                kprof_preload((handle), c_.ctx_before, 0, kprof_kernel_root(k_));                               \
+                kprof_preload((handle), c_.ctx_before, 0, k_);                                     \
             kprof_chain_break();                                                                   \
             type r_ = (call);                                                                      \
             if (!(runtime))                                                                        \
@@ -69,7 +69,7 @@ static inline enum kprof_time_want kprof_launch_want(struct kprof_kernel *k)
         }                                                                                          \
         enum kprof_time_want w_ = kprof_launch_want(k_);                                           \
         kprof_call_host(&c_, w_ == KPROF_TIME_NONE);                                               \
-        kprof_preload((handle), c_.ctx_before, (runtime), kprof_kernel_root(k_));                               \
+        kprof_preload((handle), c_.ctx_before, (runtime), k_);                                     \
         SEG(0);                                                                                    \
         struct kprof_timing t_;                                                                    \
         /* Untimed, no capture to look for and no turn to take (kprof_orders_active): no timing call. */ \
@@ -117,7 +117,7 @@ static inline enum kprof_time_want kprof_launch_want(struct kprof_kernel *k)
         (d)->used = 1;                                                                             \
         CUcontext cx_ = NULL;                                                                      \
         if (kprof_drv.cuCtxGetCurrent(&cx_) == CUDA_SUCCESS)                                       \
-            kprof_preload((handle), cx_, 0, kprof_kernel_root((d)->k));                                         \
+            kprof_preload((handle), cx_, 0, (d)->k);                                               \
         struct kprof_timing t_;                                                                    \
         t_.hold_shapes = kprof_hold_words((d)->k, (grid), (block), &t_.hold_key, &t_.hold_nshapes);  \
         kprof_timing_begin(&t_, cx_, (stream), (per_thread), (d)->want);                           \
