@@ -307,14 +307,15 @@ static int measure(struct bench *b, enum kprof_pred p, int shared, unsigned besi
     *out_ns = 0.0;
     if (n < reps / 2)
         return 0;
-    double m = trimmed_mean(v, n);
-    if (beside) { /* KPROF_LOG=debug: each launch's hand-off beside the copies, sorted (trimmed_mean) */
+    { /* KPROF_LOG=debug: each launch's hand-off, in the order measured (once a context) */
         char line[COPY_REPS * 8 + 1];
         size_t at = 0;
         for (int i = 0; i < n && at + 9 < sizeof line; i++)
             at += (size_t)snprintf(line + at, sizeof line - at, " %.0f", v[i]);
-        kprof_debug("calibration beside %u HtoD copies: hand-offs (ns, sorted)%s", beside, line);
+        kprof_debug("calibration %s%s%s, %u HtoD copies beside: hand-offs (ns)%s", kprof_pred_names[p],
+                    shared ? " (shared start)" : "", b->timed_wide ? " (kprof_calibrate_wide)" : "", beside, line);
     }
+    double m = trimmed_mean(v, n);
     /* A hand-off never adds time; the idle case's may: there it corrects the idle-stream correction,
      * which takes off the launch's whole host time, some of it after the kernel reached the GPU. */
     *out_ns = m > 0.0 || p == KPROF_PRED_IDLE ? m : 0.0;
