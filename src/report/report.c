@@ -146,12 +146,12 @@ struct dest {
     char *path; /* expanded, owned; NULL for stderr as the fallback */
 };
 
-/* Opens the destination of `pattern` for the `what` (report, trace); 0 (after one warning, which adds
- * `fallback`) when it cannot be. */
-static int dest_open(struct dest *d, const char *pattern, const char *what, const char *fallback)
+/* Opens `path` (expanded, owned by d from now on; NULL: out of memory) for the `what` (report, trace); 0
+ * (after one warning, which adds `fallback`) when it cannot be. */
+static int dest_open_path(struct dest *d, char *path, const char *pattern, const char *what, const char *fallback)
 {
     d->f = NULL;
-    d->path = expand(pattern);
+    d->path = path;
     if (!d->path) {
         kprof_warn("cannot write the %s to '%s' (out of memory)%s", what, pattern, fallback);
         return 0;
@@ -195,6 +195,12 @@ static int dest_open(struct dest *d, const char *pattern, const char *what, cons
         return 0;
     }
     return 1;
+}
+
+/* dest_open_path for the file a pattern names. */
+static int dest_open(struct dest *d, const char *pattern, const char *what, const char *fallback)
+{
+    return dest_open_path(d, expand(pattern), pattern, what, fallback);
 }
 
 /* Closes the destination (stderr is only flushed); 0 (after a warning, which adds `fallback`) if
@@ -276,16 +282,60 @@ static void write_csv(const struct kprof_snapshot *s)
     free(base);
 }
 
-/* Writes s with `writer` to path (none when NULL), a file besides the report: `what` names it in a warning
- * when it cannot be written. */
-static void write_extra(const char *path, const char *what, void (*writer)(FILE *, const struct kprof_snapshot *),
-                        const struct kprof_snapshot *s)
+/* 1 when the regular files a and b (expanded paths; NULL: none) are one: the same name, or the same file
+ * once written.  Never for stdout, stderr or a device, which take one write after another. */
+static int same_file(const char *a, const char *b)
 {
+    if (!a || !b || std_descriptor(a) > 0 || names_a_device(a) || std_descriptor(b) > 0 || names_a_device(b))
+        return 0;
+    struct stat x, y;
+    return strcmp(a, b) == 0 ||
+           (stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev && x.st_ino == y.st_ino);
+}
+
+/* The files written so far at exit (expanded paths, owned), and the variables that named them, so that a
+ * later one naming the same file does not overwrite it. */
+struct written {
+    char *path[2];
+    const char *var[2];
+    int n;
+};
+
+/* Writes s with `writer` to the file `pattern` names (none when NULL), a file besides the report: `what`
+ * names it in a warning when it cannot be written.  A file already written (w) is not overwritten: the
+ * JSON copy naming the JSON report's file is the report itself, and is left at that; else the second one
+ * gets ".<pid>" added (with_pid), with a warning. */
+static void write_extra(const char *var, const char *pattern, const char *what,
+                        void (*writer)(FILE *, const struct kprof_snapshot *), const struct kprof_snapshot *s,
+                        struct written *w)
+{
+    if (!pattern)
+        return;
+    char *path = expand(pattern);
+    for (int i = 0; path && i < w->n; i++) {
+        if (!same_file(path, w->path[i]))
+            continue;
+        if (writer == kprof_report_json && w->var[i] == NULL) { /* the JSON report, KPROF_SAVE: one file */
+            free(path);
+            return;
+        }
+        char *other = with_pid(path);
+        kprof_warn("%s='%s' names the file %s wrote ('%s'); writing the %s to '%s' instead", var, pattern,
+                   w->var[i] ? w->var[i] : "KPROF_OUTPUT", path, what, other ? other : "(out of memory)");
+        free(path);
+        path = other;
+        break;
+    }
     struct dest d;
-    if (path && dest_open(&d, path, what, "")) {
+    if (dest_open_path(&d, path, pattern, what, "")) {
+        char *kept = w->n < 2 ? strdup(d.path) : NULL;
         errno = 0;
         writer(d.f, s);
         dest_close(&d, what, "");
+        if (kept) {
+            w->path[w->n] = kept;
+            w->var[w->n++] = var;
+        }
     }
 }
 
@@ -294,6 +344,7 @@ void kprof_report_write(const struct kprof_snapshot *s)
     /* A reader gone from a pipe (`app 2>&1 | head`) must not kill the program with SIGPIPE. */
     struct kprof_sigpipe sp;
     kprof_sigpipe_block(&sp);
+    struct written w = { { NULL, NULL }, { NULL, NULL }, 0 };
     if (kprof_config.format == KPROF_FORMAT_CSV) {
         write_csv(s);
     } else {
@@ -311,8 +362,17 @@ void kprof_report_write(const struct kprof_snapshot *s)
             else
                 kprof_report_text(d.f, s);
             int borrowed = d.f == err || d.f == stderr;
-            if (!d.path || dest_close(&d, "report", to_stderr) || borrowed)
+            char *path = d.path ? strdup(d.path) : NULL;
+            if (!d.path || dest_close(&d, "report", to_stderr) || borrowed) {
+                if (path && kprof_config.format == KPROF_FORMAT_JSON) /* the report: var NULL (write_extra) */
+                    w.path[w.n++] = path;
+                else if (path) { /* text: another file naming it would overwrite it all the same */
+                    w.path[w.n] = path;
+                    w.var[w.n++] = "KPROF_OUTPUT";
+                }
                 break;
+            }
+            free(path);
             d.f = err; /* the file could not take it: the report is never lost */
         }
     }
@@ -321,7 +381,9 @@ void kprof_report_write(const struct kprof_snapshot *s)
         fflush(err);
 
     /* The JSON copy (KPROF_SAVE), for kprof report: the same snapshot as the report above. */
-    write_extra(kprof_config.save, "JSON copy of the report", kprof_report_json, s);
-    write_extra(kprof_config.trace, "trace", kprof_report_trace, s);
+    write_extra("KPROF_SAVE", kprof_config.save, "JSON copy of the report", kprof_report_json, s, &w);
+    write_extra("KPROF_TRACE", kprof_config.trace, "trace", kprof_report_trace, s, &w);
+    for (int i = 0; i < w.n; i++)
+        free(w.path[i]);
     kprof_sigpipe_restore(&sp);
 }
