@@ -40,6 +40,9 @@ struct kprof_kernel {
      * median once some launch was read with a learned offset (offset_min_ns), whose reading is right on
      * average but is not its own length */
     struct kprof_hist full_hist;
+    /* The same launches' sums of w, w x and w x^2 (w the launches each stands for, x in ns): their standard
+     * deviation is the StdDev then (kprof_kernel_m2) */
+    double full_w, full_wx, full_wxx;
     unsigned grid[3], block[3];/* launch shape: the group's (KPROF_GROUP=shape) or the last one seen */
     struct kprof_kernel *shapes; /* KPROF_GROUP=shape: one entry per launch shape (uthash by shape) */
     struct kprof_kernel *parent;
@@ -124,11 +127,25 @@ static inline double kprof_kernel_mean_ns(const struct kprof_kernel *k)
  * timed.  The standard deviation is inline so that
  * kprof-report, which links the report writers but not kernel.c, computes it with the same arithmetic. */
 uint64_t kprof_kernel_percentile(const struct kprof_kernel *k, double q);
+/* The sum of squares (ns^2) of the launches after the first about their mean, as Welford's m2: k->m2, or
+ * once some launch was read with a learned offset (KPROF_HOLD=N), whose reading is right on average but
+ * not its own length, that of the launches measured in full, each weighing the launches it stands for,
+ * scaled to the launches after the first: StdDev then describes the same launches as Min, Max and the
+ * percentiles (a new-user helper read StdDev 0.341 us beside Min = Max = 1.000).  The JSON report's
+ * steady_m2 (kprof report reads it back into m2, with no full_w). */
+static inline double kprof_kernel_m2(const struct kprof_kernel *k)
+{
+    uint64_t n = k->timed - (uint64_t)k->first_timed;
+    if (k->offset_min_ns == UINT64_MAX || k->full_w <= 1.0 || n < 2)
+        return k->m2;
+    double var = (k->full_wxx - k->full_wx * k->full_wx / k->full_w) / (k->full_w - 1.0);
+    return var > 0.0 ? var * (double)(n - 1) : 0.0;
+}
 /* The timed launches' own spread (unweighted), for the floor of auto's interval (kprof_sample_estimate). */
 static inline double kprof_kernel_stddev_timed(const struct kprof_kernel *k)
 {
     uint64_t n = k->timed - (uint64_t)k->first_timed;
-    return n > 1 ? sqrt(k->m2 / (double)(n - 1)) : 0.0;
+    return n > 1 ? sqrt(kprof_kernel_m2(k) / (double)(n - 1)) : 0.0;
 }
 static inline double kprof_kernel_stddev(const struct kprof_kernel *k)
 {

@@ -40,4 +40,20 @@ med=$(kernel_field "$WORK/two.json" pair_k median_ns)
 { [ "$med" -ge 990 ] && [ "$med" -le 1010 ]; } || { [ "$med" -ge 2970 ] && [ "$med" -le 3030 ]; } ||
     fail "lengths 1 and 3 us: median $med ns, expected 1 or 3 us within 1%"
 pass "lengths 1 and 3 us: the median is a length some launch had ($med ns)"
+# StdDev of the same launches as Min and Max: from every reading it said 0.341 us beside Min = Max = 1.000
+# (a new-user helper, FAKEGPU_DEVICES=2 kernels/multi_gpu).  A kernel of one length reads 0 (here 1 us
+# launched in twos with one event each, launch calls of 3 us: it read 0.455 us); lengths of 1, 3 and 2 us
+# in turn about their 0.82 us (the drawn launches stand for several each).
+(unset FAKEGPU_EVENT_SEEN_NS FAKEGPU_LAUNCH_LATENCY_NS FAKEGPU_HANDOFF_NS FAKEGPU_KERNEL_NS KPROF_ONE_EVENT &&
+    export FAKEGPU_LAUNCH_HOST_NS=3000 KPROF_HOLD=8 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/one.json" &&
+    run_clocked "$PROGS/preds" twos) >/dev/null 2>&1 || fail "preds twos (1 us) failed"
+expect_eq "$(jq -c '.kernels[0] | [.min_ns, .max_ns, .stddev_ns]' "$WORK/one.json")" '[1000,1000,0]' \
+    "one length: Min = Max, StdDev 0"
+sd=$(kernel_field "$WORK/h8.json" pair_k stddev_ns)
+[ "$sd" -ge 700 ] && [ "$sd" -le 950 ] || fail "lengths 1, 3 and 2 us: StdDev $sd ns, expected about 817"
+pass "lengths 1, 3 and 2 us: StdDev $sd ns (theirs 817)"
+# kprof report reads it back the same (the JSON's steady_m2).
+"$top_builddir/tools/kprof-report" -f json "$WORK/one.json" >"$WORK/back.json" 2>"$WORK/back.err" ||
+    fail "kprof report -f json failed"
+expect_eq "$(jq -c '.kernels[0] | [.min_ns, .max_ns, .stddev_ns]' "$WORK/back.json")" '[1000,1000,0]' "kprof report: the same"
 pass "Min and Max are those of the launches measured in full"

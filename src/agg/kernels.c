@@ -369,8 +369,13 @@ void kprof_kernel_add_sample(const struct kprof_sample *s)
         } else {
             kprof_hist_add(&k->hist, ns);
         }
-        if (!s->offset_read && kprof_hold_sampled()) /* KPROF_HOLD=N: for the percentiles (kernel.h, full_hist) */
+        if (!s->offset_read && kprof_hold_sampled()) { /* KPROF_HOLD=N: for the percentiles (kernel.h, full_hist) */
             kprof_hist_add_n(&k->full_hist, ns, units << s->thin);
+            double w = (double)(1u << s->thin);
+            k->full_w += w;
+            k->full_wx += w * (double)ns;
+            k->full_wxx += w * (double)ns * (double)ns;
+        }
     }
     pthread_mutex_unlock(&times_lock);
 }
@@ -608,6 +613,7 @@ void kprof_kernel_reset(struct kprof_kernel *k)
     k->min_ns = k->offset_min_ns = UINT64_MAX;
     k->offset_max_ns = 0;
     k->mean_ns = k->m2 = 0.0;
+    k->full_w = k->full_wx = k->full_wxx = 0.0;
     k->w_sum = k->wx_sum = k->wxx_sum = 0.0;
     kprof_hist_free(&k->hist);
     kprof_hist_free(&k->full_hist);

@@ -30,7 +30,7 @@ void kprof_kernel_instances(const struct kprof_kernel *k, struct kprof_spread *o
     o->n = k->timed;
     o->total_ns = k->total_ns;
     o->avg_ns = (double)k->total_ns / (double)k->timed;
-    double mean = rest ? k->mean_ns : 0.0, m2 = rest ? k->m2 : 0.0;
+    double mean = rest ? k->mean_ns : 0.0, m2 = rest ? kprof_kernel_m2(k) : 0.0;
     o->min_ns = o->max_ns = k->first_ns;
     if (rest)
         kprof_kernel_min_max(k, &o->min_ns, &o->max_ns);
