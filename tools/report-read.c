@@ -222,6 +222,21 @@ static void read_root(struct kprof_saved *r, json_t *root)
     if (old)
         WARN(r, "%s", "written by a libkprof without steady_ns and steady_m2: averages and standard deviations "
                       "rebuilt from rounded values");
+    /* KPROF_AUTO_CHECK=1: what auto would have estimated, on the kernel rows it names (in the rows' order). */
+    json_t *check = get(root, "auto_check");
+    r->auto_check = json_is_object(check);
+    json_array_foreach(get(check, "kernels"), i, e) {
+        for (size_t j = 0; j < s->k.nkernels; j++) {
+            struct kprof_kernel *k = s->k.kernels[j];
+            if (k->checked || strcmp(k->name, str(e, "name")) != 0 || strcmp(k->mangled, str(e, "mangled")) != 0)
+                continue;
+            k->checked = 1;
+            k->check_timed = u64(e, "auto_timed");
+            k->check_total_ns = real(e, "auto_total_ns");
+            k->check_ci95_ns = real(e, "auto_ci95_ns");
+            break;
+        }
+    }
     arr = get(root, "captured");
     s->k.captured = xcalloc(json_array_size(arr), sizeof *s->k.captured);
     json_array_foreach(arr, i, e) {
@@ -229,6 +244,8 @@ static void read_root(struct kprof_saved *r, json_t *root)
         sk->k.name = xstrdup(str(e, KEY(captured, name)));
         sk->k.mangled = xstrdup(str(e, KEY(captured, mangled)));
         sk->k.captured = u64(e, KEY(captured, launches));
+        if (r->names == KPROF_NAMES_BASE) /* as read_kernel: the text report's name */
+            sk->k.base = kprof_kernel_base_name(sk->k.name);
         s->k.captured[s->k.ncaptured++] = &sk->k;
     }
 
@@ -396,6 +413,7 @@ void kprof_saved_apply(const struct kprof_saved *r)
     kprof_config.names = r->names;
     kprof_config.name_width = r->name_width > 0 ? r->name_width : 0;
     kprof_config.top = r->top > 0 ? r->top : 0;
+    kprof_config.auto_check = r->auto_check;
 }
 
 /* Releases the kernel rows of one array (each a struct kprof_saved_kernel), and the array. */

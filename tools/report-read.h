@@ -17,6 +17,7 @@ struct kprof_saved {
     enum kprof_names names;    /* names (KPROF_NAMES: base gives each kernel row its base name) */
     long name_width;           /* name_width (KPROF_NAME_WIDTH) */
     long top;                  /* top (KPROF_TOP: kernels in the text report's table, 0 all) */
+    int auto_check;            /* the report has "auto_check" (KPROF_AUTO_CHECK=1): its kernel rows' check_* set */
     char *file;                /* the report's path, owned */
 };
 
@@ -26,7 +27,8 @@ struct kprof_saved {
  * a warning.  A report written before steady_ns and steady_m2 has its averages and standard deviations
  * rebuilt from the rounded avg_ns and stddev_ns (one warning).  Release with kprof_saved_free(). */
 bool kprof_saved_read(struct kprof_saved *r, const char *path);
-/* Sets kprof_config's sample, seed, sample_budget, group, names, name_width and top to r's, for the writers.
+/* Sets kprof_config's sample, seed, sample_budget, group, names, name_width, top and auto_check to r's, for
+ * the writers.
  * Not thread-safe (a global). */
 void kprof_saved_apply(const struct kprof_saved *r);
 /* Releases what r owns and zeroes it. */
