@@ -37,6 +37,15 @@ awk '/^\.SH/ {on = ($0 == ".SH ENVIRONMENT")} on' "$man" >"$WORK/man.env"
 awk 'prev == ".TP" && $1 == ".B" && $2 ~ /^KPROF_/ {print $2} {prev = $0}' "$WORK/man.env" >"$WORK/man.listed"
 check_doc "libkprof(7)'s ENVIRONMENT" "$WORK/man.listed" "$WORK/man.env"
 
+# kprof(1): its ENVIRONMENT's list of the variables that apply (".BR KPROF_... ," lines before "The options
+# above set"; it lacked KPROF_AUTO_CHECK: a new-user helper) and the ".TP / .B KPROF_..." entries of those
+# kprof sets itself.
+awk '/^\.SH/ {on = ($0 == ".SH ENVIRONMENT")} on' "$top_srcdir/man/kprof.1" >"$WORK/kprof1.env"
+[ -s "$WORK/kprof1.env" ] || fail "no ENVIRONMENT section in kprof.1"
+{ awk '/^The options above set/ {exit} {print}' "$WORK/kprof1.env" | sed -n 's/^\.BR* \(KPROF_[A-Z0-9_]*\)[ .,]*$/\1/p'
+  awk 'prev == ".TP" && $1 == ".B" && $2 ~ /^KPROF_/ {print $2} {prev = $0}' "$WORK/kprof1.env"; } >"$WORK/kprof1.listed"
+check_doc "kprof(1)'s ENVIRONMENT" "$WORK/kprof1.listed" "$WORK/kprof1.env"
+
 # The defaults: as given for a value (CHOICE, BOOL, NUMBER), in parentheses for none (PATH, REGEX,
 # TIMESTAMP); KPROF_LOG is debug here.
 for v in $(env | sed -n 's/^\(KPROF_[A-Za-z0-9_]*\)=.*/\1/p'); do
