@@ -27,3 +27,10 @@ KPROF_SAVE=d.json KPROF_TRACE=d.json run
 expect_eq "$(jq '.kernels | length' d.json)" 1 "JSON copy and trace on one file: the copy kept"
 expect_eq "$(jq '.traceEvents | length > 0' d.*.json)" true "the trace beside it"
 expect_grep '^== libkprof: report ==$' "$WORK/err" "the report on stderr"
+# A directory as KPROF_OUTPUT (KPROF_OUTPUT=.): said at the start as any path that cannot be written now
+# (a new-user helper heard of it only at exit), and the report on stderr.
+mkdir -p dir
+KPROF_OUTPUT=dir run
+expect_eq "$(head -n1 "$WORK/err")" "libkprof: KPROF_OUTPUT='dir': 'dir' cannot be written now (Is a directory); tried again at exit" \
+    "a directory: said at the start"
+expect_grep '^== libkprof: report ==$' "$WORK/err" "the report on stderr"

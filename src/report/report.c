@@ -97,6 +97,9 @@ static int names_a_device(const char *path)
  * file itself when it exists, else its directory. */
 static const char *unwritable(const char *path)
 {
+    struct stat st;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return strerror(EISDIR); /* writable, but no file (KPROF_OUTPUT=.: a new-user helper heard only at exit) */
     if (access(path, W_OK) == 0)
         return NULL;
     if (errno != ENOENT)
