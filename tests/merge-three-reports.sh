@@ -72,6 +72,18 @@ expect_grep '^kprof-merge: .*missing\.json.*; skipped$' "$WORK/err" "missing fil
 expect_eq "$(jqr '"\(.processes) \(.skipped)"' "$WORK/b.json")" "3 3" "good reports merged, bad ones skipped"
 expect_eq "$(jq -S .kernels "$WORK/b.json")" "$(jq -S .kernels "$WORK/m.json")" "bad files change nothing"
 
+# A text report among them (a new-user helper read only "'[' or '{' expected near '='"): said what it is, as
+# kprof report says it; and through kprof report, the messages begin "kprof:" as its others do.
+printf '== libkprof: report ==\nProcess: x\n' >"$WORK/rank9.txt"
+"$MERGE" -f json "$D/rank0.json" "$WORK/rank9.txt" >/dev/null 2>"$WORK/err" || fail "kprof-merge with a text report failed"
+expect_grep "^kprof-merge: .*rank9\.txt: a libkprof text report, not JSON: merge the JSON ones \(save them with kprof --save FILE, or KPROF_SAVE\); skipped\$" \
+    "$WORK/err" "a text report: said so"
+if [ -x "$top_builddir/tools/kprof-report" ]; then
+    "$top_builddir/tools/kprof-report" -f json "$D/rank0.json" "$WORK/rank9.txt" "$WORK/missing.json" >/dev/null 2>"$WORK/err" ||
+        fail "kprof report of several with bad ones failed"
+    expect_eq "$(grep -vc '^kprof: ' "$WORK/err")" 0 "kprof report: every message begins kprof: ($(head -n1 "$WORK/err"))"
+fi
+
 # A kprof-merge summary among the reports (a glob that also matches the summary written before), and a
 # report given twice: each would count as one more process, doubling every figure (a new user's finding:
 # "Processes: 4 merged" for 3).  Warned about and skipped.

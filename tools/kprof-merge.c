@@ -19,10 +19,16 @@
 
 #include <jansson.h>
 
+/* The prefix of its messages: "kprof" where kprof report runs this code (report-merge.c), so that one
+ * command's messages all begin alike. */
+#ifndef KPROF_MERGE_PREFIX
+#define KPROF_MERGE_PREFIX "kprof-merge"
+#endif
+
 /* Out of memory is the one error kprof-merge cannot work around: a message and exit status 1. */
 static void out_of_memory(void)
 {
-    fputs("kprof-merge: out of memory\n", stderr);
+    fputs(KPROF_MERGE_PREFIX ": out of memory\n", stderr);
     exit(1);
 }
 #define uthash_fatal(msg) out_of_memory()
@@ -31,12 +37,12 @@ static void out_of_memory(void)
 
 /* ------------------------------------------------------------------------------------------ utilities */
 
-/* Prints one line "kprof-merge: <message>" on stderr. */
+/* Prints one line "kprof-merge: <message>" on stderr (KPROF_MERGE_PREFIX). */
 static void warn(const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    fputs("kprof-merge: ", stderr);
+    fputs(KPROF_MERGE_PREFIX ": ", stderr);
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
@@ -581,8 +587,16 @@ static bool merge_file(struct merge *m, const char *path)
     int read_errno = ferror(in) ? errno : 0;
     fclose(in);
     if (!root) {
+        char head[13] = "";
+        FILE *t = read_errno ? NULL : fopen(path, "r");
+        int text = t && fread(head, 1, sizeof head, t) == sizeof head && memcmp(head, "== libkprof: ", sizeof head) == 0;
+        if (t)
+            fclose(t);
         if (read_errno)
             warn("%s: %s; skipped", path, strerror(read_errno));
+        else if (text) /* as kprof report says it (report-read.c) */
+            warn("%s: a libkprof text report, not JSON: merge the JSON ones (save them with kprof --save FILE, "
+                 "or KPROF_SAVE); skipped", path);
         else if (err.line > 0)
             warn("%s:%d: %s; skipped", path, err.line, err.text);
         else
@@ -1345,7 +1359,7 @@ int main(int argc, char **argv)
     if (m.nprograms > 1) {
         /* One line, whatever the number of programs: a warning, not a refusal (a driver script and its
          * workers may be profiled on purpose). */
-        fprintf(stderr, "kprof-merge: the reports come from %zu different programs (", m.nprograms);
+        fprintf(stderr, KPROF_MERGE_PREFIX ": the reports come from %zu different programs (", m.nprograms);
         for (size_t i = 0; i < m.nprograms; i++) {
             fputs(i ? ", " : "", stderr);
             kprof_text_put(stderr, m.programs[i].name, 0);
