@@ -1,0 +1,19 @@
+#!/bin/sh
+# A device's Busy (the union of its kernels' intervals) is never more than its kernel time, and on one
+# stream it is that time: under KPROF_HOLD=N the launches read with a learned offset lie on the timeline as
+# read, and the offsets settled later moved the kernel times only, so a new-user helper read Busy 10.5 us
+# for 10 us of kernels on one stream (Overlap 0.95x) and 8 us beside 10 (1.25x, kernels/multi_gpu on the
+# fake stack).  Here 1 us kernels in twos, one event each, 3 us launch calls (Busy read 395.9 us for 400).
+. "${top_srcdir:-..}/tests/lib.sh"
+need_jq
+FAKEGPU_EVENT_PENDING_QUERIES=0 FAKEGPU_LAUNCH_HOST_NS=3000 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/r.json" \
+    run_clocked "$PROGS/preds" twos >/dev/null 2>"$WORK/err" || fail "preds twos failed: $(cat "$WORK/err")"
+[ "$(jqr '.events.unheld_drawn' "$WORK/r.json")" -gt 100 ] || fail "most launches should be read with an offset"
+expect_eq "$(jq -c '.devices[0] | [.kernels, .kernel_ns, .busy_ns]' "$WORK/r.json")" '[400,400000,400000]' \
+    "one stream: Busy is its kernel time"
+if [ -x "$KERNELS/multi_gpu" ]; then
+    FAKEGPU_DEVICES=2 FAKEGPU_LAUNCH_HOST_NS=3000 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/m.json" \
+        run_clocked "$KERNELS/multi_gpu" >/dev/null 2>&1 || fail "multi_gpu failed"
+    expect_eq "$(jq -c '[.devices[] | .kernel_ns == .busy_ns] | unique' "$WORK/m.json")" '[true]' \
+        "multi_gpu, a stream a device: Busy is each device's kernel time"
+fi
