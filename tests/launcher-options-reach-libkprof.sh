@@ -33,6 +33,12 @@ bad --name-width=-1
 bad --log trace
 bad --paused=1
 bad --signals=yes
+# Paths as libkprof reads them (a new-user helper's -o '' and -o 'q-%q{HOME' started the program, and
+# libkprof wrote a file named q-%q{HOME).
+bad -o ''
+bad --output='q-%q{HOME'
+bad -t 'x-%x.json'
+bad --save '50%'
 rc=0; "$K" --sample 0 true 2>"$WORK/err" || rc=$?
 expect_grep "^kprof: --sample needs a whole number from 1 to 1073741824 or auto, not '0'$" "$WORK/err" \
     "kprof --sample 0: names auto too, as --help does"
