@@ -2,6 +2,7 @@
  * patterns, stderr as the report's fallback) and in which format; output.c opens their files. */
 #include <errno.h>
 #include <fcntl.h>
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -347,6 +348,11 @@ void kprof_report_write(const struct kprof_snapshot *s)
     /* A reader gone from a pipe (`app 2>&1 | head`) must not kill the program with SIGPIPE. */
     struct kprof_sigpipe sp;
     kprof_sigpipe_block(&sp);
+    /* Numbers in C's notation whatever locale the program took: under one with a decimal comma (a program
+     * that called setlocale(LC_ALL, "") with LANG=de_DE.UTF-8) the JSON report, the CSV tables and the trace
+     * held "0,5" and no reader could parse them (a breaker helper).  This thread's locale only. */
+    locale_t c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+    locale_t app_locale = c_locale ? uselocale(c_locale) : (locale_t)0;
     struct written w = { { NULL, NULL }, { NULL, NULL }, 0 };
     if (kprof_config.format == KPROF_FORMAT_CSV) {
         write_csv(s);
@@ -388,5 +394,9 @@ void kprof_report_write(const struct kprof_snapshot *s)
     write_extra("KPROF_TRACE", kprof_config.trace, "trace", kprof_report_trace, s, &w);
     for (int i = 0; i < w.n; i++)
         free(w.path[i]);
+    if (c_locale) {
+        uselocale(app_locale);
+        freelocale(c_locale);
+    }
     kprof_sigpipe_restore(&sp);
 }

@@ -1,5 +1,7 @@
 /* named.c: launches one kernel per argument, named by that argument's bytes (names are just bytes: tests
- * give it invalid UTF-8, control characters, report-looking lines). */
+ * give it invalid UTF-8, control characters, report-looking lines).  With NAMED_SETLOCALE set it first
+ * takes the environment's locale, as many programs do (setlocale(LC_ALL, "")). */
+#include <locale.h>
 #include "fakeprog.h"
 
 static void stub0(void) {}
@@ -9,6 +11,8 @@ static void stub3(void) {}
 
 int main(int argc, char **argv)
 {
+    if (getenv("NAMED_SETLOCALE"))
+        setlocale(LC_ALL, "");
     void (*stubs[])(void) = { stub0, stub1, stub2, stub3 };
     int n = argc - 1 < 4 ? argc - 1 : 4;
     void **m = register_module();
