@@ -84,6 +84,18 @@ if [ -x "$top_builddir/tools/kprof-report" ]; then
     expect_eq "$(grep -vc '^kprof: ' "$WORK/err")" 0 "kprof report: every message begins kprof: ($(head -n1 "$WORK/err"))"
 fi
 
+# A FIFO whose content is no JSON (a breaker helper's: kprof report hung for ever, opening it again to see
+# whether it held a text report): an error, at once, from both tools.
+if mkfifo "$WORK/fifo" 2>/dev/null; then
+    for tool in "$top_builddir/tools/kprof-report" "$MERGE"; do
+        [ -x "$tool" ] || continue
+        (printf 'xxxxxxxxxx' >"$WORK/fifo" &)
+        rc=0; timeout 10 "$tool" "$WORK/fifo" >/dev/null 2>"$WORK/err" || rc=$?
+        [ "$rc" != 124 ] || fail "$(basename "$tool") hung on a FIFO"
+        expect_grep "fifo:1: '\[' or '\{' expected near 'xxxxxxxxxx'" "$WORK/err" "$(basename "$tool"): a FIFO's bad content said (rc $rc)"
+    done
+fi
+
 # A kprof-merge summary among the reports (a glob that also matches the summary written before), and a
 # report given twice: each would count as one more process, doubling every figure (a new user's finding:
 # "Processes: 4 merged" for 3).  Warned about and skipped.

@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <strings.h>
 
 #include <jansson.h>
@@ -588,7 +589,8 @@ static bool merge_file(struct merge *m, const char *path)
     fclose(in);
     if (!root) {
         char head[13] = "";
-        FILE *t = read_errno ? NULL : fopen(path, "r");
+        struct stat st; /* a regular file only: a FIFO, read once, would wait for another writer */
+        FILE *t = read_errno || stat(path, &st) != 0 || !S_ISREG(st.st_mode) ? NULL : fopen(path, "r");
         int text = t && fread(head, 1, sizeof head, t) == sizeof head && memcmp(head, "== libkprof: ", sizeof head) == 0;
         if (t)
             fclose(t);

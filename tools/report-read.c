@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <jansson.h>
 #include "kprof_config.h"
 #include "kernel.h"
@@ -351,6 +352,9 @@ static bool text_report(const char *path)
 {
     static const char head[] = "== libkprof: ";
     char buf[sizeof head - 1];
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        return false; /* a FIFO read once already: opened again, it waits for another writer (a breaker helper) */
     FILE *f = fopen(path, "r");
     bool is = f && fread(buf, 1, sizeof buf, f) == sizeof buf && memcmp(buf, head, sizeof buf) == 0;
     if (f)
