@@ -16,3 +16,11 @@ expect_grep '^== libkprof: kernels ==$' "$WORK/out" "/dev/stdout: the text repor
 expect_eq "$(ls /dev | wc -l)" "$before" "no file created in /dev"
 [ -z "$(ls /dev | grep -E '^(null|stdout)\.')" ] || fail "files beside the devices"
 pass "none beside the devices"
+# A device that takes nothing (/dev/full): the report falls back to stderr, as for the other formats (a
+# breaker helper: it was lost, with only the write error said).
+if [ -w /dev/full ]; then
+    KPROF_FORMAT=csv KPROF_OUTPUT=/dev/full run_kprof "$PROGS/two_threads" >/dev/null 2>"$WORK/full.err"
+    expect_grep "^libkprof: error while writing the report to '/dev/full' \(No space left on device\); writing it to stderr$" \
+        "$WORK/full.err" "/dev/full: said"
+    expect_grep '^== libkprof: kernels ==$' "$WORK/full.err" "/dev/full: the report on stderr"
+fi

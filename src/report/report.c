@@ -239,13 +239,20 @@ static void write_csv(const struct kprof_snapshot *s)
      * nothing; another device gets the text report, as a base that cannot be written does. */
     if (base && !chosen && names_a_device(base)) {
         if (strcmp(base, "/dev/null") != 0) {
+            static const char to_stderr[] = "; writing it to stderr";
             kprof_warn("KPROF_FORMAT=csv names its files after KPROF_OUTPUT, and '%s' is no file; writing the "
                        "report as text to it", base);
             struct dest d;
-            if (dest_open(&d, base, "report", "")) {
+            int ok = dest_open_path(&d, strdup(base), base, "report", to_stderr);
+            if (ok) {
+                errno = 0;
                 kprof_report_text(d.f, s);
-                dest_close(&d, "report", "");
+                int borrowed = d.f == stderr || d.f == kprof_stderr_stream();
+                ok = dest_close(&d, "report", to_stderr) || borrowed;
             }
+            FILE *err = kprof_stderr_stream();
+            if (!ok && err) /* /dev/full, a FIFO without a reader: the report is never lost (a breaker helper) */
+                kprof_report_text(err, s);
         }
         free(base);
         return;
