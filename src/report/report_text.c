@@ -1,5 +1,6 @@
 /* report_text.c: the human-readable report: aligned tables under fixed "== libkprof: <section> ==" headers
  * that scripts can find. */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cuda_api.h"
@@ -254,6 +255,14 @@ static void api(FILE *f, const struct kprof_snapshot *s)
                "event records, and its hold when held); the kernels table's Host is the launch call alone.\n");
 }
 
+/* a + b, held within long: a report read back by kprof report may hold any count (UBSan caught
+ * 2^63 - 1 + 5 in a breaker helper's crafted one). */
+static long count_sum(long a, long b)
+{
+    long r;
+    return __builtin_add_overflow(a, b, &r) ? (a > 0 ? LONG_MAX : LONG_MIN) : r;
+}
+
 void kprof_report_text(FILE *f, const struct kprof_snapshot *s)
 {
     fprintf(f, "== libkprof: report ==\n");
@@ -283,14 +292,14 @@ void kprof_report_text(FILE *f, const struct kprof_snapshot *s)
             n->created, n->incomplete, n->failed, n->pool_exhausted);
     fprintf(f, "Launches timed with one event (busy stream) %ld, held until queued %ld (behind other work %ld), "
                "not held beside another busy stream %ld\n",
-            n->one_event, n->held + n->held_kernel, n->held_kernel, n->beside_busy);
+            n->one_event, count_sum(n->held, n->held_kernel), n->held_kernel, n->beside_busy);
     if (n->holds_overdue) /* a launch call that outlasted its hold: other streams may have waited */
         fprintf(f, "Held longer than kprof_hold waits (%.0f ms) %ld (kernels on other streams may read up to that much "
                    "longer)\n", (double)KPROF_HOLD_TIMEOUT_NS / 1e6, n->holds_overdue);
     if (n->unheld_drawn || n->gap_shared) /* KPROF_HOLD=N */
         fprintf(f, "Read with an offset learned from held launches of their kernel and shape (KPROF_HOLD) %ld (not held "
                    "%ld, started at the previous stop behind a short backlog %ld; read before any offset was learned %ld)\n",
-                n->unheld_drawn + n->gap_shared, n->unheld_drawn, n->gap_shared, n->unheld_unlearned);
+                count_sum(n->unheld_drawn, n->gap_shared), n->unheld_drawn, n->gap_shared, n->unheld_unlearned);
     if (n->stop_idle) /* a host held up after its kernel was queued: timing/queue.h */
         fprintf(f, "Read as their kernel's mean because their stop was stamped on an idle stream %ld\n", n->stop_idle);
     if (n->beside_htod) /* the GPU reads a kernel's launch behind the copy's reads: calibrate.h */
