@@ -131,3 +131,14 @@ expect_eq "$(sed -n '/== kprof-merge: kernels ==/,/^Per-process/p' "$WORK/top.tx
 expect_grep '^  \(1 more kernel, 6\.25% of kernel time, not shown: --top 1\)$' "$WORK/top.txt" "and the one left out"
 expect_eq "$("$MERGE" --version)" "kprof-merge (libkprof) $(sed -n 's/^#define PACKAGE_VERSION "\(.*\)"$/\1/p' "$top_builddir/config.h")" \
     "--version"
+# An unknown option or one without its value: one line of kprof-merge's own (getopt's two named argv[0]'s
+# whole path: a breaker helper); a write error says why.
+for args in "--bogus x" "-x" "-f"; do
+    rc=0; "$MERGE" $args >/dev/null 2>"$WORK/err" || rc=$?
+    expect_eq "$rc:$(wc -l <"$WORK/err" | tr -d ' ')" "2:1" "kprof-merge $args: exit status 2, one line"
+    expect_grep '^kprof-merge: (unknown option|-f needs a value)' "$WORK/err" "kprof-merge $args: $(cat "$WORK/err")"
+done
+if [ -w /dev/full ]; then
+    rc=0; "$MERGE" "$D/rank0.json" >/dev/full 2>"$WORK/err" || rc=$?
+    expect_eq "$rc:$(cat "$WORK/err")" "1:kprof-merge: error writing stdout: No space left on device" "a write error says why"
+fi

@@ -1307,7 +1307,8 @@ int main(int argc, char **argv)
     const char *output = NULL;
     long top = 0;
     int c;
-    while ((c = getopt_long(argc, argv, "f:o:hV", longopts, NULL)) != -1) {
+    opterr = 0; /* one line of its own, not getopt's two naming argv[0]'s whole path (a breaker helper) */
+    while ((c = getopt_long(argc, argv, ":f:o:hV", longopts, NULL)) != -1) {
         switch (c) {
         case 'f':
             if (!strcasecmp(optarg, "json")) /* any case, as libkprof reads KPROF_FORMAT */
@@ -1338,8 +1339,14 @@ int main(int argc, char **argv)
         case 'V':
             printf("kprof-merge (libkprof) %s\n", PACKAGE_VERSION);
             return 0;
+        case ':':
+            warn("%s needs a value (see kprof-merge --help)", argv[optind - 1]);
+            return 2;
         default:
-            fputs("kprof-merge: see kprof-merge --help\n", stderr);
+            if (optopt)
+                warn("unknown option -%c (see kprof-merge --help)", optopt);
+            else
+                warn("unknown option %s (see kprof-merge --help)", argv[optind - 1]);
             return 2;
         }
     }
@@ -1385,7 +1392,7 @@ int main(int argc, char **argv)
     ok = !ferror(f) && ok;
     ok = (f == stdout ? fflush(f) == 0 : fclose(f) == 0) && ok;
     if (!ok)
-        warn("error writing %s", output ? output : "stdout");
+        warn("error writing %s: %s", output ? output : "stdout", strerror(errno ? errno : EIO));
     merge_free(&m);
     return ok ? 0 : 1;
 }
