@@ -26,3 +26,12 @@ expect_eq "$(wc -l <"$WORK/err" | tr -d ' ')" 1 "one warning line"
 expect_grep '^kprof-merge: the reports come from 2 different programs \(graphapp in .*/a\.json, multigpu in .*/c\.json\); merged anyway$' \
     "$WORK/err" "the warning names each program and its first report"
 expect_eq "$(jqr .processes "$WORK/abc.json")" 3 "all three reports merged"
+# Programs in a directory whose name holds a space: told apart by their base names (the command was cut at
+# its first space, so both read "sp": a breaker helper).
+mkdir -p "$WORK/sp ace"
+cp "$G" "$WORK/sp ace/alpha" && cp "$FAKE/progs/multigpu" "$WORK/sp ace/beta" || fail "copies failed"
+KPROF_FORMAT=json KPROF_OUTPUT="$WORK/sa.json" run_kprof "$WORK/sp ace/alpha" mixed >/dev/null || fail "alpha failed"
+FAKEGPU_DEVICES=2 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/sb.json" run_kprof "$WORK/sp ace/beta" >/dev/null || fail "beta failed"
+"$MERGE" -f json -o /dev/null "$WORK/sa.json" "$WORK/sb.json" 2>"$WORK/err"
+expect_grep '^kprof-merge: the reports come from 2 different programs \(alpha in .*/sa\.json, beta in .*/sb\.json\); merged anyway$' \
+    "$WORK/err" "a space in the path: the programs' base names"

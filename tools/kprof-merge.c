@@ -303,7 +303,7 @@ static void add_program(struct merge *m, const char *command, const char *file)
 {
     if (!command)
         return;
-    size_t len = strcspn(command, " \t");
+    size_t len = strlen(command); /* argv[0] alone (snapshot.c): a path may hold spaces (a breaker helper) */
     const char *base = command;
     for (const char *c = command; c < command + len; c++)
         if (*c == '/')
