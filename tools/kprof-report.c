@@ -150,9 +150,26 @@ static int render_html(char **files, int nfiles, long top, const char *output)
         return 1;
     }
     int rc = 0, n = 0;
-    for (; n < nfiles && rc == 0; n++)
-        if (!kprof_saved_read(&r[n], files[n]))
+    for (int i = 0; i < nfiles && rc == 0; i++) {
+        if (!kprof_saved_read(&r[n], files[i])) {
             rc = 1;
+            n++; /* freed below */
+            break;
+        }
+        /* A process given twice (the same file, or a copy): skipped with a warning, as kprof-merge does
+         * (the page counted it twice: a breaker helper). */
+        int again = -1;
+        for (int j = 0; j < n && again < 0; j++)
+            if (r[j].s.pid == r[n].s.pid && r[j].s.rank == r[n].s.rank && strcmp(r[j].s.host, r[n].s.host) == 0)
+                again = j;
+        if (again >= 0) {
+            fprintf(stderr, "kprof: %s: process %ld@%s again (its report is %s); skipped\n", files[i], r[n].s.pid,
+                    r[n].s.host, r[again].file);
+            kprof_saved_free(&r[n]);
+            continue;
+        }
+        n++;
+    }
     FILE *f = stdout;
     errno = 0;
     if (rc == 0 && output && !(f = fopen(output, "w"))) {
@@ -160,7 +177,7 @@ static int render_html(char **files, int nfiles, long top, const char *output)
         rc = 1;
     }
     if (rc == 0) {
-        kprof_html_write(f, r, (size_t)nfiles, top < 0 ? 20 : top);
+        kprof_html_write(f, r, (size_t)n, top < 0 ? 20 : top);
         rc = finish(f, output) ? 0 : 1;
     }
     for (int i = 0; i < n; i++)

@@ -59,6 +59,8 @@ static void put_time(FILE *f, double ns, struct kprof_unit u)
 /* A process's label, as kprof-merge's: "pid@host". */
 static void put_proc(FILE *f, const struct kprof_saved *r)
 {
+    if (r->s.rank >= 0) /* as kprof-merge names a process */
+        fprintf(f, "rank %ld ", r->s.rank);
     fprintf(f, "%ld@", r->s.pid);
     esc(f, r->s.host);
 }
@@ -192,7 +194,8 @@ static void kernels_section(FILE *f, struct hkernel **ks, size_t nk, size_t show
 }
 
 /* For several processes: each shown kernel's time in each process, one bar per process (imbalance: the
- * largest over the mean of the processes). */
+ * largest over the mean of the processes that ran it, as kprof-merge reads it: over every process, a
+ * kernel run by one of three read 3.00 here and 1.00 in the merged summary, a breaker helper). */
 static void per_process_section(FILE *f, const struct kprof_saved *r, size_t nr, struct hkernel **ks, size_t shown)
 {
     fprintf(f, "<section id=\"processes\">\n<h2>Kernel time per process</h2>\n");
@@ -210,15 +213,18 @@ static void per_process_section(FILE *f, const struct kprof_saved *r, size_t nr,
         fputs(p ? ", " : "", f);
         put_proc(f, &r[p]);
     }
-    fprintf(f, "), scaled to the kernel's largest; Imbalance: largest / mean over the processes.</p>\n");
+    fprintf(f, "), scaled to the kernel's largest; Imbalance: largest / mean over the processes that ran it.</p>\n");
     fprintf(f, "<table>\n<tr><th>Kernel</th><th>Imbalance</th><th>Per process</th><th>Largest</th></tr>\n");
     for (size_t i = 0; i < shown; i++) {
         const struct hkernel *k = ks[i];
         uint64_t max = 0;
-        for (size_t p = 0; p < nr; p++)
+        size_t ran = 0;
+        for (size_t p = 0; p < nr; p++) {
             if (k->per[p] > max)
                 max = k->per[p];
-        double mean = (double)k->total / (double)nr;
+            ran += k->per[p] > 0;
+        }
+        double mean = ran ? (double)k->total / (double)ran : 0.0;
         struct kprof_unit u = kprof_unit_for(max);
         fprintf(f, "<tr><td class=\"name\">");
         esc(f, k->name);
