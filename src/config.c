@@ -310,8 +310,13 @@ void kprof_config_load(void)
     /* The rank MPI launchers (Open MPI, PMIx, MPICH and Intel MPI), srun and torchrun give each process: a
      * label only, so a value that is no number is passed over without a word. */
     static const char *const rank_vars[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK", "SLURM_PROCID", "RANK" };
+    /* A worker of torchrun (TORCHELASTIC_RUN_ID set), which may itself run under srun or an MPI launcher:
+     * RANK first, the worker's own (SLURM_PROCID there is the node's task, the same for all its workers:
+     * a breaker helper). */
+    int torchrun = secure_getenv("TORCHELASTIC_RUN_ID") != NULL;
     c->rank = -1;
-    for (size_t i = 0; i < sizeof rank_vars / sizeof rank_vars[0] && c->rank < 0; i++) {
+    for (size_t j = 0; j < sizeof rank_vars / sizeof rank_vars[0] + (size_t)torchrun && c->rank < 0; j++) {
+        size_t last = sizeof rank_vars / sizeof rank_vars[0] - 1, i = torchrun ? (j == 0 ? last : j - 1) : j;
         const char *v = secure_getenv(rank_vars[i]);
         char *end;
         errno = 0;

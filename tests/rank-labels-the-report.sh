@@ -1,11 +1,12 @@
 #!/bin/sh
 # HPC runs: each rank writes its report, merged afterwards.  The rank its launcher gave the process
-# (OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK, SLURM_PROCID, RANK: the first that holds a number) labels
+# (OMPI_COMM_WORLD_RANK, PMIX_RANK, PMI_RANK, SLURM_PROCID, RANK: the first that holds a number; RANK first
+# in a torchrun worker) labels
 # the report (JSON "rank", the text's Process line, the trace's process name) and kprof-merge's processes
 # ("rank N pid@host"), so that a merged summary's "Max on" names a rank, not a bare pid.
 . "${top_srcdir:-..}/tests/lib.sh"
 need_jq
-unset OMPI_COMM_WORLD_RANK PMIX_RANK PMI_RANK SLURM_PROCID RANK
+unset OMPI_COMM_WORLD_RANK PMIX_RANK PMI_RANK SLURM_PROCID RANK TORCHELASTIC_RUN_ID
 P=$PROGS/chatty
 run() { # run NAME VAR=VALUE...: the program's JSON report in $WORK/NAME.json
     name=$1; shift
@@ -21,6 +22,10 @@ expect_eq "$(jq -r '.traceEvents[] | select(.name == "process_name") | .args.nam
     "the trace's process named with its rank"
 run slurm SLURM_PROCID=5 RANK=7
 expect_eq "$(jqr '.rank' "$WORK/slurm.json")" 5 "SLURM_PROCID before RANK"
+# A torchrun worker under srun (TORCHELASTIC_RUN_ID set): RANK, the worker's own; SLURM_PROCID is the
+# node's task, the same for all its workers (a breaker helper).
+run torchrun SLURM_PROCID=5 RANK=7 TORCHELASTIC_RUN_ID=none
+expect_eq "$(jqr '.rank' "$WORK/torchrun.json")" 7 "under torchrun, RANK first"
 run torch RANK=1
 expect_eq "$(jqr '.rank' "$WORK/torch.json")" 1 "RANK (torchrun)"
 run bad RANK=abc PMI_RANK=-2
