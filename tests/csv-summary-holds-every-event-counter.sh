@@ -23,4 +23,8 @@ for key in $(jq -r '.events | keys[]' "$WORK/r.json"); do
     n=$((n + 1))
 done
 [ "$n" -ge 16 ] || fail "only $n event counters in the JSON report"
-expect_eq "$(head -1 "$WORK/csv/r.summary.csv" | tr ',' '\n' | wc -l)" $((5 + n)) "summary.csv: 5 columns of the run and one per counter"
+expect_eq "$(head -1 "$WORK/csv/r.summary.csv" | tr ',' '\n' | wc -l)" $((6 + n)) "summary.csv: 5 columns of the run, one per counter, and the rank"
+# The launcher's rank, last (a new-user helper: the JSON had it, the CSV summary not); empty without one.
+expect_eq "$(printf '%s\n' "$got" | awk -F'\t' '$1 == "rank" { print "[" $2 "]" }')" "[]" "rank: empty without a launcher's"
+PMI_RANK=4 KPROF_FORMAT=csv KPROF_OUTPUT="$WORK/csv/k" run_kprof "$PROGS/two_threads" >/dev/null
+expect_eq "$(awk -F, 'NR == 2 { print $NF }' "$WORK/csv/k.summary.csv")" 4 "rank: PMI_RANK=4"

@@ -98,6 +98,7 @@ int kprof_report_csv(const char *base, int chosen, const struct kprof_snapshot *
                    "one_event");
         for (size_t i = LEGACY; i < sizeof keys / sizeof keys[0]; i++)
             fprintf(f, ",%s", keys[i]);
+        fprintf(f, ",rank"); /* the launcher's (JSON "rank"; empty for none), last: the columns before keep their places */
         fprintf(f, "\n%ld,", s->pid);
         kprof_csv_string(f, s->host);
         fputc(',', f);
@@ -105,6 +106,10 @@ int kprof_report_csv(const char *base, int chosen, const struct kprof_snapshot *
         fprintf(f, ",%llu,%ld", U(s->wall_ns), kprof_config.sample);
         for (size_t i = 0; i < sizeof vals / sizeof vals[0]; i++)
             fprintf(f, ",%ld", vals[i]);
+        if (s->rank >= 0)
+            fprintf(f, ",%ld", s->rank);
+        else
+            fputc(',', f);
         fputc('\n', f);
         csv_close(&dest, f, "summary");
     }
