@@ -111,7 +111,8 @@ void kprof_stream_other(CUstream stream, int per_thread, int pred);
  * any, libkprof's kernel (struct kprof_hold). */
 #define KPROF_STREAM_HOST_FUNCTION 0xff
 /* The `pred` for a stream destroyed: its handle may be the next stream's (of another kind: blocking or
- * not), so what libkprof knew of it is forgotten. */
+ * not), so what libkprof knew of it is forgotten; a stream other than the default ones is found in its own
+ * context (cuStreamGetCtx, where the driver has it), whichever is current. */
 #define KPROF_STREAM_DESTROYED 0xfe
 /* A stream argument that names no stream to mark (kprof_stream_other is not called). */
 #define KPROF_NO_STREAM ((CUstream)(intptr_t)-1)

@@ -825,7 +825,15 @@ void kprof_stream_other(CUstream stream, int per_thread, int pred)
 {
     struct qkey key;
     memset(&key, 0, sizeof key);
-    if (kprof_drv.cuCtxGetCurrent(&key.ctx) != CUDA_SUCCESS || !key.ctx)
+    /* A stream destroyed while another context is current, as CUDA allows (a device's context left current
+     * by another library): the queue is its own context's, which cuStreamGetCtx gives; the current
+     * context's key found none, and a later stream given the handle took the destroyed one's queue as its
+     * own (tests/stream-destroyed-under-another-context-retired.sh).  Only then: a driver call more on
+     * every other untimed operation would cost each its time. */
+    if (pred == KPROF_STREAM_DESTROYED && stream && stream != CU_STREAM_LEGACY && stream != CU_STREAM_PER_THREAD &&
+        kprof_drv.cuStreamGetCtx && kprof_drv.cuStreamGetCtx(stream, &key.ctx) == CUDA_SUCCESS && key.ctx) {
+        /* key.ctx: the stream's own */
+    } else if (kprof_drv.cuCtxGetCurrent(&key.ctx) != CUDA_SUCCESS || !key.ctx)
         return;
     key.stream = stream == NULL ? (per_thread ? CU_STREAM_PER_THREAD : CU_STREAM_LEGACY) : stream;
     key.tid = key.stream == CU_STREAM_PER_THREAD ? thread_id() : 0;

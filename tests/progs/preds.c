@@ -515,6 +515,31 @@ static int htodbesidegraph(CUstream s, CUstream other)
     return 0;
 }
 
+/* "crossdestroy": a stream of this context destroyed while another device's context is current (as CUDA
+ * allows), then a stream made here again (FAKEGPU_REUSE_STREAM_HANDLE=1 gives it the same handle) and a
+ * kernel launched on each.  FAKEGPU_DEVICES=2. */
+static int crossdestroy(CUcontext ctx)
+{
+    CUfunction f = fn("cross_k");
+    CUdevice dev1;
+    CUcontext other;
+    CUstream a, b;
+    CK(cuStreamCreate(&a, CU_STREAM_NON_BLOCKING));
+    launch(f, a);
+    CK(cuStreamSynchronize(a));
+    CK(cuDeviceGet(&dev1, 1));
+    CK(cuDevicePrimaryCtxRetain(&other, dev1));
+    if (!getenv("PREDS_SAME_CONTEXT")) /* the same destruction with this context current, for comparison */
+        CK(cuCtxSetCurrent(other));
+    CK(cuStreamDestroy(a));
+    CK(cuCtxSetCurrent(ctx));
+    CK(cuStreamCreate(&b, CU_STREAM_NON_BLOCKING));
+    launch(f, b);
+    CK(cuStreamSynchronize(b));
+    printf("preds crossdestroy: the second stream %s the first's handle\n", a == b ? "has" : "has not");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     CUdevice dev;
@@ -551,6 +576,7 @@ int main(int argc, char **argv)
              : !strcmp(mode, "htodbesidemany") ? htodbesidemany(s, other, 65, 0, 0)
              : !strcmp(mode, "htodbesidedeep") ? htodbesidemany(s, other, 17, 16, 1)
              : !strcmp(mode, "htodbesidegraph") ? htodbesidegraph(s, other)
+             : !strcmp(mode, "crossdestroy") ? crossdestroy(ctx)
                                      : preds(s, other);
     printf("preds %s: ok\n", mode);
     return rc;
