@@ -246,6 +246,17 @@ static int env_regex(enum config_var id, regex_t *re)
     return 1;
 }
 
+/* The rank in environment variable `name`: a whole number from 0 to 2147483647, else -1 (a label only: a
+ * value that is no number is passed over without a word). */
+static long env_rank(const char *name)
+{
+    const char *v = secure_getenv(name);
+    char *end;
+    errno = 0;
+    long r = v && *v >= '0' && *v <= '9' ? strtol(v, &end, 10) : -1;
+    return r >= 0 && !errno && *end == '\0' && r <= 2147483647L ? r : -1;
+}
+
 void kprof_config_load(void)
 {
     static const char *const logs[] = { "warn", "info", "debug", NULL };
@@ -313,17 +324,9 @@ void kprof_config_load(void)
     /* A worker of torchrun (TORCHELASTIC_RUN_ID set), which may itself run under srun or an MPI launcher:
      * RANK first, the worker's own (SLURM_PROCID there is the node's task, the same for all its workers:
      * a breaker helper). */
-    int torchrun = secure_getenv("TORCHELASTIC_RUN_ID") != NULL;
-    c->rank = -1;
-    for (size_t j = 0; j < sizeof rank_vars / sizeof rank_vars[0] + (size_t)torchrun && c->rank < 0; j++) {
-        size_t last = sizeof rank_vars / sizeof rank_vars[0] - 1, i = torchrun ? (j == 0 ? last : j - 1) : j;
-        const char *v = secure_getenv(rank_vars[i]);
-        char *end;
-        errno = 0;
-        long r = v && *v >= '0' && *v <= '9' ? strtol(v, &end, 10) : -1;
-        if (r >= 0 && !errno && *end == '\0' && r <= 2147483647L)
-            c->rank = r;
-    }
+    c->rank = secure_getenv("TORCHELASTIC_RUN_ID") ? env_rank("RANK") : -1;
+    for (size_t i = 0; i < sizeof rank_vars / sizeof rank_vars[0] && c->rank < 0; i++)
+        c->rank = env_rank(rank_vars[i]);
 
     for (char **e = environ; e && *e; e++) {
         if (strncmp(*e, "KPROF_", 6) != 0)

@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <strings.h>
 
 #include <jansson.h>
@@ -35,6 +34,7 @@ static void out_of_memory(void)
 #define uthash_fatal(msg) out_of_memory()
 #include <uthash.h>
 #include "utf8.h"
+#include "text-report.h"
 
 /* ------------------------------------------------------------------------------------------ utilities */
 
@@ -629,15 +629,9 @@ static bool merge_file(struct merge *m, const char *path)
     int read_errno = ferror(in) ? errno : 0;
     fclose(in);
     if (!root) {
-        char head[13] = "";
-        struct stat st; /* a regular file only: a FIFO, read once, would wait for another writer */
-        FILE *t = read_errno || stat(path, &st) != 0 || !S_ISREG(st.st_mode) ? NULL : fopen(path, "r");
-        int text = t && fread(head, 1, sizeof head, t) == sizeof head && memcmp(head, "== libkprof: ", sizeof head) == 0;
-        if (t)
-            fclose(t);
         if (read_errno)
             warn("%s: %s; skipped", path, strerror(read_errno));
-        else if (text) /* as kprof report says it (report-read.c) */
+        else if (kprof_file_is_text_report(path)) /* as kprof report says it (report-read.c) */
             warn("%s: a libkprof text report, not JSON: merge the JSON ones (save them with kprof --save FILE, "
                  "or KPROF_SAVE); skipped", path);
         else if (err.line > 0)

@@ -5,7 +5,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <jansson.h>
 #include "kprof_config.h"
 #include "kernel.h"
@@ -14,6 +13,7 @@
 #include "snapshot.h"
 #include "columns.h"
 #include "report-read.h"
+#include "text-report.h"
 #include "kernel_name.h"
 #include "report-stubs.h"
 
@@ -347,21 +347,6 @@ static void read_root(struct kprof_saved *r, json_t *root)
 #undef EVENT_COUNTER
 }
 
-/* Whether the file at path begins as libkprof's text report does ("== libkprof: "). */
-static bool text_report(const char *path)
-{
-    static const char head[] = "== libkprof: ";
-    char buf[sizeof head - 1];
-    struct stat st;
-    if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
-        return false; /* a FIFO read once already: opened again, it waits for another writer (a breaker helper) */
-    FILE *f = fopen(path, "r");
-    bool is = f && fread(buf, 1, sizeof buf, f) == sizeof buf && memcmp(buf, head, sizeof buf) == 0;
-    if (f)
-        fclose(f);
-    return is;
-}
-
 bool kprof_saved_read(struct kprof_saved *r, const char *path)
 {
     memset(r, 0, sizeof *r);
@@ -379,7 +364,7 @@ bool kprof_saved_read(struct kprof_saved *r, const char *path)
     const char *why = NULL;
     if (!root && read_errno) {
         fprintf(stderr, "kprof: %s: %s\n", path, strerror(read_errno));
-    } else if (!root && text_report(path)) {
+    } else if (!root && kprof_file_is_text_report(path)) {
         fprintf(stderr, "kprof: %s: a libkprof text report, not JSON: kprof report reads the JSON one (save it with "
                         "kprof --save FILE, or kprof -f json -o FILE)\n", path);
     } else if (!root) {

@@ -201,12 +201,6 @@ static int dest_open_path(struct dest *d, char *path, const char *pattern, const
     return 1;
 }
 
-/* dest_open_path for the file a pattern names. */
-static int dest_open(struct dest *d, const char *pattern, const char *what, const char *fallback)
-{
-    return dest_open_path(d, expand(pattern), pattern, what, fallback);
-}
-
 /* Closes the destination (stderr is only flushed); 0 (after a warning, which adds `fallback`) if
  * anything written to it was lost. */
 static int dest_close(struct dest *d, const char *what, const char *fallback)
@@ -227,6 +221,32 @@ static int dest_close(struct dest *d, const char *what, const char *fallback)
     return ok;
 }
 
+/* Writes the report with `writer` to `path` (expanded, owned: the file `pattern` names), or to stderr when
+ * pattern is NULL; a file that cannot be opened or written gets one warning and the report goes to stderr:
+ * the report is never lost.  Returns the path it went to (owned by the caller), NULL for stderr. */
+static char *write_report(char *path, const char *pattern, void (*writer)(FILE *, const struct kprof_snapshot *),
+                          const struct kprof_snapshot *s)
+{
+    static const char to_stderr[] = "; writing it to stderr";
+    /* stderr: the first one (a program that gave descriptor 2 to a file of its own keeps its data: log.h);
+     * NULL when there is none left to write to. */
+    FILE *err = kprof_stderr_stream();
+    struct dest d = { err, NULL };
+    if (pattern && !dest_open_path(&d, path, pattern, "report", to_stderr))
+        d.f = err;
+    while (d.f) {
+        errno = 0;
+        writer(d.f, s);
+        int borrowed = d.f == err || d.f == stderr;
+        char *written = d.path ? strdup(d.path) : NULL;
+        if (!d.path || dest_close(&d, "report", to_stderr) || borrowed)
+            return written;
+        free(written);
+        d.f = err; /* the file could not take it */
+    }
+    return NULL;
+}
+
 /* The CSV report: `kprof.<pid>` when libkprof chose the name (its files created anew, mode 0600). */
 static void write_csv(const struct kprof_snapshot *s)
 {
@@ -239,20 +259,11 @@ static void write_csv(const struct kprof_snapshot *s)
      * nothing; another device gets the text report, as a base that cannot be written does. */
     if (base && !chosen && names_a_device(base)) {
         if (strcmp(base, "/dev/null") != 0) {
-            static const char to_stderr[] = "; writing it to stderr";
             kprof_warn("KPROF_FORMAT=csv names its files after KPROF_OUTPUT, and '%s' is no file; writing the "
                        "report as text to it", base);
-            struct dest d;
-            int ok = dest_open_path(&d, strdup(base), base, "report", to_stderr);
-            if (ok) {
-                errno = 0;
-                kprof_report_text(d.f, s);
-                int borrowed = d.f == stderr || d.f == kprof_stderr_stream();
-                ok = dest_close(&d, "report", to_stderr) || borrowed;
-            }
-            FILE *err = kprof_stderr_stream();
-            if (!ok && err) /* /dev/full, a FIFO without a reader: the report is never lost (a breaker helper) */
-                kprof_report_text(err, s);
+            /* (/dev/full, a FIFO without a reader: to stderr, as the other formats; it was lost: a breaker
+             * helper) */
+            free(write_report(strdup(base), base, kprof_report_text, s));
         }
         free(base);
         return;
@@ -309,6 +320,7 @@ static int same_file(const char *a, const char *b)
 struct written {
     char *path[2];
     const char *var[2];
+    int json[2]; /* the JSON report: a JSON copy naming its file is that report */
     int n;
 };
 
@@ -326,13 +338,13 @@ static void write_extra(const char *var, const char *pattern, const char *what,
     for (int i = 0; path && i < w->n; i++) {
         if (!same_file(path, w->path[i]))
             continue;
-        if (writer == kprof_report_json && w->var[i] == NULL) { /* the JSON report, KPROF_SAVE: one file */
+        if (writer == kprof_report_json && w->json[i]) {
             free(path);
             return;
         }
         char *other = with_pid(path);
         kprof_warn("%s='%s' names the file %s wrote ('%s'); writing the %s to '%s' instead", var, pattern,
-                   w->var[i] ? w->var[i] : "KPROF_OUTPUT", path, what, other ? other : "(out of memory)");
+                   w->var[i], path, what, other ? other : "(out of memory)");
         free(path);
         path = other;
         break;
@@ -345,7 +357,8 @@ static void write_extra(const char *var, const char *pattern, const char *what,
         dest_close(&d, what, "");
         if (kept) {
             w->path[w->n] = kept;
-            w->var[w->n++] = var;
+            w->var[w->n] = var;
+            w->json[w->n++] = 0;
         }
     }
 }
@@ -360,36 +373,18 @@ void kprof_report_write(const struct kprof_snapshot *s)
      * held "0,5" and no reader could parse them (a breaker helper).  This thread's locale only. */
     locale_t c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
     locale_t app_locale = c_locale ? uselocale(c_locale) : (locale_t)0;
-    struct written w = { { NULL, NULL }, { NULL, NULL }, 0 };
+    struct written w = { { NULL, NULL }, { NULL, NULL }, { 0, 0 }, 0 };
     if (kprof_config.format == KPROF_FORMAT_CSV) {
         write_csv(s);
     } else {
-        static const char to_stderr[] = "; writing it to stderr";
-        /* stderr: the first one (a program that gave descriptor 2 to a file of its own keeps its data:
-         * log.h); NULL when there is none left to write to. */
-        FILE *err = kprof_stderr_stream();
-        struct dest d = { err, NULL };
-        if (kprof_config.output && !dest_open(&d, kprof_config.output, "report", to_stderr))
-            d.f = err;
-        while (d.f) {
-            errno = 0;
-            if (kprof_config.format == KPROF_FORMAT_JSON)
-                kprof_report_json(d.f, s);
-            else
-                kprof_report_text(d.f, s);
-            int borrowed = d.f == err || d.f == stderr;
-            char *path = d.path ? strdup(d.path) : NULL;
-            if (!d.path || dest_close(&d, "report", to_stderr) || borrowed) {
-                if (path && kprof_config.format == KPROF_FORMAT_JSON) /* the report: var NULL (write_extra) */
-                    w.path[w.n++] = path;
-                else if (path) { /* text: another file naming it would overwrite it all the same */
-                    w.path[w.n] = path;
-                    w.var[w.n++] = "KPROF_OUTPUT";
-                }
-                break;
-            }
-            free(path);
-            d.f = err; /* the file could not take it: the report is never lost */
+        int json = kprof_config.format == KPROF_FORMAT_JSON;
+        const char *out = kprof_config.output;
+        char *path = write_report(out ? expand(out) : NULL, out, json ? kprof_report_json : kprof_report_text, s);
+        if (path) { /* another file naming it would overwrite it */
+            w.path[0] = path;
+            w.var[0] = "KPROF_OUTPUT";
+            w.json[0] = json;
+            w.n = 1;
         }
     }
     FILE *err = kprof_stderr_stream();
