@@ -17,7 +17,7 @@ expect_grep '^Procs     Calls    Total \(ms\)    Avg \(us\) ' "$WORK/real.txt" "
 # The copy: src's headers, columns.def changed, tools' merge-columns.def with the new column's line.
 mkdir -p "$WORK/src" "$WORK/tools"
 cp "$top_srcdir"/src/*.h "$WORK/src/"
-cp "$top_srcdir/tools/kprof-merge.c" "$WORK/tools/"
+cp "$top_srcdir/tools/kprof-merge.c" "$top_srcdir/tools/text-report.h" "$WORK/tools/"
 sed -e 's/TEXT("Calls", 3, 9, NONE)/TEXT("Launches", 3, 9, NONE)/' \
     -e 's/TEXT("Total", 2, 13, AUTO)/TEXT("Total", 2, 20, AUTO)/' \
     -e 's/JSON("share", 17)/JSON("time_share", 17)/' \
