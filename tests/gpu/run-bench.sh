@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # run-bench.sh OUTDIR: libkprof's overhead and accuracy on the GPU (issue: overhead near the floor of event
-# timing).  Each case runs without libkprof (plain), with it (kprof: the defaults, every launch timed),
+# timing).  Each case runs without libkprof (plain), the launch cases also without libkprof but with one
+# cudaEventRecord after each launch (floor: `kbench launch --record`, the floor of event timing), with it
+# (kprof: the defaults, every launch timed),
 # with two events per timed call always (pairs: KPROF_ONE_EVENT=0), with every idle launch held (hold1:
 # KPROF_HOLD=1), with KPROF_SAMPLE=16, 64 and auto, and
 # under the CUPTI activity tracer (what Nsight Systems uses), interleaved, REPS times; the figure is the
@@ -20,13 +22,14 @@ B=$top/kernels/kbench
 REPS=${REPS:-3}
 export LD_LIBRARY_PATH=/usr/local/cuda-13.0/targets/x86_64-linux/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export PYTHONUNBUFFERED=1
-MODES=${MODES:-plain kprof pairs sample16 sample64 auto cupti}
+MODES=${MODES:-plain floor kprof pairs sample16 sample64 auto cupti}
 
 # run MODE CMD...: one run; prints the program's output
 run() {
     local mode=$1; shift
     case $mode in
     plain) "$@" ;;
+    floor) "$@" --record ;;
     kprof) KPROF_OUTPUT=/dev/null LD_PRELOAD="$lib" "$@" ;;
     base) KPROF_OUTPUT=/dev/null LD_PRELOAD="${base_lib:?mode base needs KPROF_BASE_LIB}" "$@" ;;
     pairs) KPROF_ONE_EVENT=0 KPROF_OUTPUT=/dev/null LD_PRELOAD="$lib" "$@" ;;
@@ -47,6 +50,7 @@ bench() {
     : >"$tsv"
     for rep in $(seq "$REPS"); do
         for m in $MODES; do
+            case $m/$name in floor/launch*) ;; floor/*) continue ;; esac # kbench launch only
             if [ "$field" = sed ]; then # reduce: "reduce_blocks: N launches, average X us per launch"
                 v=$(run "$m" "$@" 2>/dev/null | sed -n 's/.*launches, average \([0-9.]*\) us.*/\1/p' | head -n1)
             else
@@ -65,13 +69,13 @@ for line in open(path):
         vals.setdefault(m, []).append(float(v))
 base = statistics.median(vals["plain"]) if vals.get("plain") else None
 cells = []
-for m in ("plain", "base", "kprof", "hold1", "pairs", "sample16", "sample64", "auto", "cupti"):
+for m in ("plain", "floor", "base", "kprof", "hold1", "pairs", "sample16", "sample64", "auto", "cupti"):
     if vals.get(m) and base:
         med = statistics.median(vals[m])
         # per launch where the figure allows: the launch cases time 200k launches, reduce prints us/launch
         per = 200000 if "200k" in name else 1 if "us/launch" in name else None
         cells.append("%s %.4gx" % (m, med / base) + (" (%+.2f us)" % ((med - base) / per) if per else ""))
-    elif m not in ("base", "auto", "hold1"):
+    elif m not in ("floor", "base", "auto", "hold1"):
         cells.append("%s -" % m)
 print("%-34s base %10.1f   %s" % (name, base or 0, "   ".join(cells[1:])))
 PY
