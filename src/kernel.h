@@ -76,6 +76,12 @@ struct kprof_kernel {
     /* KPROF_HOLD=N: per launch shape and situation, a word counting its draws, the shared count of the
      * shapes past them and the flag that stops thinning (kprof_hold_drawn, kprof_hold_stop_thinning; atomic) */
     uint64_t hold_shapes[KPROF_KERNEL_HOLD_SHAPES + 2];
+    /* KPROF_HOLD=N, per kind of hold (enum kprof_offset_kind's HELD, HELD_KERNEL): the kernel's launch
+     * shapes whose references' mean is not yet known closely (timing/offsets.c, BLIND_REL_SE; harvest
+     * passes only), and 1 once it has some and none of them is (atomic): its launches not drawn due that
+     * kind of hold may then leave out the question whether their stream was idle (timing.c, timing_end). */
+    unsigned blind_unsure[2];
+    unsigned char blind_ok[2];
     /* Harvest passes only (timing/harvest.c, idle_stop_mean): the launches after the first read as usual,
      * their count and sum (ns), and their launch shape; mixed once a second shape was read. */
     uint64_t usual_n;

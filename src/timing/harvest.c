@@ -333,7 +333,9 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
      * backlog: the reference is read with the hold's offset already off).  Never longer than the pair. */
     int unlearned = 0, gap_unlearned = 0;
     unsigned hold_kind = s.stop_idle ? 0 : pr->unheld ? pr->unheld : pr->hold_ref; /* stop_idle: no offset */
-    enum kprof_offset_role hold_role = pr->unheld ? KPROF_OFFSET_CHEAP : KPROF_OFFSET_REF;
+    enum kprof_offset_role hold_role = !pr->unheld ? KPROF_OFFSET_REF
+                                       : pr->blind ? KPROF_OFFSET_BLIND
+                                                   : KPROF_OFFSET_CHEAP;
     unsigned gap_kind = pr->gap && !s.stop_idle ? KPROF_OFFSET_GAP : KPROF_OFFSET_NONE;
     enum kprof_offset_role gap_role = pr->gap == 2 ? KPROF_OFFSET_REF : KPROF_OFFSET_CHEAP;
     struct offset *hold_o, *gap_o;
@@ -349,7 +351,7 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
         kprof_offset_applied(gap_o, gap_role, whole != 0.0 ? taken * gap_off / whole : 0.0);
     }
     unlearned |= gap_unlearned;
-    s.offset_read = (unsigned char)((hold_kind && hold_role == KPROF_OFFSET_CHEAP) ||
+    s.offset_read = (unsigned char)((hold_kind && hold_role != KPROF_OFFSET_REF) ||
                                     (gap_kind && gap_role == KPROF_OFFSET_CHEAP));
     s.thin = s.offset_read || pr->thin > 31 ? 0 : pr->thin;
     if (unlearned || s.stop_idle || s.beside_htod) { /* before a shape's first held launch is read; a host

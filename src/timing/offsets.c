@@ -28,6 +28,15 @@
 #define THIN_ABS_SE 250.0
 #define THIN_ABS_MAX_REL 0.10
 #define THIN_NEFF (1.5 * KPROF_HOLD_THIN_AFTER)
+/* A launch not drawn leaves out the question whether its stream was idle (struct kprof_kernel's
+ * blind_ok) once the references' mean of each of its kernel's shapes (for its kind of hold) is known
+ * within a standard error of 0.5% of it, or of 50 ns where that is no more than 2.5% of it: the offset
+ * then taken off however small (KPROF_OFFSET_BLIND) makes the launches not drawn read as the references
+ * do, so their total's error is the references' mean's, 2 standard errors within a tenth of the kernel
+ * tolerance of issue 10, max(1 us, 2%).  (Thinning's 250 ns would allow 10% on a kernel of 2.5 us.) */
+#define BLIND_REL_SE 0.005
+#define BLIND_ABS_SE 50.0
+#define BLIND_ABS_MAX_REL 0.025
 
 struct offset_key {
     void *target; /* struct kprof_kernel * */
@@ -52,6 +61,7 @@ struct offset {
     struct offset_key key;
     struct refs ref[2]; /* [0] its shape's first ones, [1] those drawn after them */
     unsigned char capped;   /* its kernel's draws brought back to 1 in N for it (kprof_hold_stop_thinning) */
+    unsigned char sure;     /* a hold kind's entry whose references' mean is known closely (BLIND_REL_SE) */
     struct cheap cheap[KPROF_OFFSET_ROLES - 1]; /* by role, KPROF_OFFSET_CHEAP first */
     struct offset *next_dirty; /* on p->offsets_dirty: read from since the last settle */
     int dirty;
@@ -123,20 +133,21 @@ static void cap_if_spread(struct offset *o)
                 kprof_config.hold);
 }
 
-/* The offset learned for the cheap launches c of entry o: their mean less the references' mean, or 0 while
- * that difference is within 2 standard errors of 0 (lengths that vary from launch to launch make the two
- * means differ by chance; taken off, that chance would become an error of the total), or when either has
- * no launch yet.  The references are those drawn among the same launches once there are
- * KPROF_HOLD_FIRST of them; until then the shape's first launches too (which may run apart from the rest:
- * caches cold, a length that grows over the run). */
-static double offset_of(const struct offset *o, const struct cheap *c)
+/* The offset learned for the cheap launches c (of `role`) of entry o: their mean less the references'
+ * mean, or 0 while that difference is within 2 standard errors of 0 (lengths that vary from launch to launch
+ * make the two means differ by chance; taken off, that chance would become an error of the total) unless
+ * they are KPROF_OFFSET_BLIND (whose readings hold an idle stream's launch call: left on, an error of the
+ * total for sure), or when either has no launch yet.  The references are those drawn among the same
+ * launches once there are KPROF_HOLD_FIRST of them; until then the shape's first launches too (which may
+ * run apart from the rest: caches cold, a length that grows over the run). */
+static double offset_of(const struct offset *o, const struct cheap *c, enum kprof_offset_role role)
 {
     struct refs r = refs_used(o);
     if (r.n == 0 || c->n == 0)
         return 0.0;
     double d = c->sum / (double)c->n - r.sum / r.w;
     double se2 = weighted_se2(&r) + variance(c->n, c->sum, c->sq) / (double)c->n;
-    return d * d > 4.0 * se2 ? d : 0.0;
+    return role == KPROF_OFFSET_BLIND || d * d > 4.0 * se2 ? d : 0.0;
 }
 
 /* Pair pr's entry for `kind`, made if need be; NULL when out of memory. */
@@ -162,6 +173,11 @@ static struct offset *offset_for(struct pool *p, const struct pair *pr, unsigned
     if (found != o) { /* uthash ran out of memory and did not add it */
         free(o);
         return NULL;
+    }
+    if (kind == KPROF_OFFSET_HELD || kind == KPROF_OFFSET_HELD_KERNEL) { /* not sure yet (judge_sure) */
+        struct kprof_kernel *k = pr->target;
+        k->blind_unsure[kind - 1]++;
+        __atomic_store_n(&k->blind_ok[kind - 1], 0, __ATOMIC_RELAXED);
     }
     return o;
 }
@@ -199,13 +215,32 @@ double kprof_offset_learn(struct pool *p, const struct pair *pr, unsigned kind, 
     c->sum += dur_ns;
     c->sq += dur_ns * dur_ns;
     *unlearned = o->ref[0].n + o->ref[1].n == 0;
-    return offset_of(o, c);
+    return offset_of(o, c, role);
 }
 
 void kprof_offset_applied(struct offset *o, enum kprof_offset_role role, double ns)
 {
     if (o && role != KPROF_OFFSET_REF)
         o->cheap[role - 1].applied += ns;
+}
+
+/* Whether entry o's references' mean is now known closely enough (BLIND_REL_SE), its kernel's blind_ok
+ * for its kind following; hold kinds only.  Harvest passes only. */
+static void judge_sure(struct offset *o)
+{
+    if (o->key.kind != KPROF_OFFSET_HELD && o->key.kind != KPROF_OFFSET_HELD_KERNEL)
+        return;
+    struct refs r = refs_used(o);
+    double mean = r.w > 0.0 ? r.sum / r.w : 0.0;
+    double limit = fmax(BLIND_REL_SE * mean, fmin(BLIND_ABS_SE, BLIND_ABS_MAX_REL * mean));
+    int sure = r.n >= KPROF_HOLD_FIRST && mean > 0.0 && weighted_se2(&r) <= limit * limit;
+    if (sure == o->sure)
+        return;
+    o->sure = (unsigned char)sure;
+    struct kprof_kernel *k = o->key.target;
+    unsigned i = o->key.kind - 1;
+    k->blind_unsure[i] += sure ? -1u : 1u;
+    __atomic_store_n(&k->blind_ok[i], (unsigned char)(k->blind_unsure[i] == 0), __ATOMIC_RELAXED);
 }
 
 void kprof_offsets_settle(struct pool *p)
@@ -215,11 +250,12 @@ void kprof_offsets_settle(struct pool *p)
     for (; o; o = o->next_dirty) {
         o->dirty = 0;
         cap_if_spread(o);
+        judge_sure(o);
         for (int r = 0; r < KPROF_OFFSET_ROLES - 1; r++) {
             struct cheap *c = &o->cheap[r];
             /* Over every launch of this role read so far: what the offset as learned now takes off, less
              * what was taken off as they were read and since. */
-            double owed = (double)c->n * offset_of(o, c) - c->applied;
+            double owed = (double)c->n * offset_of(o, c, (enum kprof_offset_role)(r + 1)) - c->applied;
             double delta = owed - c->settled;
             if (delta > -1.0 && delta < 1.0)
                 continue;

@@ -56,6 +56,7 @@ struct pair {
     /* KPROF_HOLD=N, a start of its own: the kind of hold its stream would get (1, 2) when it was not drawn
      * (unheld: read with the offset learned) or drawn (hold_ref: a reference, held or not), else 0 */
     unsigned char unheld, hold_ref;
+    unsigned char blind;    /* unheld, its stream's idleness never asked (KPROF_OFFSET_BLIND, timing_end) */
     unsigned char gap;      /* KPROF_HOLD=N behind a short backlog: 1 its start shared, 2 the reference (timing.h) */
     unsigned char early;    /* KPROF_HOLD=N: measured in full as one of its shape's first launches (timing.h) */
     unsigned char thin;     /* KPROF_HOLD=N, drawn: at the rate 1/(N x 2^thin), it stands for 2^thin launches */
@@ -91,14 +92,6 @@ struct queue {
      * for the next stream, so that a program making and dropping streams or threads by the thousand keeps
      * a few queues, and the harvester walks only those. */
     unsigned char gone;
-    /* When the timed work known on the stream should end (host clock, ns; 0: not known): the last timed
-     * kernel launch's return, or the end before it if later, plus its kernel's mean so far; what that mean
-     * was; and kprof_chain_break's count then (an untimed operation since makes it unknown).  KPROF_HOLD=N,
-     * for the launches not drawn (timing.c, timing_end).  Relaxed atomics: any launching thread. */
-    uint64_t busy_until_ns, busy_mean_ns;
-    unsigned long busy_epoch;
-    unsigned char cheap_left;     /* launches not drawn until the next one asks all the same */
-    unsigned char cheap_distrust; /* launches not drawn still to ask, the estimate having been wrong */
     unsigned later;          /* streams that had this queue after the first (they share its trace row) */
     char name[64];           /* the first stream's name (its trace row's) */
     struct pool *pool;       /* the pool it was made in */

@@ -32,10 +32,6 @@
  * for implicitly (the legacy default stream waits for blocking streams, they wait for it), came since. */
 enum { EPOCH_BREAK, EPOCH_LEGACY, EPOCH_OTHER };
 #define IDLE_SKIP 7
-/* KPROF_HOLD=N, launches not drawn (timing_end): one in CHEAP_ASKED asks whether its stream was idle
- * although the estimate says busy, and once an answer contradicts the estimate the next CHEAP_DISTRUST ask. */
-#define CHEAP_ASKED 8
-#define CHEAP_DISTRUST 16
 /* KPROF_HOLD=N: the shape key of the draw behind a short backlog, and behind a copy, memset or host
  * function (begin_take_events). */
 #define GAP_DRAW_KEY 0x9e3779b9u
@@ -852,53 +848,6 @@ void kprof_stream_other(CUstream stream, int per_thread, int pred)
     pthread_mutex_unlock(&kprof_ev.lock);
 }
 
-/* 1 when a launch that returned at `now` (host clock, ns) on q's stream surely found it busy (its start not
- * complete by then): the timed work known there (struct queue's busy_until_ns) should end more than a
- * quarter of its last kernel's mean later, and nothing untimed came since.  Never "surely idle": the
- * estimate starts each kernel at its launch's return, and a kernel reaches an idle stream some us after
- * that, or later behind work the GPU has not caught up with.  In the H200 decode loop (docs/performance.md,
- * seventeenth session) every answer that contradicted a clear estimate was "busy" where an idle side (the
- * launch returned 10 or 20 us after the end) said idle, 6% or 1.5% of them (that loop's kernel total read
- * 344 to 352 ms in three runs with it, 326 to 345 in five without); none the other way in some 10,000
- * asked. */
-static int surely_busy(const struct queue *q, uint64_t now)
-{
-    uint64_t until = __atomic_load_n(&q->busy_until_ns, __ATOMIC_RELAXED);
-    uint64_t mean = __atomic_load_n(&q->busy_mean_ns, __ATOMIC_RELAXED);
-    return until &&
-           __atomic_load_n(&q->busy_epoch, __ATOMIC_RELAXED) == __atomic_load_n(&epochs[EPOCH_BREAK], __ATOMIC_RELAXED) &&
-           now + mean / 4 < until;
-}
-
-/* Whether a launch not drawn on q's stream, surely busy, may leave its query out: not while the stream's
- * estimate is distrusted (CHEAP_DISTRUST), nor one in CHEAP_ASKED. */
-static int busy_unasked(struct queue *q)
-{
-    unsigned char distrust = __atomic_load_n(&q->cheap_distrust, __ATOMIC_RELAXED);
-    if (distrust > 0) {
-        __atomic_store_n(&q->cheap_distrust, (unsigned char)(distrust - 1), __ATOMIC_RELAXED);
-        return 0;
-    }
-    unsigned char left = __atomic_load_n(&q->cheap_left, __ATOMIC_RELAXED);
-    __atomic_store_n(&q->cheap_left, (unsigned char)(left == 0 ? CHEAP_ASKED - 1 : left - 1), __ATOMIC_RELAXED);
-    return left != 0;
-}
-
-/* A kernel launch of `target` (struct kprof_kernel *) timed on q's stream returned at `now`: the known work
- * there now ends its kernel's mean later than the launch's return or the end before it; not known while
- * the kernel has no mean yet. */
-static void busy_note(struct queue *q, uint64_t now, const void *target)
-{
-    double mean = kprof_kernel_mean_ns(target);
-    uint64_t until = __atomic_load_n(&q->busy_until_ns, __ATOMIC_RELAXED);
-    unsigned long epoch = __atomic_load_n(&epochs[EPOCH_BREAK], __ATOMIC_RELAXED);
-    if (until < now || __atomic_load_n(&q->busy_epoch, __ATOMIC_RELAXED) != epoch)
-        until = now;
-    __atomic_store_n(&q->busy_epoch, epoch, __ATOMIC_RELAXED);
-    __atomic_store_n(&q->busy_mean_ns, (uint64_t)(mean > 0.0 ? mean : 0.0), __ATOMIC_RELAXED);
-    __atomic_store_n(&q->busy_until_ns, mean > 0.0 ? until + (uint64_t)mean : 0, __ATOMIC_RELAXED);
-}
-
 /* Gives back the events of a call that will not be queued (the shared start to its first pair). */
 static void timing_drop(struct kprof_timing *t)
 {
@@ -944,7 +893,7 @@ static int timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kin
      * No query while any stream capture is in progress: a global-mode capture forbids it. */
     uint64_t lag = 0, now = 0, mark_ns = 0;
     CUevent mark = NULL;
-    int unasked_held = 0, unasked_cheap = 0; /* the idle question left out, and why */
+    int unasked_held = 0, unasked_cheap = 0, blind = 0; /* the idle question left out, and why */
     if (ok && kind != KPROF_TARGET_COPY) {
         now = kprof_now_ns(); /* also the launch call's end (struct pair's launch_ns) */
         /* Held, the start has completed only if kprof_hold gave up waiting (a host descheduled for longer
@@ -957,20 +906,21 @@ static int timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kin
         surely |= unasked_held;
         /* KPROF_HOLD=N, a launch not drawn: read with its shape's learned offset (timing/offsets.c), which
          * brings the mean of such launches to that of the drawn ones whatever each was read as, so whether
-         * its stream was idle only spreads its own reading: busy where the work known on the stream clearly
-         * runs on (surely_busy), asked one launch in CHEAP_ASKED all the same; else asked. */
-        struct queue *cq = t->queue;
-        int cheap = !t->shared && !surely && !t->held && t->drawn == 0 && t->draw_kind && cq;
-        int busy = cheap && surely_busy(cq, now), idle = 0;
-        if (busy && busy_unasked(cq)) {
+         * its stream was idle only spreads its own reading: not asked (the pair is blind, and its offset
+         * always taken off: KPROF_OFFSET_BLIND) once the references' mean is known closely for every shape
+         * of its kernel with that kind of hold (struct kprof_kernel's blind_ok); until then asked, and the
+         * offset left off while within its standard error of 0, the launches counting as they read (a
+         * kernel whose lengths spread widely reads exactly).  (Until the twentieth session asked unless
+         * the timed work known on the stream surely ran on past the launch's return: in the eager decode
+         * loop nearly every launch asked, 1.5 to 1.7 us on an H200; docs/performance.md.) */
+        int idle = 0;
+        const struct kprof_kernel *k = kind == KPROF_TARGET_KERNEL ? target : NULL;
+        blind = !t->shared && !surely && !t->held && t->drawn == 0 && (t->draw_kind == 1 || t->draw_kind == 2) &&
+                t->queue && k && __atomic_load_n(&k->blind_ok[t->draw_kind - 1], __ATOMIC_RELAXED);
+        if (blind)
             unasked_cheap = 1;
-        } else if (!t->shared && !surely) {
+        else if (!t->shared && !surely)
             idle = kprof_event_query_uncaptured(t->start) == CUDA_SUCCESS;
-            if (busy && idle) /* the estimate was wrong: the next launches ask */
-                __atomic_store_n(&cq->cheap_distrust, (unsigned char)CHEAP_DISTRUST, __ATOMIC_RELAXED);
-        }
-        if (cq && kprof_hold_sampled()) /* only launches not drawn read the estimate */
-            busy_note(cq, now, target);
         if (idle) {
             lag = now - t->start_host_ns; /* the stream was idle: see timing.h */
             if (t->held)
@@ -979,8 +929,6 @@ static int timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kin
         SEG(7);
         double took = (double)(now - t->start_host_ns);
         tls_launch_ns = tls_launch_ns > 0.0 ? tls_launch_ns + (took - tls_launch_ns) / 8.0 : took;
-    } else if (t->queue && kprof_hold_sampled()) { /* a copy or memset: when it ends is not known */
-        __atomic_store_n(&((struct queue *)t->queue)->busy_until_ns, 0, __ATOMIC_RELAXED);
     }
     int stopped = ok && kprof_drv.cuEventRecord(t->stop, t->stream) == CUDA_SUCCESS;
     uint64_t stop_ns = stopped && now ? kprof_now_ns() : 0; /* kernels: struct pair's stop_host_ns */
@@ -1061,6 +1009,7 @@ static int timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kin
     /* KPROF_HOLD=N, a start of its own: drawn, a reference for its kind (not when its hold gave up); not
      * drawn, read with the offset learned from those (a shared start: the gap's, below). */
     pr->unheld = t->drawn == 0 && !t->shared ? t->draw_kind : 0;
+    pr->blind = (unsigned char)blind;
     pr->hold_ref = t->drawn > 0 && !t->shared && t->held != 3 ? t->draw_kind : 0;
     pr->gap = t->gap;
     pr->early = t->drawn == 2; /* a reference among its shape's first launches */

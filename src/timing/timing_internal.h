@@ -183,6 +183,9 @@ enum kprof_offset_kind {
 enum kprof_offset_role {
     KPROF_OFFSET_REF,   /* drawn: measured in full (held where a hold was due) */
     KPROF_OFFSET_CHEAP, /* not drawn: unheld, or a gap's shared start */
+    KPROF_OFFSET_BLIND, /* not drawn, unheld, its stream's idleness never asked (timing.c, timing_end): its
+                           reading holds the launch call's host time when the stream was idle, so its
+                           offset is taken off however small against its standard error */
     KPROF_OFFSET_ROLES
 };
 double kprof_offset_learn(struct pool *p, const struct pair *pr, unsigned kind, enum kprof_offset_role role,
