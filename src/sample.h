@@ -64,16 +64,16 @@ static inline uint64_t kprof_ns_add_clamped(uint64_t u, double ns)
  * event (their start shared with the previous call's stop); launches held (struct kprof_hold) after a
  * kernel or wait and behind other work (HELD, HELD_KERNEL); launches not held because another stream of
  * their context had timed work in flight; holds released after kprof_hold had given up (hold.h);
- * launches not held while kprof_kernels_traced (calibrate.h); KPROF_HOLD=N: launches with a start of
- * their own left unheld by the draw (hold.h), launches that shared their start though their stream might
+ * launches not held while kprof_kernels_traced (calibrate.h); KPROF_HOLD=N: launches left unheld by the
+ * draw (hold.h), a start of their own or their idle stream's last stop (timing.c, begin_take_events), launches that shared their start though their stream might
  * run dry before their kernel arrived (timing.h, gap), and of those two kinds, the launches read before
  * their shape had a reference; launches whose stop was stamped on an idle stream, read as their kernel's
  * mean (timing/queue.h, IDLE_STOP_SLACK_NS); launches started beside another stream's HtoD copy, the delay
  * that costs taken off (calibrate.h, beside_htod_ns); cuEventQuery calls left out on launching threads,
  * the event (a lent stop, a start) recorded too recently to have completed (calibrate.h, seen_ns); and the
  * question whether a launch's stream was idle left out for a held launch before its hold could have given
- * up (hold.h), and, KPROF_HOLD=N, for a launch not drawn whose answer was clear from the timed work known
- * on its stream: busy (timing/timing.c, surely_busy). */
+ * up (hold.h), and, KPROF_HOLD=N, for a launch not drawn, read with the learned offset however it reads
+ * (timing/timing.c, timing_end; timing/offsets.c, KPROF_OFFSET_BLIND). */
 #define KPROF_EVENT_COUNTERS(X)                                                                    \
     X(created, "created") X(incomplete, "incomplete") X(failed, "failed")                          \
     X(pool_exhausted, "untimed_no_event") X(one_event, "one_event") X(held, "held")                \

@@ -45,6 +45,9 @@ struct kprof_timing {
      * same, 2 a start of its own (the reference) */
     signed char drawn;
     unsigned char draw_kind, short_backlog, gap;
+    /* KPROF_HOLD=N, not drawn: started at the last stop of a stream found idle at the last launches,
+     * without asking (timing/timing.c, begin_take_events) */
+    unsigned char idle_shared;
     unsigned char draw_thin; /* drawn 1: at the rate 1/(N x 2^draw_thin) (kprof_hold_drawn) */
     /* Set by the caller for KPROF_TIME_LAUNCH: KPROF_HOLD=N's draw words and key (kprof_hold_words) */
     uint64_t *hold_shapes;

@@ -25,7 +25,7 @@ awk '
     section ~ /devices/ && /^ +[0-9]+ / { $6 = "<s>"; $7 = "<%>"; print; next }
     section ~ /api/ { if ($0 ~ /^ +Calls/) print "Calls Errors API"; else print $1, $2, $NF; next }
     section ~ /events/ && /^(Held longer|Read with an offset|Read as their|Queries left out|Idle-stream queries left out)/ { next }
-    section ~ /events/ { sub(/created [0-9]+/, "created <n>"); sub(/one event \(busy stream\) [0-9]+/, "one event (busy stream) <n>"); sub(/held until queued [0-9]+ \(behind other work [0-9]+\)/, "held until queued <n> (behind other work <n>)"); sub(/beside another busy stream [0-9]+/, "beside another busy stream <n>")
+    section ~ /events/ { sub(/created [0-9]+/, "created <n>"); sub(/one event \(at their stream.s last stop\) [0-9]+/, "one event (at their stream\047s last stop) <n>"); sub(/held until queued [0-9]+ \(behind other work [0-9]+\)/, "held until queued <n> (behind other work <n>)"); sub(/beside another busy stream [0-9]+/, "beside another busy stream <n>")
                          sub(/ \([0-9.]+ ms\): taken off/, " (<ms>): taken off"); sub(/; an event is seen complete [0-9.]+ us after its record, at least/, "") }
     { print }' "$WORK/report.txt" |
     sed -E 's/(Host|Queue) (med|p95) \([a-z]+\)/\1 \2 (*)/g; s/( +[0-9]+\.[0-9]{3}){4}(  [^ ])/ <host> <host> <host> <host>\2/' >"$WORK/report.txt.norm"

@@ -36,8 +36,10 @@ expect_eq "$(jq -c '.events | [.held + .held_kernel, .queries_unasked_held]' "$W
 run twos twos KPROF_ONE_EVENT=0
 expect_eq "$(readings twos pair_k)" '[400,8000000,20000,20000]' "twos: the total exact, Min and Max 20 us"
 n=$(jqr '.events.queries_unasked_not_drawn' "$WORK/twos.json") u=$(jqr '.events.unheld_drawn' "$WORK/twos.json")
-[ "$n" -ge 100 ] && [ "$n" -ge $((u - 8)) ] ||
-    fail "twos: $n of $u launches not drawn left the question out, expected all but the first few (100 or more)"
+# (How many of the first ones ask depends on when the harvesting thread has read the first references:
+# 1 to 11 here, under load; the busy estimate before left it out for 148 of 341.)
+[ "$n" -ge 100 ] && [ "$n" -ge $((u * 7 / 8)) ] ||
+    fail "twos: $n of $u launches not drawn left the question out, expected all but the first ones (7 in 8 at least)"
 pass "twos: $n of the $u launches not drawn did not ask"
 # Lengths of 1, 3 and 2 us in turn: 400 launches never know their mean within 0.5%; every launch not
 # drawn asks, and the total is within 0.25% (read blind, it was 2% over: the references' mean's error).

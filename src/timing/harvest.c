@@ -512,7 +512,7 @@ static long harvest_once(void)
                 if (res[i] == CUDA_SUCCESS) {
                     if (!pr->pool->dead) {
                         kprof_ev_pool_give(pr->pool, pr->start); /* shared or not, the start is this pair's to give */
-                        if (own_stop)
+                        if (own_stop && !(i + 1 == read && kprof_ev_queue_keep(q, pr)))
                             kprof_ev_pool_give(pr->pool, pr->stop);
                         if (pr->mark)
                             kprof_ev_pool_give(pr->pool, pr->mark);

@@ -53,10 +53,12 @@ struct pair {
     uint64_t start_seq;     /* shared: the number of the pair whose stop is its start */
     unsigned char pred;     /* enum kprof_pred: what libkprof put on the stream before it */
     unsigned char late;     /* held, but its start had completed by the launch's return: the hold gave up */
-    /* KPROF_HOLD=N, a start of its own: the kind of hold its stream would get (1, 2) when it was not drawn
-     * (unheld: read with the offset learned) or drawn (hold_ref: a reference, held or not), else 0 */
+    /* KPROF_HOLD=N, a start of its own (or, not drawn, an idle stream's last stop: struct kprof_timing's
+     * idle_shared): the kind of hold its stream would get (1, 2) when it was not drawn (unheld: read with
+     * the offset learned) or drawn (hold_ref: a reference, held or not), else 0 */
     unsigned char unheld, hold_ref;
-    unsigned char blind;    /* unheld, its stream's idleness never asked (KPROF_OFFSET_BLIND, timing_end) */
+    unsigned char blind;    /* unheld, read however it reads (KPROF_OFFSET_BLIND): its stream's idleness not
+                               asked (timing_end), or its start an idle stream's last stop */
     unsigned char gap;      /* KPROF_HOLD=N behind a short backlog: 1 its start shared, 2 the reference (timing.h) */
     unsigned char early;    /* KPROF_HOLD=N: measured in full as one of its shape's first launches (timing.h) */
     unsigned char thin;     /* KPROF_HOLD=N, drawn: at the rate 1/(N x 2^thin), it stands for 2^thin launches */
@@ -75,6 +77,11 @@ struct queue {
     struct pair *ring;
     size_t head, count, cap;
     uint64_t pushed, popped; /* pairs queued and read so far: pair number n is in the ring while n >= popped */
+    /* KPROF_HOLD=N: the last pair read when none was left, its stop event not given back (kept.stop; NULL:
+     * none), for the next launch on the stream, whose stream is then surely idle, to start at without
+     * asking (timing.c, begin_take_events); given back when another pair is queued or the stream goes
+     * (kprof_ev.lock). */
+    struct pair kept;
     unsigned idle_streak;    /* launches in a row that found the stream idle (kprof_ev.lock) */
     unsigned skip;           /* launches still to time without asking whether the stream is busy (kprof_ev.lock) */
     /* Harvest passes only: where the last pair read stopped, on the timeline before any idle-stream

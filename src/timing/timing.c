@@ -2,6 +2,7 @@
  * per-stream queues of pairs in flight, one-event chains (a launch starting at its stream's last stop)
  * and holds; the ordering of launches on streams that wait for each other is order.c's. */
 #include <pthread.h>
+#include <stddef.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -76,8 +77,10 @@ static void on_thread_exit(void *v)
     pthread_mutex_lock(&kprof_ev.lock);
     for (int i = 0; i < THREAD_QUEUES; i++) {
         struct queue *q = tls_own_queues[i];
-        if (q && q->key.stream == CU_STREAM_PER_THREAD && q->key.tid == tid)
+        if (q && q->key.stream == CU_STREAM_PER_THREAD && q->key.tid == tid) {
             q->gone = 1;
+            kprof_ev_queue_drop_kept(q);
+        }
         tls_own_queues[i] = NULL;
     }
     pthread_mutex_unlock(&kprof_ev.lock);
@@ -232,11 +235,40 @@ static int beside_collect(const struct queue *q, CUcontext ctx, CUevent *out)
     return n;
 }
 
-/* The stop event of q's last pair, lent to the launch t begins on q's stream if that launch may start
- * there (its pair no longer gives it back; the launch's does), or NULL; *bl gets the backlog behind it.
- * A stream found idle at the last launches is not asked (q->skip), nor one whose last pairs could not
- * outlast the launch even if none had started (short kernels: two events, and no query spent).
+/* q's last pair if a launch on q's stream that begins now may start at its stop (nothing came between,
+ * and its pair still gives the stop back), else NULL; with `kept`, once it has been read, the stop kept
+ * (queue.h).  Never behind a copy: the hand-off behind one varies by launch; such a launch is held
+ * instead.  kprof_ev.lock held. */
+static struct pair *lendable(struct queue *q, const struct pool *p, int legacy, int kept)
+{
+    if (q->count == 0 && !(kept && q->kept.stop))
+        return NULL;
+    struct pair *last = q->count ? &q->ring[(q->head + q->count - 1) % q->cap] : &q->kept;
+    if (!last->own_stop || last->pool != p || p->dead || !chain_intact(last, legacy) ||
+        last->kind == KPROF_TARGET_COPY)
+        return NULL;
+    return last;
+}
+
+/* Lends the stop of q's last pair `last` (lendable) to the launch t begins: its pair no longer gives it
+ * back, the launch's does.  Returns the stop; *stop_host_ns gets the host clock once its record returned.
  * kprof_ev.lock held. */
+static CUevent lend(struct queue *q, struct kprof_timing *t, struct pair *last, uint64_t *stop_host_ns)
+{
+    CUevent stop = last->stop;
+    last->own_stop = 0;
+    if (last == &q->kept)
+        q->kept.stop = NULL; /* the launch's now (unlend gives it to the pool) */
+    t->lent_seq = q->pushed - 1;
+    t->start_before_ns = last->start_host_ns; /* a reference older than the lent event */
+    *stop_host_ns = last->stop_host_ns;
+    return stop;
+}
+
+/* The stop event of q's last pair, lent to the launch t begins on q's stream if that launch may start
+ * there (lendable), or NULL; *bl gets the backlog behind it.  A stream found idle at the last launches is
+ * not asked (q->skip), nor one whose last pairs could not outlast the launch even if none had started
+ * (short kernels: two events, and no query spent).  kprof_ev.lock held. */
 static CUevent lend_last_stop(struct queue *q, struct pool *p, int legacy, struct kprof_timing *t, struct backlog *bl,
                               uint64_t *stop_host_ns)
 {
@@ -244,25 +276,28 @@ static CUevent lend_last_stop(struct queue *q, struct pool *p, int legacy, struc
         q->skip--;
         return NULL;
     }
-    if (q->count == 0)
+    struct pair *last = lendable(q, p, legacy, 0);
+    if (!last)
         return NULL;
-    struct pair *last = &q->ring[(q->head + q->count - 1) % q->cap];
-    /* Never behind a copy: the hand-off behind one varies by launch; such a launch is held instead. */
-    if (!last->own_stop || last->pool != p || p->dead || !chain_intact(last, legacy) ||
-        last->kind == KPROF_TARGET_COPY)
-        return NULL;
-    last->own_stop = 0;
-    t->lent_seq = q->pushed - 1;
-    t->start_before_ns = last->start_host_ns; /* a reference older than the lent event */
     double most = backlog_collect(q, p, bl);
     t->short_backlog = most >= 0.0 && most < backlog_needed_ns();
-    if (t->short_backlog && t->drawn < 0) {
-        last->own_stop = 1; /* not lent after all */
+    if (t->short_backlog && t->drawn < 0)
         return NULL;
-    }
     /* KPROF_HOLD=N: lent all the same, to ask whether the stream is busy (begin_choose_start) */
-    *stop_host_ns = last->stop_host_ns;
-    return last->stop;
+    return lend(q, t, last, stop_host_ns);
+}
+
+/* KPROF_HOLD=N: whether t's kernel's launches not drawn due t's kind of hold read blind (struct
+ * kprof_kernel's blind_ok: its references' mean known closely for each shape).  t->hold_shapes, when
+ * set, are the kernel's own words (kprof_hold_words). */
+static int blind_ok(const struct kprof_timing *t)
+{
+    if (!t->hold_shapes || (t->draw_kind != 1 && t->draw_kind != 2))
+        return 0;
+    const struct kprof_kernel *k =
+        (const struct kprof_kernel *)(const void *)((const char *)t->hold_shapes -
+                                                    offsetof(struct kprof_kernel, hold_shapes));
+    return __atomic_load_n(&k->blind_ok[t->draw_kind - 1], __ATOMIC_RELAXED);
 }
 
 /* 1 when the stream will still be busy when this launch's kernel reaches the GPU, so that the previous
@@ -450,12 +485,28 @@ static void begin_take_events(struct kprof_timing *t, struct begin *g, enum kpro
     t->drawn = draws ? 0 : -1; /* lend_last_stop: lends behind a short backlog too */
     t->draw_thin = 0;
     t->short_backlog = 0;
+    /* The stream found idle at the last launches (lend_last_stop does not lend then), or its last pair
+     * read (complete) with its stop kept (queue.h). */
+    int idle_known = q && g->may_share && (q->skip > 0 || (q->count == 0 && q->kept.stop));
     if (q && g->may_share)
         g->lent = lend_last_stop(q, g->p, g->legacy, t, g->bl, &g->lent_host_ns);
     if (draws) {
         t->draw_kind = (unsigned char)hold_kind(q);
         uint32_t key = t->hold_key ^ (t->short_backlog ? GAP_DRAW_KEY : 0) ^ (t->draw_kind == 2 ? COPY_DRAW_KEY : 0);
         t->drawn = (signed char)kprof_hold_drawn(t->hold_shapes, t->hold_nshapes, key, &t->draw_thin);
+    }
+    /* KPROF_HOLD=N, a launch not drawn on a stream found idle at the last launches or with its last stop
+     * kept, its kernel read blind (blind_ok): it starts at that stop, asking nothing and recording no
+     * start of its own.
+     * Its pair then holds the host's time since that stop as well, which its learned offset takes off
+     * with the rest (KPROF_OFFSET_BLIND: such launches read as the references do).  Those drawn get a
+     * start of their own and a hold, as before. */
+    if (idle_known && !g->lent && t->drawn == 0 && blind_ok(t)) {
+        struct pair *last = lendable(q, g->p, g->legacy, 1);
+        if (last) {
+            g->lent = lend(q, t, last, &g->lent_host_ns);
+            t->idle_shared = 1;
+        }
     }
     if (q) {
         g->b = kprof_ev_pool_take(g->p, &cb);
@@ -539,6 +590,12 @@ static int begin_choose_start(struct kprof_timing *t, struct begin *g)
     if (g->ca)
         g->a = kprof_ev_pool_create(p);
 
+    if (t->idle_shared) { /* begin_take_events: starts there, blind */
+        g->a = g->lent;
+        t->shared = 1;
+        t->lent_host_ns = g->lent_host_ns;
+        return 1;
+    }
     /* The lent event still pending: the stream is busy, and this launch starts where that call stopped,
      * if the stream stays busy until its kernel arrives.  KPROF_HOLD=N: a launch not drawn starts there
      * all the same (gap 1: its shape's learned offset takes the gap off, timing/offsets.c); a drawn one
@@ -645,6 +702,7 @@ void kprof_timing_begin(struct kprof_timing *t, CUcontext ctx, cudaStream_t stre
     t->unordered = 0;
     t->draw_kind = 0;
     t->gap = 0;
+    t->idle_shared = 0;
     t->order_pool = NULL;
     int capturing = __atomic_load_n(&kprof_captures_active, __ATOMIC_RELAXED) > 0;
     if (want == KPROF_TIME_NONE && KPROF_UNLIKELY(__atomic_load_n(&kprof_orders_active, __ATOMIC_RELAXED)))
@@ -688,10 +746,29 @@ void kprof_timing_begin(struct kprof_timing *t, CUcontext ctx, cudaStream_t stre
  * are never freed; a retired one's key is cleared, so it matches no stream). */
 static __thread struct queue *tls_queue __attribute__((tls_model("initial-exec")));
 
+int kprof_ev_queue_keep(struct queue *q, const struct pair *pr)
+{
+    if (q->count > 0 || q->gone || pr->kind != KPROF_TARGET_KERNEL || !pr->own_stop || pr->pool->dead ||
+        !kprof_hold_sampled())
+        return 0;
+    kprof_ev_queue_drop_kept(q);
+    q->kept = *pr;
+    q->kept.own_stop = 1; /* as the caller read it (pr may be a copy taken earlier) */
+    return 1;
+}
+
+void kprof_ev_queue_drop_kept(struct queue *q)
+{
+    if (q->kept.stop && !q->kept.pool->dead)
+        kprof_ev_pool_give(q->kept.pool, q->kept.stop);
+    q->kept.stop = NULL;
+}
+
 int kprof_ev_queue_retire(struct queue *q)
 {
     if (!q->gone || q->count > 0)
         return 0;
+    kprof_ev_queue_drop_kept(q);
     HASH_DEL(kprof_ev.queues, q);
     memset(&q->key, 0, sizeof q->key);
     q->next_spare = q->pool->spare;
@@ -841,6 +918,7 @@ void kprof_stream_other(CUstream stream, int per_thread, int pred)
         q->last_pred = KPROF_PRED_UNKNOWN;
         q->host_fn = 0;
         q->gone = 1; /* retired by the harvester once its pairs are read */
+        kprof_ev_queue_drop_kept(q);
     } else if (q && pred == KPROF_STREAM_HOST_FUNCTION)
         q->host_fn = 1;
     else if (q)
@@ -914,9 +992,8 @@ static int timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kin
          * the timed work known on the stream surely ran on past the launch's return: in the eager decode
          * loop nearly every launch asked, 1.5 to 1.7 us on an H200; docs/performance.md.) */
         int idle = 0;
-        const struct kprof_kernel *k = kind == KPROF_TARGET_KERNEL ? target : NULL;
-        blind = !t->shared && !surely && !t->held && t->drawn == 0 && (t->draw_kind == 1 || t->draw_kind == 2) &&
-                t->queue && k && __atomic_load_n(&k->blind_ok[t->draw_kind - 1], __ATOMIC_RELAXED);
+        blind = !t->shared && !surely && !t->held && t->drawn == 0 && t->queue && kind == KPROF_TARGET_KERNEL &&
+                blind_ok(t);
         if (blind)
             unasked_cheap = 1;
         else if (!t->shared && !surely)
@@ -980,6 +1057,7 @@ static int timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kin
         kprof_chain_break();
         return 0;
     }
+    kprof_ev_queue_drop_kept(q); /* not this launch's start (lend took it): the stream's last stop is now pr's */
     struct pair *pr = &q->ring[(q->head + q->count) % q->cap];
     pr->start = t->start;
     pr->stop = t->stop;
@@ -1008,8 +1086,8 @@ static int timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kin
     pr->late = t->held == 3;
     /* KPROF_HOLD=N, a start of its own: drawn, a reference for its kind (not when its hold gave up); not
      * drawn, read with the offset learned from those (a shared start: the gap's, below). */
-    pr->unheld = t->drawn == 0 && !t->shared ? t->draw_kind : 0;
-    pr->blind = (unsigned char)blind;
+    pr->unheld = t->drawn == 0 && (!t->shared || t->idle_shared) ? t->draw_kind : 0;
+    pr->blind = (unsigned char)(blind || t->idle_shared);
     pr->hold_ref = t->drawn > 0 && !t->shared && t->held != 3 ? t->draw_kind : 0;
     pr->gap = t->gap;
     pr->early = t->drawn == 2; /* a reference among its shape's first launches */

@@ -135,6 +135,13 @@ int kprof_ev_pool_matches(const struct pool *p, CUcontext ctx, int dev);
  * its pool's spare list, never freed (a thread may still hold it as its last queue).  Returns 1 if it did.
  * kprof_ev.lock held; harvest passes only (they walk the table, so no other thread may take a queue out). */
 int kprof_ev_queue_retire(struct queue *q);
+/* KPROF_HOLD=N: the last pair of q, just read (pr: its copy; q->count now 0), keeps its stop event for the
+ * next launch on the stream instead of giving it back to the pool (queue.h, kept), if that launch could
+ * start there: a kernel's, its stop its own to give.  Returns 1 if kept.  kprof_ev.lock held; harvest
+ * passes only. */
+int kprof_ev_queue_keep(struct queue *q, const struct pair *pr);
+/* Gives a stop kept in q back to its pool (none: nothing to do).  kprof_ev.lock held. */
+void kprof_ev_queue_drop_kept(struct queue *q);
 /* Records a new reference on p's stream when the last was asked for over REF_PERIOD_NS ago. */
 void kprof_ev_ref_request(struct pool *p);
 /* Starts the harvesting thread (kprof_ev.harvester_started set on success); kprof_ev.lock held. */

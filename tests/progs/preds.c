@@ -32,7 +32,9 @@
  * 5 rounds of the graph with no copy), "twos" (pair_k 400 times in twos, each two waited for, then a 200 us
  * nap: the first of two on an idle stream, the second on a stream still busy with the first), "params"
  * (kernels with C++ names, so that libkprof can count their parameters: busy_k(Blob) behind lead 5 times
- * back to back, then idle_k(Blob) 10 times on an idle stream, each waited for). */
+ * back to back, then idle_k(Blob) 10 times on an idle stream, each waited for), "paced" (idle_k 400 times
+ * on an idle stream, each waited for, then a 50 us nap: an eager decode loop's host time between
+ * kernels). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -188,6 +190,20 @@ static int idle(CUstream s)
     CK(cuStreamSynchronize(s));
     launch(f, s);
     CK(cuStreamSynchronize(s));
+    return 0;
+}
+
+/* "paced": idle_k launched 400 times, each waited for, then a 50 us nap (on the virtual host clock as
+ * well), in which libkprof's harvesting thread may read its pair. */
+static int paced(CUstream s)
+{
+    CUfunction f = fn("idle_k");
+    for (int i = 0; i < 400; i++) {
+        launch(f, s);
+        CK(cuStreamSynchronize(s));
+        struct timespec nap = { 0, 50000 };
+        nanosleep(&nap, NULL);
+    }
     return 0;
 }
 
@@ -566,6 +582,7 @@ int main(int argc, char **argv)
              : !strcmp(mode, "shapes") ? shapes(s)
              : !strcmp(mode, "twos") ? twos(s)
              : !strcmp(mode, "params") ? params(s)
+             : !strcmp(mode, "paced") ? paced(s)
              : !strcmp(mode, "manyshapes") ? manyshapes(s)
              : !strcmp(mode, "idlecopy") ? idlecopy(s)
              : !strcmp(mode, "lateshape") ? lateshape(s)
