@@ -580,22 +580,11 @@ static void begin_ask_stream_kind(struct begin *g)
     }
 }
 
-/* The reserved events created, and the start chosen: the lent stop while its stream stays busy, else an
- * event of the call's own.  0 when the call stays untimed (begin_undo done). */
-static int begin_choose_start(struct kprof_timing *t, struct begin *g)
+/* begin_choose_start for a launch not started at an idle stream's stop: the lent stop as its start while
+ * its stream stays busy, else a start of its own. */
+static void choose_lent(struct kprof_timing *t, struct begin *g)
 {
     struct pool *p = g->p;
-    if (g->cb)
-        g->b = kprof_ev_pool_create(p);
-    if (g->ca)
-        g->a = kprof_ev_pool_create(p);
-
-    if (t->idle_shared) { /* begin_take_events: starts there, blind */
-        g->a = g->lent;
-        t->shared = 1;
-        t->lent_host_ns = g->lent_host_ns;
-        return 1;
-    }
     /* The lent event still pending: the stream is busy, and this launch starts where that call stopped,
      * if the stream stays busy until its kernel arrives.  KPROF_HOLD=N: a launch not drawn starts there
      * all the same (gap 1: its shape's learned offset takes the gap off, timing/offsets.c); a drawn one
@@ -619,7 +608,26 @@ static int begin_choose_start(struct kprof_timing *t, struct begin *g)
         if (g->b)
             g->a = event_get(p);
     }
-    if (!g->a || !g->b) {
+}
+
+/* The reserved events created, and the start chosen: the lent stop while its stream stays busy, else an
+ * event of the call's own.  0 when the call stays untimed (begin_undo done). */
+static int begin_choose_start(struct kprof_timing *t, struct begin *g)
+{
+    struct pool *p = g->p;
+    if (g->cb)
+        g->b = kprof_ev_pool_create(p);
+    if (g->ca)
+        g->a = kprof_ev_pool_create(p);
+
+    if (t->idle_shared) { /* begin_take_events: starts there, blind */
+        g->a = g->lent;
+        t->shared = 1;
+        t->lent_host_ns = g->lent_host_ns;
+    } else {
+        choose_lent(t, g);
+    }
+    if (!g->a || !g->b) { /* an event that could not be created (a lent stop goes back) */
         begin_undo(t, p, g->q, g->a, g->b, NULL, 0, 0);
         return 0;
     }
