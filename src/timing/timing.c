@@ -756,8 +756,9 @@ static __thread struct queue *tls_queue __attribute__((tls_model("initial-exec")
 
 int kprof_ev_queue_keep(struct queue *q, const struct pair *pr)
 {
+    /* Only where a launch may start at it: one-event timing on, every launch timed (begin_find_pool). */
     if (q->count > 0 || q->gone || pr->kind != KPROF_TARGET_KERNEL || !pr->own_stop || pr->pool->dead ||
-        !kprof_hold_sampled())
+        !kprof_hold_sampled() || !kprof_config.one_event || kprof_config.sample != 1)
         return 0;
     kprof_ev_queue_drop_kept(q);
     q->kept = *pr;
