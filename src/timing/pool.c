@@ -192,14 +192,15 @@ void kprof_ev_pool_exhausted_once(void)
 }
 
 /* Takes one event from p's free list, or reserves the right to create one (returning NULL and setting
- * *create) while p is under KPROF_MAX_EVENTS; call with kprof_ev.lock held. */
+ * *create) while p is under KPROF_MAX_EVENTS; at that limit, the stops kept by idle streams' queues for
+ * their next launches (queue.h, kept) are taken back first.  Call with kprof_ev.lock held. */
 CUevent kprof_ev_pool_take(struct pool *p, int *create)
 {
     *create = 0;
     if (p->nfree > 0)
         return p->free[--p->nfree];
     if (p->created >= kprof_config.max_events)
-        return NULL;
+        return p->kept > 0 && kprof_ev_reclaim_kept(p) > 0 && p->nfree > 0 ? p->free[--p->nfree] : NULL;
     p->created++;
     kprof_ev.n.created++;
     *create = 1;

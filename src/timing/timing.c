@@ -257,8 +257,10 @@ static CUevent lend(struct queue *q, struct kprof_timing *t, struct pair *last, 
 {
     CUevent stop = last->stop;
     last->own_stop = 0;
-    if (last == &q->kept)
+    if (last == &q->kept) {
         q->kept.stop = NULL; /* the launch's now (unlend gives it to the pool) */
+        q->kept.pool->kept--;
+    }
     t->lent_seq = q->pushed - 1;
     t->start_before_ns = last->start_host_ns; /* a reference older than the lent event */
     *stop_host_ns = last->stop_host_ns;
@@ -763,14 +765,29 @@ int kprof_ev_queue_keep(struct queue *q, const struct pair *pr)
     kprof_ev_queue_drop_kept(q);
     q->kept = *pr;
     q->kept.own_stop = 1; /* as the caller read it (pr may be a copy taken earlier) */
+    pr->pool->kept++;
     return 1;
 }
 
 void kprof_ev_queue_drop_kept(struct queue *q)
 {
-    if (q->kept.stop && !q->kept.pool->dead)
+    if (!q->kept.stop)
+        return;
+    q->kept.pool->kept--;
+    if (!q->kept.pool->dead)
         kprof_ev_pool_give(q->kept.pool, q->kept.stop);
     q->kept.stop = NULL;
+}
+
+long kprof_ev_reclaim_kept(struct pool *p)
+{
+    long n = 0;
+    for (struct queue *q = kprof_ev.queues; q && p->kept > 0; q = q->hh.next)
+        if (q->kept.stop && q->kept.pool == p) {
+            kprof_ev_queue_drop_kept(q);
+            n++;
+        }
+    return n;
 }
 
 int kprof_ev_queue_retire(struct queue *q)

@@ -46,6 +46,7 @@ struct pool {
     CUevent *free;
     size_t nfree, cap;
     long created;
+    long kept;                   /* of its events, the stops kept by queues (queue.h, kept; kprof_ev.lock) */
     CUstream own;                /* libkprof's non-blocking stream for references; NULL if none */
     struct ref refs[REF_RING];   /* refs[0] newest */
     int nrefs;
@@ -142,6 +143,9 @@ int kprof_ev_queue_retire(struct queue *q);
 int kprof_ev_queue_keep(struct queue *q, const struct pair *pr);
 /* Gives a stop kept in q back to its pool (none: nothing to do).  kprof_ev.lock held. */
 void kprof_ev_queue_drop_kept(struct queue *q);
+/* Gives every stop kept by a queue of pool p back to p (kprof_ev_pool_take, p exhausted: a kept stop
+ * must not cost a timed call its events).  Returns how many.  kprof_ev.lock held. */
+long kprof_ev_reclaim_kept(struct pool *p);
 /* Records a new reference on p's stream when the last was asked for over REF_PERIOD_NS ago. */
 void kprof_ev_ref_request(struct pool *p);
 /* Starts the harvesting thread (kprof_ev.harvester_started set on success); kprof_ev.lock held. */

@@ -34,7 +34,8 @@
  * (kernels with C++ names, so that libkprof can count their parameters: busy_k(Blob) behind lead 5 times
  * back to back, then idle_k(Blob) 10 times on an idle stream, each waited for), "paced" (idle_k 400 times
  * on an idle stream, each waited for, then a 50 us nap: an eager decode loop's host time between
- * kernels). */
+ * kernels), "roundrobin" (idle_k on 8 streams in turn, 100 rounds, each launch waited for, then a 50 us
+ * nap). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -204,6 +205,24 @@ static int paced(CUstream s)
         struct timespec nap = { 0, 50000 };
         nanosleep(&nap, NULL);
     }
+    return 0;
+}
+
+/* "roundrobin": idle_k on 8 streams in turn, 100 rounds, each launch waited for, then a 50 us nap: each
+ * stream idle at its launches, its last pair read meanwhile. */
+static int roundrobin(void)
+{
+    CUfunction f = fn("idle_k");
+    CUstream ss[8];
+    for (int i = 0; i < 8; i++)
+        CK(cuStreamCreate(&ss[i], CU_STREAM_NON_BLOCKING));
+    for (int r = 0; r < 100; r++)
+        for (int i = 0; i < 8; i++) {
+            launch(f, ss[i]);
+            CK(cuStreamSynchronize(ss[i]));
+            struct timespec nap = { 0, 50000 };
+            nanosleep(&nap, NULL);
+        }
     return 0;
 }
 
@@ -583,6 +602,7 @@ int main(int argc, char **argv)
              : !strcmp(mode, "twos") ? twos(s)
              : !strcmp(mode, "params") ? params(s)
              : !strcmp(mode, "paced") ? paced(s)
+             : !strcmp(mode, "roundrobin") ? roundrobin()
              : !strcmp(mode, "manyshapes") ? manyshapes(s)
              : !strcmp(mode, "idlecopy") ? idlecopy(s)
              : !strcmp(mode, "lateshape") ? lateshape(s)
