@@ -26,6 +26,25 @@ shared=$(jqr '.events.one_event' "$WORK/h8.json") held=$(jqr '.events.held' "$WO
 [ "$shared" -ge 200 ] || fail "KPROF_HOLD=8: $shared of 400 launches started at the last stop, expected most (held $held)"
 pass "KPROF_HOLD=8: $shared of 400 launches started at their stream's last stop, $held held"
 expect_eq "$(jqr '.events.one_event' "$WORK/h1.json")" 0 "KPROF_HOLD=1: none"
+# Each such launch reads as its kernel's references' mean, ending at its stop: read as its pair less the
+# running offset, a helper set to break it found trace rows of 0 and 97 us where the kernel ran 3 us (host
+# times of 10 and 200 us between launches in turn), one of 19.9 ms after a 20 ms pause, and the queue
+# time's p95 11.5 us against 8.5.  preds jitter: naps of 200 and 10 us in turn, one of 20 ms; the trace's
+# rows must be those of KPROF_HOLD=1, and the queue times close.
+for h in 8 1; do
+    (export KPROF_HOLD=$h KPROF_TRACE="$WORK/jt$h.json" KPROF_FORMAT=json KPROF_OUTPUT="$WORK/j$h.json" &&
+        run_clocked "$PROGS/preds" jitter) >/dev/null 2>"$WORK/err" || fail "preds jitter failed: $(cat "$WORK/err")"
+done
+[ "$(jqr '.events.one_event' "$WORK/j8.json")" -ge 200 ] || fail "jitter: most launches should start at the last stop"
+for h in 8 1; do
+    expect_eq "$(jq -c '[.traceEvents[] | select((.name // "") | test("idle_k")) | .dur] | unique' "$WORK/jt$h.json")" '[3]' \
+        "jitter, KPROF_HOLD=$h: every trace row of idle_k 3 us"
+done
+expect_eq "$(kernel_field "$WORK/j8.json" idle_k total_ns)" 1200000 "jitter: the total exact"
+# (Held, a launch's queue time holds its hold: 7.7 us with every launch held, 8.5 with 1 in 8, as before.)
+q8=$(kernel_field "$WORK/j8.json" idle_k queue_ns_p95) q1=$(kernel_field "$WORK/j1.json" idle_k queue_ns_p95)
+[ "$q8" -le $((q1 + 1000)) ] || fail "jitter: the queue time's p95 $q8 ns, expected within 1 us of $q1 (every launch held)"
+pass "jitter: the queue time's p95 $q8 ns ($q1 with every launch held)"
 # The text report says so.
 (export KPROF_OUTPUT="$WORK/h8.txt" && run_clocked "$PROGS/preds" paced) >/dev/null 2>&1
 expect_grep '^Launches timed with one event \(at their stream.s last stop\) [0-9]+,' "$WORK/h8.txt" "the text report's events line"

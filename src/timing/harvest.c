@@ -333,13 +333,23 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
      * backlog: the reference is read with the hold's offset already off).  Never longer than the pair. */
     int unlearned = 0, gap_unlearned = 0;
     unsigned hold_kind = s.stop_idle ? 0 : pr->unheld ? pr->unheld : pr->hold_ref; /* stop_idle: no offset */
-    enum kprof_offset_role hold_role = !pr->unheld ? KPROF_OFFSET_REF
-                                       : pr->blind ? KPROF_OFFSET_BLIND
-                                                   : KPROF_OFFSET_CHEAP;
+    enum kprof_offset_role hold_role = !pr->unheld               ? KPROF_OFFSET_REF
+                                       : pr->blind && pr->shared ? KPROF_OFFSET_IDLE
+                                       : pr->blind               ? KPROF_OFFSET_BLIND
+                                                                 : KPROF_OFFSET_CHEAP;
     unsigned gap_kind = pr->gap && !s.stop_idle ? KPROF_OFFSET_GAP : KPROF_OFFSET_NONE;
     enum kprof_offset_role gap_role = pr->gap == 2 ? KPROF_OFFSET_REF : KPROF_OFFSET_CHEAP;
     struct offset *hold_o, *gap_o;
     double hold_off = kprof_offset_learn(pr->pool, pr, hold_kind, hold_role, (double)s.dur_ns, &unlearned, &hold_o);
+    /* Started at an idle stream's last stop (timing.c, idle_shared), the pair holds the host's time since
+     * that stop: read as its references' mean, ending at its stop, which is what its kernel's total comes to
+     * for such launches all the same (kprof_offsets_settle), rather than that less the running offset
+     * (from 0 to a host pause's length for a launch; its queue time and trace row with it). */
+    if (hold_role == KPROF_OFFSET_IDLE && !unlearned) {
+        double m = kprof_offset_ref_mean(hold_o);
+        if (m >= 0.0)
+            hold_off = (double)s.dur_ns - m;
+    }
     double gap_off = kprof_offset_learn(pr->pool, pr, gap_kind, gap_role, (double)s.dur_ns - hold_off,
                                         &gap_unlearned, &gap_o);
     if (hold_off != 0.0 || gap_off != 0.0) {

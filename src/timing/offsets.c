@@ -136,8 +136,8 @@ static void cap_if_spread(struct offset *o)
 /* The offset learned for the cheap launches c (of `role`) of entry o: their mean less the references'
  * mean, or 0 while that difference is within 2 standard errors of 0 (lengths that vary from launch to launch
  * make the two means differ by chance; taken off, that chance would become an error of the total) unless
- * they are KPROF_OFFSET_BLIND (whose readings hold an idle stream's launch call: left on, an error of the
- * total for sure), or when either has no launch yet.  The references are those drawn among the same
+ * they are KPROF_OFFSET_BLIND or KPROF_OFFSET_IDLE (whose readings hold an idle stream's launch call or the
+ * host's time before it: left on, an error of the total for sure), or when either has no launch yet.  The references are those drawn among the same
  * launches once there are KPROF_HOLD_FIRST of them; until then the shape's first launches too (which may
  * run apart from the rest: caches cold, a length that grows over the run). */
 static double offset_of(const struct offset *o, const struct cheap *c, enum kprof_offset_role role)
@@ -147,7 +147,7 @@ static double offset_of(const struct offset *o, const struct cheap *c, enum kpro
         return 0.0;
     double d = c->sum / (double)c->n - r.sum / r.w;
     double se2 = weighted_se2(&r) + variance(c->n, c->sum, c->sq) / (double)c->n;
-    return role == KPROF_OFFSET_BLIND || d * d > 4.0 * se2 ? d : 0.0;
+    return role == KPROF_OFFSET_BLIND || role == KPROF_OFFSET_IDLE || d * d > 4.0 * se2 ? d : 0.0;
 }
 
 /* Pair pr's entry for `kind`, made if need be; NULL when out of memory. */
@@ -216,6 +216,12 @@ double kprof_offset_learn(struct pool *p, const struct pair *pr, unsigned kind, 
     c->sq += dur_ns * dur_ns;
     *unlearned = o->ref[0].n + o->ref[1].n == 0;
     return offset_of(o, c, role);
+}
+
+double kprof_offset_ref_mean(const struct offset *o)
+{
+    struct refs r = o ? refs_used(o) : (struct refs){ 0 };
+    return r.n > 0 && r.w > 0.0 ? r.sum / r.w : -1.0;
 }
 
 void kprof_offset_applied(struct offset *o, enum kprof_offset_role role, double ns)

@@ -197,10 +197,16 @@ enum kprof_offset_role {
     KPROF_OFFSET_BLIND, /* not drawn, unheld, its stream's idleness never asked (timing.c, timing_end): its
                            reading holds the launch call's host time when the stream was idle, so its
                            offset is taken off however small against its standard error */
+    KPROF_OFFSET_IDLE,  /* not drawn, started at an idle stream's last stop (timing.c, idle_shared): its pair
+                           holds the host's time since, and it reads as the references' mean; kept apart
+                           from the blind ones, whose offset that time would swell */
     KPROF_OFFSET_ROLES
 };
 double kprof_offset_learn(struct pool *p, const struct pair *pr, unsigned kind, enum kprof_offset_role role,
                           double dur_ns, int *unlearned, struct offset **entry);
+/* The mean of what entry o's references read (ns; those its offset is learned from), -1 when it has none
+ * (or o is NULL).  Harvest passes only. */
+double kprof_offset_ref_mean(const struct offset *o);
 /* What was taken off a pair of role `role` of entry o (kprof_offset_learn's; NULL: none) as it was read
  * (ns; after the clamps). */
 void kprof_offset_applied(struct offset *o, enum kprof_offset_role role, double ns);

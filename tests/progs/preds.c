@@ -35,7 +35,8 @@
  * back to back, then idle_k(Blob) 10 times on an idle stream, each waited for), "paced" (idle_k 400 times
  * on an idle stream, each waited for, then a 50 us nap: an eager decode loop's host time between
  * kernels), "roundrobin" (idle_k on 8 streams in turn, 100 rounds, each launch waited for, then a 50 us
- * nap). */
+ * nap), "jitter" (idle_k 400 times, each waited for, then naps of 200 and 10 us in turn, and one of 20 ms
+ * after the 200th). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,6 +204,20 @@ static int paced(CUstream s)
         launch(f, s);
         CK(cuStreamSynchronize(s));
         struct timespec nap = { 0, 50000 };
+        nanosleep(&nap, NULL);
+    }
+    return 0;
+}
+
+/* "jitter": idle_k 400 times, each waited for, then a nap of 200 us or 10 us in turn (20 ms after the
+ * 200th): host times between launches that vary as a program's steps do. */
+static int jitter(CUstream s)
+{
+    CUfunction f = fn("idle_k");
+    for (int i = 0; i < 400; i++) {
+        launch(f, s);
+        CK(cuStreamSynchronize(s));
+        struct timespec nap = { 0, i == 199 ? 20000000 : i % 2 ? 10000 : 200000 };
         nanosleep(&nap, NULL);
     }
     return 0;
@@ -603,6 +618,7 @@ int main(int argc, char **argv)
              : !strcmp(mode, "params") ? params(s)
              : !strcmp(mode, "paced") ? paced(s)
              : !strcmp(mode, "roundrobin") ? roundrobin()
+             : !strcmp(mode, "jitter") ? jitter(s)
              : !strcmp(mode, "manyshapes") ? manyshapes(s)
              : !strcmp(mode, "idlecopy") ? idlecopy(s)
              : !strcmp(mode, "lateshape") ? lateshape(s)
