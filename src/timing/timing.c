@@ -499,10 +499,9 @@ static void begin_take_events(struct kprof_timing *t, struct begin *g, enum kpro
     }
     /* KPROF_HOLD=N, a launch not drawn on a stream found idle at the last launches or with its last stop
      * kept, its kernel read blind (blind_ok): it starts at that stop, asking nothing and recording no
-     * start of its own.
-     * Its pair then holds the host's time since that stop as well, which its learned offset takes off
-     * with the rest (KPROF_OFFSET_BLIND: such launches read as the references do).  Those drawn get a
-     * start of their own and a hold, as before. */
+     * start of its own.  Its pair then holds the host's time since that stop as well: it reads as its
+     * kernel and shape's references' mean (harvest.c, KPROF_OFFSET_IDLE), as such launches' total does.
+     * Those drawn get a start of their own and a hold, as before. */
     if (idle_known && !g->lent && t->drawn == 0 && blind_ok(t)) {
         struct pair *last = lendable(q, g->p, g->legacy, 1);
         if (last) {
