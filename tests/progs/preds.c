@@ -196,28 +196,16 @@ static int idle(CUstream s)
 }
 
 /* "paced": idle_k launched 400 times, each waited for, then a 50 us nap (on the virtual host clock as
- * well), in which libkprof's harvesting thread may read its pair. */
-static int paced(CUstream s)
+ * well), in which libkprof's harvesting thread may read its pair; "jitter" (jitter set): naps of 200 us
+ * and 10 us in turn, 20 ms after the 200th, host times between launches that vary as a program's steps do. */
+static int paced(CUstream s, int jitter)
 {
     CUfunction f = fn("idle_k");
     for (int i = 0; i < 400; i++) {
         launch(f, s);
         CK(cuStreamSynchronize(s));
-        struct timespec nap = { 0, 50000 };
-        nanosleep(&nap, NULL);
-    }
-    return 0;
-}
-
-/* "jitter": idle_k 400 times, each waited for, then a nap of 200 us or 10 us in turn (20 ms after the
- * 200th): host times between launches that vary as a program's steps do. */
-static int jitter(CUstream s)
-{
-    CUfunction f = fn("idle_k");
-    for (int i = 0; i < 400; i++) {
-        launch(f, s);
-        CK(cuStreamSynchronize(s));
-        struct timespec nap = { 0, i == 199 ? 20000000 : i % 2 ? 10000 : 200000 };
+        long ns = !jitter ? 50000 : i == 199 ? 20000000 : i % 2 ? 10000 : 200000;
+        struct timespec nap = { ns / 1000000000, ns % 1000000000 };
         nanosleep(&nap, NULL);
     }
     return 0;
@@ -616,9 +604,9 @@ int main(int argc, char **argv)
              : !strcmp(mode, "shapes") ? shapes(s)
              : !strcmp(mode, "twos") ? twos(s)
              : !strcmp(mode, "params") ? params(s)
-             : !strcmp(mode, "paced") ? paced(s)
+             : !strcmp(mode, "paced") ? paced(s, 0)
              : !strcmp(mode, "roundrobin") ? roundrobin()
-             : !strcmp(mode, "jitter") ? jitter(s)
+             : !strcmp(mode, "jitter") ? paced(s, 1)
              : !strcmp(mode, "manyshapes") ? manyshapes(s)
              : !strcmp(mode, "idlecopy") ? idlecopy(s)
              : !strcmp(mode, "lateshape") ? lateshape(s)
