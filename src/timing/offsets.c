@@ -110,6 +110,13 @@ static struct refs refs_used(const struct offset *o)
     return r;
 }
 
+/* The standard error a mean of `mean` ns may keep: `rel` of it, or `abs` ns where that is no more than
+ * `abs_max_rel` of it (thinning and blind reading each with their own). */
+static double allowed_se(double mean, double rel, double abs, double abs_max_rel)
+{
+    return fmax(rel * fabs(mean), fmin(abs, abs_max_rel * fabs(mean)));
+}
+
 /* Brings the draws of o's kernel back to 1 in N when its references spread too widely for a thinned
  * sample (THIN_REL_SE): judged once KPROF_HOLD_THIN_AFTER / 2 have been drawn, which comes before a
  * shape's draws begin to thin unless the harvester lags far behind (a ThreadSanitizer build read 7,718
@@ -120,8 +127,7 @@ static void cap_if_spread(struct offset *o)
         return;
     const struct refs *r = &o->ref[1];
     double neff, mean = r->sum / r->w, var = weighted_variance(r, &neff);
-    double abs_se = fmin(THIN_ABS_SE, THIN_ABS_MAX_REL * fabs(mean));
-    double allowed = fmax(THIN_REL_SE * fabs(mean), abs_se);
+    double allowed = allowed_se(mean, THIN_REL_SE, THIN_ABS_SE, THIN_ABS_MAX_REL);
     if (var / THIN_NEFF <= allowed * allowed)
         return;
     struct kprof_kernel *k = o->key.target;
@@ -136,10 +142,11 @@ static void cap_if_spread(struct offset *o)
 /* The offset learned for the cheap launches c (of `role`) of entry o: their mean less the references'
  * mean, or 0 while that difference is within 2 standard errors of 0 (lengths that vary from launch to launch
  * make the two means differ by chance; taken off, that chance would become an error of the total) unless
- * they are KPROF_OFFSET_BLIND or KPROF_OFFSET_IDLE (whose readings hold an idle stream's launch call or the
- * host's time before it: left on, an error of the total for sure), or when either has no launch yet.  The references are those drawn among the same
- * launches once there are KPROF_HOLD_FIRST of them; until then the shape's first launches too (which may
- * run apart from the rest: caches cold, a length that grows over the run). */
+ * they are KPROF_OFFSET_BLIND or KPROF_OFFSET_IDLE (whose readings hold an idle stream's launch call or
+ * the host's time before it: left on, an error of the total for sure), or when either has no launch yet.
+ * The references are those drawn among the same launches once there are KPROF_HOLD_FIRST of them; until
+ * then the shape's first launches too (which may run apart from the rest: caches cold, a length that
+ * grows over the run). */
 static double offset_of(const struct offset *o, const struct cheap *c, enum kprof_offset_role role)
 {
     struct refs r = refs_used(o);
@@ -237,8 +244,8 @@ static void judge_sure(struct offset *o)
     if (o->key.kind != KPROF_OFFSET_HELD && o->key.kind != KPROF_OFFSET_HELD_KERNEL)
         return;
     struct refs r = refs_used(o);
-    double mean = r.w > 0.0 ? r.sum / r.w : 0.0;
-    double limit = fmax(BLIND_REL_SE * mean, fmin(BLIND_ABS_SE, BLIND_ABS_MAX_REL * mean));
+    double mean = kprof_offset_ref_mean(o);
+    double limit = allowed_se(mean, BLIND_REL_SE, BLIND_ABS_SE, BLIND_ABS_MAX_REL);
     int sure = r.n >= KPROF_HOLD_FIRST && mean > 0.0 && weighted_se2(&r) <= limit * limit;
     if (sure == o->sure)
         return;
