@@ -1,11 +1,14 @@
 // kbench.cu: libkprof's benchmark program.  Each mode times its own region (launch loop, copy loop) with
 // the host clock, including the final synchronize, and prints it; the script tests/gpu/run-bench.sh runs
 // it without libkprof, with it, and under a CUPTI tracer, and prints ratios.
-//   kbench launch [--n N] [--streams S] [--record]
+//   kbench launch [--n N] [--streams S] [--record] [--kernels K]
 //                                           S host threads, one stream each, N empty launches in all;
 //                                           --record: each launch followed by one cudaEventRecord on its
 //                                           stream (a ring of 64 timing events a thread), the floor of a
-//                                           profiler timing every launch with one event (run without it)
+//                                           profiler timing every launch with one event (run without it);
+//                                           --kernels K (1 to 256): K distinct empty kernels launched in
+//                                           turn (cudaLaunchKernel by host function, as PyTorch's eager
+//                                           ops come), where a model's step has tens to hundreds
 //   kbench copy --bytes B [--n N] [--pinned|--pageable]
 //   kbench spin --us U [--n N] [--idle|--busy|--behind]   kernels that spin about U us, the stream idle or
 //                                           busy; --behind: each followed by an empty kernel queued behind it,
@@ -17,6 +20,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <thread>
+#include <utility>
 #include <vector>
 #include <cuda_runtime.h>
 
@@ -24,6 +28,15 @@
     fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #call, cudaGetErrorString(e_)); exit(1); } } while (0)
 
 __global__ void empty_kernel() {}
+
+// --kernels K: distinct empty kernels, one per instance.
+template <int I> __global__ void empty_kernel_n() {}
+typedef void (*kernel_fn)();
+template <int... I> static std::vector<kernel_fn> kernels_of(std::integer_sequence<int, I...>)
+{
+    return { (kernel_fn)empty_kernel_n<I>... };
+}
+#define MAX_KERNELS 256
 
 __global__ void spin_kernel(long long cycles)
 {
@@ -69,7 +82,7 @@ static bool has(int argc, char **argv, const char *name)
 int main(int argc, char **argv)
 {
     static const char usage[] =
-        "usage: kbench launch [--n N] [--streams S] [--record]\n"
+        "usage: kbench launch [--n N] [--streams S] [--record] [--kernels K]\n"
         "       kbench copy --bytes B [--n N] [--pinned|--pageable]\n"
         "       kbench spin --us U [--n N] [--idle|--busy|--behind]\n"
         "       kbench scale [--n N]\n"
@@ -88,6 +101,12 @@ int main(int argc, char **argv)
     if (!strcmp(mode, "launch") || !strcmp(mode, "scale")) {
         long n = arg_long(argc, argv, "--n", !strcmp(mode, "scale") ? 10000000 : 200000);
         int streams = (int)arg_long(argc, argv, "--streams", 1);
+        long nkernels = arg_long(argc, argv, "--kernels", 1);
+        if (nkernels < 1 || nkernels > MAX_KERNELS) {
+            fprintf(stderr, "kbench: --kernels must be 1 to %d\n", MAX_KERNELS);
+            return 2;
+        }
+        const std::vector<kernel_fn> many = kernels_of(std::make_integer_sequence<int, MAX_KERNELS>{});
         for (int i = 0; i < 1000; i++)
             empty_kernel<<<1, 1>>>();
         CK(cudaDeviceSynchronize());
@@ -105,7 +124,10 @@ int main(int argc, char **argv)
         for (int k = 0; k < streams; k++)
             th.emplace_back([&, k] {
                 for (long i = 0; i < n / streams; i++) {
-                    empty_kernel<<<1, 1, 0, s[k]>>>();
+                    if (nkernels == 1)
+                        empty_kernel<<<1, 1, 0, s[k]>>>();
+                    else
+                        cudaLaunchKernel((const void *)many[i % nkernels], dim3(1), dim3(1), nullptr, 0, s[k]);
                     if (record)
                         cudaEventRecord(ev[k][i & 63], s[k]);
                 }
@@ -118,8 +140,8 @@ int main(int argc, char **argv)
         for (auto &ring : ev)
             for (auto &e : ring)
                 CK(cudaEventDestroy(e));
-        printf("kbench: %s%s n=%ld streams=%d region_us=%.1f per_launch_us=%.3f rss_before_kib=%ld rss_after_kib=%ld\n",
-               mode, record ? " record" : "", n, streams, t1 - t0, (t1 - t0) / (double)n, rss0, rss_kib());
+        printf("kbench: %s%s n=%ld streams=%d kernels=%ld region_us=%.1f per_launch_us=%.3f rss_before_kib=%ld rss_after_kib=%ld\n",
+               mode, record ? " record" : "", n, streams, nkernels, t1 - t0, (t1 - t0) / (double)n, rss0, rss_kib());
     } else if (!strcmp(mode, "copy")) {
         size_t bytes = (size_t)arg_long(argc, argv, "--bytes", 4096);
         long n = arg_long(argc, argv, "--n", 10000);

@@ -1,5 +1,5 @@
 #!/bin/sh
-# callgrind-launch-path.sh BUILDDIR [N]: CPU instructions per kernel launch (valgrind callgrind) of `kbench launch` on the fake CUDA stack without libkprof, with libkprof timing every launch, and with launches left untimed (KPROF_SAMPLE=1000000); N (default 12000) launches minus 2000, so start-up and exit cancel.
+# callgrind-launch-path.sh BUILDDIR [N]: CPU instructions per kernel launch (valgrind callgrind) of `kbench launch` on the fake CUDA stack without libkprof, with libkprof timing every launch, and with launches left untimed (KPROF_SAMPLE=1000000); N (default 12000) launches minus 2000, so start-up and exit cancel.  KERNELS=K: K distinct kernels launched in turn (kbench --kernels), 1 by default.
 set -eu
 command -v valgrind >/dev/null 2>&1 || { echo "SKIP: valgrind not found"; exit 77; }
 B=$(cd "${1:?usage: $0 BUILDDIR [N]}" && pwd); N=${2:-12000}; N0=2000
@@ -13,7 +13,7 @@ cg() { # cg MODE N [VAR=VALUE ...]: total instructions of one run
     m=$1 n=$2; shift 2
     env LD_LIBRARY_PATH="$B/tests/fake/lib" FAKEGPU_EVENT_PENDING_QUERIES=1 "$@" valgrind --tool=callgrind \
         --trace-children=no --callgrind-out-file="$D/callgrind.out.$m.$n" "$B/kernels/kbench" launch --n "$n" \
-        --streams 1 >"$D/$m.$n.log" 2>&1 || { echo "$m n=$n failed:" >&2; tail -5 "$D/$m.$n.log" >&2; exit 1; }
+        --streams 1 --kernels "${KERNELS:-1}" >"$D/$m.$n.log" 2>&1 || { echo "$m n=$n failed:" >&2; tail -5 "$D/$m.$n.log" >&2; exit 1; }
     awk '/^(summary|totals):/ {print $2; exit}' "$D/callgrind.out.$m.$n"
 }
 per() { m=$1; shift; big=$(cg "$m" "$N" "$@"); small=$(cg "$m" "$N0" "$@"); echo $(((big - small) / (N - N0))); }

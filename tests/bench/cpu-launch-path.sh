@@ -1,5 +1,5 @@
 #!/bin/sh
-# cpu-launch-path.sh [BUILDDIR [N]]: wall-clock ns per kernel launch of `kbench launch` (N, default 200000, empty launches on 1 stream; median of 5 interleaved runs) on the fake CUDA stack without libkprof, with launches left untimed (KPROF_SAMPLE=1000000), and with every launch timed; a benchmark, not a test (BUILDDIR defaults to the tree this script lives in).  CPU=1: the processes' user + system CPU time per launch instead (whole runs, start and exit included; the clock ticks in 10 ms, so use N of a few million), which other jobs on a loaded machine disturb far less.
+# cpu-launch-path.sh [BUILDDIR [N]]: wall-clock ns per kernel launch of `kbench launch` (N, default 200000, empty launches on 1 stream; median of 5 interleaved runs) on the fake CUDA stack without libkprof, with launches left untimed (KPROF_SAMPLE=1000000), and with every launch timed; a benchmark, not a test (BUILDDIR defaults to the tree this script lives in).  CPU=1: the processes' user + system CPU time per launch instead (whole runs, start and exit included; the clock ticks in 10 ms, so use N of a few million), which other jobs on a loaded machine disturb far less.  KERNELS=K: K distinct kernels launched in turn (kbench --kernels; a model's step has tens to hundreds), 1 by default.
 set -eu
 B=$(cd "${1:-$(dirname "$0")/../..}" && pwd); N=${2:-200000}; RUNS=5
 [ "$N" -gt 0 ] 2>/dev/null || { echo "N must be a positive number" >&2; exit 2; }
@@ -18,7 +18,7 @@ run() { # run MODE [VAR=VALUE ...]: appends one run's region_us (CPU=1: its CPU 
     m=$1; shift
     times >"$D/times0" # in this shell: a command substitution's subshell has children of its own
     env LD_LIBRARY_PATH="$B/tests/fake/lib" FAKEGPU_EVENT_PENDING_QUERIES=1 "$@" "$B/kernels/kbench" launch \
-        --n "$N" --streams 1 >"$D/$m.log" 2>&1 || { echo "$m failed:" >&2; tail -5 "$D/$m.log" >&2; exit 1; }
+        --n "$N" --streams 1 --kernels "${KERNELS:-1}" >"$D/$m.log" 2>&1 || { echo "$m failed:" >&2; tail -5 "$D/$m.log" >&2; exit 1; }
     if [ "${CPU:-0}" = 1 ]; then
         times >"$D/times1"
         awk -v a="$(cpu_s "$D/times0")" -v b="$(cpu_s "$D/times1")" 'BEGIN { printf "%.0f\n", (b - a) * 1e6 }' >>"$D/$m"
