@@ -8,16 +8,28 @@
 #include "kernel.h"
 #include "kprof_config.h"
 #include "sample.h"
+#include "tls_sets.h"
 
-/* A small per-thread cache in front of the launch-key map (kernels.c), looked up inline: launch loops hit
- * it every time.  An entry holds while its epoch is kprof_names_epoch (bumped when code is unloaded). */
-#define KPROF_TLS_KERNELS 16
+/* A per-thread cache in front of the launch-key map (kernels.c), looked up inline: KPROF_TLS_SETS sets of
+ * two entries (tls_sets.h), in a block of this thread's made at its first miss.  An entry holds while its
+ * epoch is kprof_names_epoch (bumped when code is unloaded). */
 struct kprof_kernel_slot { const void *key; struct kprof_kernel *k; unsigned epoch; };
-extern __thread struct kprof_kernel_slot kprof_tls_kernels[KPROF_TLS_KERNELS] __attribute__((tls_model("initial-exec")));
+struct kprof_kernel_cache { struct kprof_kernel_slot set[KPROF_TLS_SETS][2]; };
+extern __thread void *kprof_tls_kernels __attribute__((tls_model("initial-exec"))); /* struct kprof_kernel_cache */
 extern unsigned kprof_names_epoch;
-static inline struct kprof_kernel_slot *kprof_kernel_slot(const void *key)
+/* key's aggregate from this thread's cache, or NULL when it is not there (key NULL included). */
+static inline struct kprof_kernel *kprof_kernel_cached(const void *key)
 {
-    return &kprof_tls_kernels[(((uintptr_t)key >> 4) ^ ((uintptr_t)key >> 12)) % KPROF_TLS_KERNELS];
+    const struct kprof_kernel_cache *c = kprof_tls_kernels;
+    if (KPROF_UNLIKELY(c == NULL))
+        return NULL;
+    const struct kprof_kernel_slot *s = c->set[kprof_tls_set(key)];
+    unsigned epoch = __atomic_load_n(&kprof_names_epoch, __ATOMIC_RELAXED);
+    if (KPROF_LIKELY(s[0].key == key && key && s[0].epoch == epoch))
+        return s[0].k;
+    if (s[1].key == key && key && s[1].epoch == epoch)
+        return s[1].k;
+    return NULL;
 }
 
 /* Finds or creates the aggregate for a kernel launched through `key` (a cudaKernel_t or a host stub).
@@ -27,10 +39,8 @@ static inline struct kprof_kernel_slot *kprof_kernel_slot(const void *key)
 struct kprof_kernel *kprof_kernel_for_slow(const void *key);
 static inline struct kprof_kernel *kprof_kernel_for(const void *key)
 {
-    const struct kprof_kernel_slot *s = kprof_kernel_slot(key);
-    if (KPROF_LIKELY(s->key == key && key && s->epoch == __atomic_load_n(&kprof_names_epoch, __ATOMIC_RELAXED)))
-        return s->k;
-    return kprof_kernel_for_slow(key);
+    struct kprof_kernel *k = kprof_kernel_cached(key);
+    return KPROF_LIKELY(k != NULL) ? k : kprof_kernel_for_slow(key);
 }
 
 /* The same for a kernel launched through the driver API: named by cuFuncGetName/cuKernelGetName (the
@@ -38,10 +48,8 @@ static inline struct kprof_kernel *kprof_kernel_for(const void *key)
 struct kprof_kernel *kprof_kernel_for_function_slow(CUfunction f);
 static inline struct kprof_kernel *kprof_kernel_for_function(CUfunction f)
 {
-    const struct kprof_kernel_slot *s = kprof_kernel_slot(f);
-    if (KPROF_LIKELY(s->key == (const void *)f && f && s->epoch == __atomic_load_n(&kprof_names_epoch, __ATOMIC_RELAXED)))
-        return s->k;
-    return kprof_kernel_for_function_slow(f);
+    struct kprof_kernel *k = kprof_kernel_cached(f);
+    return KPROF_LIKELY(k != NULL) ? k : kprof_kernel_for_function_slow(f);
 }
 /* The same for a CUkernel handle known to be one (a graph kernel node's `kern`): named by cuKernelGetName
  * first, so that no cuFuncGetName is asked about it and fails. */

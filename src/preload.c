@@ -2,6 +2,7 @@
  * lazy module loading (CUDA_MODULE_LOADING=LAZY, the default since CUDA 12.2) happens outside the pair. */
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include "cuda_api.h"
 #include "kprof_hash.h"
@@ -28,7 +29,7 @@ static struct {
     struct kernel_handle *kernels;  /* handles known to be CUkernels (not CUfunctions) */
 } pl = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-__thread struct kprof_loaded_key kprof_tls_ready[KPROF_TLS_READY] __attribute__((tls_model("initial-exec")));
+__thread void *kprof_tls_ready __attribute__((tls_model("initial-exec")));
 __thread struct kprof_loaded_key kprof_tls_may_load __attribute__((tls_model("initial-exec")));
 unsigned kprof_preload_epoch;
 
@@ -142,8 +143,14 @@ void kprof_preload_slow(const void *handle, CUcontext ctx, int runtime, struct k
     }
     if (unsure) /* this launch may load it: asked again at the next, until one has succeeded */
         kprof_tls_may_load = key;
-    else
-        kprof_tls_ready[kprof_preload_slot(handle)] = key;
+    else {
+        struct kprof_ready_cache *c = kprof_tls_block(&kprof_tls_ready, sizeof *c);
+        if (c) {
+            struct kprof_loaded_key *set = c->set[kprof_tls_set(handle)];
+            set[1] = set[0]; /* the older of the two goes */
+            set[0] = key;
+        }
+    }
 }
 
 void kprof_preload_launched_slow(int ok)
@@ -195,8 +202,8 @@ static void fork_child(void)
 static void preload_reset(void)
 {
     KPROF_HASH_FREE_ALL(pl.loaded);
-    for (int i = 0; i < KPROF_TLS_READY; i++)
-        kprof_tls_ready[i].handle = NULL;
+    if (kprof_tls_ready)
+        memset(kprof_tls_ready, 0, sizeof(struct kprof_ready_cache));
     kprof_tls_may_load.handle = NULL;
 }
 

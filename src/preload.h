@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include "cuda_api.h"
+#include "tls_sets.h"
 
 /* A kernel handle (CUfunction, CUkernel, or a runtime launch key) and the context it was made ready in. */
 struct kprof_loaded_key {
@@ -12,17 +13,15 @@ struct kprof_loaded_key {
     unsigned epoch;     /* kprof_preload_epoch when made ready (a module unload makes it stale) */
 };
 extern unsigned kprof_preload_epoch;
-#define KPROF_TLS_READY 16
-extern __thread struct kprof_loaded_key kprof_tls_ready[KPROF_TLS_READY] __attribute__((tls_model("initial-exec")));
-static inline unsigned kprof_preload_slot(const void *handle)
-{
-    return (unsigned)(((uintptr_t)handle >> 4) ^ ((uintptr_t)handle >> 12)) % KPROF_TLS_READY;
-}
+/* The handles this thread found made ready in a context: KPROF_TLS_SETS sets of two (tls_sets.h), in a
+ * block of this thread's made at its first miss. */
+struct kprof_ready_cache { struct kprof_loaded_key set[KPROF_TLS_SETS][2]; };
+extern __thread void *kprof_tls_ready __attribute__((tls_model("initial-exec"))); /* struct kprof_ready_cache */
 
 /* The first launch of a kernel in a context loads its module there (lazy loading): host work that would
  * sit between the launch's start event and the kernel.  kprof_preload does that loading before the start
  * event is recorded (cuFuncIsLoaded / cuFuncLoad, after cuKernelGetFunction for a CUkernel), once per
- * handle and context; later launches find the pair in a per-thread cache (two compares).  `runtime`: the
+ * handle and context; later launches find the pair in a per-thread cache (kprof_tls_ready).  `runtime`: the
  * handle is a runtime launch key (a cudaKernel_t, or a host function pointer, turned into its function
  * through the runtime's cudaGetFuncBySymbol).  k (NULL: none) is the launch's kernel: its own entry
  * (kprof_kernel_root) gets the size of the function's parameter block in param_bytes once it is known
@@ -39,12 +38,18 @@ void kprof_preload_slow(const void *handle, CUcontext ctx, int runtime, struct k
 extern __thread struct kprof_loaded_key kprof_tls_may_load __attribute__((tls_model("initial-exec")));
 static inline void kprof_preload(const void *handle, CUcontext ctx, int runtime, struct kprof_kernel *k)
 {
-    const struct kprof_loaded_key *r = &kprof_tls_ready[kprof_preload_slot(handle)];
+    const struct kprof_ready_cache *c = kprof_tls_ready;
     if (KPROF_UNLIKELY(kprof_tls_may_load.handle != NULL))
         kprof_tls_may_load.handle = NULL;
-    if (KPROF_LIKELY(r->handle == handle && r->ctx == ctx &&
-                     r->epoch == __atomic_load_n(&kprof_preload_epoch, __ATOMIC_RELAXED)) || !handle || !ctx)
+    if (!handle || !ctx)
         return;
+    if (KPROF_LIKELY(c != NULL)) {
+        const struct kprof_loaded_key *r = c->set[kprof_tls_set(handle)];
+        unsigned epoch = __atomic_load_n(&kprof_preload_epoch, __ATOMIC_RELAXED);
+        if (KPROF_LIKELY(r[0].handle == handle && r[0].ctx == ctx && r[0].epoch == epoch) ||
+            (r[1].handle == handle && r[1].ctx == ctx && r[1].epoch == epoch))
+            return;
+    }
     kprof_preload_slow(handle, ctx, runtime, k);
 }
 /* After the launch kprof_tls_may_load names: once one succeeded, its kernel is loaded in the context.

@@ -199,7 +199,7 @@ void kprof_names_code_unloaded(void)
     pthread_rwlock_unlock(&names.lock);
 }
 
-__thread struct kprof_kernel_slot kprof_tls_kernels[KPROF_TLS_KERNELS] __attribute__((tls_model("initial-exec")));
+__thread void *kprof_tls_kernels __attribute__((tls_model("initial-exec")));
 
 /* How a launch key names its kernel. */
 enum key_kind { KEY_RUNTIME, KEY_FUNCTION, KEY_KERNEL };
@@ -231,10 +231,10 @@ static char *name_from_driver(CUfunction f, int is_kernel)
 /* Shared by both lookups: the TLS cache, then the launch-key map, then `namer` for a new key. */
 static struct kprof_kernel *kernel_lookup(const void *key, enum key_kind kind)
 {
-    struct kprof_kernel_slot *slot = kprof_kernel_slot(key);
     unsigned epoch = __atomic_load_n(&kprof_names_epoch, __ATOMIC_RELAXED);
-    if (slot->key == key && key && slot->epoch == epoch)
-        return slot->k;
+    struct kprof_kernel *cached = kprof_kernel_cached(key);
+    if (cached)
+        return cached;
 
     pthread_rwlock_rdlock(&names.lock);
     struct kprof_kernel *k = ptr_map_get(names.launch_keys, key);
@@ -269,9 +269,12 @@ static struct kprof_kernel *kernel_lookup(const void *key, enum key_kind kind)
         }
         pthread_rwlock_unlock(&names.lock);
     }
-    slot->key = key;
-    slot->k = k;
-    slot->epoch = epoch;
+    struct kprof_kernel_cache *c = kprof_tls_block(&kprof_tls_kernels, sizeof *c);
+    if (c) {
+        struct kprof_kernel_slot *set = c->set[kprof_tls_set(key)];
+        set[1] = set[0]; /* the older of the two goes */
+        set[0] = (struct kprof_kernel_slot){ key, k, epoch };
+    }
     return k;
 }
 
@@ -638,7 +641,8 @@ static void kernels_reset(void)
         for (struct kprof_kernel *c = k->shapes; c; c = c->hh.next)
             kprof_kernel_reset(c);
     }
-    memset(kprof_tls_kernels, 0, sizeof kprof_tls_kernels);
+    if (kprof_tls_kernels)
+        memset(kprof_tls_kernels, 0, sizeof(struct kprof_kernel_cache));
 }
 
 /* Order 20: where these locks stood when they were stats.c's (its modules, transfers.c to allocs.c, now
