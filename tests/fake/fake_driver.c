@@ -99,7 +99,8 @@ static struct {
                                    n-th launch of a kernel whose name contains name, the next event record on
                                    its stream takes us of host time before its event is queued (a thread
                                    descheduled or waiting on a driver lock before a profiler's stop event);
-                                   not behind a kprof_hold, where the GPU runs nothing until its release */
+                                   behind a kprof_hold its release comes that late too, the GPU running
+                                   nothing until then or until the hold gives up (hold_settle) */
     unsigned long late_us, late_every;
     uint64_t launch_latency_ns; /* FAKEGPU_LAUNCH_LATENCY_NS: a kernel launched on an idle stream (no work
                               yet, or its work seen complete by the host) starts this much later: the
@@ -2512,14 +2513,15 @@ static void calib_out(void **params, uint64_t start, uint64_t ns)
 }
 
 /* With the virtual host clock, a kernel launched on s behind a kprof_hold: libkprof releases the hold once
- * its start event and this kernel are queued, so the start is stamped now, unless the hold gave up first
- * (the launch call took longer than its timeout): then the start keeps the give-up time, and the kernel
- * starts when its call queues it.  Lock held. */
-static void hold_settle(struct CUstream_st *s)
+ * its start event, this kernel and its stop event are queued, delay_ns of host time from now (the stop's
+ * record coming late: FAKEGPU_RECORD_LATE_US), so the start is stamped then, unless the hold gave up first
+ * (the launch call, or the wait for the stop's record, took longer than its timeout): then the start keeps
+ * the give-up time, and the kernel starts when its call queues it.  Lock held. */
+static void hold_settle(struct CUstream_st *s, uint64_t delay_ns)
 {
     if (!s->hold_give_up)
         return;
-    uint64_t now = gpu_now();
+    uint64_t now = gpu_now() + delay_ns;
     if (s->hold_ev && now < s->hold_give_up && find(s->hold_ev, K_EVENT) == s->hold_ev) {
         uint64_t t = now > s->hold_stamp ? now : s->hold_stamp;
         s->hold_ev->t = t;
@@ -2589,10 +2591,10 @@ static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
         }
         RETURN(rc);
     }
-    /* FAKEGPU_RECORD_LATE_US: the next record on s comes late, unless this launch is behind a kprof_hold. */
-    s->record_late = cfg.host_now && cfg.late_name && !s->hold_give_up && strstr(fn->name, cfg.late_name) &&
+    /* FAKEGPU_RECORD_LATE_US: the next record on s comes late; behind a kprof_hold, the hold's release with it. */
+    s->record_late = cfg.host_now && cfg.late_name && strstr(fn->name, cfg.late_name) &&
                      (fn->direct + 1) % cfg.late_every == 0;
-    hold_settle(s);
+    hold_settle(s, s->record_late ? (uint64_t)cfg.late_us * 1000u : 0);
     {
         int calib = strcmp(fn->name, "kprof_calibrate") == 0 || strcmp(fn->name, "kprof_calibrate_wide") == 0;
         uint64_t ns = calib ? calib_ns(fn, params)
