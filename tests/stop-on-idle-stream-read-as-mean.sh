@@ -25,10 +25,20 @@ KPROF_HOLD=0 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/trace.json.rep" KPROF_TRACE="
     FAKEGPU_RECORD_LATE_US=idle_k=50/3 run_clocked "$PROGS/preds" idle >/dev/null || fail "preds idle, traced, failed"
 expect_eq "$(jq -c '[.traceEvents[] | select(.name == "idle_k" and .args.stop_idle)] | length' "$WORK/trace.json")" 3 \
     "the trace marks those launches"
-# Held (every launch with KPROF_HOLD=1): the stop is recorded before the hold lets the GPU go, so the
-# host's delay is never in the pair (the fake delays no record behind a hold) and nothing is read as the mean.
+# Held (every launch with KPROF_HOLD=1): the stop is recorded before the hold lets the GPU go, so a delay
+# shorter than the hold's timeout is never in the pair and nothing is read as the mean.
 expect_eq "$(idle_run 1 held.json FAKEGPU_KERNEL_NS=idle_k=3000 FAKEGPU_RECORD_LATE_US=idle_k=50/3)" '[0,33000,3000,3000]' \
     "held: none read as the mean, each 3 us"
+# A delay longer than the hold's timeout (1 ms): the hold gives up, the kernel runs, and the stop is stamped
+# on the idle stream after the delay.  Found by a helper (two threads, one synchronizing while the other
+# launched, on the virtual clock: a 1 us kernel read 0.75 to 1.36 ms in 1 run of 4); such a pair was read
+# as held, nothing taken off (6.03 ms here), and taught its shape's offset as a reference (7.53 ms with
+# KPROF_HOLD=8, the unheld launches read with it).  Now counted overdue and read as the kernel's mean.
+expect_eq "$(idle_run 1 overdue_late.json FAKEGPU_KERNEL_NS=idle_k=3000 FAKEGPU_RECORD_LATE_US=idle_k=3000/3)" \
+    '[3,33000,3000,3000]' "held, its stop's record 3 ms late: read as the mean, each 3 us (6.03 ms in all before)"
+expect_eq "$(jqr '.events.holds_overdue' "$WORK/overdue_late.json")" 3 "those three holds counted overdue"
+expect_eq "$(idle_run 8 overdue_drawn.json FAKEGPU_KERNEL_NS=idle_k=3000 FAKEGPU_RECORD_LATE_US=idle_k=3000/3)" \
+    '[3,33000,3000,3000]' "KPROF_HOLD=8: no reference from them (7.53 ms in all before)"
 # A long launch call before its kernel is queued leaves no host time after the kernel: the idle-stream
 # correction reads it exactly (the first version read these 200 and 800 ns kernels all as 200 ns).
 expect_eq "$(idle_run 0 slow.json FAKEGPU_KERNEL_NS=idle_k=200/800 FAKEGPU_LAUNCH_SLEEP_US=idle_k=30)" '[0,5200,200,800]' \

@@ -133,8 +133,10 @@ static int usual_shape(const struct kprof_kernel *k, const struct pair *pr)
  * differ: read as usual).  Harvest passes only. */
 static double idle_stop_mean(const struct pair *pr, double host_start, float ms, uint64_t ns)
 {
-    if (pr->kind != KPROF_TARGET_KERNEL || !pr->stop_host_ns || !pr->call_ns || pr->pred == KPROF_PRED_HELD ||
-        pr->pred == KPROF_PRED_HELD_KERNEL)
+    /* Held, the GPU waits for the stop's record (the hold is released after it), unless the hold gave up
+     * first (struct pair's overdue). */
+    int held = pr->pred == KPROF_PRED_HELD || pr->pred == KPROF_PRED_HELD_KERNEL;
+    if (pr->kind != KPROF_TARGET_KERNEL || !pr->stop_host_ns || !pr->call_ns || (held && !pr->overdue))
         return -1.0;
     uint64_t returned = pr->call_ns + pr->launch_ns;
     const struct kprof_kernel *k = pr->target;

@@ -53,6 +53,11 @@ struct pair {
     uint64_t start_seq;     /* shared: the number of the pair whose stop is its start */
     unsigned char pred;     /* enum kprof_pred: what libkprof put on the stream before it */
     unsigned char late;     /* held, but its start had completed by the launch's return: the hold gave up */
+    /* held (not late), but its stop recorded more than kprof_hold's timeout after its start: the hold may
+     * have given up while the thread was held up before the stop's record, the pair then holding the
+     * stream's idle time after the kernel (read as a stop stamped on an idle stream: harvest.c,
+     * idle_stop_mean), and no reference */
+    unsigned char overdue;
     /* KPROF_HOLD=N, a start of its own (or, not drawn, an idle stream's last stop: struct kprof_timing's
      * idle_shared): the kind of hold its stream would get (1, 2) when it was not drawn (unheld: read with
      * the offset learned) or drawn (hold_ref: a reference, held or not), else 0 */

@@ -1109,11 +1109,13 @@ static int timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kin
     pr->own_stop = 1;
     pr->shared = t->shared;
     pr->late = t->held == 3;
-    /* KPROF_HOLD=N, a start of its own: drawn, a reference for its kind (not when its hold gave up); not
-     * drawn, read with the offset learned from those (a shared start: the gap's, below). */
+    pr->overdue = overdue && t->held != 3;
+    /* KPROF_HOLD=N, a start of its own: drawn, a reference for its kind (not when its hold gave up, in the
+     * launch call or before the stop's record); not drawn, read with the offset learned from those (a
+     * shared start: the gap's, below). */
     pr->unheld = t->drawn == 0 && (!t->shared || t->idle_shared) ? t->draw_kind : 0;
     pr->blind = (unsigned char)(blind || t->idle_shared);
-    pr->hold_ref = t->drawn > 0 && !t->shared && t->held != 3 ? t->draw_kind : 0;
+    pr->hold_ref = t->drawn > 0 && !t->shared && t->held != 3 && !overdue ? t->draw_kind : 0;
     pr->gap = t->gap;
     pr->early = t->drawn == 2; /* a reference among its shape's first launches */
     pr->thin = t->drawn == 1 ? t->draw_thin : 0;
