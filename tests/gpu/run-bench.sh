@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # run-bench.sh OUTDIR: libkprof's overhead and accuracy on the GPU (issue: overhead near the floor of event
-# timing).  Each case runs without libkprof (plain), the launch cases also without libkprof but with one
-# cudaEventRecord after each launch (floor: `kbench launch --record`, the floor of event timing), with it
+# timing).  Each case runs without libkprof (plain), the launch and PyTorch cases also without libkprof but with one
+# cudaEventRecord after each launch or op (floor: `kbench launch --record`, `torch_workload.py --record`, the
+# floor of event timing), with it
 # (kprof: the defaults, every launch timed),
 # with two events per timed call always (pairs: KPROF_ONE_EVENT=0), with every idle launch held (hold1:
 # KPROF_HOLD=1), with KPROF_SAMPLE=16, 64 and auto, and
@@ -50,7 +51,7 @@ bench() {
     : >"$tsv"
     for rep in $(seq "$REPS"); do
         for m in $MODES; do
-            case $m/$name in floor/launch*) ;; floor/*) continue ;; esac # kbench launch only
+            case $m/$name in floor/launch* | floor/PyTorch*) ;; floor/*) continue ;; esac # kbench launch, torch_workload.py
             if [ "$field" = sed ]; then # reduce: "reduce_blocks: N launches, average X us per launch"
                 v=$(run "$m" "$@" 2>/dev/null | sed -n 's/.*launches, average \([0-9.]*\) us.*/\1/p' | head -n1)
             else
