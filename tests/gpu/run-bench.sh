@@ -86,6 +86,7 @@ nvidia-smi -L
 echo "== overhead: medians of $REPS interleaved runs; ratios to the run without libkprof"
 bench "launch 200k, 1 stream/1 thread" region_us "$B" launch --n 200000 --streams 1
 bench "launch 200k, 4 streams/4 threads" region_us "$B" launch --n 200000 --streams 4
+bench "launch 200k, 64 kernels in turn, 1 stream" region_us "$B" launch --n 200000 --streams 1 --kernels 64
 bench "copy 4 KiB x 20000, pinned" region_us "$B" copy --bytes 4096 --n 20000 --pinned
 bench "copy 4 KiB x 20000, pageable" region_us "$B" copy --bytes 4096 --n 20000 --pageable
 bench "copy 64 MiB x 20, pinned" region_us "$B" copy --bytes 67108864 --n 20 --pinned
