@@ -131,17 +131,26 @@ static int usual_shape(const struct kprof_kernel *k, const struct pair *pr)
  * kernel's launches after the first read as usual, never longer than the pair; -1 for any other pair, and
  * while its kernel has no such launch or has had them in more than one launch shape (whose lengths may
  * differ: read as usual).  Harvest passes only. */
+/* Whether kernel pair pr's stop was recorded more than LATE_STAMP_NS after its launch call returned, with
+ * nothing to keep the GPU waiting for it: unheld, or held past its hold's timeout (struct pair's overdue;
+ * otherwise the hold is released after the stop's record).  Such a pair may hold the stream's idle time
+ * after its kernel: read as its kernel's usual mean when one is known (idle_stop_mean), and never part of
+ * that mean (usual_add: read as it was, it would raise the mean that its kernel's later such pairs read
+ * as: a 3 us kernel's read 2 ms once the first of them had gone in). */
+static int stop_late(const struct pair *pr)
+{
+    int held = pr->pred == KPROF_PRED_HELD || pr->pred == KPROF_PRED_HELD_KERNEL;
+    return pr->kind == KPROF_TARGET_KERNEL && pr->stop_host_ns && pr->call_ns && (!held || pr->overdue) &&
+           (double)(pr->stop_host_ns - (pr->call_ns + pr->launch_ns)) > LATE_STAMP_NS;
+}
+
 static double idle_stop_mean(const struct pair *pr, double host_start, float ms, uint64_t ns)
 {
-    /* Held, the GPU waits for the stop's record (the hold is released after it), unless the hold gave up
-     * first (struct pair's overdue). */
-    int held = pr->pred == KPROF_PRED_HELD || pr->pred == KPROF_PRED_HELD_KERNEL;
-    if (pr->kind != KPROF_TARGET_KERNEL || !pr->stop_host_ns || !pr->call_ns || (held && !pr->overdue))
+    if (!stop_late(pr))
         return -1.0;
     uint64_t returned = pr->call_ns + pr->launch_ns;
     const struct kprof_kernel *k = pr->target;
-    if ((double)(pr->stop_host_ns - returned) <= LATE_STAMP_NS || k->usual_n == 0 || k->usual_mixed ||
-        !usual_shape(k, pr))
+    if (k->usual_n == 0 || k->usual_mixed || !usual_shape(k, pr))
         return -1.0;
     /* The stop's stamp on the host clock: after the call returned, and no later than an event recorded on an
      * idle stream as the stop's record returned would be (the thread may have waited inside the record).
@@ -374,7 +383,7 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
         kprof_ev.n.beside_htod += s.beside_htod;
         pthread_mutex_unlock(&kprof_ev.lock);
     }
-    if (!s.stop_idle)
+    if (!s.stop_idle && !stop_late(pr))
         usual_add(pr, s.dur_ns);
     s.taken_ns = ns - s.dur_ns;
     s.pred = pr->idle_lag_ns ? KPROF_PRED_IDLE : pr->pred;
