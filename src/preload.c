@@ -30,6 +30,7 @@ static struct {
 } pl = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
 __thread void *kprof_tls_ready __attribute__((tls_model("initial-exec")));
+static struct kprof_tls_blocks ready_caches = { sizeof(struct kprof_ready_cache), NULL };
 __thread struct kprof_loaded_key kprof_tls_may_load __attribute__((tls_model("initial-exec")));
 unsigned kprof_preload_epoch;
 
@@ -144,7 +145,7 @@ void kprof_preload_slow(const void *handle, CUcontext ctx, int runtime, struct k
     if (unsure) /* this launch may load it: asked again at the next, until one has succeeded */
         kprof_tls_may_load = key;
     else {
-        struct kprof_ready_cache *c = kprof_tls_block(&kprof_tls_ready, sizeof *c);
+        struct kprof_ready_cache *c = kprof_tls_block(&ready_caches, &kprof_tls_ready);
         if (c) {
             struct kprof_loaded_key *set = c->set[kprof_tls_set(handle)];
             set[1] = set[0]; /* the older of the two goes */
@@ -198,10 +199,12 @@ static void fork_child(void)
 }
 
 /* In a forked child the parent's contexts are gone: nothing it loaded is loaded here.  The CUkernel
- * handles noted stay (a handle's kind does not change). */
+ * handles noted stay (a handle's kind does not change).  The epoch moves on, so that no thread's cache
+ * block (the parent's exited threads' too, which the child's threads may take: tls_sets.h) holds. */
 static void preload_reset(void)
 {
     KPROF_HASH_FREE_ALL(pl.loaded);
+    __atomic_add_fetch(&kprof_preload_epoch, 1, __ATOMIC_RELAXED);
     if (kprof_tls_ready)
         memset(kprof_tls_ready, 0, sizeof(struct kprof_ready_cache));
     kprof_tls_may_load.handle = NULL;

@@ -13,7 +13,7 @@
  * decode loop of tests/gpu/decode_loop.py 42, 24 of them every token): with 16 entries, one a set, most of
  * its launches missed both caches and took their maps' locks, about 0.4 us a launch on the H200
  * (docs/performance.md, "Per-thread caches for many kernels").  At 6 KiB each they live on the heap, a
- * thread's made at its first miss (kprof_tls_block): in static TLS they would not fit where libkprof is
+ * thread's taken at its first miss (kprof_tls_block): in static TLS they would not fit where libkprof is
  * loaded by dlopen (tests/secure-execution-reads-no-settings.sh), whose static TLS must fit the space
  * glibc keeps spare. */
 #define KPROF_TLS_SETS 128
@@ -25,11 +25,21 @@ static inline unsigned kprof_tls_set(const void *key)
     return (unsigned)((a >> 4) ^ (a >> 11)) % KPROF_TLS_SETS;
 }
 
-/* This thread's block in *slot (a __thread pointer of the calling thread), made of `size` zeroed bytes if
- * there is none yet; freed when the thread exits (a thread-specific key's destructor), *slot set back to
- * NULL then (a call after that makes it again: the destructor runs again).  NULL when it cannot be made
- * (out of memory, no thread-specific key left, more than 4 slots on one thread): the caller goes on without
- * it.  Per thread, lock-free after the first call in the process. */
-void *kprof_tls_block(void **slot, size_t size);
+/* The blocks of one kind of per-thread data: `size` bytes each (zeroed when first made), listed in `list`
+ * (never freed).  Define one per kind, e.g. `static struct kprof_tls_blocks b = { sizeof(struct x) };`. */
+struct kprof_tls_blocks {
+    size_t size;
+    struct tls_block *list;
+};
+
+/* This thread's block of `kind` in *slot (a __thread pointer of the calling thread): when *slot is NULL, a
+ * block of that kind no thread holds (another thread's, given back at its exit: a cache's entries hold
+ * for any thread) or a new one, zeroed.  At the thread's exit (a thread-specific key's destructor) its
+ * blocks are given back and its slots set to NULL; a call after that, from another destructor, gets none.
+ * The blocks are never freed, so their number is that of the threads holding them at once, and a fork
+ * child keeps its parent's other threads' blocks held (reachable, not leaked).  NULL when none can be had
+ * (out of memory, no thread-specific key left, more than 4 slots on one thread, the thread exiting): the
+ * caller goes on without.  Per thread; lock-free. */
+void *kprof_tls_block(struct kprof_tls_blocks *kind, void **slot);
 
 #endif

@@ -200,6 +200,7 @@ void kprof_names_code_unloaded(void)
 }
 
 __thread void *kprof_tls_kernels __attribute__((tls_model("initial-exec")));
+static struct kprof_tls_blocks kernel_caches = { sizeof(struct kprof_kernel_cache), NULL };
 
 /* How a launch key names its kernel. */
 enum key_kind { KEY_RUNTIME, KEY_FUNCTION, KEY_KERNEL };
@@ -269,7 +270,7 @@ static struct kprof_kernel *kernel_lookup(const void *key, enum key_kind kind)
         }
         pthread_rwlock_unlock(&names.lock);
     }
-    struct kprof_kernel_cache *c = kprof_tls_block(&kprof_tls_kernels, sizeof *c);
+    struct kprof_kernel_cache *c = kprof_tls_block(&kernel_caches, &kprof_tls_kernels);
     if (c) {
         struct kprof_kernel_slot *set = c->set[kprof_tls_set(key)];
         set[1] = set[0]; /* the older of the two goes */
