@@ -1,7 +1,6 @@
 /* tls_sets.c: per-thread blocks, handed on at thread exit (tls_sets.h). */
 #include <pthread.h>
 #include <stdlib.h>
-#include <string.h>
 #include "tls_sets.h"
 
 #define TLS_SLOTS 4
@@ -9,8 +8,7 @@
 /* A block: its header, then the caller's bytes. */
 struct tls_block {
     struct tls_block *next; /* every block of its kind, newest first (set before it is listed) */
-    int in_use;         /* atomic: a thread holds it */
-    size_t size;
+    int in_use;             /* atomic: a thread holds it */
     _Alignas(16) unsigned char data[];
 };
 
@@ -52,7 +50,6 @@ static struct tls_block *block_claim(struct tls_block **list, size_t size)
     if (!b)
         return NULL;
     b->in_use = 1;
-    b->size = size;
     b->next = __atomic_load_n(list, __ATOMIC_RELAXED);
     while (!__atomic_compare_exchange_n(list, &b->next, b, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
         ;

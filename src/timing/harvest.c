@@ -123,14 +123,6 @@ static int usual_shape(const struct kprof_kernel *k, const struct pair *pr)
            !memcmp(k->usual_shape + 3, pr->block, sizeof pr->block);
 }
 
-/* A stop stamped on an idle stream (queue.h, IDLE_STOP_SLACK_NS): the pair holds host time after its kernel
- * as well as before it (a thread descheduled or waiting on a driver lock between the launch's return and
- * the stop's record: 0.6 to 1 ms pairs of a 20 us kernel in pipeline_8threads on the H200), and neither the
- * idle-stream correction nor a learned offset can tell how much.  Returns what kernel pair pr (of ns, its
- * start stamped at host_start on the host clock, ns since kprof_start_ns) is read as then: the mean of its
- * kernel's launches after the first read as usual, never longer than the pair; -1 for any other pair, and
- * while its kernel has no such launch or has had them in more than one launch shape (whose lengths may
- * differ: read as usual).  Harvest passes only. */
 /* Whether kernel pair pr's stop was recorded more than LATE_STAMP_NS after its launch call returned, with
  * nothing to keep the GPU waiting for it: unheld, or held past its hold's timeout (struct pair's overdue;
  * otherwise the hold is released after the stop's record).  Such a pair may hold the stream's idle time
@@ -144,6 +136,14 @@ static int stop_late(const struct pair *pr)
            (double)(pr->stop_host_ns - (pr->call_ns + pr->launch_ns)) > LATE_STAMP_NS;
 }
 
+/* A stop stamped on an idle stream (queue.h, IDLE_STOP_SLACK_NS): the pair holds host time after its kernel
+ * as well as before it (a thread descheduled or waiting on a driver lock between the launch's return and
+ * the stop's record: 0.6 to 1 ms pairs of a 20 us kernel in pipeline_8threads on the H200), and neither the
+ * idle-stream correction nor a learned offset can tell how much.  Returns what kernel pair pr (of ns, its
+ * start stamped at host_start on the host clock, ns since kprof_start_ns) is read as then: the mean of its
+ * kernel's launches after the first read as usual, never longer than the pair; -1 for any other pair, and
+ * while its kernel has no such launch or has had them in more than one launch shape (whose lengths may
+ * differ: read as usual).  Harvest passes only. */
 static double idle_stop_mean(const struct pair *pr, double host_start, float ms, uint64_t ns)
 {
     if (!stop_late(pr))
