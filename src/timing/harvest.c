@@ -123,47 +123,44 @@ static int usual_shape(const struct kprof_kernel *k, const struct pair *pr)
            !memcmp(k->usual_shape + 3, pr->block, sizeof pr->block);
 }
 
-/* Whether kernel pair pr's stop was recorded more than LATE_STAMP_NS after its launch call returned, with
- * nothing to keep the GPU waiting for it: unheld, or held past its hold's timeout (struct pair's overdue;
- * otherwise the hold is released after the stop's record).  Such a pair may hold the stream's idle time
- * after its kernel: read as its kernel's usual mean when one is known (idle_stop_mean), and never part of
- * that mean (usual_add: read as it was, it would raise the mean that its kernel's later such pairs read
- * as: a 3 us kernel's read 2 ms once the first of them had gone in). */
-static int stop_late(const struct pair *pr)
+/* Whether kernel pair pr's stop was stamped on an idle stream (queue.h, IDLE_STOP_SLACK_NS): recorded more
+ * than LATE_STAMP_NS after its launch call returned with nothing to keep the GPU waiting for it (unheld, or
+ * held past its hold's timeout, struct pair's overdue: otherwise the hold is released after the stop's
+ * record), and stamped no later than an event recorded then on an idle stream would be, the pair's start
+ * stamped at host_start on the host clock (ns since kprof_start_ns).  (A stamp placed before the return
+ * means an anchor that does not hold, as on a GPU clock that only the work moves: not such a stop.)  The
+ * pair then holds host time after its kernel as well as before it (a thread descheduled or waiting on a
+ * driver lock between the launch's return and the stop's record: 0.6 to 1 ms pairs of a 20 us kernel in
+ * pipeline_8threads on the H200), and neither the idle-stream correction nor a learned offset can tell
+ * how much. */
+static int stop_stamped_idle(const struct pair *pr, double host_start, float ms)
 {
     int held = pr->pred == KPROF_PRED_HELD || pr->pred == KPROF_PRED_HELD_KERNEL;
-    return pr->kind == KPROF_TARGET_KERNEL && pr->stop_host_ns && pr->call_ns && (!held || pr->overdue) &&
-           (double)(pr->stop_host_ns - (pr->call_ns + pr->launch_ns)) > LATE_STAMP_NS;
-}
-
-/* A stop stamped on an idle stream (queue.h, IDLE_STOP_SLACK_NS): the pair holds host time after its kernel
- * as well as before it (a thread descheduled or waiting on a driver lock between the launch's return and
- * the stop's record: 0.6 to 1 ms pairs of a 20 us kernel in pipeline_8threads on the H200), and neither the
- * idle-stream correction nor a learned offset can tell how much.  Returns what kernel pair pr (of ns, its
- * start stamped at host_start on the host clock, ns since kprof_start_ns) is read as then: the mean of its
- * kernel's launches after the first read as usual, never longer than the pair; -1 for any other pair, and
- * while its kernel has no such launch or has had them in more than one launch shape (whose lengths may
- * differ: read as usual).  Harvest passes only. */
-static double idle_stop_mean(const struct pair *pr, double host_start, float ms, uint64_t ns)
-{
-    if (!stop_late(pr))
-        return -1.0;
+    if (pr->kind != KPROF_TARGET_KERNEL || !pr->stop_host_ns || !pr->call_ns || (held && !pr->overdue))
+        return 0;
     uint64_t returned = pr->call_ns + pr->launch_ns;
-    const struct kprof_kernel *k = pr->target;
-    if (k->usual_n == 0 || k->usual_mixed || !usual_shape(k, pr))
-        return -1.0;
-    /* The stop's stamp on the host clock: after the call returned, and no later than an event recorded on an
-     * idle stream as the stop's record returned would be (the thread may have waited inside the record).
-     * (A stamp placed before the return means an anchor that does not hold, as on a GPU clock that only the
-     * work moves: no such reading.) */
+    if ((double)(pr->stop_host_ns - returned) <= LATE_STAMP_NS)
+        return 0;
     double stamped = host_start + (double)ms * 1e6;
     double idle_stamp = (double)(pr->stop_host_ns - kprof_start_ns) + pr->pool->stamp_lag_ns;
-    if (stamped < (double)(returned - kprof_start_ns) - IDLE_STOP_SLACK_NS || stamped > idle_stamp + IDLE_STOP_SLACK_NS)
+    return stamped >= (double)(returned - kprof_start_ns) - IDLE_STOP_SLACK_NS &&
+           stamped <= idle_stamp + IDLE_STOP_SLACK_NS;
+}
+
+/* What kernel pair pr (of ns), its stop stamped on an idle stream (stop_stamped_idle), is read as: the mean
+ * of its kernel's launches after the first read as usual, never longer than the pair; -1 while its kernel
+ * has no such launch or has had them in more than one launch shape (whose lengths may differ: read as
+ * usual).  Such pairs never go into that mean (pair_account: read as it was, the first of them would raise
+ * the mean the later ones read as: a 3 us kernel's read 2 ms).  Harvest passes only. */
+static double idle_stop_mean(const struct pair *pr, uint64_t ns)
+{
+    const struct kprof_kernel *k = pr->target;
+    if (k->usual_n == 0 || k->usual_mixed || !usual_shape(k, pr))
         return -1.0;
     double mean = k->usual_sum_ns / (double)k->usual_n, read = mean < (double)ns ? mean : (double)ns;
     kprof_debug("kernel %s: stop stamped on an idle stream (recorded %.1f us after the launch returned): read as "
                 "its mean, %.2f us, not %.2f us", k->name ? k->name : "?",
-                (double)(pr->stop_host_ns - returned) / 1e3, read / 1e3, (double)ns / 1e3);
+                (double)(pr->stop_host_ns - (pr->call_ns + pr->launch_ns)) / 1e3, read / 1e3, (double)ns / 1e3);
     return read;
 }
 
@@ -283,7 +280,8 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
         }
         q->derived = 0;
     }
-    double idle_stop_ns = known ? idle_stop_mean(pr, start + shift, ms, ns) : -1.0;
+    int stamped_idle = known && stop_stamped_idle(pr, start + shift, ms);
+    double idle_stop_ns = stamped_idle ? idle_stop_mean(pr, ns) : -1.0;
     /* A kernel's pair less the host latency it held on an idle stream, and less the hand-off measured for
      * what came before it on its stream (calibrate.h); copies keep their pairs as they are.  The latency is
      * the host time from the start event's record to the launch's return, unless the start was stamped
@@ -383,7 +381,7 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
         kprof_ev.n.beside_htod += s.beside_htod;
         pthread_mutex_unlock(&kprof_ev.lock);
     }
-    if (!s.stop_idle && !stop_late(pr))
+    if (!stamped_idle)
         usual_add(pr, s.dur_ns);
     s.taken_ns = ns - s.dur_ns;
     s.pred = pr->idle_lag_ns ? KPROF_PRED_IDLE : pr->pred;
