@@ -1,9 +1,11 @@
 /* exit_launches.c MODE [THREADS]: launches at thread exit and around fork, for libkprof's per-thread caches
  * (tls_sets.h).
- *   rearm   THREADS threads (default 10000) one after another, each launching once and then from a
- *           thread-specific key's destructor, which sets its key again so that it runs in every one of
- *           glibc's destructor rounds (the key made after libkprof's: its destructor runs after libkprof's
- *           in each round); prints the process's peak resident memory (getrusage), "hwm_kib=N", to stderr
+ *   rearm [THREADS [ROUNDS]]
+ *           THREADS threads (default 10000) one after another, each launching once and then from a
+ *           thread-specific key's destructor, which sets its key again so that it runs in ROUNDS of glibc's
+ *           destructor rounds (default 16: every one of them, 4; the key made after libkprof's: its
+ *           destructor runs after libkprof's in each round); prints the process's peak resident memory
+ *           (getrusage), "hwm_kib=N", to stderr
  *   fork    4 threads launch and stay alive while the main thread forks; the child exits at once (0); the
  *           parent prints "child_exit=N" to stderr */
 #include <stdlib.h>
@@ -15,6 +17,7 @@
 
 static void stub_k(void) {}
 static pthread_key_t key;
+static long rounds = 16;
 static volatile int release;
 
 static void launch_once(void)
@@ -33,7 +36,7 @@ static void rearm(void *v)
 static void *rearm_worker(void *arg)
 {
     launch_once();
-    pthread_setspecific(key, (void *)16L); /* more rounds than glibc runs (4) */
+    pthread_setspecific(key, (void *)rounds);
     return arg;
 }
 
@@ -55,6 +58,7 @@ int main(int argc, char **argv)
     CHECK(cudaStreamSynchronize(0));
     if (!strcmp(mode, "rearm")) {
         int threads = argc > 2 ? atoi(argv[2]) : 10000;
+        rounds = argc > 3 ? atol(argv[3]) : 16;
         if (pthread_key_create(&key, rearm) != 0)
             return 1;
         for (int i = 0; i < threads; i++) {
