@@ -65,8 +65,9 @@ static inline uint64_t kprof_ns_add_clamped(uint64_t u, double ns)
  * kernel or wait and behind other work (HELD, HELD_KERNEL); launches not held because another stream of
  * their context had timed work in flight; holds released after kprof_hold had given up (hold.h);
  * launches not held while kprof_kernels_traced (calibrate.h); KPROF_HOLD=N: launches left unheld by the
- * draw (hold.h), a start of their own or their idle stream's last stop (timing.c, begin_take_events), launches that shared their start though their stream might
- * run dry before their kernel arrived (timing.h, gap), and of those two kinds, the launches read before
+ * draw (hold.h), a start of their own or their idle stream's last stop (timing.c, begin_take_events),
+ * launches that shared their start though their stream might run dry before their kernel arrived
+ * (timing.h, gap), and of those two kinds, the launches read before
  * their shape had a reference; launches whose stop was stamped on an idle stream, read as their kernel's
  * mean (timing/queue.h, IDLE_STOP_SLACK_NS); launches started beside another stream's HtoD copy, the delay
  * that costs taken off (calibrate.h, beside_htod_ns); cuEventQuery calls left out on launching threads,

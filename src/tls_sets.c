@@ -1,5 +1,6 @@
 /* tls_sets.c: per-thread blocks, handed on at thread exit (tls_sets.h). */
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include "tls_sets.h"
 
@@ -17,7 +18,10 @@ static pthread_once_t blocks_once = PTHREAD_ONCE_INIT;
 static int blocks_key_ok;
 /* This thread's blocks, each with the slot that points at its data; and whether its blocks were given back
  * at its exit (then it gets none again: a later call comes from another destructor). */
-static __thread struct { struct tls_block *b; void **slot; } tls_held[TLS_SLOTS] __attribute__((tls_model("initial-exec")));
+static __thread struct {
+    struct tls_block *b;
+    void **slot;
+} tls_held[TLS_SLOTS] __attribute__((tls_model("initial-exec")));
 static __thread unsigned tls_nheld __attribute__((tls_model("initial-exec")));
 static __thread int tls_exited __attribute__((tls_model("initial-exec")));
 
@@ -73,4 +77,11 @@ void *kprof_tls_block(struct kprof_tls_blocks *kind, void **slot)
     tls_nheld++;
     *slot = b->data;
     return b->data;
+}
+
+void *kprof_tls_blocks_next(struct kprof_tls_blocks *kind, void *data)
+{
+    struct tls_block *b = data ? ((struct tls_block *)(void *)((char *)data - offsetof(struct tls_block, data)))->next
+                               : __atomic_load_n(&kind->list, __ATOMIC_ACQUIRE);
+    return b ? b->data : NULL;
 }

@@ -1,5 +1,6 @@
 /* tls_sets.h: per-thread caches keyed by a kernel's launch handle (kernels.h, preload.h): the set a key
- * falls in, and the per-thread blocks that hold them (tls_sets.c). */
+ * falls in; and per-thread blocks, handed on at thread exit (tls_sets.c), which hold those caches and the
+ * API table's per-thread counts (agg/apitable.c). */
 #ifndef KPROF_TLS_SETS_H
 #define KPROF_TLS_SETS_H
 
@@ -41,5 +42,10 @@ struct kprof_tls_blocks {
  * (out of memory, no thread-specific key left, more than 4 slots on one thread, the thread exiting): the
  * caller goes on without.  Per thread; lock-free. */
 void *kprof_tls_block(struct kprof_tls_blocks *kind, void **slot);
+
+/* The blocks of `kind` made so far, held or not, in turn, for readers that sum what every thread wrote:
+ * kprof_tls_blocks_next(kind, NULL) is the newest, then kprof_tls_blocks_next(kind, data) the one made
+ * before `data`; NULL after the last.  Lock-free. */
+void *kprof_tls_blocks_next(struct kprof_tls_blocks *kind, void *data);
 
 #endif

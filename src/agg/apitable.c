@@ -8,6 +8,7 @@
 #include "names.h"
 #include "module.h"
 #include "apitable.h"
+#include "tls_sets.h"
 
 #define ATOMIC_ADD(p, v) __atomic_fetch_add((p), (v), __ATOMIC_RELAXED)
 
@@ -148,67 +149,21 @@ void kprof_api_record(int api, uint64_t host_ns, int ok)
 
 /* Untimed launches without a host time (kprof_api_count) are counted per thread: an atomic add on a counter
  * that every launching thread shares cost each launch about 0.2 us of host time with 4 threads launching on
- * the H200 (the probe build, docs/performance.md).  Each thread counts in a block of its own, listed for the
- * readers (never freed) and handed to a new thread once its own has exited (the counts are sums).  A thread
- * that gets no block (out of memory) counts in api_untimed. */
+ * the H200 (the probe build, docs/performance.md).  Each thread counts in a block of its own (tls_sets.h:
+ * handed to a new thread once its own has exited; the counts are sums, read over every block).  A thread
+ * that gets no block (out of memory, or exiting) counts in api_untimed. */
 struct thread_counts {
     uint64_t calls[KPROF_API_COUNT]; /* written by the owning thread only, read by any (atomic) */
-    int in_use;                      /* atomic: a thread owns the block */
-    struct thread_counts *next;      /* every block, newest first (set before the block is listed) */
 };
-static struct thread_counts *all_counts; /* atomic */
-static __thread struct thread_counts *tls_counts __attribute__((tls_model("initial-exec")));
-static pthread_key_t counts_key;
-static int counts_key_made;
-static pthread_once_t counts_once = PTHREAD_ONCE_INIT;
-
-static void counts_release(void *v)
-{
-    struct thread_counts *b = v;
-    tls_counts = NULL;
-    __atomic_store_n(&b->in_use, 0, __ATOMIC_RELEASE); /* its counts stay: the next owner adds to them */
-}
-
-static void counts_key_make(void)
-{
-    counts_key_made = pthread_key_create(&counts_key, counts_release) == 0;
-}
-
-/* The calling thread's block: a free one, or a new one listed; NULL when none can be had. */
-static struct thread_counts *counts_claim(void)
-{
-    pthread_once(&counts_once, counts_key_make);
-    if (!counts_key_made)
-        return NULL;
-    struct thread_counts *b = __atomic_load_n(&all_counts, __ATOMIC_ACQUIRE);
-    for (; b; b = b->next) {
-        int idle = 0;
-        if (__atomic_load_n(&b->in_use, __ATOMIC_RELAXED) == 0 &&
-            __atomic_compare_exchange_n(&b->in_use, &idle, 1, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-            break;
-    }
-    if (!b) {
-        b = calloc(1, sizeof *b);
-        if (!b)
-            return NULL;
-        b->in_use = 1;
-        b->next = __atomic_load_n(&all_counts, __ATOMIC_RELAXED);
-        while (!__atomic_compare_exchange_n(&all_counts, &b->next, b, 1, __ATOMIC_RELEASE, __ATOMIC_RELAXED))
-            ;
-    }
-    if (pthread_setspecific(counts_key, b) != 0) {
-        __atomic_store_n(&b->in_use, 0, __ATOMIC_RELEASE);
-        return NULL;
-    }
-    tls_counts = b;
-    return b;
-}
+static struct kprof_tls_blocks count_blocks = { sizeof(struct thread_counts), NULL };
+static __thread void *tls_counts __attribute__((tls_model("initial-exec"))); /* struct thread_counts */
 
 /* The untimed launches of `api` counted so far, every thread's. */
 static uint64_t untimed_calls(int api)
 {
     uint64_t n = __atomic_load_n(&api_untimed[api].calls, __ATOMIC_RELAXED);
-    for (struct thread_counts *b = __atomic_load_n(&all_counts, __ATOMIC_ACQUIRE); b; b = b->next)
+    for (struct thread_counts *b = kprof_tls_blocks_next(&count_blocks, NULL); b;
+         b = kprof_tls_blocks_next(&count_blocks, b))
         n += __atomic_load_n(&b->calls[api], __ATOMIC_RELAXED);
     return n;
 }
@@ -217,7 +172,7 @@ void kprof_api_count(int api, int ok)
 {
     struct thread_counts *b = tls_counts;
     if (__builtin_expect(b == NULL, 0))
-        b = counts_claim();
+        b = kprof_tls_block(&count_blocks, &tls_counts);
     if (b)
         __atomic_store_n(&b->calls[api], b->calls[api] + 1, __ATOMIC_RELAXED);
     else
@@ -306,11 +261,11 @@ static void apitable_reset(void)
 {
     memset(api_stats, 0, sizeof api_stats);
     memset(api_untimed, 0, sizeof api_untimed);
-    /* The blocks of threads that do not exist in the child are free again. */
-    for (struct thread_counts *b = all_counts; b; b = b->next) {
+    /* Every block's counts, the child's thread's and those of threads that do not exist in it (held for
+     * good: tls_sets.h). */
+    for (struct thread_counts *b = kprof_tls_blocks_next(&count_blocks, NULL); b;
+         b = kprof_tls_blocks_next(&count_blocks, b))
         memset(b->calls, 0, sizeof b->calls);
-        b->in_use = b == tls_counts;
-    }
     memset(api_buckets, 0, sizeof api_buckets);
     memset(api_spread, 0, sizeof api_spread);
     nctx_inits = 0;

@@ -290,8 +290,8 @@ void kprof_report_text(FILE *f, const struct kprof_snapshot *s)
     const struct kprof_event_counters *n = &s->events.n;
     fprintf(f, "Events created %ld, pairs incomplete at exit %ld, failed %ld, calls untimed for lack of events %ld\n",
             n->created, n->incomplete, n->failed, n->pool_exhausted);
-    fprintf(f, "Launches timed with one event (at their stream's last stop) %ld, held until queued %ld (behind other work %ld), "
-               "not held beside another busy stream %ld\n",
+    fprintf(f, "Launches timed with one event (at their stream's last stop) %ld, held until queued %ld "
+               "(behind other work %ld), not held beside another busy stream %ld\n",
             n->one_event, count_sum(n->held, n->held_kernel), n->held_kernel, n->beside_busy);
     if (n->holds_overdue) /* a launch call that outlasted its hold: other streams may have waited */
         fprintf(f, "Held longer than kprof_hold waits (%.0f ms) %ld (kernels on other streams may read up to that much "
