@@ -35,16 +35,14 @@ int kprof_sample_auto(struct kprof_sampling *s, const char *mangled);
  * by the harvester under the kernels' times lock. */
 void kprof_sample_weigh(struct kprof_sampling *s, uint64_t ns, double weight);
 
-/* Moves every weighed launch's time by d ns (may be below 0): a correction spread over a kernel's launches
- * after they were weighed (KPROF_AUTO_CHECK=1 with KPROF_HOLD=N's settled offsets, kprof_kernel_adjust).
- * Called under the kernels' times lock. */
-void kprof_sample_shift(struct kprof_sampling *s, double d);
-
 /* The Hajek estimate of a kernel's total over its `direct` launches (those outside graphs), direct x
  * (sum of x/p) / (sum of 1/p) over the timed ones, in *total_ns, and the half-width of its 95% interval in
  * *ci95_ns: 1.96 x the square root of the linearised variance (direct / sum 1/p)^2 x sum of
  * (1 - p) / p^2 x (x - mean)^2 (Sarndal, Swensson and Wretman, Model Assisted Survey Sampling, 5.7), or of
- * s2 x sum of (1 - p) / p^2 when that is larger (s2: the timed launches' own variance, ns^2).  Returns 0
+ * s2 x sum of (1 - p) / p^2 when that is larger (s2: the timed launches' own variance, ns^2), and never
+ * below that of a simple random sample of as many launches, s2 x direct x (direct - n) / n in the total's
+ * units (n: the launches weighed; it is the floor when launches of small odds went untimed after weighed
+ * ones of odds 1, whose terms above are all 0).  Returns 0
  * (leaving both alone) when nothing was weighed.  Called under the kernels' times lock (kernels.c). */
 int kprof_sample_estimate(const struct kprof_sampling *s, uint64_t direct, double s2, double *total_ns,
                           double *ci95_ns);

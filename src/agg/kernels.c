@@ -392,10 +392,8 @@ void kprof_kernel_adjust(struct kprof_kernel *k, double ns)
     uint64_t n = k->timed - (uint64_t)k->first_timed;
     if (n > 0)
         k->mean_ns += ns / (double)n;
-    /* KPROF_AUTO_CHECK=1: auto's launches take their share, as if the correction were spread evenly over
-     * the kernel's timed launches (it is over those of one launch shape and kind of hold). */
-    if (kprof_config.auto_check && k->timed > 0)
-        kprof_sample_shift(&k->sampling, ns / (double)k->timed);
+    /* KPROF_AUTO_CHECK=1: none of it is auto's launches' (weighed by kprof_sample_weigh): those are measured
+     * in full, never read with a learned offset (timing.c, begin_take_events). */
     pthread_mutex_unlock(&times_lock);
 }
 

@@ -84,14 +84,6 @@ void kprof_sample_weigh(struct kprof_sampling *s, uint64_t ns, double weight)
     s->cx2_sum += c * x * x;
 }
 
-void kprof_sample_shift(struct kprof_sampling *s, double d)
-{
-    /* x + d for every x: sum c (x + d)^2 = cx2 + 2 d cx + d^2 c, with cx as it was. */
-    s->cx2_sum += 2.0 * d * s->cx_sum + d * d * s->c_sum;
-    s->cx_sum += d * s->c_sum;
-    s->wx_sum += d * s->w_sum;
-}
-
 int kprof_sample_estimate(const struct kprof_sampling *s, uint64_t direct, double s2, double *total_ns,
                           double *ci95_ns)
 {
@@ -104,6 +96,12 @@ int kprof_sample_estimate(const struct kprof_sampling *s, uint64_t direct, doubl
     double v = s->cx2_sum - 2.0 * m * s->cx_sum + m * m * s->c_sum;
     if (s2 * s->c_sum > v)
         v = s2 * s->c_sum;
+    /* Nor narrower than a simple random sample of as many launches would make it: launches not weighed
+     * whose odds were small (the budget's factor fell after the weighed ones, all of weight 1) add nothing
+     * to either sum above, yet the estimate holds them at the weighed ones' mean. */
+    double n = (double)s->n, floor = direct > s->n ? s2 * s->w_sum * s->w_sum * ((double)direct - n) / ((double)direct * n) : 0.0;
+    if (floor > v)
+        v = floor;
     if (v <= 1e-12 * m * m * s->c_sum) /* rounding left by the expansion of (x - m)^2 when every x is m */
         v = 0.0;
     *total_ns = scale * s->wx_sum;

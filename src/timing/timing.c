@@ -496,6 +496,12 @@ static void begin_take_events(struct kprof_timing *t, struct begin *g, enum kpro
         t->draw_kind = (unsigned char)hold_kind(q);
         uint32_t key = t->hold_key ^ (t->short_backlog ? GAP_DRAW_KEY : 0) ^ (t->draw_kind == 2 ? COPY_DRAW_KEY : 0);
         t->drawn = (signed char)kprof_hold_drawn(t->hold_shapes, t->hold_nshapes, key, &t->draw_thin);
+        /* KPROF_AUTO_CHECK=1: a launch KPROF_SAMPLE=auto would time is measured as auto measures it, in
+         * full (held where a hold is due) and read from its own pair, never with a learned offset: the
+         * check's estimate is made of readings like an auto run's (offset-read, the weighed launches of the
+         * H200's torch_decode spread so that auto's intervals read 5 to 75% wide). */
+        if (KPROF_UNLIKELY(kprof_config.auto_check) && t->drawn == 0 && kprof_tls_sample_weight >= 1.0f)
+            t->drawn = -1;
     }
     /* KPROF_HOLD=N, a launch not drawn on a stream found idle at the last launches or with its last stop
      * kept, its kernel read blind (blind_ok): it starts at that stop, asking nothing and recording no
