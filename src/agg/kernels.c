@@ -380,6 +380,13 @@ void kprof_kernel_add_sample(const struct kprof_sample *s)
             k->full_wx += w * (double)ns;
             k->full_wxx += w * (double)ns * (double)ns;
         }
+        if (kprof_config.sample == 0 || KPROF_UNLIKELY(kprof_config.auto_check)) {
+            /* auto: the warm-up its spread asks for (the check: that of the launches measured in full, as
+             * auto's are) */
+            double sd = kprof_kernel_stddev_timed(k), mean = (double)k->steady_ns / (double)n;
+            if (mean > 0.0)
+                kprof_sample_warmup(&k->sampling, n, sd * sd / (mean * mean));
+        }
     }
     pthread_mutex_unlock(&times_lock);
 }

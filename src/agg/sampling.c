@@ -57,7 +57,10 @@ int kprof_sample_auto(struct kprof_sampling *s, const char *mangled)
         demand_one();
         return 1;
     }
-    double pk = i < KPROF_AUTO_WARMUP ? 1.0 : (double)KPROF_AUTO_WARMUP / (double)(i + 1);
+    uint64_t w = __atomic_load_n(&s->warmup, __ATOMIC_RELAXED);
+    if (w < KPROF_AUTO_WARMUP)
+        w = KPROF_AUTO_WARMUP;
+    double pk = i < w ? 1.0 : (double)w / (double)(i + 1);
     if (pk < KPROF_AUTO_FLOOR)
         pk = KPROF_AUTO_FLOOR;
     /* u uniform in [0, 1) from the top 53 bits of the hash. */
@@ -70,6 +73,17 @@ int kprof_sample_auto(struct kprof_sampling *s, const char *mangled)
         return 0;
     kprof_tls_sample_weight = (float)(1.0 / p);
     return 1;
+}
+
+void kprof_sample_warmup(struct kprof_sampling *s, uint64_t n, double cv2)
+{
+    if (n < 20 || !(cv2 >= 0.0))
+        return;
+    double w = 1.96 * 1.96 * cv2 / (2.0 * KPROF_AUTO_HALF_WIDTH * KPROF_AUTO_HALF_WIDTH);
+    uint32_t v = w >= KPROF_AUTO_WARMUP_MAX ? KPROF_AUTO_WARMUP_MAX
+                 : w <= KPROF_AUTO_WARMUP   ? KPROF_AUTO_WARMUP
+                                            : (uint32_t)ceil(w);
+    __atomic_store_n(&s->warmup, v, __ATOMIC_RELAXED);
 }
 
 void kprof_sample_weigh(struct kprof_sampling *s, uint64_t ns, double weight)

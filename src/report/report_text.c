@@ -136,9 +136,9 @@ static void kernels(FILE *f, const struct kprof_snapshot *s)
                 kprof_config.sample, kprof_config.sample);
     if (s->k.nkernels && kprof_config.sample == 0)
         fprintf(f, "Sampled (KPROF_SAMPLE=auto, KPROF_SEED=%ld, at most %ld timed launches a second after the first 100 ms):\n"
-                   "each kernel's first %d launches are timed, then fewer and fewer, at random (below 1 in 128 when the\n"
-                   "budget needs); Timed says how many. Total is estimated from the timed launches, each weighed by its\n"
-                   "odds; +-: its 95%% interval.\n",
+                   "each kernel's first %d launches are timed (more for a kernel whose lengths spread widely), then fewer\n"
+                   "and fewer, at random (below 1 in 128 when the budget needs); Timed says how many. Total is estimated\n"
+                   "from the timed launches, each weighed by its odds; +-: its 95%% interval.\n",
                 kprof_config.seed, kprof_config.sample_budget, KPROF_AUTO_WARMUP);
     if (s->k.nkernels && kprof_config.auto_check)
         auto_check(f, &s->rows.kernels);
