@@ -69,7 +69,8 @@ int kprof_sample_estimate(const struct kprof_sampling *s, uint64_t direct, doubl
 
 /* Starts the budget's first window and fixes the seed of the draws: KPROF_SEED, or, when it is unset (0),
  * one below 2^53 chosen from the clock and the process id and written back to kprof_config.seed (the
- * report gives it, exact in any JSON reader, so a run can be repeated).  Called once from the constructor, after the configuration is read. */
+ * report gives it, exact in any JSON reader, so a run can be repeated).  Called once from the constructor,
+ * after the configuration is read. */
 void kprof_sampling_init(void);
 
 #endif

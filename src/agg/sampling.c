@@ -113,7 +113,8 @@ int kprof_sample_estimate(const struct kprof_sampling *s, uint64_t direct, doubl
     /* Nor narrower than a simple random sample of as many launches would make it: launches not weighed
      * whose odds were small (the budget's factor fell after the weighed ones, all of weight 1) add nothing
      * to either sum above, yet the estimate holds them at the weighed ones' mean. */
-    double n = (double)s->n, floor = direct > s->n ? s2 * s->w_sum * s->w_sum * ((double)direct - n) / ((double)direct * n) : 0.0;
+    double n = (double)s->n, N = (double)direct;
+    double floor = direct > s->n ? s2 * s->w_sum * s->w_sum * (N - n) / (N * n) : 0.0;
     if (floor > v)
         v = floor;
     if (v <= 1e-12 * m * m * s->c_sum) /* rounding left by the expansion of (x - m)^2 when every x is m */
