@@ -34,6 +34,9 @@ struct kprof_sample {
                                 * so dur_ns is not its own length; kept out of Min, Max and the percentiles */
     unsigned char thin;      /* kernels, KPROF_HOLD=N, measured in full: drawn at the rate 1/(N x 2^thin), it
                               * stands for 2^thin launches (0 otherwise) */
+    unsigned char check_held; /* kernels, KPROF_AUTO_CHECK=1: measured in full only because auto would have
+                               * timed it, not by KPROF_HOLD=N's draw: it stands for no launch of the draw's
+                               * sample (kept out of full_hist, whose launches auto's early draws would crowd) */
     float weight;            /* kernels, KPROF_SAMPLE=auto: 1/p, p the launch's probability of being timed */
     float auto_weight;       /* kernels, KPROF_AUTO_CHECK=1: 1/p when auto would have timed it, else 0 */
     /* Kernels (and graph launches), the split nsys's cuda_kern_exec_sum makes: has_split when the launch

@@ -62,7 +62,8 @@ void kprof_sample_warmup(struct kprof_sampling *s, uint64_t n, double cv2);
  * s2 x sum of (1 - p) / p^2 when that is larger (s2: the timed launches' own variance, ns^2), and never
  * below that of a simple random sample of as many launches, s2 x direct x (direct - n) / n in the total's
  * units (n: the launches weighed; it is the floor when launches of small odds went untimed after weighed
- * ones of odds 1, whose terms above are all 0).  Returns 0
+ * ones of odds 1, whose terms above are all 0); with one launch weighed of more, the estimate itself (nothing
+ * is known of the spread).  Returns 0
  * (leaving both alone) when nothing was weighed.  Called under the kernels' times lock (kernels.c). */
 int kprof_sample_estimate(const struct kprof_sampling *s, uint64_t direct, double s2, double *total_ns,
                           double *ci95_ns);

@@ -23,3 +23,20 @@ expect_eq "$(jq --argjson n "$timed" '.kernels[] | select(.name == "kernel_b(flo
     "kernel_b: the interval ($(row .total_ci95_ns) ns) at least a simple random sample's of $timed launches"
 expect_eq "$(row '(.total_ns - 200000 | fabs) <= .total_ci95_ns')" true \
     "kernel_b: the true total inside $(row .total_ns) +- $(row .total_ci95_ns) ns"
+
+# Few launches timed (found by a helper set to break it): a shape new to shape_k late in the run (preds
+# lateshape: its 100 launches of 100,000 blocks, lengths 100, 5000, 100, 100 ns in turn, true total
+# 132,500 ns) gets 1 or 2 of them timed.  With 2, the spread came from the one launch after the first
+# alone, 0, and read 492,810 +- 13,783 ns; while fewer than 10 are timed the first one counts in the
+# spread too.  With 1, nothing is known of the spread: the half-width is the estimate itself (was 0).
+for budget in 2000 1; do
+    (export FAKEGPU_KERNEL_NS="shape_k=100/5000/100/100" KPROF_SAMPLE=auto KPROF_SAMPLE_BUDGET=$budget KPROF_GROUP=shape \
+        KPROF_SEED=1 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/late$budget.json" && run_clocked "$PROGS/preds" lateshape) >/dev/null ||
+        fail "preds lateshape failed"
+done
+late() { jq -r ".kernels[] | select(.grid[0] == 100000) | $2" "$WORK/late$1.json"; }
+expect_eq "$(late 2000 '[.calls, .timed] | @csv')" "100,2" "lateshape: 2 of the late shape's 100 launches timed"
+expect_eq "$(late 2000 '(.total_ns - 132500 | fabs) <= .total_ci95_ns')" true \
+    "lateshape: its true total inside $(late 2000 .total_ns) +- $(late 2000 .total_ci95_ns) ns"
+expect_eq "$(late 1 '[.calls, .timed, .total_ci95_ns == .total_ns] | @csv')" "100,1,true" \
+    "lateshape, KPROF_SAMPLE_BUDGET=1: one launch timed, the half-width the estimate itself"

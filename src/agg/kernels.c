@@ -373,7 +373,8 @@ void kprof_kernel_add_sample(const struct kprof_sample *s)
         } else {
             kprof_hist_add(&k->hist, ns);
         }
-        if (!s->offset_read && kprof_hold_sampled()) { /* KPROF_HOLD=N: for the percentiles (kernel.h, full_hist) */
+        /* KPROF_HOLD=N: for the percentiles (kernel.h, full_hist) */
+        if (!s->offset_read && !s->check_held && kprof_hold_sampled()) {
             kprof_hist_add_n(&k->full_hist, ns, units << s->thin);
             double w = (double)(1u << s->thin);
             k->full_w += w;
@@ -438,6 +439,23 @@ void kprof_kernels_sort(struct kprof_kernel **v, size_t n, int by_captured)
     free(keys);
 }
 
+/* The spread (a variance, ns^2) that floors auto's interval for k (kprof_sample_estimate): its timed
+ * launches' after the first; while fewer than 10 of those were timed, the first one's counted too (two
+ * launches alike, or one, would otherwise claim a total known to the ns from 2 of 100 launches: a helper
+ * read 492,810 +- 13,783 ns for a true 132,500, and 10,000 +- 0 from one launch).  The times lock held. */
+static double kernel_estimate_s2(const struct kprof_kernel *k)
+{
+    uint64_t n = k->timed - (uint64_t)k->first_timed;
+    double sd = kprof_kernel_stddev_timed(k);
+    if (n >= 10 || !k->first_timed)
+        return sd * sd;
+    /* Welford's update with the first launch: m2 + n (x - mean)^2 / (n + 1) over n + 1 launches. */
+    double m2 = n > 1 ? sd * sd * (double)(n - 1) : 0.0, d = (double)k->first_ns - k->mean_ns;
+    if (n > 0)
+        m2 += (double)n * d * d / (double)(n + 1);
+    return n > 0 ? m2 / (double)n : 0.0;
+}
+
 /* KPROF_SAMPLE=auto: sets k->estimated, and k->est_total_ns and k->est_ci95_ns from its sampling state
  * (kprof_sample_estimate), when some launch of it outside graphs went untimed.  Called under the statistics
  * lock (the snapshot). */
@@ -457,8 +475,8 @@ static inline void kernel_estimate(struct kprof_kernel *k)
     }
     if (kprof_config.sample != 0 || k->is_graph || k->timed >= direct)
         return;
-    double sd = kprof_kernel_stddev_timed(k);
-    k->estimated = kprof_sample_estimate(&k->sampling, direct, sd * sd, &k->est_total_ns, &k->est_ci95_ns);
+    k->estimated =
+        kprof_sample_estimate(&k->sampling, direct, kernel_estimate_s2(k), &k->est_total_ns, &k->est_ci95_ns);
 }
 
 void kprof_kernels_snapshot(struct kprof_kernels_part *p)

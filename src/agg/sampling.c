@@ -121,6 +121,8 @@ int kprof_sample_estimate(const struct kprof_sampling *s, uint64_t direct, doubl
         v = 0.0;
     *total_ns = scale * s->wx_sum;
     *ci95_ns = v > 0.0 ? 1.96 * scale * sqrt(v) : 0.0;
+    if (s->n < 2 && direct > s->n) /* one launch weighed: nothing is known of the spread */
+        *ci95_ns = *total_ns;
     return 1;
 }
 

@@ -373,6 +373,7 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
     s.offset_read = (unsigned char)((hold_kind && hold_role != KPROF_OFFSET_REF) ||
                                     (gap_kind && gap_role == KPROF_OFFSET_CHEAP));
     s.thin = s.offset_read || pr->thin > 31 ? 0 : pr->thin;
+    s.check_held = pr->check_held;
     if (unlearned || s.stop_idle || s.beside_htod) { /* before a shape's first held launch is read; a host
                                                      * held up; a kernel beside an HtoD copy */
         pthread_mutex_lock(&kprof_ev.lock);

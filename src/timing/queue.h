@@ -67,6 +67,7 @@ struct pair {
     unsigned char gap;      /* KPROF_HOLD=N behind a short backlog: 1 its start shared, 2 the reference (timing.h) */
     unsigned char early;    /* KPROF_HOLD=N: measured in full as one of its shape's first launches (timing.h) */
     unsigned char thin;     /* KPROF_HOLD=N, drawn: at the rate 1/(N x 2^thin), it stands for 2^thin launches */
+    unsigned char check_held; /* KPROF_AUTO_CHECK=1: measured in full only because auto would have timed it */
 };
 
 /* Pairs recorded on one stream complete in the order they were recorded, so only a queue's head needs

@@ -486,6 +486,7 @@ static void begin_take_events(struct kprof_timing *t, struct begin *g, enum kpro
                 g->p->calib.hold.ok;
     t->drawn = draws ? 0 : -1; /* lend_last_stop: lends behind a short backlog too */
     t->draw_thin = 0;
+    t->check_held = 0;
     t->short_backlog = 0;
     /* The stream found idle at the last launches (lend_last_stop does not lend then), or its last pair
      * read (complete) with its stop kept (queue.h). */
@@ -500,8 +501,10 @@ static void begin_take_events(struct kprof_timing *t, struct begin *g, enum kpro
          * full (held where a hold is due) and read from its own pair, never with a learned offset: the
          * check's estimate is made of readings like an auto run's (offset-read, the weighed launches of the
          * H200's torch_decode spread so that auto's intervals read 5 to 75% wide). */
-        if (KPROF_UNLIKELY(kprof_config.auto_check) && t->drawn == 0 && kprof_tls_sample_weight >= 1.0f)
+        if (KPROF_UNLIKELY(kprof_config.auto_check) && t->drawn == 0 && kprof_tls_sample_weight >= 1.0f) {
             t->drawn = -1;
+            t->check_held = 1;
+        }
     }
     /* KPROF_HOLD=N, a launch not drawn on a stream found idle at the last launches or with its last stop
      * kept, its kernel read blind (blind_ok): it starts at that stop, asking nothing and recording no
@@ -1125,6 +1128,7 @@ static int timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kin
     pr->gap = t->gap;
     pr->early = t->drawn == 2; /* a reference among its shape's first launches */
     pr->thin = t->drawn == 1 ? t->draw_thin : 0;
+    pr->check_held = t->check_held;
     pr->pred = t->held == 1   ? KPROF_PRED_HELD
                : t->held == 2 ? KPROF_PRED_HELD_KERNEL
                               : t->pred; /* 3: kprof_hold gave up, lag is set and the pair is read as idle */
