@@ -70,7 +70,9 @@ for ac in 0 1; do
         run_kprof "$PROGS/many_launches" 100000 1 >/dev/null || fail "many_launches failed"
 done
 sd0=$(kernel_field "$WORK/sd0.json" kernel_a stddev_ns) sd1=$(kernel_field "$WORK/sd1.json" kernel_a stddev_ns)
-expect_eq "$(jq -n "($sd1 - $sd0 | fabs) <= 0.05 * $sd0")" true "kernel_a's StdDev with the check ($sd1 ns) within 5% of without ($sd0)"
+# (Without the check it reads 141 to 154 ns from run to run: which launches KPROF_HOLD's draw holds follows
+# the harvester's pace.  20% allowed; the fault read 50% over.)
+expect_eq "$(jq -n "($sd1 - $sd0 | fabs) <= 0.2 * $sd0")" true "kernel_a's StdDev with the check ($sd1 ns) within 20% of without ($sd0)"
 
 # A kernel whose every launch auto would time has no entry; without the check, no auto_check at all.
 KPROF_AUTO_CHECK=1 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/short.json" run_kprof "$PROGS/many_launches" 50 >/dev/null
