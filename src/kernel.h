@@ -147,11 +147,17 @@ static inline double kprof_kernel_m2(const struct kprof_kernel *k)
     double var = (k->full_wxx - k->full_wx * k->full_wx / k->full_w) / (k->full_w - 1.0);
     return var > 0.0 ? var * (double)(n - 1) : 0.0;
 }
-/* The timed launches' own spread (unweighted), for the floor of auto's interval (kprof_sample_estimate). */
-static inline double kprof_kernel_stddev_timed(const struct kprof_kernel *k)
+/* The timed launches' own spread (unweighted) after the first, a variance (ns^2): the floor of auto's
+ * interval (kprof_sample_estimate) and its warm-up (kprof_sample_warmup). */
+static inline double kprof_kernel_var_timed(const struct kprof_kernel *k)
 {
     uint64_t n = k->timed - (uint64_t)k->first_timed;
-    return n > 1 ? sqrt(kprof_kernel_m2(k) / (double)(n - 1)) : 0.0;
+    return n > 1 ? kprof_kernel_m2(k) / (double)(n - 1) : 0.0;
+}
+/* Its square root, ns. */
+static inline double kprof_kernel_stddev_timed(const struct kprof_kernel *k)
+{
+    return sqrt(kprof_kernel_var_timed(k));
 }
 static inline double kprof_kernel_stddev(const struct kprof_kernel *k)
 {

@@ -384,9 +384,9 @@ void kprof_kernel_add_sample(const struct kprof_sample *s)
         if (kprof_config.sample == 0 || KPROF_UNLIKELY(kprof_config.auto_check)) {
             /* auto: the warm-up its spread asks for (the check: that of the launches measured in full, as
              * auto's are) */
-            double sd = kprof_kernel_stddev_timed(k), mean = (double)k->steady_ns / (double)n;
+            double mean = (double)k->steady_ns / (double)n;
             if (mean > 0.0)
-                kprof_sample_warmup(&k->sampling, n, sd * sd / (mean * mean));
+                kprof_sample_warmup(&k->sampling, n, kprof_kernel_var_timed(k) / (mean * mean));
         }
     }
     pthread_mutex_unlock(&times_lock);
@@ -446,14 +446,13 @@ void kprof_kernels_sort(struct kprof_kernel **v, size_t n, int by_captured)
 static double kernel_estimate_s2(const struct kprof_kernel *k)
 {
     uint64_t n = k->timed - (uint64_t)k->first_timed;
-    double sd = kprof_kernel_stddev_timed(k);
     if (n >= 10 || !k->first_timed)
-        return sd * sd;
-    /* Welford's update with the first launch: m2 + n (x - mean)^2 / (n + 1) over n + 1 launches. */
-    double m2 = n > 1 ? sd * sd * (double)(n - 1) : 0.0, d = (double)k->first_ns - k->mean_ns;
-    if (n > 0)
-        m2 += (double)n * d * d / (double)(n + 1);
-    return n > 0 ? m2 / (double)n : 0.0;
+        return kprof_kernel_var_timed(k);
+    if (n == 0)
+        return 0.0;
+    /* Welford's update with the first launch: m2 + n (x - mean)^2 / (n + 1), over n + 1 launches. */
+    double d = (double)k->first_ns - k->mean_ns;
+    return (kprof_kernel_m2(k) + (double)n * d * d / (double)(n + 1)) / (double)n;
 }
 
 /* KPROF_SAMPLE=auto: sets k->estimated, and k->est_total_ns and k->est_ci95_ns from its sampling state
@@ -468,9 +467,9 @@ static inline void kernel_estimate(struct kprof_kernel *k)
         /* Every launch timed: what auto would have estimated from the launches it drew, beside the
          * measured total (the standard deviation, the floor of the interval's variance, is that of every
          * launch: the one auto's timed launches estimate). */
-        double sd = kprof_kernel_stddev_timed(k);
         k->check_timed = k->sampling.n;
-        k->checked = kprof_sample_estimate(&k->sampling, direct, sd * sd, &k->check_total_ns, &k->check_ci95_ns);
+        k->checked = kprof_sample_estimate(&k->sampling, direct, kprof_kernel_var_timed(k), &k->check_total_ns,
+                                           &k->check_ci95_ns);
         return;
     }
     if (kprof_config.sample != 0 || k->is_graph || k->timed >= direct)
