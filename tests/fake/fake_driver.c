@@ -123,6 +123,11 @@ static struct {
     uint64_t latency_per_block_ns; /* FAKEGPU_LAUNCH_LATENCY_PER_BLOCK_NS: and this much later again for each
                               block of its grid (a large grid arrives later; libkprof's calibration, a
                               one-block kernel, does not see it) */
+    /* FAKEGPU_LAUNCH_JITTER_NS="ns1/ns2/...": and the app's kernels (not libkprof's kprof_*) launched on an
+     * idle stream later again by these in turn, one count for them all: a launch latency that varies from
+     * launch to launch as the H200's does, which no calibration can take off a single launch */
+    uint64_t jitter_ns[KERNEL_NS_SEQ];
+    unsigned njitter, next_jitter;
     /* With the virtual host clock (hostclock.c's libfakeclock.so preloaded), the GPU clock runs with the
      * host's: GPU time = host time + FAKEGPU_CLOCK_OFFSET_NS, faster by FAKEGPU_CLOCK_DRIFT_PPM (parts per
      * million, from the clock's start); no work starts before the host has queued it; a kernel launch
@@ -224,6 +229,32 @@ static void parse_kernel_ns(void)
     free(copy);
 }
 
+/* FAKEGPU_LAUNCH_JITTER_NS="ns1/ns2/...": up to KERNEL_NS_SEQ values; a bad list is warned about and
+ * ignored. */
+static void parse_jitter_ns(void)
+{
+    const char *s = getenv("FAKEGPU_LAUNCH_JITTER_NS");
+    if (!s || !*s)
+        return;
+    unsigned n = 0;
+    for (const char *v = s;; v++) {
+        char *end;
+        errno = 0;
+        unsigned long long ns = strtoull(v, &end, 10);
+        if (errno || end == v || *v == '-' || (*end && *end != '/') || n == KERNEL_NS_SEQ || ns > 1000000000ULL) {
+            fprintf(stderr, "fakegpu: FAKEGPU_LAUNCH_JITTER_NS=%s is not a list of ns (ns1/ns2/..., at most %d); "
+                            "ignored\n", s, KERNEL_NS_SEQ);
+            cfg.njitter = 0;
+            return;
+        }
+        cfg.jitter_ns[n++] = ns;
+        if (!*end)
+            break;
+        v = end;
+    }
+    cfg.njitter = n;
+}
+
 /* FAKEGPU_PARAM_BYTES="substr=bytes,...": bad entries are warned about and ignored. */
 static void parse_param_bytes(void)
 {
@@ -322,6 +353,7 @@ static void load_config(void)
     cfg.lazy_load_ns = env_num("FAKEGPU_LAZY_LOAD_NS", 0, 1000000000000ULL);
     cfg.launch_latency_ns = env_num("FAKEGPU_LAUNCH_LATENCY_NS", 0, 1000000000000ULL);
     cfg.latency_per_block_ns = env_num("FAKEGPU_LAUNCH_LATENCY_PER_BLOCK_NS", 0, 1000000000ULL);
+    parse_jitter_ns();
     cfg.param_ns_per_kib = env_num("FAKEGPU_PARAM_NS_PER_KIB", 0, 1000000000ULL);
     parse_param_bytes();
     cfg.host_now = (uint64_t (*)(void))dlsym(RTLD_DEFAULT, "fakeclock_now_ns");
@@ -972,10 +1004,13 @@ static void work_put(struct CUstream_st *s, int k);
 static uint64_t handoff(const struct CUstream_st *s);
 
 /* A kernel of ns and `blocks` blocks on s that also waits delay_ns (lazy loading) and the hand-off of s's
- * last work before starting, or on an idle stream the launch latency; answers its start time. */
-static uint64_t kernel_advance(struct CUstream_st *s, uint64_t delay_ns, uint64_t blocks, uint64_t ns)
+ * last work before starting, or on an idle stream the launch latency (and, app set, the next
+ * FAKEGPU_LAUNCH_JITTER_NS); answers its start time. */
+static uint64_t kernel_advance(struct CUstream_st *s, uint64_t delay_ns, uint64_t blocks, uint64_t ns, int app)
 {
     int idle = s->last_work == W_NONE || s->seen_idle;
+    if (idle && app && cfg.njitter) /* FAKEGPU_LAUNCH_JITTER_NS */
+        delay_ns += cfg.jitter_ns[cfg.next_jitter++ % cfg.njitter];
     uint64_t base = start_time(s), h = handoff(s);
     for (const struct CUstream_st *o = s->ctx->streams; cfg.beside_htod_ns && o; o = o->next)
         if (o != s && o->htod_t0 <= base && base < o->htod_t1) { /* as long as behind a kernel, and more */
@@ -2579,7 +2614,7 @@ static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
     if (strcmp(fn->name, "kprof_hold") == 0) { /* libkprof's hold: (word, seq, timeout); no time of its own */
         if (!params || !params[0] || !params[1])
             RETURN(CUDA_ERROR_INVALID_VALUE);
-        kernel_advance(s, func_load(fn, c) ? cfg.lazy_load_ns : 0, 1, 0);
+        kernel_advance(s, func_load(fn, c) ? cfg.lazy_load_ns : 0, 1, 0, 0);
         if (params[2] && *(unsigned long long *)params[2] > g.hold_timeout_max)
             g.hold_timeout_max = *(unsigned long long *)params[2];
         /* With the virtual host clock it gives up after its timeout (hold_settle). */
@@ -2610,7 +2645,8 @@ static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
         if (lazy)
             holds_wait(ANY_STREAM, ANY_STREAM);
         uint64_t param_ns = cfg.param_ns_per_kib ? cfg.param_ns_per_kib * func_param_bytes(fn) / 1024 : 0; /* FAKEGPU_PARAM_NS_PER_KIB */
-        uint64_t t0 = kernel_advance(s, (lazy ? cfg.lazy_load_ns : 0) + param_ns, (uint64_t)gx * gy * gz, ns);
+        uint64_t t0 = kernel_advance(s, (lazy ? cfg.lazy_load_ns : 0) + param_ns, (uint64_t)gx * gy * gz, ns,
+                                     !calib && strncmp(fn->name, "kprof_", 6) != 0);
 
         if (calib)
             calib_out(params, t0, ns);
