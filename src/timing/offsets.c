@@ -140,21 +140,40 @@ static void cap_if_spread(struct offset *o)
 }
 
 /* The offset learned for the cheap launches c (of `role`) of entry o: their mean less the references'
- * mean, or 0 while that difference is within 2 standard errors of 0 (lengths that vary from launch to launch
- * make the two means differ by chance; taken off, that chance would become an error of the total) unless
- * they are KPROF_OFFSET_BLIND or KPROF_OFFSET_IDLE (whose readings hold an idle stream's launch call or
- * the host's time before it: left on, an error of the total for sure), or when either has no launch yet.
- * The references are those drawn among the same launches once there are KPROF_HOLD_FIRST of them; until
- * then the shape's first launches too (which may run apart from the rest: caches cold, a length that
- * grows over the run). */
+ * mean, d, or (KPROF_OFFSET_CHEAP) the part of d that makes the cheap launches' total the better of two
+ * estimates, blended: their own readings (A: each launch's length, plus whatever its pair holds besides,
+ * whose mean is the offset b to learn and whose spread, the jitter, is what the cheap launches spread
+ * beyond the references) and their number times the references' mean (B: unbiased, as the references are
+ * drawn among the same launches, but blind to the lengths of the launches it stands for).  Per launch,
+ * A's mean squared error is b^2 + jitter variance / n, B's the references' squared standard error +
+ * their variance / n; taken off, f d with f = MSE(A) / (MSE(A) + MSE(B)) weighs each estimate by the
+ * other's error, with b^2 estimated as d^2 less d's own variance (0 at the least).  So a difference within
+ * d's chance is mostly left on while the cheap launches read as closely as the references (lengths that
+ * vary, no offset: A is exact), and taken off about whole when their readings spread wider than the
+ * references' (a launch latency that varies: A holds it, B does not).  Until the twenty-third session the
+ * whole of d or nothing, by a test of 2 standard errors: a bias under it (a kernel of few launches a shape
+ * whose idle launches' latency varies, the H200's torch_decode: 20 to 54% over CUPTI's means) stayed in the
+ * total, and d's noise included the cheap launches' jitter, which B does not carry.
+ * KPROF_OFFSET_BLIND and KPROF_OFFSET_IDLE always take d off (their readings hold an idle stream's launch
+ * call or the host's time before it: left on, an error of the total for sure); nothing when either has no
+ * launch yet.  The references are those drawn among the same launches once there are KPROF_HOLD_FIRST of
+ * them; until then the shape's first launches too (which may run apart from the rest: caches cold, a
+ * length that grows over the run). */
 static double offset_of(const struct offset *o, const struct cheap *c, enum kprof_offset_role role)
 {
     struct refs r = refs_used(o);
     if (r.n == 0 || c->n == 0)
         return 0.0;
     double d = c->sum / (double)c->n - r.sum / r.w;
-    double se2 = weighted_se2(&r) + variance(c->n, c->sum, c->sq) / (double)c->n;
-    return role == KPROF_OFFSET_BLIND || role == KPROF_OFFSET_IDLE || d * d > 4.0 * se2 ? d : 0.0;
+    if (role == KPROF_OFFSET_BLIND || role == KPROF_OFFSET_IDLE)
+        return d;
+    double n = (double)c->n, neff, vr = weighted_variance(&r, &neff), vc = variance(c->n, c->sum, c->sq);
+    if (r.n < 2 || neff <= 1.0) /* the references' spread unknown: the cheap launches' at most */
+        vr = vc, neff = 1.0;
+    double se_r2 = neff > 0.0 ? vr / neff : vr;
+    double b2 = fmax(0.0, d * d - se_r2 - vc / n);
+    double mse_a = b2 + fmax(0.0, vc - vr) / n, mse_b = se_r2 + vr / n;
+    return mse_a + mse_b > 0.0 ? d * mse_a / (mse_a + mse_b) : d;
 }
 
 /* Pair pr's entry for `kind`, made if need be; NULL when out of memory. */
