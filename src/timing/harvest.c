@@ -552,9 +552,10 @@ static long harvest_once(void)
     }
     struct pool *pools = kprof_ev.pools; /* never freed; each one's next is set before it is listed */
     pthread_mutex_unlock(&kprof_ev.lock);
+    int all = __atomic_load_n(&kprof_ev.settle_all, __ATOMIC_ACQUIRE);
     for (struct pool *p = pools; p; p = p->next)
-        if (p->offsets_dirty)
-            kprof_offsets_settle(p);
+        if (p->offsets_dirty || all)
+            kprof_offsets_settle(p, all);
 
     if (cur != saved)
         kprof_drv.cuCtxSetCurrent(saved);
@@ -635,6 +636,11 @@ long kprof_events_drain(long timeout_ms)
             break;
         sleep_us(200);
     }
+    /* Every kernel's total on the offsets as learned last (a kind's pooled offset may have moved by less
+     * than the 1% that settles every entry again). */
+    __atomic_store_n(&kprof_ev.settle_all, 1, __ATOMIC_RELEASE);
+    harvest_once();
+    __atomic_store_n(&kprof_ev.settle_all, 0, __ATOMIC_RELEASE);
     pthread_mutex_lock(&kprof_ev.lock);
     kprof_ev.n.incomplete = left;
     pthread_mutex_unlock(&kprof_ev.lock);

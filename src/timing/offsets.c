@@ -65,6 +65,7 @@ struct offset {
     struct cheap cheap[KPROF_OFFSET_ROLES - 1]; /* by role, KPROF_OFFSET_CHEAP first */
     struct offset *next_dirty; /* on p->offsets_dirty: read from since the last settle */
     int dirty;
+    struct kprof_offset_pooled pooled; /* what it adds to its kind's pooled offset (pool_add) */
     UT_hash_handle hh;
 };
 
@@ -139,41 +140,118 @@ static void cap_if_spread(struct offset *o)
                 kprof_config.hold);
 }
 
-/* The offset learned for the cheap launches c (of `role`) of entry o: their mean less the references'
- * mean, d, or (KPROF_OFFSET_CHEAP) the part of d that makes the cheap launches' total the better of two
- * estimates, blended: their own readings (A: each launch's length, plus whatever its pair holds besides,
- * whose mean is the offset b to learn and whose spread, the jitter, is what the cheap launches spread
- * beyond the references) and their number times the references' mean (B: unbiased, as the references are
- * drawn among the same launches, but blind to the lengths of the launches it stands for).  Per launch,
- * A's mean squared error is b^2 + jitter variance / n, B's the references' squared standard error +
- * their variance / n; taken off, f d with f = MSE(A) / (MSE(A) + MSE(B)) weighs each estimate by the
- * other's error, with b^2 estimated as d^2 less d's own variance (0 at the least).  So a difference within
- * d's chance is mostly left on while the cheap launches read as closely as the references (lengths that
- * vary, no offset: A is exact), and taken off about whole when their readings spread wider than the
- * references' (a launch latency that varies: A holds it, B does not).  Until the twenty-third session the
- * whole of d or nothing, by a test of 2 standard errors: a bias under it (a kernel of few launches a shape
- * whose idle launches' latency varies, the H200's torch_decode: 20 to 54% over CUPTI's means) stayed in the
- * total, and d's noise included the cheap launches' jitter, which B does not carry.
- * KPROF_OFFSET_BLIND and KPROF_OFFSET_IDLE always take d off (their readings hold an idle stream's launch
- * call or the host's time before it: left on, an error of the total for sure); nothing when either has no
- * launch yet.  The references are those drawn among the same launches once there are KPROF_HOLD_FIRST of
- * them; until then the shape's first launches too (which may run apart from the rest: caches cold, a
- * length that grows over the run). */
-static double offset_of(const struct offset *o, const struct cheap *c, enum kprof_offset_role role)
+/* The variance of entry o's cheap launches c (ns^2), never below the kind's pooled within-entry variance
+ * of its cheap launches in pool p: a few launches whose readings happen to agree (a latency that varies
+ * now and then, none of its long ones among them) would claim a difference known exactly. */
+static double cheap_variance(const struct pool *p, const struct offset *o, const struct cheap *c)
+{
+    const struct kprof_offset_pooled *q = &p->pooled[o->key.kind];
+    double v = variance(c->n, c->sum, c->sq);
+    return q->df > 0.0 && q->ss / q->df > v ? q->ss / q->df : v;
+}
+
+/* The difference d between the cheap launches c of entry o and its references (their means, ns) and d's
+ * squared standard error (lengths that vary from launch to launch make the two means differ by chance).
+ * 0 when either has no launch yet. */
+static int difference(const struct pool *p, const struct offset *o, const struct cheap *c, double *d, double *se2)
 {
     struct refs r = refs_used(o);
     if (r.n == 0 || c->n == 0)
+        return 0;
+    *d = c->sum / (double)c->n - r.sum / r.w;
+    *se2 = weighted_se2(&r) + cheap_variance(p, o, c) / (double)c->n;
+    return 1;
+}
+
+/* Entry o's part of its kind's pooled offset in p (struct kprof_offset_pooled): its cheap launches'
+ * difference from its references, weighed by their number (nothing while either has no launch), and
+ * their spread. */
+static struct kprof_offset_pooled pooled_part(const struct pool *p, const struct offset *o)
+{
+    struct kprof_offset_pooled part = { 0 };
+    const struct cheap *c = &o->cheap[KPROF_OFFSET_CHEAP - 1];
+    double d, se2, n = (double)c->n;
+    if (c->n >= 2) {
+        part.ss = (n - 1.0) * variance(c->n, c->sum, c->sq);
+        part.df = n - 1.0;
+    }
+    if (difference(p, o, c, &d, &se2)) {
+        part.nd = n * d;
+        part.n = n;
+        part.n2v = n * n * se2;
+    }
+    return part;
+}
+
+/* Adds part to q, times `sign`. */
+static void pooled_sum(struct kprof_offset_pooled *q, const struct kprof_offset_pooled *part, double sign)
+{
+    q->nd += sign * part->nd;
+    q->n += sign * part->n;
+    q->n2v += sign * part->n2v;
+    q->ss += sign * part->ss;
+    q->df += sign * part->df;
+}
+
+/* Brings entry o's part of p's pooled offset of its kind up to date (after its references or cheap
+ * launches changed). */
+static void pool_add(struct pool *p, struct offset *o)
+{
+    struct kprof_offset_pooled *q = &p->pooled[o->key.kind];
+    pooled_sum(q, &o->pooled, -1.0);
+    o->pooled = pooled_part(p, o);
+    pooled_sum(q, &o->pooled, 1.0);
+}
+
+/* What the cheap launches of `kind` in pool p take off where their own entry says nothing beyond chance:
+ * the pooled offset (the mean difference over every cheap launch of the kind, each from its entry's
+ * references), when that is beyond 2 of its standard errors; else 0.  *var: its squared standard error
+ * (0 with 0). */
+static double pooled_null(const struct pool *p, unsigned kind, double *var)
+{
+    const struct kprof_offset_pooled *q = &p->pooled[kind];
+    *var = 0.0;
+    if (q->n < 1.0)
         return 0.0;
-    double d = c->sum / (double)c->n - r.sum / r.w;
+    double mean = q->nd / q->n, v = q->n2v / (q->n * q->n);
+    if (mean * mean <= 4.0 * v)
+        return 0.0;
+    *var = v;
+    return mean;
+}
+
+/* The offset learned for the cheap launches c (of `role`) of entry o in pool p: their mean less the
+ * references' mean, d, unless d is within 2 standard errors of what the cheap launches of its kind take
+ * off as a rule (pooled_null; lengths that vary from launch to launch make the two means differ by chance,
+ * and taken off, that chance would become an error of the total): then that.  KPROF_OFFSET_BLIND and
+ * KPROF_OFFSET_IDLE always take d off (their readings hold an idle stream's launch call or the host's time
+ * before it: left on, an error of the total for sure).  A cheap launch whose entry has no reference yet
+ * takes the rule too (settled again once its references come); nothing when it has no launch yet.
+ *
+ * The rule is 0 unless the pooled offset of the kind is beyond its chance: until the twenty-third session
+ * it was always 0, and a kernel with tens of launches a shape (8 to 12 references), whose idle launches'
+ * latency varies from launch to launch (which swells d's standard error), kept an offset of 0.3 to 0.5 us
+ * in its total (the H200's torch_decode: its small kernels 20 to 54% over CUPTI's means).  Over a kind's
+ * every cheap launch such an offset is beyond chance, while lengths that vary by chance pool to about 0.
+ * (Tried first: taking off a share of d by how much wider the cheap launches' readings spread than the
+ * references'.  With skewed lengths, say every 5th launch 50 times as long, a group's mean and spread move
+ * together, so the share followed d's sign: totals up to 24% short where the all-or-nothing test was
+ * exact.  The rule is a mean over shapes instead, and d's standard error takes the kind's pooled spread of
+ * cheap readings as its floor, cheap_variance.)
+ * The references are those drawn among the same launches once there are KPROF_HOLD_FIRST of them; until
+ * then the shape's first launches too (which may run apart from the rest: caches cold, a length that
+ * grows over the run). */
+static double offset_of(const struct pool *p, const struct offset *o, const struct cheap *c,
+                        enum kprof_offset_role role)
+{
+    if (c->n == 0)
+        return 0.0;
+    double d, se2, vnull = 0.0, null = role == KPROF_OFFSET_CHEAP ? pooled_null(p, o->key.kind, &vnull) : 0.0;
+    if (!difference(p, o, c, &d, &se2))
+        return null;
     if (role == KPROF_OFFSET_BLIND || role == KPROF_OFFSET_IDLE)
         return d;
-    double n = (double)c->n, neff, vr = weighted_variance(&r, &neff), vc = variance(c->n, c->sum, c->sq);
-    if (r.n < 2 || neff <= 1.0) /* the references' spread unknown: the cheap launches' at most */
-        vr = vc, neff = 1.0;
-    double se_r2 = neff > 0.0 ? vr / neff : vr;
-    double b2 = fmax(0.0, d * d - se_r2 - vc / n);
-    double mse_a = b2 + fmax(0.0, vc - vr) / n, mse_b = se_r2 + vr / n;
-    return mse_a + mse_b > 0.0 ? d * mse_a / (mse_a + mse_b) : d;
+    return (d - null) * (d - null) > 4.0 * (se2 + vnull) ? d : null;
 }
 
 /* Pair pr's entry for `kind`, made if need be; NULL when out of memory. */
@@ -234,14 +312,17 @@ double kprof_offset_learn(struct pool *p, const struct pair *pr, unsigned kind, 
         r->w2 += w * w;
         r->sum += w * dur_ns;
         r->sq += w * dur_ns * dur_ns;
+        pool_add(p, o);
         return 0.0;
     }
     struct cheap *c = &o->cheap[role - 1];
     c->n++;
     c->sum += dur_ns;
     c->sq += dur_ns * dur_ns;
+    if (role == KPROF_OFFSET_CHEAP)
+        pool_add(p, o);
     *unlearned = o->ref[0].n + o->ref[1].n == 0;
-    return offset_of(o, c, role);
+    return offset_of(p, o, c, role);
 }
 
 double kprof_offset_ref_mean(const struct offset *o)
@@ -275,8 +356,52 @@ static void judge_sure(struct offset *o)
     __atomic_store_n(&k->blind_ok[i], (unsigned char)(k->blind_unsure[i] == 0), __ATOMIC_RELAXED);
 }
 
-void kprof_offsets_settle(struct pool *p)
+/* Whether the rule of some kind (pooled_null) has moved by more than 1 ns and 1% since p's entries were
+ * last all settled on it. */
+static int rule_moved(const struct pool *p)
 {
+    for (unsigned k = KPROF_OFFSET_HELD; k < KPROF_OFFSET_KINDS; k++) {
+        double v, now = pooled_null(p, k, &v), then = p->pooled[k].settled;
+        if (fabs(now - then) > fmax(1.0, 0.01 * fabs(then)))
+            return 1;
+    }
+    return 0;
+}
+
+/* Every entry of p on its dirty list, the pooled offsets summed afresh (no rounding left over from the
+ * updates; the spreads first, which each part's standard error takes as its floor) and taken as those
+ * settled on. */
+static void dirty_all(struct pool *p)
+{
+    memset(p->pooled, 0, sizeof p->pooled);
+    for (struct offset *o = p->offsets; o; o = o->hh.next) {
+        const struct cheap *c = &o->cheap[KPROF_OFFSET_CHEAP - 1];
+        if (c->n >= 2) {
+            p->pooled[o->key.kind].ss += ((double)c->n - 1.0) * variance(c->n, c->sum, c->sq);
+            p->pooled[o->key.kind].df += (double)c->n - 1.0;
+        }
+    }
+    for (struct offset *o = p->offsets; o; o = o->hh.next) {
+        o->pooled = pooled_part(p, o);
+        p->pooled[o->key.kind].nd += o->pooled.nd;
+        p->pooled[o->key.kind].n += o->pooled.n;
+        p->pooled[o->key.kind].n2v += o->pooled.n2v;
+        if (!o->dirty) {
+            o->dirty = 1;
+            o->next_dirty = p->offsets_dirty;
+            p->offsets_dirty = o;
+        }
+    }
+    for (unsigned k = KPROF_OFFSET_HELD; k < KPROF_OFFSET_KINDS; k++) {
+        double v;
+        p->pooled[k].settled = pooled_null(p, k, &v);
+    }
+}
+
+void kprof_offsets_settle(struct pool *p, int all)
+{
+    if (all || rule_moved(p))
+        dirty_all(p);
     struct offset *o = p->offsets_dirty;
     p->offsets_dirty = NULL;
     for (; o; o = o->next_dirty) {
@@ -287,7 +412,7 @@ void kprof_offsets_settle(struct pool *p)
             struct cheap *c = &o->cheap[r];
             /* Over every launch of this role read so far: what the offset as learned now takes off, less
              * what was taken off as they were read and since. */
-            double owed = (double)c->n * offset_of(o, c, (enum kprof_offset_role)(r + 1)) - c->applied;
+            double owed = (double)c->n * offset_of(p, o, c, (enum kprof_offset_role)(r + 1)) - c->applied;
             double delta = owed - c->settled;
             if (delta > -1.0 && delta < 1.0)
                 continue;
