@@ -52,3 +52,9 @@ run s manyshapes FAKEGPU_KERNEL_NS=shape_k=1000/1000/1000/1000/50000 KPROF_SEED=
 within s shape_k 2592000 0.5 "12 shapes, every 5th launch 50 times as long, no latency"
 run i idle FAKEGPU_KERNEL_NS=idle_k=1000/1000/1000/1000/50000 KPROF_SEED=1
 within i idle_k 109000 0.5 "one shape of 11 launches, every 5th 50 times as long, no latency"
+# KPROF_LOG=debug says, at exit, what the unheld launches read over their shapes' held ones, pooled.
+(export FAKEGPU_KERNEL_NS=shape_k=1000 FAKEGPU_LAUNCH_JITTER_NS=0/0/0/0/0/0/2100 KPROF_SEED=1 KPROF_LOG=debug \
+    KPROF_OUTPUT="$WORK/dbg.txt"; run_clocked "$PROGS/preds" manyshapes) >/dev/null 2>"$WORK/dbg.err" ||
+    fail "preds manyshapes failed with KPROF_LOG=debug"
+expect_grep '^libkprof: device 0: unheld launches \(held\) read [0-9]+ ns \+- [0-9]+ over their shapes.* drawn ones, [0-9]+ of them: taken off where a shape.s own is within chance$' \
+    "$WORK/dbg.err" "KPROF_LOG=debug: the pooled offset, taken off"

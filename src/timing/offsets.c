@@ -398,10 +398,27 @@ static void dirty_all(struct pool *p)
     }
 }
 
+/* KPROF_LOG=debug: each kind's pooled offset in p, and whether its shapes take it (the exit drain's). */
+static void log_pooled(const struct pool *p)
+{
+    static const char *const kinds[KPROF_OFFSET_KINDS] = { "", "held", "held behind a copy", "gap" };
+    for (unsigned k = KPROF_OFFSET_HELD; k < KPROF_OFFSET_KINDS; k++) {
+        const struct kprof_offset_pooled *q = &p->pooled[k];
+        if (q->n < 1.0)
+            continue;
+        double v, null = pooled_null(p, k, &v);
+        kprof_debug("device %d: unheld launches (%s) read %.0f ns +- %.0f over their shapes' drawn ones, %.0f of "
+                    "them: %s", p->device, kinds[k], q->nd / q->n, sqrt(q->n2v) / q->n, q->n,
+                    null != 0.0 ? "taken off where a shape's own is within chance" : "within chance of 0");
+    }
+}
+
 void kprof_offsets_settle(struct pool *p, int all)
 {
     if (all || rule_moved(p))
         dirty_all(p);
+    if (all)
+        log_pooled(p);
     struct offset *o = p->offsets_dirty;
     p->offsets_dirty = NULL;
     for (; o; o = o->next_dirty) {
