@@ -57,6 +57,13 @@ struct refs {
     double w, w2;   /* the sum of their weights and of its squares */
     double sum, sq; /* weighted sums of their durations and squares, ns, ns^2 */
 };
+/* Over a kernel and kind's entries whose cheap launches (KPROF_OFFSET_CHEAP) and references have both been
+ * read, the sums of n d, n and n^2 se^2 (ns, launches, ns^2), n an entry's cheap launches, d their mean
+ * less its references' and se d's standard error: their weighted mean is the offset over every such
+ * launch of the kernel and kind. */
+struct pooled_sums {
+    double nd, n, n2v;
+};
 struct offset {
     struct offset_key key;
     struct refs ref[2]; /* [0] its shape's first ones, [1] those drawn after them */
@@ -65,7 +72,23 @@ struct offset {
     struct cheap cheap[KPROF_OFFSET_ROLES - 1]; /* by role, KPROF_OFFSET_CHEAP first */
     struct offset *next_dirty; /* on p->offsets_dirty: read from since the last settle */
     int dirty;
-    struct kprof_offset_pooled pooled; /* what it adds to its kind's pooled offset (pool_add) */
+    struct pooled_sums part;   /* what it adds to its kernel and kind's pooled offset (pool_add) */
+    struct pooled *pooled;     /* that pooled offset (NULL when out of memory) */
+    struct offset *next_shape; /* the next entry of the same pooled offset */
+    UT_hash_handle hh;
+};
+/* A kernel's offset pooled over its shapes, for one kind of hold in a context: the rule for its shapes
+ * whose own difference is within chance (offset_of). */
+struct pooled_key {
+    void *target; /* struct kprof_kernel * */
+    unsigned kind; /* enum kprof_offset_kind */
+};
+struct pooled {
+    struct pooled_key key;
+    struct pooled_sums sum;
+    double settled;         /* the rule (pooled_null) its entries were last settled on, ns */
+    int moved;              /* settle: its entries put on the dirty list in this pass */
+    struct offset *shapes;  /* its entries, by next_shape */
     UT_hash_handle hh;
 };
 
@@ -140,42 +163,27 @@ static void cap_if_spread(struct offset *o)
                 kprof_config.hold);
 }
 
-/* The variance of entry o's cheap launches c (ns^2), never below the kind's pooled within-entry variance
- * of its cheap launches in pool p: a few launches whose readings happen to agree (a latency that varies
- * now and then, none of its long ones among them) would claim a difference known exactly. */
-static double cheap_variance(const struct pool *p, const struct offset *o, const struct cheap *c)
-{
-    const struct kprof_offset_pooled *q = &p->pooled[o->key.kind];
-    double v = variance(c->n, c->sum, c->sq);
-    return q->df > 0.0 && q->ss / q->df > v ? q->ss / q->df : v;
-}
-
 /* The difference d between the cheap launches c of entry o and its references (their means, ns) and d's
  * squared standard error (lengths that vary from launch to launch make the two means differ by chance).
  * 0 when either has no launch yet. */
-static int difference(const struct pool *p, const struct offset *o, const struct cheap *c, double *d, double *se2)
+static int difference(const struct offset *o, const struct cheap *c, double *d, double *se2)
 {
     struct refs r = refs_used(o);
     if (r.n == 0 || c->n == 0)
         return 0;
     *d = c->sum / (double)c->n - r.sum / r.w;
-    *se2 = weighted_se2(&r) + cheap_variance(p, o, c) / (double)c->n;
+    *se2 = weighted_se2(&r) + variance(c->n, c->sum, c->sq) / (double)c->n;
     return 1;
 }
 
-/* Entry o's part of its kind's pooled offset in p (struct kprof_offset_pooled): its cheap launches'
- * difference from its references, weighed by their number (nothing while either has no launch), and
- * their spread. */
-static struct kprof_offset_pooled pooled_part(const struct pool *p, const struct offset *o)
+/* Entry o's part of its pooled offset: its cheap launches' difference from its references, weighed by
+ * their number; nothing while either has no launch. */
+static struct pooled_sums pooled_part(const struct offset *o)
 {
-    struct kprof_offset_pooled part = { 0 };
+    struct pooled_sums part = { 0 };
     const struct cheap *c = &o->cheap[KPROF_OFFSET_CHEAP - 1];
     double d, se2, n = (double)c->n;
-    if (c->n >= 2) {
-        part.ss = (n - 1.0) * variance(c->n, c->sum, c->sq);
-        part.df = n - 1.0;
-    }
-    if (difference(p, o, c, &d, &se2)) {
+    if (difference(o, c, &d, &se2)) {
         part.nd = n * d;
         part.n = n;
         part.n2v = n * n * se2;
@@ -183,75 +191,93 @@ static struct kprof_offset_pooled pooled_part(const struct pool *p, const struct
     return part;
 }
 
-/* Adds part to q, times `sign`. */
-static void pooled_sum(struct kprof_offset_pooled *q, const struct kprof_offset_pooled *part, double sign)
+/* Brings entry o's part of its pooled offset up to date (after its references or cheap launches
+ * changed). */
+static void pool_add(struct offset *o)
 {
-    q->nd += sign * part->nd;
-    q->n += sign * part->n;
-    q->n2v += sign * part->n2v;
-    q->ss += sign * part->ss;
-    q->df += sign * part->df;
+    if (!o->pooled)
+        return;
+    struct pooled_sums *q = &o->pooled->sum, part = pooled_part(o);
+    q->nd += part.nd - o->part.nd;
+    q->n += part.n - o->part.n;
+    q->n2v += part.n2v - o->part.n2v;
+    o->part = part;
 }
 
-/* Brings entry o's part of p's pooled offset of its kind up to date (after its references or cheap
- * launches changed). */
-static void pool_add(struct pool *p, struct offset *o)
+/* What the cheap launches of entries of pooled offset q (NULL: none) take off where their own difference
+ * is within chance of it: q's offset (the mean difference over every cheap launch of its kernel and kind,
+ * each from its own shape's references), when that is beyond 2 of its standard errors; else 0.  *var: its
+ * squared standard error (0 with 0). */
+static double pooled_null(const struct pooled *q, double *var)
 {
-    struct kprof_offset_pooled *q = &p->pooled[o->key.kind];
-    pooled_sum(q, &o->pooled, -1.0);
-    o->pooled = pooled_part(p, o);
-    pooled_sum(q, &o->pooled, 1.0);
-}
-
-/* What the cheap launches of `kind` in pool p take off where their own entry says nothing beyond chance:
- * the pooled offset (the mean difference over every cheap launch of the kind, each from its entry's
- * references), when that is beyond 2 of its standard errors; else 0.  *var: its squared standard error
- * (0 with 0). */
-static double pooled_null(const struct pool *p, unsigned kind, double *var)
-{
-    const struct kprof_offset_pooled *q = &p->pooled[kind];
     *var = 0.0;
-    if (q->n < 1.0)
+    if (!q || q->sum.n < 1.0)
         return 0.0;
-    double mean = q->nd / q->n, v = q->n2v / (q->n * q->n);
+    double mean = q->sum.nd / q->sum.n, v = q->sum.n2v / (q->sum.n * q->sum.n);
     if (mean * mean <= 4.0 * v)
         return 0.0;
     *var = v;
     return mean;
 }
 
-/* The offset learned for the cheap launches c (of `role`) of entry o in pool p: their mean less the
- * references' mean, d, unless d is within 2 standard errors of what the cheap launches of its kind take
- * off as a rule (pooled_null; lengths that vary from launch to launch make the two means differ by chance,
- * and taken off, that chance would become an error of the total): then that.  KPROF_OFFSET_BLIND and
+/* The offset learned for the cheap launches c (of `role`) of entry o: their mean less the references'
+ * mean, d, unless d is within 2 standard errors of what the cheap launches of its kernel and kind take off
+ * as a rule (pooled_null; lengths that vary from launch to launch make the two means differ by chance, and
+ * taken off, that chance would become an error of the total): then that.  KPROF_OFFSET_BLIND and
  * KPROF_OFFSET_IDLE always take d off (their readings hold an idle stream's launch call or the host's time
  * before it: left on, an error of the total for sure).  A cheap launch whose entry has no reference yet
  * takes the rule too (settled again once its references come); nothing when it has no launch yet.
  *
- * The rule is 0 unless the pooled offset of the kind is beyond its chance: until the twenty-third session
- * it was always 0, and a kernel with tens of launches a shape (8 to 12 references), whose idle launches'
- * latency varies from launch to launch (which swells d's standard error), kept an offset of 0.3 to 0.5 us
- * in its total (the H200's torch_decode: its small kernels 20 to 54% over CUPTI's means).  Over a kind's
- * every cheap launch such an offset is beyond chance, while lengths that vary by chance pool to about 0.
- * (Tried first: taking off a share of d by how much wider the cheap launches' readings spread than the
- * references'.  With skewed lengths, say every 5th launch 50 times as long, a group's mean and spread move
- * together, so the share followed d's sign: totals up to 24% short where the all-or-nothing test was
- * exact.  The rule is a mean over shapes instead, and d's standard error takes the kind's pooled spread of
- * cheap readings as its floor, cheap_variance.)
+ * The rule is 0 unless the offset pooled over the kernel's shapes (for its kind) is beyond its chance:
+ * until the twenty-third session it was always 0, and a kernel with tens of launches a shape (8 to 12
+ * references), whose idle launches' latency varies from launch to launch (which swells d's standard
+ * error), kept an offset of 0.3 to 0.5 us in its total (the H200's torch_decode: its small kernels 20 to
+ * 54% over CUPTI's means).  Over a kernel's shapes such an offset is beyond chance sooner, while lengths
+ * that vary by chance pool to about 0.  Tried first and not kept (helpers set to break them found both):
+ * taking off a share of d by how much wider the cheap launches' readings spread than the references'
+ * (with skewed lengths, say every 5th launch 50 times as long, a group's mean and spread move together,
+ * so the share followed d's sign: totals up to 24% short where this test was exact); and a rule pooled
+ * over every kernel of the context, with the pooled spread of cheap readings as the floor of d's standard
+ * error (one kernel's chance difference, or its latency, landed on another's exact readings: 0 to 3 times
+ * their total).
  * The references are those drawn among the same launches once there are KPROF_HOLD_FIRST of them; until
  * then the shape's first launches too (which may run apart from the rest: caches cold, a length that
  * grows over the run). */
-static double offset_of(const struct pool *p, const struct offset *o, const struct cheap *c,
-                        enum kprof_offset_role role)
+static double offset_of(const struct offset *o, const struct cheap *c, enum kprof_offset_role role)
 {
     if (c->n == 0)
         return 0.0;
-    double d, se2, vnull = 0.0, null = role == KPROF_OFFSET_CHEAP ? pooled_null(p, o->key.kind, &vnull) : 0.0;
-    if (!difference(p, o, c, &d, &se2))
+    double d, se2, vnull = 0.0, null = role == KPROF_OFFSET_CHEAP ? pooled_null(o->pooled, &vnull) : 0.0;
+    if (!difference(o, c, &d, &se2))
         return null;
     if (role == KPROF_OFFSET_BLIND || role == KPROF_OFFSET_IDLE)
         return d;
     return (d - null) * (d - null) > 4.0 * (se2 + vnull) ? d : null;
+}
+
+/* Entry o's pooled offset (its kernel and kind's) in p, made if need be; NULL when out of memory. */
+static struct pooled *pooled_for(struct pool *p, const struct offset *o)
+{
+    struct pooled_key key;
+    memset(&key, 0, sizeof key); /* no padding left unset in the hashed bytes */
+    key.target = o->key.target;
+    key.kind = o->key.kind;
+    struct pooled *q;
+    HASH_FIND(hh, p->pooled, &key, sizeof key, q);
+    if (q)
+        return q;
+    q = calloc(1, sizeof *q);
+    if (!q)
+        return NULL;
+    q->key = key;
+    HASH_ADD(hh, p->pooled, key, sizeof key, q);
+    struct pooled *found;
+    HASH_FIND(hh, p->pooled, &key, sizeof key, found);
+    if (found != q) { /* uthash ran out of memory and did not add it */
+        free(q);
+        return NULL;
+    }
+    return q;
 }
 
 /* Pair pr's entry for `kind`, made if need be; NULL when out of memory. */
@@ -277,6 +303,11 @@ static struct offset *offset_for(struct pool *p, const struct pair *pr, unsigned
     if (found != o) { /* uthash ran out of memory and did not add it */
         free(o);
         return NULL;
+    }
+    o->pooled = pooled_for(p, o);
+    if (o->pooled) {
+        o->next_shape = o->pooled->shapes;
+        o->pooled->shapes = o;
     }
     if (kind == KPROF_OFFSET_HELD || kind == KPROF_OFFSET_HELD_KERNEL) { /* not sure yet (judge_sure) */
         struct kprof_kernel *k = pr->target;
@@ -312,7 +343,7 @@ double kprof_offset_learn(struct pool *p, const struct pair *pr, unsigned kind, 
         r->w2 += w * w;
         r->sum += w * dur_ns;
         r->sq += w * dur_ns * dur_ns;
-        pool_add(p, o);
+        pool_add(o);
         return 0.0;
     }
     struct cheap *c = &o->cheap[role - 1];
@@ -320,9 +351,9 @@ double kprof_offset_learn(struct pool *p, const struct pair *pr, unsigned kind, 
     c->sum += dur_ns;
     c->sq += dur_ns * dur_ns;
     if (role == KPROF_OFFSET_CHEAP)
-        pool_add(p, o);
+        pool_add(o);
     *unlearned = o->ref[0].n + o->ref[1].n == 0;
-    return offset_of(p, o, c, role);
+    return offset_of(o, c, role);
 }
 
 double kprof_offset_ref_mean(const struct offset *o)
@@ -356,69 +387,67 @@ static void judge_sure(struct offset *o)
     __atomic_store_n(&k->blind_ok[i], (unsigned char)(k->blind_unsure[i] == 0), __ATOMIC_RELAXED);
 }
 
-/* Whether the rule of some kind (pooled_null) has moved by more than 1 ns and 1% since p's entries were
- * last all settled on it. */
-static int rule_moved(const struct pool *p)
+/* Puts entry o on p's dirty list, if not there yet. */
+static void mark_dirty(struct pool *p, struct offset *o)
 {
-    for (unsigned k = KPROF_OFFSET_HELD; k < KPROF_OFFSET_KINDS; k++) {
-        double v, now = pooled_null(p, k, &v), then = p->pooled[k].settled;
-        if (fabs(now - then) > fmax(1.0, 0.01 * fabs(then)))
-            return 1;
-    }
-    return 0;
+    if (o->dirty)
+        return;
+    o->dirty = 1;
+    o->next_dirty = p->offsets_dirty;
+    p->offsets_dirty = o;
 }
 
-/* Every entry of p on its dirty list, the pooled offsets summed afresh (no rounding left over from the
- * updates; the spreads first, which each part's standard error takes as its floor) and taken as those
- * settled on. */
-static void dirty_all(struct pool *p)
+/* Every entry of pooled offset q on p's dirty list, q's sums taken afresh from its entries (no rounding
+ * left over from the updates), and its rule taken as settled on. */
+static void dirty_shapes(struct pool *p, struct pooled *q)
 {
-    memset(p->pooled, 0, sizeof p->pooled);
-    for (struct offset *o = p->offsets; o; o = o->hh.next) {
-        const struct cheap *c = &o->cheap[KPROF_OFFSET_CHEAP - 1];
-        if (c->n >= 2) {
-            p->pooled[o->key.kind].ss += ((double)c->n - 1.0) * variance(c->n, c->sum, c->sq);
-            p->pooled[o->key.kind].df += (double)c->n - 1.0;
-        }
+    memset(&q->sum, 0, sizeof q->sum);
+    for (struct offset *o = q->shapes; o; o = o->next_shape) {
+        o->part = pooled_part(o);
+        q->sum.nd += o->part.nd;
+        q->sum.n += o->part.n;
+        q->sum.n2v += o->part.n2v;
+        mark_dirty(p, o);
     }
-    for (struct offset *o = p->offsets; o; o = o->hh.next) {
-        o->pooled = pooled_part(p, o);
-        p->pooled[o->key.kind].nd += o->pooled.nd;
-        p->pooled[o->key.kind].n += o->pooled.n;
-        p->pooled[o->key.kind].n2v += o->pooled.n2v;
-        if (!o->dirty) {
-            o->dirty = 1;
-            o->next_dirty = p->offsets_dirty;
-            p->offsets_dirty = o;
-        }
-    }
-    for (unsigned k = KPROF_OFFSET_HELD; k < KPROF_OFFSET_KINDS; k++) {
-        double v;
-        p->pooled[k].settled = pooled_null(p, k, &v);
-    }
+    double v;
+    q->settled = pooled_null(q, &v);
 }
 
-/* KPROF_LOG=debug: each kind's pooled offset in p, and whether its shapes take it (the exit drain's). */
+/* KPROF_LOG=debug: each kernel and kind's pooled offset in p that its shapes take (the exit drain's). */
 static void log_pooled(const struct pool *p)
 {
     static const char *const kinds[KPROF_OFFSET_KINDS] = { "", "held", "held behind a copy", "gap" };
-    for (unsigned k = KPROF_OFFSET_HELD; k < KPROF_OFFSET_KINDS; k++) {
-        const struct kprof_offset_pooled *q = &p->pooled[k];
-        if (q->n < 1.0)
-            continue;
-        double v, null = pooled_null(p, k, &v);
-        kprof_debug("device %d: unheld launches (%s) read %.0f ns +- %.0f over their shapes' drawn ones, %.0f of "
-                    "them: %s", p->device, kinds[k], q->nd / q->n, sqrt(q->n2v) / q->n, q->n,
-                    null != 0.0 ? "taken off where a shape's own is within chance" : "within chance of 0");
+    for (const struct pooled *q = p->pooled; q; q = q->hh.next) {
+        double v, null = pooled_null(q, &v);
+        const struct kprof_kernel *k = q->key.target;
+        if (null != 0.0)
+            kprof_debug("device %d: kernel %s (%s): its unheld launches read %.0f ns +- %.0f over their shapes' "
+                        "drawn ones, %.0f of them: taken off where a shape's own is within chance", p->device,
+                        k->name ? k->name : "?", kinds[q->key.kind], null, sqrt(v), q->sum.n);
     }
 }
 
 void kprof_offsets_settle(struct pool *p, int all)
 {
-    if (all || rule_moved(p))
-        dirty_all(p);
-    if (all)
+    if (all) {
+        for (struct pooled *q = p->pooled; q; q = q->hh.next)
+            dirty_shapes(p, q);
         log_pooled(p);
+    } else {
+        /* A pooled offset changes only as its entries are read, so any that moved by more than 1 ns and 1%
+         * since it was last settled has an entry on the list: all its entries join them. */
+        for (struct offset *o = p->offsets_dirty; o; o = o->next_dirty) {
+            struct pooled *q = o->pooled;
+            double v;
+            if (q && !q->moved && fabs(pooled_null(q, &v) - q->settled) > fmax(1.0, 0.01 * fabs(q->settled)))
+                q->moved = 1;
+        }
+        for (struct offset *o = p->offsets_dirty; o; o = o->next_dirty)
+            if (o->pooled && o->pooled->moved) {
+                o->pooled->moved = 0;
+                dirty_shapes(p, o->pooled); /* adds at the list's head: those are settled below too */
+            }
+    }
     struct offset *o = p->offsets_dirty;
     p->offsets_dirty = NULL;
     for (; o; o = o->next_dirty) {
@@ -429,7 +458,7 @@ void kprof_offsets_settle(struct pool *p, int all)
             struct cheap *c = &o->cheap[r];
             /* Over every launch of this role read so far: what the offset as learned now takes off, less
              * what was taken off as they were read and since. */
-            double owed = (double)c->n * offset_of(p, o, c, (enum kprof_offset_role)(r + 1)) - c->applied;
+            double owed = (double)c->n * offset_of(o, c, (enum kprof_offset_role)(r + 1)) - c->applied;
             double delta = owed - c->settled;
             if (delta > -1.0 && delta < 1.0)
                 continue;

@@ -48,22 +48,11 @@ enum kprof_offset_kind {
     KPROF_OFFSET_KINDS
 };
 
-/* KPROF_HOLD=N's pooled offset of one kind of hold (enum kprof_offset_kind) in a context (offsets.c): over
- * its entries whose cheap launches (KPROF_OFFSET_CHEAP) and references have both been read, the sums of
- * n d, n and n^2 se^2 (ns, launches, ns^2), n an entry's cheap launches and d their mean less its
- * references' (se its standard error), so that their weighted mean is the kind's offset over every such
- * launch; over its entries with 2 cheap launches or more, the sums of (n - 1) times their variance and of
- * n - 1 (ns^2, launches: their pooled within-entry variance); and the rule (offsets.c, pooled_null) its
- * entries were last all settled on (ns).  Harvest passes only. */
-struct kprof_offset_pooled {
-    double nd, n, n2v;
-    double ss, df;
-    double settled;
-};
 
 /* A context's reusable events, its private stream and references.  Pools are never freed: a context's
  * events die with the context. */
 struct offset;
+struct pooled;
 struct pool {
     CUcontext ctx;
     int device;
@@ -96,7 +85,7 @@ struct pool {
     struct kprof_calibration calib; /* this context's hand-offs, measured before its first pair */
     struct offset *offsets;      /* KPROF_HOLD=N's learned offsets (offsets.c; harvest passes only) */
     struct offset *offsets_dirty; /* those read from since the last settle (offsets.c) */
-    struct kprof_offset_pooled pooled[KPROF_OFFSET_KINDS]; /* by kind (offsets.c; harvest passes only) */
+    struct pooled *pooled;       /* each kernel and kind's pooled offset (offsets.c; harvest passes only) */
     long htod_queued;            /* HtoD copies of BESIDE_MIN_BYTES or more queued, not read yet (kprof_ev.lock;
                                     read atomically by harvest.c's beside_htod) */
     /* Harvest passes only: the last HTOD_RING HtoD copies of BESIDE_MIN_BYTES or more read, on the timeline
@@ -204,8 +193,9 @@ int kprof_stream_blocking(CUstream s);
  * reference (measured in full) adds to what the references of its kernel, shape and kind read; another
  * adds to what those of its role read, and the answer is what to take off it: their mean less the
  * references' (so that, over a shape's launches, they read as the references do; it may be below 0), or
- * for KPROF_OFFSET_CHEAP, where that is within chance of the kind's pooled offset, the pooled offset
- * when beyond its own chance, else 0 (offsets.c, offset_of); the same with *unlearned set when no
+ * for KPROF_OFFSET_CHEAP, where that is within chance of its kernel and kind's offset pooled over its
+ * shapes, the pooled offset when beyond its own chance, else 0 (offsets.c, offset_of); the same with
+ * *unlearned set when no
  * reference of its shape has been read yet; *entry is the kernel, shape and
  * kind's entry (NULL when none: kind 0, the draw off, out of memory).  Harvest passes only. */
 /* Each kind's launches are split at random by the draw, so that the two groups run alike but for how they
@@ -232,7 +222,8 @@ double kprof_offset_ref_mean(const struct offset *o);
  * (ns; after the clamps). */
 void kprof_offset_applied(struct offset *o, enum kprof_offset_role role, double ns);
 /* At the end of a harvest pass: for each kernel, shape and kind read from since the last call (all:
- * every one; also when a kind's pooled offset has moved by more than 1% since they were last all), the
+ * every one; also every shape of a kernel and kind whose pooled offset has moved by more than 1% since
+ * they were last settled on it), the
  * difference between the offset as learned now, over all the launches read the cheap way so far, and what
  * was taken off them as they were read (a running offset gives its first launches' noise the most weight)
  * goes to the kernel's total as an adjustment (struct kprof_sample's adjust), so that totals always
