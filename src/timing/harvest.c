@@ -636,8 +636,7 @@ long kprof_events_drain(long timeout_ms)
             break;
         sleep_us(200);
     }
-    /* Every kernel's total on the offsets as learned last (a kind's pooled offset may have moved by less
-     * than the 1% that settles every entry again). */
+    /* Every kernel's total on the offsets as learned last (the joint tests' last answers included). */
     __atomic_store_n(&kprof_ev.settle_all, 1, __ATOMIC_RELEASE);
     harvest_once();
     __atomic_store_n(&kprof_ev.settle_all, 0, __ATOMIC_RELEASE);

@@ -77,8 +77,8 @@ struct offset {
     struct offset *next_shape; /* the next entry of the same pooled offset */
     UT_hash_handle hh;
 };
-/* A kernel's offset pooled over its shapes, for one kind of hold in a context: the rule for its shapes
- * whose own difference is within chance (offset_of). */
+/* A kernel's shapes, for one kind of hold in a context: the joint test of those whose own difference is
+ * within chance (offset_of, joint). */
 struct pooled_key {
     void *target; /* struct kprof_kernel * */
     unsigned kind; /* enum kprof_offset_kind */
@@ -86,7 +86,7 @@ struct pooled_key {
 struct pooled {
     struct pooled_key key;
     struct pooled_sums sum;
-    double settled;         /* the rule (pooled_null) its entries were last settled on, ns */
+    double settled;         /* the joint test's answer its entries were last settled on (1 or 0) */
     int moved;              /* settle: its entries put on the dirty list in this pass */
     struct offset *shapes;  /* its entries, by next_shape */
     UT_hash_handle hh;
@@ -176,14 +176,15 @@ static int difference(const struct offset *o, const struct cheap *c, double *d, 
     return 1;
 }
 
-/* Entry o's part of its pooled offset: its cheap launches' difference from its references, weighed by
- * their number; nothing while either has no launch. */
+/* Entry o's part of its kernel and kind's joint difference: its cheap launches' difference from its
+ * references, weighed by their number, while that is within 2 standard errors of 0; nothing beyond
+ * them, or while either has no launch. */
 static struct pooled_sums pooled_part(const struct offset *o)
 {
     struct pooled_sums part = { 0 };
     const struct cheap *c = &o->cheap[KPROF_OFFSET_CHEAP - 1];
     double d, se2, n = (double)c->n;
-    if (difference(o, c, &d, &se2)) {
+    if (difference(o, c, &d, &se2) && d * d <= 4.0 * se2) {
         part.nd = n * d;
         part.n = n;
         part.n2v = n * n * se2;
@@ -204,55 +205,52 @@ static void pool_add(struct offset *o)
     o->part = part;
 }
 
-/* What the cheap launches of entries of pooled offset q (NULL: none) take off where their own difference
- * is within chance of it: q's offset (the mean difference over every cheap launch of its kernel and kind,
- * each from its own shape's references), when that is beyond 2 of its standard errors; else 0.  *var: its
- * squared standard error (0 with 0). */
-static double pooled_null(const struct pooled *q, double *var)
+/* Whether the differences of the shapes of pooled q (NULL: none) that are each within chance are, weighed
+ * by their cheap launches, beyond 2 standard errors of 0 together; *mean and *se: their weighted mean and
+ * its standard error (ns; 0 with no such shape). */
+static int joint(const struct pooled *q, double *mean, double *se)
 {
-    *var = 0.0;
+    *mean = *se = 0.0;
     if (!q || q->sum.n < 1.0)
-        return 0.0;
-    double mean = q->sum.nd / q->sum.n, v = q->sum.n2v / (q->sum.n * q->sum.n);
-    if (mean * mean <= 4.0 * v)
-        return 0.0;
-    *var = v;
-    return mean;
+        return 0;
+    *mean = q->sum.nd / q->sum.n;
+    *se = sqrt(q->sum.n2v) / q->sum.n;
+    return *mean * *mean > 4.0 * *se * *se;
 }
 
 /* The offset learned for the cheap launches c (of `role`) of entry o: their mean less the references'
- * mean, d, unless d is within 2 standard errors of what the cheap launches of its kernel and kind take off
- * as a rule (pooled_null; lengths that vary from launch to launch make the two means differ by chance, and
- * taken off, that chance would become an error of the total): then that.  KPROF_OFFSET_BLIND and
- * KPROF_OFFSET_IDLE always take d off (their readings hold an idle stream's launch call or the host's time
- * before it: left on, an error of the total for sure).  A cheap launch whose entry has no reference yet
- * takes the rule too (settled again once its references come); nothing when it has no launch yet.
+ * mean, d, where d is beyond 2 standard errors of 0 (lengths that vary from launch to launch make the two
+ * means differ by chance; taken off, that chance would become an error of the total) or, for
+ * KPROF_OFFSET_CHEAP, where the differences of its kernel's shapes (of its kind) that are each within
+ * chance are beyond it together (joint); else 0.  KPROF_OFFSET_BLIND and KPROF_OFFSET_IDLE always take d
+ * off (their readings hold an idle stream's launch call or the host's time before it: left on, an error
+ * of the total for sure).  Nothing when either has no launch yet.
  *
- * The rule is 0 unless the offset pooled over the kernel's shapes (for its kind) is beyond its chance:
- * until the twenty-third session it was always 0, and a kernel with tens of launches a shape (8 to 12
+ * The joint test came in the twenty-third session: a kernel with tens of launches a shape (8 to 12
  * references), whose idle launches' latency varies from launch to launch (which swells d's standard
  * error), kept an offset of 0.3 to 0.5 us in its total (the H200's torch_decode: its small kernels 20 to
  * 54% over CUPTI's means).  Over a kernel's shapes such an offset is beyond chance sooner, while lengths
- * that vary by chance pool to about 0.  Tried first and not kept (helpers set to break them found both):
- * taking off a share of d by how much wider the cheap launches' readings spread than the references'
- * (with skewed lengths, say every 5th launch 50 times as long, a group's mean and spread move together,
- * so the share followed d's sign: totals up to 24% short where this test was exact); and a rule pooled
- * over every kernel of the context, with the pooled spread of cheap readings as the floor of d's standard
- * error (one kernel's chance difference, or its latency, landed on another's exact readings: 0 to 3 times
- * their total).
+ * that vary by chance give differences of either sign.  Taken off, each shape's cheap launches read as its
+ * references' mean, as a shape beyond chance on its own does.  Tried first and not kept (helpers set to
+ * break them found each): a share of d by how much wider the cheap launches' readings spread than the
+ * references' (skewed lengths, say every 5th launch 50 times as long: a group's mean and spread move
+ * together, and the share followed d's sign, totals up to 24% short where this test was exact); one offset
+ * pooled over every kernel of the context, with the pooled spread of cheap readings as the floor of d's
+ * standard error (one kernel's latency or chance difference landed on another's exact readings: 0 to 3
+ * times their total); and the offset pooled over a kernel's shapes, taken by each shape within chance of
+ * it (a large grid's real offset, pooled with a small grid's noisy 0, landed on the small one: 5 to 42%
+ * short).
  * The references are those drawn among the same launches once there are KPROF_HOLD_FIRST of them; until
  * then the shape's first launches too (which may run apart from the rest: caches cold, a length that
  * grows over the run). */
 static double offset_of(const struct offset *o, const struct cheap *c, enum kprof_offset_role role)
 {
-    if (c->n == 0)
-        return 0.0;
-    double d, se2, vnull = 0.0, null = role == KPROF_OFFSET_CHEAP ? pooled_null(o->pooled, &vnull) : 0.0;
+    double d, se2, mean, se;
     if (!difference(o, c, &d, &se2))
-        return null;
-    if (role == KPROF_OFFSET_BLIND || role == KPROF_OFFSET_IDLE)
+        return 0.0;
+    if (role == KPROF_OFFSET_BLIND || role == KPROF_OFFSET_IDLE || d * d > 4.0 * se2)
         return d;
-    return (d - null) * (d - null) > 4.0 * (se2 + vnull) ? d : null;
+    return role == KPROF_OFFSET_CHEAP && joint(o->pooled, &mean, &se) ? d : 0.0;
 }
 
 /* Entry o's pooled offset (its kernel and kind's) in p, made if need be; NULL when out of memory. */
@@ -409,8 +407,8 @@ static void dirty_shapes(struct pool *p, struct pooled *q)
         q->sum.n2v += o->part.n2v;
         mark_dirty(p, o);
     }
-    double v;
-    q->settled = pooled_null(q, &v);
+    double mean, se;
+    q->settled = joint(q, &mean, &se);
 }
 
 /* KPROF_LOG=debug: each kernel and kind's pooled offset in p that its shapes take (the exit drain's). */
@@ -418,12 +416,12 @@ static void log_pooled(const struct pool *p)
 {
     static const char *const kinds[KPROF_OFFSET_KINDS] = { "", "held", "held behind a copy", "gap" };
     for (const struct pooled *q = p->pooled; q; q = q->hh.next) {
-        double v, null = pooled_null(q, &v);
+        double mean, se;
         const struct kprof_kernel *k = q->key.target;
-        if (null != 0.0)
-            kprof_debug("device %d: kernel %s (%s): its unheld launches read %.0f ns +- %.0f over their shapes' "
-                        "drawn ones, %.0f of them: taken off where a shape's own is within chance", p->device,
-                        k->name ? k->name : "?", kinds[q->key.kind], null, sqrt(v), q->sum.n);
+        if (joint(q, &mean, &se))
+            kprof_debug("device %d: kernel %s (%s): the unheld launches of its shapes each within chance read "
+                        "%.0f ns +- %.0f over their shapes' drawn ones together, %.0f of them: their offsets "
+                        "taken off", p->device, k->name ? k->name : "?", kinds[q->key.kind], mean, se, q->sum.n);
     }
 }
 
@@ -434,12 +432,12 @@ void kprof_offsets_settle(struct pool *p, int all)
             dirty_shapes(p, q);
         log_pooled(p);
     } else {
-        /* A pooled offset changes only as its entries are read, so any that moved by more than 1 ns and 1%
-         * since it was last settled has an entry on the list: all its entries join them. */
+        /* A joint test changes only as its entries are read, so any whose answer changed since it was last
+         * settled has an entry on the list: all its entries join them. */
         for (struct offset *o = p->offsets_dirty; o; o = o->next_dirty) {
             struct pooled *q = o->pooled;
-            double v;
-            if (q && !q->moved && fabs(pooled_null(q, &v) - q->settled) > fmax(1.0, 0.01 * fabs(q->settled)))
+            double mean, se;
+            if (q && !q->moved && joint(q, &mean, &se) != (int)q->settled)
                 q->moved = 1;
         }
         for (struct offset *o = p->offsets_dirty; o; o = o->next_dirty)

@@ -193,9 +193,8 @@ int kprof_stream_blocking(CUstream s);
  * reference (measured in full) adds to what the references of its kernel, shape and kind read; another
  * adds to what those of its role read, and the answer is what to take off it: their mean less the
  * references' (so that, over a shape's launches, they read as the references do; it may be below 0), or
- * for KPROF_OFFSET_CHEAP, where that is within chance of its kernel and kind's offset pooled over its
- * shapes, the pooled offset when beyond its own chance, else 0 (offsets.c, offset_of); the same with
- * *unlearned set when no
+ * 0 where that is within chance (for KPROF_OFFSET_CHEAP, unless its kernel's shapes each within chance
+ * are beyond it together: offsets.c, offset_of), or 0 with *unlearned set when no
  * reference of its shape has been read yet; *entry is the kernel, shape and
  * kind's entry (NULL when none: kind 0, the draw off, out of memory).  Harvest passes only. */
 /* Each kind's launches are split at random by the draw, so that the two groups run alike but for how they
@@ -222,8 +221,8 @@ double kprof_offset_ref_mean(const struct offset *o);
  * (ns; after the clamps). */
 void kprof_offset_applied(struct offset *o, enum kprof_offset_role role, double ns);
 /* At the end of a harvest pass: for each kernel, shape and kind read from since the last call (all:
- * every one; also every shape of a kernel and kind whose pooled offset has moved by more than 1% since
- * they were last settled on it), the
+ * every one; also every shape of a kernel and kind whose joint test has changed its answer since they
+ * were last settled on it), the
  * difference between the offset as learned now, over all the launches read the cheap way so far, and what
  * was taken off them as they were read (a running offset gives its first launches' noise the most weight)
  * goes to the kernel's total as an adjustment (struct kprof_sample's adjust), so that totals always

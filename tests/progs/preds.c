@@ -21,7 +21,8 @@
  * times on an idle stream, then 40 times behind a 4 KiB HtoD copy, each waited for), "lateshape" (shape_k
  * with 30 grids of 64 to 1920 blocks 20 times each, then 100000 times with 1920 blocks, then 100 times
  * with 100000 blocks: a shape new to the kernel late in the run, past its words for the draw of holds; each
- * launch waited for), "memset2d" (after_memset2d launched 5 times, each behind lead and a 2D memset of 64
+ * launch waited for), "twogrids" (mix_k with 1200 blocks 8 times, then with 1 block 8 times, 200 rounds,
+ * each launch waited for), "memset2d" (after_memset2d launched 5 times, each behind lead and a 2D memset of 64
  * rows of 64 bytes, 128 bytes apart), "htodbeside" (5 rounds: near_k on one stream as a 4 MiB HtoD copy
  * begins on another, then far_k once the copy has ended; each round waited for), "htodbesidesmall" (the
  * same with 64 KiB copies), "htodbesidefirst" (as htodbeside after one launch of far_k on near_k's stream,
@@ -296,6 +297,19 @@ static void rounds_of_shapes(CUfunction f, unsigned shapes, CUstream s)
 static int manyshapes(CUstream s)
 {
     rounds_of_shapes(fn("shape_k"), 12, s);
+    return 0;
+}
+
+/* "twogrids": mix_k launched 8 times with 1200 blocks, then 8 times with 1 block, 200 rounds, each launch
+ * waited for. */
+static int twogrids(CUstream s)
+{
+    CUfunction f = fn("mix_k");
+    for (int round = 0; round < 200; round++)
+        for (int i = 0; i < 16; i++) {
+            CK(cuLaunchKernel(f, i < 8 ? 1200 : 1, 1, 1, 32, 1, 1, 0, s, NULL, NULL));
+            CK(cuStreamSynchronize(s));
+        }
     return 0;
 }
 
@@ -608,6 +622,7 @@ int main(int argc, char **argv)
              : !strcmp(mode, "roundrobin") ? roundrobin()
              : !strcmp(mode, "jitter") ? paced(s, 1)
              : !strcmp(mode, "manyshapes") ? manyshapes(s)
+             : !strcmp(mode, "twogrids") ? twogrids(s)
              : !strcmp(mode, "idlecopy") ? idlecopy(s)
              : !strcmp(mode, "lateshape") ? lateshape(s)
              : !strcmp(mode, "memset2d") ? memset2d(s)
