@@ -58,9 +58,9 @@ struct refs {
     double sum, sq; /* weighted sums of their durations and squares, ns, ns^2 */
 };
 /* Over a kernel and kind's entries whose cheap launches (KPROF_OFFSET_CHEAP) and references have both been
- * read, the sums of n d, n and n^2 se^2 (ns, launches, ns^2), n an entry's cheap launches, d their mean
- * less its references' and se d's standard error: their weighted mean is the offset over every such
- * launch of the kernel and kind. */
+ * read and differ within chance (pooled_part), the sums of n d, n and n^2 se^2 (ns, launches, ns^2), n an
+ * entry's cheap launches, d their mean less its references' and se d's standard error: their weighted
+ * mean is the difference over every such launch of the kernel and kind (joint). */
 struct pooled_sums {
     double nd, n, n2v;
 };
@@ -72,9 +72,9 @@ struct offset {
     struct cheap cheap[KPROF_OFFSET_ROLES - 1]; /* by role, KPROF_OFFSET_CHEAP first */
     struct offset *next_dirty; /* on p->offsets_dirty: read from since the last settle */
     int dirty;
-    struct pooled_sums part;   /* what it adds to its kernel and kind's pooled offset (pool_add) */
-    struct pooled *pooled;     /* that pooled offset (NULL when out of memory) */
-    struct offset *next_shape; /* the next entry of the same pooled offset */
+    struct pooled_sums part;   /* what it adds to its kernel and kind's joint test (pool_add) */
+    struct pooled *pooled;     /* that joint test (NULL when out of memory) */
+    struct offset *next_shape; /* the next entry of the same joint test */
     UT_hash_handle hh;
 };
 /* A kernel's shapes, for one kind of hold in a context: the joint test of those whose own difference is
@@ -87,7 +87,7 @@ struct pooled {
     struct pooled_key key;
     struct pooled_sums sum;
     double settled;         /* the joint test's answer its entries were last settled on (1 or 0) */
-    int moved;              /* settle: its entries put on the dirty list in this pass */
+    int moved;              /* settle: its answer changed, its entries to be put on the dirty list */
     struct offset *shapes;  /* its entries, by next_shape */
     UT_hash_handle hh;
 };
@@ -192,7 +192,7 @@ static struct pooled_sums pooled_part(const struct offset *o)
     return part;
 }
 
-/* Brings entry o's part of its pooled offset up to date (after its references or cheap launches
+/* Brings entry o's part of its joint test up to date (after its references or cheap launches
  * changed). */
 static void pool_add(struct offset *o)
 {
@@ -253,7 +253,7 @@ static double offset_of(const struct offset *o, const struct cheap *c, enum kpro
     return role == KPROF_OFFSET_CHEAP && joint(o->pooled, &mean, &se) ? d : 0.0;
 }
 
-/* Entry o's pooled offset (its kernel and kind's) in p, made if need be; NULL when out of memory. */
+/* Entry o's joint test (its kernel and kind's) in p, made if need be; NULL when out of memory. */
 static struct pooled *pooled_for(struct pool *p, const struct offset *o)
 {
     struct pooled_key key;
@@ -395,7 +395,7 @@ static void mark_dirty(struct pool *p, struct offset *o)
     p->offsets_dirty = o;
 }
 
-/* Every entry of pooled offset q on p's dirty list, q's sums taken afresh from its entries (no rounding
+/* Every entry of joint test q on p's dirty list, q's sums taken afresh from its entries (no rounding
  * left over from the updates), and its rule taken as settled on. */
 static void dirty_shapes(struct pool *p, struct pooled *q)
 {
@@ -411,7 +411,7 @@ static void dirty_shapes(struct pool *p, struct pooled *q)
     q->settled = joint(q, &mean, &se);
 }
 
-/* KPROF_LOG=debug: each kernel and kind's pooled offset in p that its shapes take (the exit drain's). */
+/* KPROF_LOG=debug: each kernel and kind in p whose joint test holds (the exit drain's). */
 static void log_pooled(const struct pool *p)
 {
     static const char *const kinds[KPROF_OFFSET_KINDS] = { "", "held", "held behind a copy", "gap" };
