@@ -53,16 +53,25 @@ run s manyshapes FAKEGPU_KERNEL_NS=shape_k=1000/1000/1000/1000/50000 KPROF_SEED=
 within s shape_k 2592000 0.5 "12 shapes, every 5th launch 50 times as long, no latency"
 run i idle FAKEGPU_KERNEL_NS=idle_k=1000/1000/1000/1000/50000 KPROF_SEED=1
 within i idle_k 109000 0.5 "one shape of 11 launches, every 5th 50 times as long, no latency"
-# KPROF_LOG=debug says, at exit, which kernels' shapes were taken off together, and what they read.
-(export FAKEGPU_KERNEL_NS=shape_k=1000 FAKEGPU_LAUNCH_JITTER_NS=0/0/0/0/0/0/2100 KPROF_SEED=1 KPROF_LOG=debug \
+# KPROF_LOG=debug says, at exit, which kernels' shapes were taken off together, and what they read (with
+# lengths of 1 us the shapes' differences are beyond chance on their own in some runs: no such line).
+(export FAKEGPU_KERNEL_NS=shape_k=1000/1600/1300/1000/1600 FAKEGPU_LAUNCH_JITTER_NS=0/0/0/0/0/0/2100 KPROF_SEED=1 \
+    KPROF_LOG=debug \
     KPROF_OUTPUT="$WORK/dbg.txt"; run_clocked "$PROGS/preds" manyshapes) >/dev/null 2>"$WORK/dbg.err" ||
     fail "preds manyshapes failed with KPROF_LOG=debug"
 expect_grep '^libkprof: device 0: kernel shape_k \(held\): the unheld launches of its shapes each within chance read [0-9]+ ns \+- [0-9]+ over their shapes.* drawn ones together, [0-9]+ of them: their offsets taken off$' \
-    "$WORK/dbg.err" "KPROF_LOG=debug: the pooled offset, taken off"
+    "$WORK/dbg.err" "KPROF_LOG=debug: the shapes taken off together"
 # One kernel, two shapes: 1200 blocks (5 ns a block of idle latency: an offset of 6 us, beyond chance on
 # its own) and 1 block (no offset), whose lengths are 0.5 us but every 16th 60 us.  A form that pooled
 # the two shapes' offsets and gave the mean to the 1-block shape, its own within chance of it, read 28 to
-# 42% short (a helper's case); the joint test leaves the 1-block shape alone.
-run two twogrids FAKEGPU_LAUNCH_LATENCY_PER_BLOCK_NS=5 KPROF_SEED=1 \
+# 42% short (a helper's case; seeds 3 to 6 of preds twogrids 30 to 37% short, seeds 1 and 2 22 to 25% long); the
+# joint test leaves the 1-block shape alone (seeds 1 to 6 exact).  (Its references
+# hold more or fewer of the 60 us launches than their share from run to run, as the harvester's pace moves
+# the draws: a difference beyond 2 standard errors by chance then reads the kernel 35 to 45% long, about 1
+# run in 25 with the old test too.  Hence short by 10% at most.)
+run two twogrids FAKEGPU_LAUNCH_LATENCY_PER_BLOCK_NS=5 KPROF_SEED=3 \
     FAKEGPU_KERNEL_NS=mix_k=500/500/500/500/500/500/500/500/500/500/500/500/500/500/500/60000
-within two mix_k 13500000 1 "a large grid's offset beside a small grid of skewed lengths"
+got=$(kernel_field "$WORK/two.json" mix_k total_ns)
+[ "$got" -ge 12150000 ] && [ "$got" -le 20250000 ] ||
+    fail "a large grid's offset beside a small grid of skewed lengths: mix_k's total $got ns, expected 13500000, short by 10% at most"
+pass "a large grid's offset beside a small grid of skewed lengths: mix_k's total $got ns (13500000)"

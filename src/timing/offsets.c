@@ -193,7 +193,7 @@ static struct pooled_sums pooled_part(const struct offset *o)
 }
 
 /* Brings entry o's part of its joint test up to date (after its references or cheap launches
- * changed). */
+ * changed: kprof_offsets_settle, for the entries read since the last pass). */
 static void pool_add(struct offset *o)
 {
     if (!o->pooled)
@@ -253,32 +253,29 @@ static double offset_of(const struct offset *o, const struct cheap *c, enum kpro
     return role == KPROF_OFFSET_CHEAP && joint(o->pooled, &mean, &se) ? d : 0.0;
 }
 
-/* Entry o's joint test (its kernel and kind's) in p, made if need be; NULL when out of memory. */
-static struct pooled *pooled_for(struct pool *p, const struct offset *o)
-{
-    struct pooled_key key;
-    memset(&key, 0, sizeof key); /* no padding left unset in the hashed bytes */
-    key.target = o->key.target;
-    key.kind = o->key.kind;
-    struct pooled *q;
-    HASH_FIND(hh, p->pooled, &key, sizeof key, q);
-    if (q)
-        return q;
-    q = calloc(1, sizeof *q);
-    if (!q)
-        return NULL;
-    q->key = key;
-    HASH_ADD(hh, p->pooled, key, sizeof key, q);
-    struct pooled *found;
-    HASH_FIND(hh, p->pooled, &key, sizeof key, found);
-    if (found != q) { /* uthash ran out of memory and did not add it */
-        free(q);
-        return NULL;
-    }
-    return q;
-}
+/* Sets `out` to the item of uthash table `head` (items with a field `key` and a handle `hh`) whose key is
+ * *k, adding a zeroed one with that key if need be (`added` set to 1 then, else 0); NULL when out of
+ * memory. */
+#define FIND_OR_ADD(head, k, out, added)                                                                      \
+    do {                                                                                                     \
+        (added) = 0;                                                                                         \
+        HASH_FIND(hh, head, k, sizeof *(k), out);                                                            \
+        if (!(out) && ((out) = calloc(1, sizeof *(out))) != NULL) {                                         \
+            __typeof__(out) found_;                                                                          \
+            (out)->key = *(k);                                                                               \
+            HASH_ADD(hh, head, key, sizeof *(k), out);                                                       \
+            HASH_FIND(hh, head, k, sizeof *(k), found_);                                                     \
+            if (found_ != (out)) { /* uthash ran out of memory and did not add it */                         \
+                free(out);                                                                                   \
+                (out) = NULL;                                                                                \
+            } else {                                                                                         \
+                (added) = 1;                                                                                 \
+            }                                                                                                \
+        }                                                                                                    \
+    } while (0)
 
-/* Pair pr's entry for `kind`, made if need be; NULL when out of memory. */
+/* Pair pr's entry for `kind`, made if need be (with its joint test, its kernel and kind's); NULL when out
+ * of memory. */
 static struct offset *offset_for(struct pool *p, const struct pair *pr, unsigned kind)
 {
     struct offset_key key;
@@ -288,21 +285,15 @@ static struct offset *offset_for(struct pool *p, const struct pair *pr, unsigned
     memcpy(key.block, pr->block, sizeof key.block);
     key.kind = kind;
     struct offset *o;
-    HASH_FIND(hh, p->offsets, &key, sizeof key, o);
-    if (o)
+    int added;
+    FIND_OR_ADD(p->offsets, &key, o, added);
+    if (!o || !added)
         return o;
-    o = calloc(1, sizeof *o);
-    if (!o)
-        return NULL;
-    o->key = key;
-    HASH_ADD(hh, p->offsets, key, sizeof key, o);
-    struct offset *found;
-    HASH_FIND(hh, p->offsets, &key, sizeof key, found);
-    if (found != o) { /* uthash ran out of memory and did not add it */
-        free(o);
-        return NULL;
-    }
-    o->pooled = pooled_for(p, o);
+    struct pooled_key qkey;
+    memset(&qkey, 0, sizeof qkey);
+    qkey.target = pr->target;
+    qkey.kind = kind;
+    FIND_OR_ADD(p->pooled, &qkey, o->pooled, added);
     if (o->pooled) {
         o->next_shape = o->pooled->shapes;
         o->pooled->shapes = o;
@@ -341,15 +332,12 @@ double kprof_offset_learn(struct pool *p, const struct pair *pr, unsigned kind, 
         r->w2 += w * w;
         r->sum += w * dur_ns;
         r->sq += w * dur_ns * dur_ns;
-        pool_add(o);
         return 0.0;
     }
     struct cheap *c = &o->cheap[role - 1];
     c->n++;
     c->sum += dur_ns;
     c->sq += dur_ns * dur_ns;
-    if (role == KPROF_OFFSET_CHEAP)
-        pool_add(o);
     *unlearned = o->ref[0].n + o->ref[1].n == 0;
     return offset_of(o, c, role);
 }
@@ -433,7 +421,11 @@ void kprof_offsets_settle(struct pool *p, int all)
         log_pooled(p);
     } else {
         /* A joint test changes only as its entries are read, so any whose answer changed since it was last
-         * settled has an entry on the list: all its entries join them. */
+         * settled has an entry on the list: all its entries join them.  (Their parts are brought up to date
+         * here, once a pass, not at each reading: the harvester's pace decides which launches are drawn
+         * behind a short backlog.) */
+        for (struct offset *o = p->offsets_dirty; o; o = o->next_dirty)
+            pool_add(o);
         for (struct offset *o = p->offsets_dirty; o; o = o->next_dirty) {
             struct pooled *q = o->pooled;
             double mean, se;
