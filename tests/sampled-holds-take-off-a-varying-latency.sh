@@ -73,5 +73,5 @@ run two twogrids FAKEGPU_LAUNCH_LATENCY_PER_BLOCK_NS=5 KPROF_SEED=3 \
     FAKEGPU_KERNEL_NS=mix_k=500/500/500/500/500/500/500/500/500/500/500/500/500/500/500/60000
 got=$(kernel_field "$WORK/two.json" mix_k total_ns)
 [ "$got" -ge 12150000 ] && [ "$got" -le 20250000 ] ||
-    fail "a large grid's offset beside a small grid of skewed lengths: mix_k's total $got ns, expected 13500000, short by 10% at most"
+    fail "two grids, skewed lengths: mix_k's total $got ns, expected 13500000, short by 10% at most"
 pass "a large grid's offset beside a small grid of skewed lengths: mix_k's total $got ns (13500000)"
