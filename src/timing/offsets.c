@@ -58,10 +58,10 @@ struct refs {
     double sum, sq; /* weighted sums of their durations and squares, ns, ns^2 */
 };
 /* Over a kernel and kind's entries whose cheap launches (KPROF_OFFSET_CHEAP) and references have both been
- * read and differ within chance (pooled_part), the sums of n d, n and n^2 se^2 (ns, launches, ns^2), n an
+ * read and differ within chance (joint_part), the sums of n d, n and n^2 se^2 (ns, launches, ns^2), n an
  * entry's cheap launches, d their mean less its references' and se d's standard error: their weighted
- * mean is the difference over every such launch of the kernel and kind (joint). */
-struct pooled_sums {
+ * mean is the difference over every such launch of the kernel and kind (joint_holds). */
+struct joint_sums {
     double nd, n, n2v;
 };
 struct offset {
@@ -72,21 +72,21 @@ struct offset {
     struct cheap cheap[KPROF_OFFSET_ROLES - 1]; /* by role, KPROF_OFFSET_CHEAP first */
     struct offset *next_dirty; /* on p->offsets_dirty: read from since the last settle */
     int dirty;
-    struct pooled_sums part;   /* what it adds to its kernel and kind's joint test (pool_add) */
-    struct pooled *pooled;     /* that joint test (NULL when out of memory) */
+    struct joint_sums part;    /* what it adds to its kernel and kind's joint test (joint_add) */
+    struct joint_test *joint;  /* that joint test (NULL when out of memory) */
     struct offset *next_shape; /* the next entry of the same joint test */
     UT_hash_handle hh;
 };
 /* A kernel's shapes, for one kind of hold in a context: the joint test of those whose own difference is
- * within chance (offset_of, joint). */
-struct pooled_key {
+ * within chance (offset_of, joint_holds). */
+struct joint_key {
     void *target; /* struct kprof_kernel * */
     unsigned kind; /* enum kprof_offset_kind */
 };
-struct pooled {
-    struct pooled_key key;
-    struct pooled_sums sum;
-    double settled;         /* the joint test's answer its entries were last settled on (1 or 0) */
+struct joint_test {
+    struct joint_key key;
+    struct joint_sums sum;
+    double settled;         /* the answer its entries were last settled on (1 or 0) */
     int moved;              /* settle: its answer changed, its entries to be put on the dirty list */
     struct offset *shapes;  /* its entries, by next_shape */
     UT_hash_handle hh;
@@ -179,9 +179,9 @@ static int difference(const struct offset *o, const struct cheap *c, double *d, 
 /* Entry o's part of its kernel and kind's joint difference: its cheap launches' difference from its
  * references, weighed by their number, while that is within 2 standard errors of 0; nothing beyond
  * them, or while either has no launch. */
-static struct pooled_sums pooled_part(const struct offset *o)
+static struct joint_sums joint_part(const struct offset *o)
 {
-    struct pooled_sums part = { 0 };
+    struct joint_sums part = { 0 };
     const struct cheap *c = &o->cheap[KPROF_OFFSET_CHEAP - 1];
     double d, se2, n = (double)c->n;
     if (difference(o, c, &d, &se2) && d * d <= 4.0 * se2) {
@@ -194,18 +194,18 @@ static struct pooled_sums pooled_part(const struct offset *o)
 
 /* Brings entry o's part of its joint test up to date (after its references or cheap launches
  * changed: kprof_offsets_settle, for the entries read since the last pass). */
-static void pool_add(struct offset *o)
+static void joint_add(struct offset *o)
 {
-    if (!o->pooled)
+    if (!o->joint)
         return;
-    struct pooled_sums *q = &o->pooled->sum, part = pooled_part(o);
+    struct joint_sums *q = &o->joint->sum, part = joint_part(o);
     q->nd += part.nd - o->part.nd;
     q->n += part.n - o->part.n;
     q->n2v += part.n2v - o->part.n2v;
     o->part = part;
 }
 
-/* Whether the differences of the shapes of pooled q (NULL: none) that are each within chance are, weighed
+/* Whether the differences of the shapes of joint test q (NULL: none) that are each within chance are, weighed
  * by their cheap launches, more than 2 standard errors above 0 together; *mean and *se: their weighted
  * mean and its standard error (ns; 0 with no such shape).  Above only: what the test is for, a latency,
  * adds time; and the shapes within chance are a one-sided lot where lengths are skewed (say every 5th
@@ -214,7 +214,7 @@ static void pool_add(struct offset *o)
  * references missed them a large positive one with a narrow error (beyond chance on its own, left out),
  * so that pooled, the first kind passed the test below 0 (a helper's case: 1 to 3 seeds in 40 held,
  * 10 to 20 in 30 behind copies, the kernel then 10 to 40% long). */
-static int joint(const struct pooled *q, double *mean, double *se)
+static int joint_holds(const struct joint_test *q, double *mean, double *se)
 {
     *mean = *se = 0.0;
     if (!q || q->sum.n < 1.0)
@@ -256,7 +256,7 @@ static double offset_of(const struct offset *o, const struct cheap *c, enum kpro
         return 0.0;
     if (role == KPROF_OFFSET_BLIND || role == KPROF_OFFSET_IDLE || d * d > 4.0 * se2)
         return d;
-    return role == KPROF_OFFSET_CHEAP && joint(o->pooled, &mean, &se) ? d : 0.0;
+    return role == KPROF_OFFSET_CHEAP && joint_holds(o->joint, &mean, &se) ? d : 0.0;
 }
 
 /* Sets `out` to the item of uthash table `head` (items with a field `key` and a handle `hh`) whose key is
@@ -295,14 +295,14 @@ static struct offset *offset_for(struct pool *p, const struct pair *pr, unsigned
     FIND_OR_ADD(p->offsets, &key, o, added);
     if (!o || !added)
         return o;
-    struct pooled_key qkey;
+    struct joint_key qkey;
     memset(&qkey, 0, sizeof qkey);
     qkey.target = pr->target;
     qkey.kind = kind;
-    FIND_OR_ADD(p->pooled, &qkey, o->pooled, added);
-    if (o->pooled) {
-        o->next_shape = o->pooled->shapes;
-        o->pooled->shapes = o;
+    FIND_OR_ADD(p->joints, &qkey, o->joint, added);
+    if (o->joint) {
+        o->next_shape = o->joint->shapes;
+        o->joint->shapes = o;
     }
     if (kind == KPROF_OFFSET_HELD || kind == KPROF_OFFSET_HELD_KERNEL) { /* not sure yet (judge_sure) */
         struct kprof_kernel *k = pr->target;
@@ -390,29 +390,29 @@ static void mark_dirty(struct pool *p, struct offset *o)
 }
 
 /* Every entry of joint test q on p's dirty list, q's sums taken afresh from its entries (no rounding
- * left over from the updates), and its rule taken as settled on. */
-static void dirty_shapes(struct pool *p, struct pooled *q)
+ * left over from the updates), and its answer taken as settled on. */
+static void dirty_shapes(struct pool *p, struct joint_test *q)
 {
     memset(&q->sum, 0, sizeof q->sum);
     for (struct offset *o = q->shapes; o; o = o->next_shape) {
-        o->part = pooled_part(o);
+        o->part = joint_part(o);
         q->sum.nd += o->part.nd;
         q->sum.n += o->part.n;
         q->sum.n2v += o->part.n2v;
         mark_dirty(p, o);
     }
     double mean, se;
-    q->settled = joint(q, &mean, &se);
+    q->settled = joint_holds(q, &mean, &se);
 }
 
 /* KPROF_LOG=debug: each kernel and kind in p whose joint test holds (the exit drain's). */
-static void log_pooled(const struct pool *p)
+static void log_joint(const struct pool *p)
 {
     static const char *const kinds[KPROF_OFFSET_KINDS] = { "", "held", "held behind a copy", "gap" };
-    for (const struct pooled *q = p->pooled; q; q = q->hh.next) {
+    for (const struct joint_test *q = p->joints; q; q = q->hh.next) {
         double mean, se;
         const struct kprof_kernel *k = q->key.target;
-        if (joint(q, &mean, &se))
+        if (joint_holds(q, &mean, &se))
             kprof_debug("device %d: kernel %s (%s): the unheld launches of its shapes each within chance read "
                         "%.0f ns +- %.0f over their shapes' drawn ones together, %.0f of them: their offsets "
                         "taken off", p->device, k->name ? k->name : "?", kinds[q->key.kind], mean, se, q->sum.n);
@@ -422,26 +422,26 @@ static void log_pooled(const struct pool *p)
 void kprof_offsets_settle(struct pool *p, int all)
 {
     if (all) {
-        for (struct pooled *q = p->pooled; q; q = q->hh.next)
+        for (struct joint_test *q = p->joints; q; q = q->hh.next)
             dirty_shapes(p, q);
-        log_pooled(p);
+        log_joint(p);
     } else {
         /* A joint test changes only as its entries are read, so any whose answer changed since it was last
          * settled has an entry on the list: all its entries join them.  (Their parts are brought up to date
          * here, once a pass, not at each reading: the harvester's pace decides which launches are drawn
          * behind a short backlog.) */
         for (struct offset *o = p->offsets_dirty; o; o = o->next_dirty)
-            pool_add(o);
+            joint_add(o);
         for (struct offset *o = p->offsets_dirty; o; o = o->next_dirty) {
-            struct pooled *q = o->pooled;
+            struct joint_test *q = o->joint;
             double mean, se;
-            if (q && !q->moved && joint(q, &mean, &se) != (int)q->settled)
+            if (q && !q->moved && joint_holds(q, &mean, &se) != (int)q->settled)
                 q->moved = 1;
         }
         for (struct offset *o = p->offsets_dirty; o; o = o->next_dirty)
-            if (o->pooled && o->pooled->moved) {
-                o->pooled->moved = 0;
-                dirty_shapes(p, o->pooled); /* adds at the list's head: those are settled below too */
+            if (o->joint && o->joint->moved) {
+                o->joint->moved = 0;
+                dirty_shapes(p, o->joint); /* adds at the list's head: those are settled below too */
             }
     }
     struct offset *o = p->offsets_dirty;

@@ -52,7 +52,7 @@ enum kprof_offset_kind {
 /* A context's reusable events, its private stream and references.  Pools are never freed: a context's
  * events die with the context. */
 struct offset;
-struct pooled;
+struct joint_test;
 struct pool {
     CUcontext ctx;
     int device;
@@ -85,7 +85,7 @@ struct pool {
     struct kprof_calibration calib; /* this context's hand-offs, measured before its first pair */
     struct offset *offsets;      /* KPROF_HOLD=N's learned offsets (offsets.c; harvest passes only) */
     struct offset *offsets_dirty; /* those read from since the last settle (offsets.c) */
-    struct pooled *pooled;       /* each kernel and kind's pooled offset (offsets.c; harvest passes only) */
+    struct joint_test *joints;   /* each kernel and kind's joint test (offsets.c; harvest passes only) */
     long htod_queued;            /* HtoD copies of BESIDE_MIN_BYTES or more queued, not read yet (kprof_ev.lock;
                                     read atomically by harvest.c's beside_htod) */
     /* Harvest passes only: the last HTOD_RING HtoD copies of BESIDE_MIN_BYTES or more read, on the timeline
