@@ -228,9 +228,9 @@ static int joint_holds(const struct joint_test *q, double *mean, double *se)
  * mean, d, where d is beyond 2 standard errors of 0 (lengths that vary from launch to launch make the two
  * means differ by chance; taken off, that chance would become an error of the total) or, for
  * KPROF_OFFSET_CHEAP, where the differences of its kernel's shapes (of its kind) that are each within
- * chance are above it together (joint_holds); else 0.  KPROF_OFFSET_BLIND and KPROF_OFFSET_IDLE always take d
- * off (their readings hold an idle stream's launch call or the host's time before it: left on, an error
- * of the total for sure).  Nothing when either has no launch yet.
+ * chance are above it together (joint_holds); else 0.  KPROF_OFFSET_BLIND and KPROF_OFFSET_IDLE always
+ * take d off (their readings hold an idle stream's launch call or the host's time before it: left on, an
+ * error of the total for sure).  Nothing when either has no launch yet.
  *
  * The joint test came in the twenty-third session: a kernel with tens of launches a shape (8 to 12
  * references), whose idle launches' latency varies from launch to launch (which swells d's standard
