@@ -26,7 +26,7 @@ within() { # within NAME KERNEL TRUTH PERCENT WHAT: the kernel's total in NAME.j
     pass "$5: $2's total $got ns ($3)"
 }
 # Lengths of 1.0, 1.6, 1.3, 1.0 and 1.6 us in turn (312 us in all for the 240 launches): before, 336.0 to
-# 349.8 us (+7.7 to +12.1%, ten runs each of seeds 1 to 7); now 309.7 to 314.6 us (eight runs each of
+# 349.8 us (+7.7 to +12.1%, ten runs each of seeds 1 to 7); now 310.2 to 314.2 us (eight runs each of
 # seeds 1 to 5: which launches are drawn, and which find their stream's last pair unread, follows the seed
 # and the harvester's pace).
 for seed in 1 3 7; do
@@ -36,7 +36,7 @@ for seed in 1 3 7; do
     unheld=$(jqr '.events.unheld_drawn' "$WORK/j$seed.json")
     [ "$unheld" -ge 60 ] || fail "seed $seed: $unheld launches left unheld, expected about half of 240"
 done
-# Lengths of 1 us: 263.1 to 275.7 us before (+9.6 to +14.9%), 240.0 to 242.1 now.
+# Lengths of 1 us: 263.1 to 275.7 us before (+9.6 to +14.9%), 240.0 now (40 runs, seeds 1 to 5).
 run c manyshapes FAKEGPU_KERNEL_NS=shape_k=1000 FAKEGPU_LAUNCH_JITTER_NS=0/0/0/0/0/0/2100 KPROF_SEED=1
 within c shape_k 240000 3 "1 us kernels, a latency that varies"
 # Every launch held (KPROF_HOLD=1): no offset, each launch its own length.
