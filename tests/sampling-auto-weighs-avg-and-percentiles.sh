@@ -18,7 +18,11 @@ KPROF_SAMPLE=auto KPROF_SEED=7 KPROF_SAMPLE_BUDGET=1000000000 KPROF_FORMAT=json 
     run_kprof "$PROGS/many_launches" 3000 1 >/dev/null ||
     fail "many_launches under auto failed"
 expect_eq "$(kernel_field "$WORK/auto.json" kernel_a calls)" 3000 "every launch counted"
-[ "$(kernel_field "$WORK/auto.json" kernel_a timed)" -lt 1000 ] || fail "auto timed most launches"
+# (How many: 445 on an idle machine; the kernel's warm-up follows its spread, which jumps with its lengths
+# at launch 1000, by as much as the harvester has read of the longer ones when it next weighs them: a CI
+# -O0 build timed 1000 or more.  A third left untimed at the least.)
+timed=$(kernel_field "$WORK/auto.json" kernel_a timed)
+[ "$timed" -lt 2000 ] || fail "auto timed $timed of 3000 launches, expected a third or more left untimed"
 # Every launch: 1000 of 1 us and 2000 of 5 us: mean 3667 ns, standard deviation 1886 ns, median 5 us.
 a=$(kernel_field "$WORK/auto.json" kernel_a avg_ns)
 [ "$a" -ge 3560 ] && [ "$a" -le 3780 ] || fail "Avg $a ns, expected about 3667 (the timed launches unweighed read about 2045)"
