@@ -86,7 +86,7 @@ struct joint_key {
 struct joint_test {
     struct joint_key key;
     struct joint_sums sum;
-    double settled;         /* the answer its entries were last settled on (1 or 0) */
+    int settled;            /* the answer its entries were last settled on (1 or 0) */
     int moved;              /* settle: its answer changed, its entries to be put on the dirty list */
     struct offset *shapes;  /* its entries, by next_shape */
     UT_hash_handle hh;
@@ -312,6 +312,16 @@ static struct offset *offset_for(struct pool *p, const struct pair *pr, unsigned
     return o;
 }
 
+/* Puts entry o on p's dirty list, if not there yet. */
+static void mark_dirty(struct pool *p, struct offset *o)
+{
+    if (o->dirty)
+        return;
+    o->dirty = 1;
+    o->next_dirty = p->offsets_dirty;
+    p->offsets_dirty = o;
+}
+
 double kprof_offset_learn(struct pool *p, const struct pair *pr, unsigned kind, enum kprof_offset_role role,
                           double dur_ns, int *unlearned, struct offset **entry)
 {
@@ -325,11 +335,7 @@ double kprof_offset_learn(struct pool *p, const struct pair *pr, unsigned kind, 
         return 0.0;
     }
     *entry = o;
-    if (!o->dirty) {
-        o->dirty = 1;
-        o->next_dirty = p->offsets_dirty;
-        p->offsets_dirty = o;
-    }
+    mark_dirty(p, o);
     if (role == KPROF_OFFSET_REF) {
         struct refs *r = &o->ref[!pr->early];
         double w = (double)(1u << (pr->thin & 31));
@@ -379,26 +385,14 @@ static void judge_sure(struct offset *o)
     __atomic_store_n(&k->blind_ok[i], (unsigned char)(k->blind_unsure[i] == 0), __ATOMIC_RELAXED);
 }
 
-/* Puts entry o on p's dirty list, if not there yet. */
-static void mark_dirty(struct pool *p, struct offset *o)
-{
-    if (o->dirty)
-        return;
-    o->dirty = 1;
-    o->next_dirty = p->offsets_dirty;
-    p->offsets_dirty = o;
-}
-
 /* Every entry of joint test q on p's dirty list, q's sums taken afresh from its entries (no rounding
  * left over from the updates), and its answer taken as settled on. */
 static void dirty_shapes(struct pool *p, struct joint_test *q)
 {
     memset(&q->sum, 0, sizeof q->sum);
     for (struct offset *o = q->shapes; o; o = o->next_shape) {
-        o->part = joint_part(o);
-        q->sum.nd += o->part.nd;
-        q->sum.n += o->part.n;
-        q->sum.n2v += o->part.n2v;
+        memset(&o->part, 0, sizeof o->part);
+        joint_add(o);
         mark_dirty(p, o);
     }
     double mean, se;
@@ -435,7 +429,7 @@ void kprof_offsets_settle(struct pool *p, int all)
         for (struct offset *o = p->offsets_dirty; o; o = o->next_dirty) {
             struct joint_test *q = o->joint;
             double mean, se;
-            if (q && !q->moved && joint_holds(q, &mean, &se) != (int)q->settled)
+            if (q && !q->moved && joint_holds(q, &mean, &se) != q->settled)
                 q->moved = 1;
         }
         for (struct offset *o = p->offsets_dirty; o; o = o->next_dirty)
