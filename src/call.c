@@ -201,6 +201,7 @@ static inline __attribute__((always_inline)) int call_begin(struct kprof_call *c
     if (KPROF_UNLIKELY(c->without_ctx))
         __atomic_add_fetch(&without_context, 1, __ATOMIC_RELAXED); /* call_end takes it back */
     c->host_untimed = 0;
+    c->end_ns = 0;
     /* A launch without a current context may create one inside: timed from entry, as other calls. */
     c->t0_ns = launch && c->ctx_before ? 0 : kprof_now_ns();
     return 1;
@@ -242,7 +243,7 @@ static __attribute__((noinline)) uint64_t call_end(struct kprof_call *c, int ok)
         __atomic_sub_fetch(&without_context, 1, __ATOMIC_RELAXED);
     uint64_t dt = 0;
     if (c->host_untimed != 1) {
-        dt = kprof_now_ns() - c->t0_ns;
+        dt = (c->end_ns ? c->end_ns : kprof_now_ns()) - c->t0_ns;
         uint64_t created = tls_ctx_init_ns - c->ctx_init_ns; /* measured by the context-creation hooks */
         dt = dt > created ? dt - created : 0;
     }

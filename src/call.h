@@ -48,6 +48,9 @@ struct kprof_call {
     int ctx_assumed;      /* ctx_before is the context last seen current, not asked (see kprof_call_host) */
     unsigned ctx_epoch;   /* contexts destroyed before the call began (call.c) */
     int without_ctx;      /* begun without a current context (kprof_call_without_context_in_flight) */
+    uint64_t end_ns;      /* host clock at the call's end when the wrapper has read it already (a timed
+                             call: kprof_timing's end_ns, once its stop was recorded), else 0: read by
+                             kprof_call_end.  kprof_call_begin* set it to 0. */
 };
 
 /* Asks the driver for the thread's current context into c->ctx_before (NULL: none, or the driver not

@@ -56,6 +56,13 @@ struct kprof_timing {
     unsigned hold_nshapes;
     uint32_t hold_key;
     unsigned long epoch[3]; /* stream-order counters when the call began (see kprof_chain_break) */
+    /* Set by the caller before kprof_timing_begin: the host clock (kprof_now_ns) at the call's entry, 0
+     * when not read; the periodic reference check reads it instead of the clock (a read costs 26 to 36 ns
+     * on the H200 host: docs/performance.md). */
+    uint64_t entry_ns;
+    /* Set by kprof_timing_end: its last host clock read, once the stop event was recorded (0: none), for
+     * the caller's kprof_call's end_ns. */
+    uint64_t end_ns;
 };
 
 /* What kprof_timing_begin is asked for: nothing (KPROF_SAMPLE skips the call), a start and a stop event

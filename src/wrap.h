@@ -108,10 +108,12 @@ static inline void kprof_wrap_context_gone(CUcontext ctx, int dev)
         if (!kprof_call_begin(&c_, (api)))                                                         \
             return (call);                                                                         \
         struct kprof_timing t_;                                                                    \
+        t_.entry_ns = c_.t0_ns;                                                                    \
         kprof_timing_begin(&t_, c_.ctx_before, (stream), (per_thread), KPROF_TIME_PAIR);           \
         type r_ = (call);                                                                          \
         struct kprof_copy *cp_ = r_ == (success) && !t_.captured ? (target) : NULL;                \
         kprof_timing_end(&t_, cp_ != NULL, KPROF_TARGET_COPY, cp_, (bytes), NULL, NULL);           \
+        c_.end_ns = t_.end_ns;                                                                     \
         kprof_call_end(&c_, r_ == (success));                                                      \
         return r_;                                                                                 \
     } while (0)

@@ -79,6 +79,7 @@ static inline enum kprof_time_want kprof_launch_want(struct kprof_kernel *k)
         if (tm_) {                                                                                 \
             t_.hold_shapes = kprof_hold_words(k_, (grid), (block), &t_.hold_key, &t_.hold_nshapes);  \
             SEG(14);                                                                               \
+            t_.entry_ns = c_.t0_ns;                                                                \
             kprof_timing_begin(&t_, c_.ctx_assumed ? NULL : c_.ctx_before, (stream), (per_thread), w_); \
         }                                                                                          \
         struct kprof_delegate d_ = { k_, w_, 0 };                                                  \
@@ -103,6 +104,7 @@ static inline enum kprof_time_want kprof_launch_want(struct kprof_kernel *k)
         if (tm_) {                                                                                 \
             unsigned g_[3] = { (grid).x, (grid).y, (grid).z }, b_[3] = { (block).x, (block).y, (block).z }; \
             kprof_timing_end(&t_, ok_, first_ ? KPROF_TARGET_KERNEL_FIRST : KPROF_TARGET_KERNEL, k_, 0, g_, b_); \
+            c_.end_ns = t_.end_ns;                                                                 \
         }                                                                                          \
         kprof_call_end(&c_, r_ == (success));                                                      \
         SEG_END(w_ != KPROF_TIME_NONE);                                                            \
@@ -120,6 +122,7 @@ static inline enum kprof_time_want kprof_launch_want(struct kprof_kernel *k)
             kprof_preload((handle), cx_, 0, (d)->k);                                               \
         struct kprof_timing t_;                                                                    \
         t_.hold_shapes = kprof_hold_words((d)->k, (grid), (block), &t_.hold_key, &t_.hold_nshapes);  \
+        t_.entry_ns = 0;                                                                           \
         kprof_timing_begin(&t_, cx_, (stream), (per_thread), (d)->want);                           \
         type r_ = (call);                                                                          \
         kprof_preload_launched(r_ == (success));                                                   \

@@ -458,6 +458,7 @@ KPROF_EXPORT CUresult cuGraphExecDestroy(CUgraphExec exec)
         struct kprof_graph *g_ = kprof_graph_for(exec);                                            \
         struct kprof_timing t_;                                                                    \
         enum kprof_time_want w_ = kprof_launch_want(g_ ? g_->row : NULL);                          \
+        t_.entry_ns = c_.t0_ns;                                                                    \
         kprof_timing_begin(&t_, c_.ctx_before, (stream), (per_thread), w_ == KPROF_TIME_LAUNCH ? KPROF_TIME_GRAPH : w_); \
         CUresult r_ = (call);                                                                      \
         int ok_ = r_ == CUDA_SUCCESS && g_ != NULL && !t_.captured;                                \
@@ -466,6 +467,7 @@ KPROF_EXPORT CUresult cuGraphExecDestroy(CUgraphExec exec)
             kprof_graph_launched(g_);                                                              \
         kprof_timing_end(&t_, ok_, first_ ? KPROF_TARGET_KERNEL_FIRST : KPROF_TARGET_KERNEL,      \
                          g_ ? g_->row : NULL, 0, NULL, NULL);                                      \
+        c_.end_ns = t_.end_ns;                                                                     \
         kprof_call_end(&c_, r_ == CUDA_SUCCESS);                                                   \
         return r_;                                                                                 \
     } while (0)

@@ -52,14 +52,17 @@ static const struct ref *ref_for(const struct pool *p, uint64_t start_host_ns)
 
 /* Records a new reference on p's private stream when the last was asked for more than REF_PERIOD_NS ago,
  * so that every pair has a recent reference, also after the app was idle for a long time.  Called with
- * p's context current, without kprof_ev.lock: by the app's thread before a start event, and by the harvester. */
-void kprof_ev_ref_request(struct pool *p)
+ * p's context current, without kprof_ev.lock: by the app's thread before a start event, and by the harvester.
+ * now: the host clock (kprof_now_ns) read shortly before, for the period's check; a reference recorded
+ * reads the clock again for its own host anchor. */
+void kprof_ev_ref_request(struct pool *p, uint64_t now)
 {
-    uint64_t now = kprof_now_ns();
-    if (!p->own || now - __atomic_load_n(&p->last_request_ns, __ATOMIC_RELAXED) < REF_PERIOD_NS)
+    /* Signed: another thread may have set last_request_ns from a later reading than now. */
+    if (!p->own || (int64_t)(now - __atomic_load_n(&p->last_request_ns, __ATOMIC_RELAXED)) < (int64_t)REF_PERIOD_NS)
         return;
     pthread_mutex_lock(&kprof_ev.lock);
-    int mine = !p->dead && !p->pending_ref && !p->ref_busy && now - p->last_request_ns >= REF_PERIOD_NS;
+    int mine = !p->dead && !p->pending_ref && !p->ref_busy &&
+               (int64_t)(now - p->last_request_ns) >= (int64_t)REF_PERIOD_NS;
     if (mine) {
         p->ref_busy = 1;
         __atomic_store_n(&p->last_request_ns, now, __ATOMIC_RELAXED);
@@ -67,6 +70,7 @@ void kprof_ev_ref_request(struct pool *p)
     pthread_mutex_unlock(&kprof_ev.lock);
     if (!mine)
         return;
+    uint64_t before = kprof_now_ns();
     CUevent e = NULL;
     if (kprof_drv.cuEventCreate(&e, CU_EVENT_DEFAULT) == CUDA_SUCCESS &&
         kprof_drv.cuEventRecord(e, p->own) != CUDA_SUCCESS) {
@@ -78,7 +82,7 @@ void kprof_ev_ref_request(struct pool *p)
     p->ref_busy = 0;
     if (e) {
         __atomic_store_n(&p->pending_ref, e, __ATOMIC_RELAXED);
-        p->pending_before_ns = now;
+        p->pending_before_ns = before;
         p->pending_host_done_ns = done;
     }
     pthread_mutex_unlock(&kprof_ev.lock);
@@ -457,7 +461,7 @@ static long harvest_once(void)
             cur = p->ctx;
         if (cur == p->ctx) {
             ref_complete(p);
-            kprof_ev_ref_request(p);
+            kprof_ev_ref_request(p, kprof_now_ns());
         }
         pthread_mutex_lock(&kprof_ev.lock);
     }

@@ -162,7 +162,7 @@ void kprof_ev_queue_drop_kept(struct queue *q);
  * must not cost a timed call its events).  Returns how many.  kprof_ev.lock held. */
 long kprof_ev_reclaim_kept(struct pool *p);
 /* Records a new reference on p's stream when the last was asked for over REF_PERIOD_NS ago. */
-void kprof_ev_ref_request(struct pool *p);
+void kprof_ev_ref_request(struct pool *p, uint64_t now);
 /* Starts the harvesting thread (kprof_ev.harvester_started set on success); kprof_ev.lock held. */
 void kprof_ev_start_harvester(void);
 
