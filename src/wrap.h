@@ -17,6 +17,7 @@
 static inline void kprof_wrap_context_gone(CUcontext ctx, int dev)
 {
     kprof_events_context_gone(ctx, dev);
+    kprof_allocs_context_gone(ctx, dev);
     kprof_preload_code_unloaded();
 }
 
@@ -72,10 +73,22 @@ static inline void kprof_wrap_context_gone(CUcontext ctx, int dev)
         return r_;                                                                                 \
     } while (0)
 
+/* kprof_alloc_record, in the thread's current context (the one the allocation call used or created). */
+static inline void kprof_wrap_alloc_record(enum kprof_mem kind, void *ptr, size_t bytes, uint64_t host_ns)
+{
+    CUcontext ctx = NULL;
+    CUdevice dev = -1;
+    if (kprof_drv.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS)
+        ctx = NULL;
+    if (ctx && kprof_drv.cuCtxGetDevice(&dev) != CUDA_SUCCESS)
+        dev = -1;
+    kprof_alloc_record(kind, ptr, bytes, host_ns, ctx, (int)dev);
+}
+
 /* An allocation of `bytes` whose address the call stores at ptrp (kind: enum kprof_mem). */
 #define KPROF_WRAP_ALLOC(api, type, success, kind, ptrp, bytes, call)                              \
     KPROF_WRAP_RECORD(api, type, success, (ptrp),                                                  \
-                      kprof_alloc_record((kind), (void *)(uintptr_t) * (ptrp), (bytes), ns_), call)
+                      kprof_wrap_alloc_record((kind), (void *)(uintptr_t) * (ptrp), (bytes), ns_), call)
 
 /* A free of ptr: `record` is the statistics call for a successful one (ns_ is its host time). */
 #define KPROF_WRAP_FREE(api, type, success, record, ptr, call)                                     \

@@ -1,7 +1,8 @@
 /* resetapp: launches `before` 5 times on a stream, calls cudaDeviceReset without synchronizing, then launches
  * `after` 3 times in the fresh primary context. Truth: before 5, after 3. It checks that the old stream and
  * event answer cudaErrorContextIsDestroyed and prints whether the context handle changed (it does, unless
- * FAKEGPU_REUSE_CTX_HANDLE=1). */
+ * FAKEGPU_REUSE_CTX_HANDLE=1).  Memory: 16 MiB of device memory and 1 MiB pinned allocated before the
+ * reset and never freed (the reset frees them), 16 MiB of device memory allocated after it and freed. */
 #include <cuda.h>
 #include "robustprog.h"
 
@@ -26,6 +27,7 @@ int main(void)
     cudaStream_t s;
     cudaEvent_t e;
     CUcontext c0, c1;
+    void *d0, *h0, *d1;
 
     register_kernel(m, before, "_Z6beforev");
     register_kernel(m, after, "_Z5afterv");
@@ -33,6 +35,8 @@ int main(void)
 
     CHECK(cudaStreamCreate(&s));
     CHECK(cudaEventCreate(&e));
+    CHECK(cudaMalloc(&d0, 16 << 20));
+    CHECK(cudaMallocHost(&h0, 1 << 20));
     c0 = current_ctx();
     for (int i = 0; i < 5; i++)
         CHECK(launch(before, s));
@@ -40,6 +44,7 @@ int main(void)
     CHECK(cudaDeviceReset()); /* no synchronization first */
     printf("resetapp: reset with 5 launches in flight\n");
 
+    CHECK(cudaMalloc(&d1, 16 << 20));
     for (int i = 0; i < 3; i++)
         CHECK(launch(after, NULL));
     c1 = current_ctx();
@@ -48,6 +53,7 @@ int main(void)
     EXPECT(cudaStreamQuery(s), cudaErrorContextIsDestroyed);
     EXPECT(cudaEventQuery(e), cudaErrorContextIsDestroyed);
     CHECK(cudaDeviceSynchronize());
+    CHECK(cudaFree(d1));
     printf("resetapp: 3 launches after the reset\n");
     return 0;
 }
