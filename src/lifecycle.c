@@ -224,7 +224,8 @@ __attribute__((constructor)) static void kprof_init(void)
 
 /* Under kprof(1) (KPROF_LAUNCHED_PID set), one line on why this process profiled nothing: the driver
  * could not be loaded, or KPROF_START=paused was never resumed (in any process that tried CUDA); no CUDA
- * call, or no context (only in the process kprof started: its children that never tried CUDA, such as a
+ * call (the driver not loadable either: a static runtime's calls never reach libkprof without it), or no
+ * context (only in the process kprof started: its children that never tried CUDA, such as a
  * script's helpers, stay silent).  Nothing without kprof, where LD_PRELOAD may reach every process. */
 static void say_why_nothing_profiled(int reported)
 {
@@ -240,6 +241,10 @@ static void say_why_nothing_profiled(int reported)
                    "or cuProfilerStart", name, pid);
     else if (reported || pid != kprof_config.launched_pid)
         return;
+    else if (kprof_driver_state(NULL) == KPROF_DRIVER_UNTRIED && !kprof_driver_loadable(&why))
+        kprof_warn("nothing profiled in %s (pid %ld): the CUDA driver could not be loaded (%s), and no CUDA call "
+                   "reached libkprof (a CUDA runtime linked into the program, nvcc's default, fails without "
+                   "the driver before any does)", name, pid, why);
     else if (kprof_driver_state(NULL) == KPROF_DRIVER_UNTRIED)
         kprof_warn("nothing profiled in %s (pid %ld): it made no CUDA call", name, pid);
     else if (__atomic_load_n(&kprof_proc_address_asked, __ATOMIC_RELAXED) &&

@@ -209,6 +209,22 @@ int kprof_driver_state(const char **why)
     return st;
 }
 
+int kprof_driver_loadable(const char **why)
+{
+    static char loader_why[256];
+    void *h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL | RTLD_NOLOAD);
+    if (!h)
+        h = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+    if (h) {
+        dlclose(h);
+        return 1;
+    }
+    const char *e = dlerror();
+    snprintf(loader_why, sizeof loader_why, "%s", e ? e : "libcuda.so.1 not found");
+    *why = loader_why;
+    return 0;
+}
+
 int kprof_driver_loaded;
 
 int kprof_driver_ready_slow(void)

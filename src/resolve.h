@@ -88,6 +88,12 @@ static inline int kprof_driver_ready(void)
 enum { KPROF_DRIVER_UNTRIED, KPROF_DRIVER_LOADED, KPROF_DRIVER_MISSING };
 int kprof_driver_state(const char **why);
 
+/* For a process in which nothing asked libkprof for the driver (KPROF_DRIVER_UNTRIED): 1 when libcuda.so.1
+ * is loaded in it or can be (loaded, then closed again: call it only at exit), 0 when it cannot be, with
+ * *why the loader's message (static storage).  A program whose CUDA runtime is linked into it (nvcc's
+ * default) dlopens the driver itself, and when that fails none of its calls reaches libkprof. */
+int kprof_driver_loadable(const char **why);
+
 /* Given a driver function's address (as cuGetProcAddress or dlsym found it), returns libkprof's wrapper
  * for it, or NULL when libkprof does not wrap that function.  Matching by address, not by name and
  * version, means a function version libkprof does not know is never replaced by the wrong wrapper. */

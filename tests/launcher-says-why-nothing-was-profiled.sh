@@ -72,6 +72,18 @@ head -n "$(wc -l <"$WORK/plain.err")" "$WORK/err" | diff -u "$WORK/plain.err" - 
 expect_eq "$(($(wc -l <"$WORK/err") - $(wc -l <"$WORK/plain.err")))" 1 "no driver: one line more"
 expect_grep '^libkprof: nothing profiled in .*vector_add \(pid [0-9]+\): the CUDA driver could not be loaded \(.*libcuda\.so\.1.*\)$' "$WORK/err" "no driver: says so"
 
+# No driver, a static runtime (the fake's, and nvcc's when built): its own dlopen of libcuda.so.1 fails,
+# and no call reaches libkprof; the line says the driver could not be loaded (a new user's helper read "it
+# made no CUDA call" after the program's "CUDA driver version is insufficient").
+for p in "$PROGS/rt_calls_static" "$KERNELS/reduce-static"; do
+    [ -x "$p" ] || continue
+    LIBS=$WORK/lib kp "$p" --no-verify >/dev/null 2>"$WORK/err" || true
+    cat "$WORK/err"
+    expect_eq "$(grep -c '^libkprof: nothing profiled' "$WORK/err")" 1 "no driver, $(basename "$p"): one line"
+    expect_grep "^libkprof: nothing profiled in $(basename "$p") \(pid [0-9]+\): the CUDA driver could not be loaded \(.*libcuda\.so\.1.*\), and no CUDA call reached libkprof \(a CUDA runtime linked into the program, nvcc.s default, fails without the driver before any does\)$" \
+        "$WORK/err" "no driver, $(basename "$p"): says so"
+done
+
 # Paused, never resumed.
 kp --paused "$KERNELS/vector_add" --no-verify --n 64 >/dev/null 2>"$WORK/err"
 cat "$WORK/err"
