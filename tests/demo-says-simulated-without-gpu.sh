@@ -16,11 +16,13 @@ expect_grep '^== libkprof: kernels ==' "$WORK/err" "the report follows"
 expect_grep 'reduce_blocks|app_add' "$WORK/err" "with the sample's kernels"
 # The fake's GPU clock kept in step with the host's: queue times of a few us, not tens of ms.
 expect_grep 'Queue med \(us\) +Queue p95 \(us\)' "$WORK/err" "queue times in us"
-expect_eq "$(tail -n 2 "$WORK/err" | head -n 1)" \
+expect_eq "$(tail -n 3 "$WORK/err" | head -n 1)" \
     "demo: the report above was made on the fake CUDA stack (tests/fake): simulated times, not a GPU's" \
-    "next to last line: simulated times"
+    "third line from the end: simulated times"
 expect_grep "^demo: there a launch call takes 3 us before its kernel is queued" "$WORK/err" \
-    "last line: why a sample's own event timing reads longer"
+    "then why a sample's own event timing reads longer"
+expect_eq "$(tail -n 1 "$WORK/err" | cut -c1-51)" "demo: the hand-off calibration's time is the fake's" \
+    "last line: the calibration's time is the fake's (a new user's helper read 475 ms as libkprof's cost)"
 # Another program, as the README shows: the same fake stack and virtual clock.
 PATH="$WORK/bin:$PATH" LD_PRELOAD="$SAN_PRELOAD" sh "$top_srcdir/tools/demo.sh" "$(cd "$top_builddir" && pwd)" \
     "$top_builddir/tests/fake/progs/mathapp" >"$WORK/out2" 2>"$WORK/err2" || fail "demo with a program failed: $(cat "$WORK/err2")"

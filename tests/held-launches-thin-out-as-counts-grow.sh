@@ -29,6 +29,9 @@ expect_eq "$(totals "$WORK/thin.json")" '[["kernel_a(float*)",40000,80000000],["
 held=$(jqr '.events.held + .events.held_kernel' "$WORK/thin.json")
 [ "$held" -ge 1500 ] && [ "$held" -le 3000 ] || fail "$held holds, expected about 1850 to 2750 (5500 at 1 in 8)"
 pass "$held holds in 44000 launches"
+# The draws' seed is in the report, as under auto: a new user's helper found "sample_seed": 0 in a default
+# run, whose holds are drawn with KPROF_SEED all the same (a run could not be repeated).
+expect_eq "$(jqr '.sample_seed' "$WORK/thin.json")" 7 "the holds' seed in the report (sample_seed)"
 FAKEGPU_KERNEL_LATER="kernel_a=20000:4000" KPROF_SEED=7 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/later.json" \
     run_clocked "$PROGS/many_launches" 40000 >"$WORK/out" 2>&1 || fail "many_launches failed: $(cat "$WORK/out")"
 # (Seeds 1 to 5 and 7 read 117.5 to 121.9 ms.)

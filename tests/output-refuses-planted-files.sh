@@ -31,7 +31,7 @@ set -- kprof.*.summary.csv
 expect_eq "$(stat -c %a "$1")" 600 "the default CSV files are created with mode 0600"
 # Files of a name libkprof chose, in the current directory: one line says where (a new user's trial: the
 # report seemed lost).
-expect_grep "^libkprof: CSV report written to kprof\.[0-9]+\.\*\.csv \(KPROF_OUTPUT names it\)$" "$WORK/csv.err" \
+expect_grep "^libkprof: CSV report written to kprof\.[0-9]+\.\*\.csv \(set KPROF_OUTPUT, or kprof -o, to name it\)$" "$WORK/csv.err" \
     "the default CSV names said on stderr"
 # ...and never through a link planted at the (predictable) name: exec keeps the pid the link names.
 rm -f kprof.*

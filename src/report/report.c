@@ -290,7 +290,7 @@ static void write_csv(const struct kprof_snapshot *s)
     if (base && kprof_report_csv(base, chosen, s, &failed, &why)) {
         /* Files named by libkprof in the current directory: said where (a user who asked for a name knows). */
         if (chosen)
-            kprof_log(KPROF_LOG_WARN, "CSV report written to %s.*.csv (KPROF_OUTPUT names it)", base);
+            kprof_log(KPROF_LOG_WARN, "CSV report written to %s.*.csv (set KPROF_OUTPUT, or kprof -o, to name it)", base);
         else
             kprof_info("report written to %s.*.csv", base);
     } else {

@@ -88,7 +88,7 @@ void kprof_report_json(FILE *f, const struct kprof_snapshot *s)
     fprintf(f, ",\n  \"wall_ns\": %llu,\n  \"sample_period\": %ld,\n  \"sample_seed\": %llu,\n  \"sample_budget\": %ld,\n"
                "  \"group\": \"%s\",\n  \"names\": \"%s\",\n  \"name_width\": %ld,\n  \"top\": %ld,\n",
             U(s->wall_ns), kprof_config.sample,
-            U(kprof_config.sample == 0 || kprof_config.auto_check ? (uint64_t)kprof_config.seed : 0),
+            U((uint64_t)kprof_config.seed), /* the draws' (auto's, the check's, KPROF_HOLD=N's holds) */
             kprof_config.sample_budget, kprof_config.group == KPROF_GROUP_SHAPE ? "shape" : "name",
             kprof_config.names == KPROF_NAMES_BASE      ? "base"
             : kprof_config.names == KPROF_NAMES_MANGLED ? "mangled"
