@@ -72,4 +72,18 @@ if [ -x "$MERGE" ]; then
     want=$(jq -n "($(kernel_field "$WORK/a.json" kernel_a total_ci95_ns) | . * .) + ($(kernel_field "$WORK/c.json" kernel_a total_ci95_ns) | . * .) | sqrt")
     expect_eq "$(jq -n "($(kernel_field "$WORK/m.json" kernel_a total_ci95_ns) - $want | fabs) < 1e-4 * $want")" true \
         "kprof-merge: kernel_a's interval from both processes' ($want ns)"
+    # The text says which totals are estimates, with their interval, as one process's report does on the
+    # row (a new user's helper read the merged text as exact: no Timed column, no +-).
+    "$MERGE" -o "$WORK/m.txt" "$WORK/a.json" "$WORK/c.json"
+    cat "$WORK/m.txt"
+    expect_grep "^Estimated: 2 kernels' Total, from the timed launches in some process" \
+        "$WORK/m.txt" "kprof-merge text: the estimated totals said"
+    pct=$(jq -rn "100 * $want / $(kernel_field "$WORK/m.json" kernel_a total_ns) * 10 | round / 10")
+    timed=$(kernel_field "$WORK/m.json" kernel_a timed); calls=$(kernel_field "$WORK/m.json" kernel_a calls)
+    expect_grep "^  $timed of $calls calls timed, Total \+-$pct%  kernel_a\(float\*\)$" "$WORK/m.txt" \
+        "kprof-merge text: kernel_a's launches timed and interval (+-$pct%)"
+    # Every launch timed: no such lines.
+    KPROF_FORMAT=json KPROF_OUTPUT="$WORK/e.json" run_kprof "$PROGS/many_launches" 1000 >/dev/null
+    "$MERGE" -o "$WORK/e.txt" "$WORK/e.json" "$WORK/e.json"
+    expect_no_grep '^Estimated' "$WORK/e.txt" "kprof-merge text: every launch timed, no estimate said"
 fi

@@ -183,6 +183,9 @@ struct kernel {
                                   time, each weighed by 1/p under KPROF_SAMPLE=auto (steady_w, steady_wx,
                                   the first launch at 1), so that the Avg describes every launch */
     double ci95_var;           /* KPROF_SAMPLE=auto: sum over processes of (total_ci95_ns / 1.96)^2 */
+    bool estimated;            /* some process estimated its total (KPROF_SAMPLE, or launches outside graphs
+                                  left untimed: their share extrapolated from the timed ones) */
+    bool has_ci;               /* some process gave its estimate's interval (total_ci95_ns) */
     uint64_t min_ns, max_ns;   /* shortest and longest timed launch over processes, when has_minmax */
     bool has_minmax;
     uint64_t pmin_ns, pmax_ns; /* per-process total_ns, over the processes that ran it */
@@ -441,6 +444,12 @@ static bool merge_kernel(struct ktable *t, size_t p, json_t *e)
     json_t *ci = json_object_get(e, K(kernels, total_ci95));
     if (json_is_number(ci) && json_number_value(ci) > 0)
         k->ci95_var += (json_number_value(ci) / 1.96) * (json_number_value(ci) / 1.96);
+    /* An estimate: sampled, or some launch outside graphs untimed (no event to be had), its share extrapolated. */
+    uint64_t all = u64_or_0(e, K(kernels, calls)), graphed = u64_or_0(e, K(kernels, graph_calls));
+    if ((json_is_number(ci) && json_number_value(ci) > 0) || measured != total || timed < (all > graphed ? all - graphed : 0)) {
+        k->estimated = true;
+        k->has_ci |= json_is_number(ci);
+    }
     /* A row's minimum and maximum mean something only when some launch of it was timed. */
     if (timed && get_u64(e, K(kernels, min), &v) && (!k->has_minmax || v < k->min_ns))
         k->min_ns = v;
@@ -1079,6 +1088,31 @@ static struct krows krows(const struct merge *m, struct kernel *const *ks, size_
     return t;
 }
 
+/* Under the table of rows ks[0..n): those whose Total is an estimate in some process (KPROF_SAMPLE), each
+ * with its 95% interval where the processes gave one (their variances added), as libkprof's own report
+ * marks them on their row. */
+static void text_estimated(FILE *f, struct kernel *const *ks, size_t n, const char *noun)
+{
+    size_t est = 0;
+    for (size_t i = 0; i < n; i++)
+        est += ks[i]->estimated;
+    if (!est)
+        return;
+    fprintf(f, "Estimated: %zu %s%s' Total, from the timed launches in some process (KPROF_SAMPLE, or launches "
+               "left untimed); +-: its 95%% interval (the processes' variances added):\n", est, noun, est == 1 ? "" : "s");
+    for (size_t i = 0; i < n; i++) {
+        const struct kernel *k = ks[i];
+        if (!k->estimated)
+            continue;
+        fprintf(f, "  %llu of %llu calls timed", (unsigned long long)k->timed, (unsigned long long)k->calls);
+        if (k->has_ci && k->total_ns > 0)
+            fprintf(f, ", Total +-%.1f%%", 100.0 * 1.96 * sqrt(k->ci95_var) / (double)k->total_ns);
+        fputs("  ", f);
+        kprof_text_put(f, k->name ? k->name : k->key, 0);
+        fputc('\n', f);
+    }
+}
+
 /* Writes the kernels-style rows ks[0..n) (kernels, or graphs) as a table whose name column is headed
  * `what`; empty: what the "(no ...)" line says; noun: the row's kind in the footnote. */
 static void text_kernel_rows(FILE *f, const struct merge *m, struct kernel *const *ks, size_t nk, size_t top,
@@ -1101,6 +1135,7 @@ static void text_kernel_rows(FILE *f, const struct merge *m, struct kernel *cons
         fprintf(f, "  (%zu more %s%s, %.2f%% of %s time, not shown: --top %zu)\n", nk - shown, noun,
                 nk - shown == 1 ? "" : "s", all ? 100.0 * (double)rest / (double)all : 0.0, noun, top);
     }
+    text_estimated(f, ks, shown, noun);
     fprintf(f, "Per-process figures are over the processes that ran the %s; Imbalance = Max/proc / Mean/proc.\n", noun);
     fprintf(f, "Host med*, Queue med*: the launch-weighted median of the processes' medians of the launch call's\n"
                "host time and of the queue time from the call's start to the kernel's start.\n");
