@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <wchar.h>
 #include <sys/stat.h>
 #include "log.h"
 
@@ -26,7 +27,11 @@ void kprof_stderr_keep(void)
     if (fstat(STDERR_FILENO, &st) == 0) {
         first_err.dev = st.st_dev;
         first_err.ino = st.st_ino;
-        first_err.copy = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 100);
+        /* No copy of a pipe or socket: its reader waits for every writer to close it, and a program that
+         * hands descriptor 2 over (daemon(3)) would keep its caller waiting for as long as it runs (a
+         * breaker helper: `out=$(./daemon 2>&1)` 3 s instead of 4 ms). */
+        if (!S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode))
+            first_err.copy = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 100);
         first_err.known = 1;
     }
     errno = saved;
@@ -54,20 +59,23 @@ int kprof_stderr_fd(void)
 
 FILE *kprof_stderr_stream(void)
 {
-    static FILE *own;
+    static FILE *own[2]; /* on descriptor 2, on the copy */
     static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
     int fd = kprof_stderr_fd();
-    if (fd == STDERR_FILENO)
-        return stderr;
     if (fd < 0)
         return NULL;
-    int saved = errno;
+    /* The program's stderr stream while it still writes bytes to descriptor 2: a program may point the
+     * variable elsewhere (stderr = stdout; stderr = fopen(...)) or make the stream wide (fwprintf), and
+     * then the report went to its stdout or data file, or was lost without a word (a breaker helper). */
+    if (fd == STDERR_FILENO && fileno(stderr) == STDERR_FILENO && fwide(stderr, 0) <= 0)
+        return stderr;
+    int saved = errno, i = fd != STDERR_FILENO;
     pthread_mutex_lock(&lock);
-    if (!own)
-        own = fdopen(fd, "w"); /* on the copy itself (never closed): the messages' write()s share it */
+    if (!own[i])
+        own[i] = fdopen(fd, "w"); /* never closed: the messages' write()s share the descriptor */
     pthread_mutex_unlock(&lock);
     errno = saved;
-    return own;
+    return own[i];
 }
 
 /* The longest line written, newline included. */

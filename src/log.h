@@ -23,13 +23,14 @@ void kprof_log_set_level(enum kprof_log_level level);
 /* The stderr the process started with.  A program may close descriptor 2 and open a file of its own, which
  * then gets it: libkprof's messages and report must not land in the program's data.  kprof_stderr_keep,
  * called first thing in the constructor, notes which file descriptor 2 is and keeps a descriptor of its
- * own on it (close-on-exec, numbered 100 or above, away from those shells number by hand);
+ * own on it (close-on-exec, numbered 100 or above, away from those shells number by hand), unless it is a
+ * pipe or socket (whose reader would wait for the copy to close);
  * kprof_stderr_fd gives 2 while descriptor 2 is still that file, else that copy (while it still is that
  * file: the program may have reused its number), else -1 (nothing to write to: the message is dropped).
- * kprof_stderr_stream is the same as a stdio stream: stderr itself while descriptor 2 is the first
- * stderr (the program's buffered output stays first), else a stream of libkprof's own on the copy (made
- * once, never closed; written through and flushed by the report, so messages written to the copy between
- * stay in order), else NULL.  Thread-safe after kprof_stderr_keep; they keep errno. */
+ * kprof_stderr_stream is the same as a stdio stream: the program's stderr stream while descriptor 2 is
+ * the first stderr and that stream writes bytes to it (the program's buffered output stays first), else
+ * a stream of libkprof's own on descriptor 2 or on the copy (made once, never closed; written through and
+ * flushed by the report, so messages written between stay in order), else NULL.  Thread-safe after kprof_stderr_keep; they keep errno. */
 void kprof_stderr_keep(void);
 int kprof_stderr_fd(void);
 FILE *kprof_stderr_stream(void);

@@ -3,6 +3,7 @@
 # and messages go to the stderr the process started with, not into the program's data (a breaker helper
 # found the text report appended to such a file).
 . "${top_srcdir:-..}/tests/lib.sh"
+need_jq
 rc=0
 run_kprof "$PROGS/stderr_reuse" "$WORK/data.bin" >"$WORK/out" 2>"$WORK/err" || rc=$?
 expect_eq "$rc" 0 "the program ran"
@@ -13,3 +14,21 @@ expect_grep 'stderr_reuse\(\)$' "$WORK/err" "with its kernel"
 KPROF_OUTPUT="$WORK/no/such/dir/r.txt" run_kprof "$PROGS/stderr_reuse" "$WORK/data2.bin" >/dev/null 2>"$WORK/err2"
 expect_eq "$(cat "$WORK/data2.bin")" APPDATA "a message: not in the data file either"
 expect_grep "^libkprof: cannot write the report to '$WORK/no/such/dir/r\.txt'" "$WORK/err2" "the message on the first stderr"
+
+# The first stderr a pipe: libkprof keeps no copy of it (a breaker helper: a program that gave descriptor
+# 2 away, daemon(3), held its caller's `$(...)` for as long as it ran, 3 s for 4 ms), so the report has
+# no stderr left here: it goes to kprof.<pid>.txt (.json) in the working directory, not lost.
+mkdir "$WORK/cwd"
+(cd "$WORK/cwd" && run_kprof "$PROGS/stderr_reuse" "$WORK/data3.bin" 2>&1 >/dev/null | cat >"$WORK/err3")
+expect_eq "$(cat "$WORK/data3.bin")" APPDATA "a pipe: the data file holds its data only"
+expect_eq "$(cat "$WORK/err3")" "" "a pipe: nothing on it once descriptor 2 is the program's"
+set -- "$WORK"/cwd/kprof.*.txt
+[ -f "$1" ] || fail "a pipe: no kprof.<pid>.txt in the working directory ($(ls "$WORK/cwd"))"
+expect_grep 'stderr_reuse\(\)$' "$1" "a pipe: the report in $(basename "$1")"
+expect_eq "$(stat -c %a "$1")" 600 "a pipe: the file created anew, mode 0600"
+(cd "$WORK/cwd" && KPROF_FORMAT=json run_kprof "$PROGS/stderr_reuse" "$WORK/data4.bin" 2>&1 >/dev/null | cat >/dev/null)
+set -- "$WORK"/cwd/kprof.*.json
+expect_eq "$(jq -r '.kernels[0].calls' "$1")" 10 "a pipe, KPROF_FORMAT=json: kprof.<pid>.json"
+# Without descriptor 2 being taken, the pipe is written to as before.
+run_kprof "$PROGS/many_launches" 10 2>&1 >/dev/null | cat >"$WORK/err5"
+expect_grep '^== libkprof: kernels ==$' "$WORK/err5" "a pipe kept: the report on it"

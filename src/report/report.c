@@ -221,6 +221,31 @@ static int dest_close(struct dest *d, const char *what, const char *fallback)
     return ok;
 }
 
+/* No stderr left to write the report to (the program closed descriptor 2, or gave it away, daemon(3), and
+ * the first stderr was a pipe: log.h): the report goes to a file of its own, created anew (mode 0600),
+ * kprof.<pid>.txt (.json) in the working directory, else in $TMPDIR or /tmp, rather than being lost
+ * (libkprof(7), "Output files").  Returns its path (owned by the caller), NULL when none could be made. */
+static char *write_lost(void (*writer)(FILE *, const struct kprof_snapshot *), const struct kprof_snapshot *s)
+{
+    const char *ext = writer == kprof_report_json ? "json" : "txt", *tmp = getenv("TMPDIR");
+    const char *dirs[] = { ".", tmp && *tmp ? tmp : "/tmp", "/tmp" };
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        char path[4096];
+        int sibling = 0;
+        const char *why = NULL;
+        snprintf(path, sizeof path, "%s/kprof.%ld.%s", dirs[i], (long)getpid(), ext);
+        FILE *f = kprof_output_open(path, 1, &why, &sibling);
+        if (!f)
+            continue;
+        writer(f, s);
+        int bad = ferror(f);
+        if ((fclose(f) == 0) & !bad)
+            return strdup(path);
+        unlink(path);
+    }
+    return NULL;
+}
+
 /* Writes the report with `writer` to `path` (expanded, owned: the file `pattern` names), or to stderr when
  * pattern is NULL; a file that cannot be opened or written gets one warning and the report goes to stderr:
  * the report is never lost.  Returns the path it went to (owned by the caller), NULL for stderr. */
@@ -244,7 +269,7 @@ static char *write_report(char *path, const char *pattern, void (*writer)(FILE *
         free(written);
         d.f = err; /* the file could not take it */
     }
-    return NULL;
+    return write_lost(writer, s);
 }
 
 /* The CSV report: `kprof.<pid>` when libkprof chose the name (its files created anew, mode 0600). */
@@ -299,6 +324,8 @@ static void write_csv(const struct kprof_snapshot *s)
         FILE *err = kprof_stderr_stream();
         if (err)
             kprof_report_text(err, s);
+        else
+            free(write_lost(kprof_report_text, s));
     }
     free(failed);
     free(base);
