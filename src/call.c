@@ -143,6 +143,21 @@ void kprof_call_on_untimed(void (*fn)(void))
     __atomic_store_n(&untimed_hook, fn, __ATOMIC_RELAXED);
 }
 
+static void (*first_hook)(void);
+
+void kprof_call_on_first(void (*fn)(void))
+{
+    __atomic_store_n(&first_hook, fn, __ATOMIC_RELEASE);
+}
+
+/* Runs the first-call hook once, on whichever thread gets it first. */
+static __attribute__((noinline)) void first_call(void)
+{
+    void (*fn)(void) = __atomic_exchange_n(&first_hook, NULL, __ATOMIC_ACQ_REL);
+    if (fn)
+        fn();
+}
+
 void kprof_set_paused(int p)
 {
     if (!p)
@@ -179,6 +194,8 @@ static inline __attribute__((always_inline)) int call_begin(struct kprof_call *c
     }
     if (KPROF_UNLIKELY(!kprof_driver_ready()))
         return 0;
+    if (KPROF_UNLIKELY(__atomic_load_n(&first_hook, __ATOMIC_RELAXED) != NULL))
+        first_call();
     if (guard)
         kprof_tls_depth++;
     if (KPROF_UNLIKELY(__atomic_load_n(&reregister_left, __ATOMIC_RELAXED) > 0) &&

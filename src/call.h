@@ -31,6 +31,10 @@ int kprof_call_never_ran(void);
  * before there is anything to report (lifecycle.c).  Thread-safe; 0 in a forked child. */
 int kprof_call_without_context_in_flight(void);
 
+/* fn is called once, before the first call kprof_call_begin counts (on that call's thread): what waits
+ * for the program to use CUDA (KPROF_SIGNALS's handlers, lifecycle.c).  Thread-safe. */
+void kprof_call_on_first(void (*fn)(void));
+
 /* fn is called for every call that kprof_call_begin passes through because profiling is paused (its work
  * runs untimed: the timing layer registers kprof_chain_break, from a constructor).  Thread-safe. */
 void kprof_call_on_untimed(void (*fn)(void));

@@ -50,6 +50,15 @@ static int finish_claim(void);
 static void finish_run(void);
 static void finish_wait(long timeout_ms);
 
+static void on_signal(int sig, siginfo_t *info, void *uc);
+
+/* 1 when libkprof's handler is still sig's (the program installed none of its own since). */
+static int signal_still_ours(int sig)
+{
+    struct sigaction cur;
+    return sigaction(sig, NULL, &cur) == 0 && (cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_signal;
+}
+
 static void *signal_helper(void *arg)
 {
     (void)arg;
@@ -62,8 +71,13 @@ static void *signal_helper(void *arg)
     } else {
         finish_wait(kprof_config.exit_timeout_ms + 5000); /* exit() is writing it: the process ends after */
     }
-    sigaction(sig, &sig_old[sig == SIGTERM], NULL);
-    kill(getpid(), sig); /* this thread blocks every signal: another one takes it */
+    /* Only while libkprof's handler is still the signal's: a handler the program installed meanwhile stays
+     * (a breaker helper: a program whose SIGTERM handler, installed after libkprof's, also called the one
+     * before it was killed here instead of shutting down as it does without libkprof). */
+    if (signal_still_ours(sig)) {
+        sigaction(sig, &sig_old[sig == SIGTERM], NULL);
+        kill(getpid(), sig); /* this thread blocks every signal: another one takes it */
+    }
     return NULL;
 }
 
@@ -71,6 +85,13 @@ static void on_signal(int sig, siginfo_t *info, void *uc)
 {
     static volatile sig_atomic_t once;
     int saved = errno;
+    /* Called by a handler the program installed after libkprof's (which calls the one it replaced): without
+     * libkprof the one before was the program's default, which that handler does not call; nothing here
+     * either.  The report comes from the program's exit. */
+    if (!signal_still_ours(sig)) {
+        errno = saved;
+        return;
+    }
     if (!once) {
         once = 1;
         sig_caught = sig;
@@ -109,13 +130,12 @@ static int signal_helper_start(void)
     return ok;
 }
 
-static void signals_install(void)
+/* The handlers, installed at the program's first CUDA call (kprof_call_on_first), not when libkprof is
+ * loaded: a handler the program sets at its start stays its own and runs after the report (a breaker
+ * helper: Python sets SIGINT's, KeyboardInterrupt, only when it finds the default there, and with
+ * libkprof's installed first Ctrl-C killed the script with no cleanup). */
+static void signals_arm(void)
 {
-    if (!signal_helper_start()) {
-        kprof_warn("cannot start the signal helper thread; KPROF_SIGNALS ignored");
-        return;
-    }
-    signals_installed = 1;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_signal;
@@ -129,6 +149,16 @@ static void signals_install(void)
             continue;
         sigaction(sigs[i], &sa, &sig_old[i]);
     }
+}
+
+static void signals_install(void)
+{
+    if (!signal_helper_start()) {
+        kprof_warn("cannot start the signal helper thread; KPROF_SIGNALS ignored");
+        return;
+    }
+    signals_installed = 1;
+    kprof_call_on_first(signals_arm);
 }
 
 static int fork_consistent;

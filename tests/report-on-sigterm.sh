@@ -33,6 +33,25 @@ rc=$(TSAN_OPTIONS="${TSAN_OPTIONS:+$TSAN_OPTIONS }report_signal_unsafe=0" \
 expect_eq "$rc" 3 "the program's own handler ran"
 expect_eq "$(kernel_field "$WORK/b.json" sleeper calls)" 5 "and the report was written"
 
+# A program that sets its handler at its start only where it finds the default, as Python does for SIGINT
+# (KeyboardInterrupt; SIGTERM here, which a background job keeps): libkprof's handlers come at the first
+# CUDA call, so the program finds the default, and on the signal the report is written, then its handler
+# runs (a breaker helper: with libkprof's installed when it was loaded, Python's Ctrl-C killed the script,
+# status 130, with no cleanup).
+rc=$(KPROF_SIGNALS=1 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/py.json" terminated py ready python)
+expect_eq "$rc" 0 "python-like, KPROF_SIGNALS=1: the signal ends it through its own handler (status 0)"
+expect_grep '^SIGTERM at start: default$' "$WORK/py.out" "python-like: the default found at the start"
+expect_grep '^interrupted: cleaning up$' "$WORK/py.out" "python-like: its cleanup ran"
+expect_eq "$(kernel_field "$WORK/py.json" sleeper calls)" 5 "python-like: and the report was written"
+
+# A program whose SIGTERM handler, installed after libkprof's, calls the one it replaced (libkprof's): the
+# report comes from its exit, and it shuts down as it does without libkprof (a breaker helper: the helper
+# thread put the default back and raised the signal again: killed, status 143).
+rc=$(KPROF_SIGNALS=1 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/chain.json" terminated chain ready chain)
+expect_eq "$rc" 0 "a chaining handler: it shut down on its own (status 0)"
+expect_grep '^interrupted: cleaning up$' "$WORK/chain.out" "a chaining handler: its cleanup ran"
+expect_eq "$(kernel_field "$WORK/chain.json" sleeper calls)" 5 "a chaining handler: the report written at its exit"
+
 rc=$(KPROF_FORMAT=json KPROF_OUTPUT="$WORK/c.json" terminated c ready)
 expect_eq "$rc" 143 "without KPROF_SIGNALS: ended by the signal"
 [ ! -e "$WORK/c.json" ] || fail "a report was written without KPROF_SIGNALS"
