@@ -444,9 +444,9 @@ static bool merge_kernel(struct ktable *t, size_t p, json_t *e)
     json_t *ci = json_object_get(e, K(kernels, total_ci95));
     if (json_is_number(ci) && json_number_value(ci) > 0)
         k->ci95_var += (json_number_value(ci) / 1.96) * (json_number_value(ci) / 1.96);
-    /* An estimate: sampled, or some launch outside graphs untimed (no event to be had), its share extrapolated. */
-    uint64_t all = u64_or_0(e, K(kernels, calls)), graphed = u64_or_0(e, K(kernels, graph_calls));
-    if ((json_is_number(ci) && json_number_value(ci) > 0) || measured != total || timed < (all > graphed ? all - graphed : 0)) {
+    /* An estimate: sampled, or launches left untimed for lack of events, their share extrapolated (reports
+     * older than measured_ns summed what they timed). */
+    if ((json_is_number(ci) && json_number_value(ci) > 0) || measured != total) {
         k->estimated = true;
         k->has_ci |= json_is_number(ci);
     }
@@ -1098,8 +1098,8 @@ static void text_estimated(FILE *f, struct kernel *const *ks, size_t n, const ch
         est += ks[i]->estimated;
     if (!est)
         return;
-    fprintf(f, "Estimated: %zu %s%s' Total, from the timed launches in some process (KPROF_SAMPLE, or launches "
-               "left untimed); +-: its 95%% interval (the processes' variances added):\n", est, noun, est == 1 ? "" : "s");
+    fprintf(f, "Estimated: %zu %s%s Total, from the timed launches in some process (KPROF_SAMPLE, or launches "
+               "left untimed); +-: its 95%% interval (the processes' variances added):\n", est, noun, est == 1 ? "'s" : "s'");
     for (size_t i = 0; i < n; i++) {
         const struct kernel *k = ks[i];
         if (!k->estimated)
