@@ -113,13 +113,22 @@ static inline void kprof_wrap_alloc_record(enum kprof_mem kind, void *ptr, size_
  *   target      an expression giving the aggregate the time goes to (struct kprof_copy *: a copy
  *               direction and host memory kind, or the memset row), which also counts the call:
  *               evaluated only when the call succeeded and was not captured into a graph
- *   bytes       the size in bytes, for the report's bandwidth
+ *   bytes       the size in bytes, for the report's bandwidth: 0 bytes is no copy or memset (the runtime
+ *               answers such a call without any work: a breaker helper found cudaMemcpy's counted and
+ *               timed, cudaMemset's not), only the call's host time, and no later launch starts at an
+ *               earlier stop (kprof_chain_break: whatever the driver does for it)
  * Thread-safe, as the bodies above.  Must be a wrapper's whole body: it returns. */
 #define KPROF_WRAP_COPY(api, type, success, target, bytes, stream, per_thread, call)               \
     do {                                                                                           \
         struct kprof_call c_;                                                                      \
         if (!kprof_call_begin(&c_, (api)))                                                         \
             return (call);                                                                         \
+        if ((bytes) == 0) {                                                                        \
+            kprof_chain_break();                                                                   \
+            type z_ = (call);                                                                      \
+            kprof_call_end(&c_, z_ == (success));                                                  \
+            return z_;                                                                             \
+        }                                                                                          \
         struct kprof_timing t_;                                                                    \
         t_.entry_ns = c_.t0_ns;                                                                    \
         kprof_timing_begin(&t_, c_.ctx_before, (stream), (per_thread), KPROF_TIME_PAIR);           \
