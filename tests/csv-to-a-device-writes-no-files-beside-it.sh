@@ -24,3 +24,20 @@ if [ -w /dev/full ]; then
         "$WORK/full.err" "/dev/full: said"
     expect_grep '^== libkprof: kernels ==$' "$WORK/full.err" "/dev/full: the report on stderr"
 fi
+# A base that names a folder (ends in '/', or is one) or nothing (a pattern that expanded to ''): the
+# files were dot-files there, .summary.csv and ten more, without a warning (a breaker helper, as root
+# in /); they get the default's names in that folder, with one warning.
+mkdir "$WORK/csvdir" "$WORK/cwd"
+for base in "$WORK/csvdir/" "$WORK/csvdir"; do
+    rm -f "$WORK/csvdir/"* "$WORK/csvdir/".[!.]* 2>/dev/null
+    KPROF_FORMAT=csv KPROF_OUTPUT="$base" run_kprof "$PROGS/two_threads" >/dev/null 2>"$WORK/dir.err"
+    expect_grep "^libkprof: KPROF_FORMAT=csv names its files after KPROF_OUTPUT='$base', which names a folder or nothing; writing them as '$WORK/csvdir/kprof\.[0-9]+\.\*\.csv'$" \
+        "$WORK/dir.err" "a folder ($base): one warning"
+    expect_eq "$(ls -A "$WORK/csvdir" | grep -c '^\.')" 0 "a folder ($base): no dot-files"
+    expect_eq "$(ls "$WORK/csvdir" | grep -cE '^kprof\.[0-9]+\.(summary|kernels)\.csv$')" 2 "a folder ($base): kprof.<pid>.*.csv there"
+done
+(cd "$WORK/cwd" && KPROF_FORMAT=csv KPROF_OUTPUT='%q{KPROF_TEST_UNSET}' run_kprof "$PROGS/two_threads" >/dev/null 2>"$WORK/empty.err")
+expect_grep "^libkprof: KPROF_FORMAT=csv names its files after KPROF_OUTPUT='%q\{KPROF_TEST_UNSET\}', which names a folder or nothing; writing them as 'kprof\.[0-9]+\.\*\.csv'$" \
+    "$WORK/empty.err" "a pattern that expands to nothing: one warning"
+expect_eq "$(ls -A "$WORK/cwd" | grep -c '^\.')" 0 "a pattern that expands to nothing: no dot-files"
+expect_eq "$(ls "$WORK/cwd" | grep -cE '^kprof\.[0-9]+\.summary\.csv$')" 1 "a pattern that expands to nothing: kprof.<pid>.*.csv"

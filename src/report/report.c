@@ -115,6 +115,27 @@ static const char *unwritable(const char *path)
     return ok ? NULL : strerror(err);
 }
 
+/* A CSV base (expanded, owned; NULL: out of memory) that names a folder (ends in '/', or is one) or
+ * nothing (a pattern that expanded to ''): the files would be dot-files there, .summary.csv..., made
+ * without a word (a breaker helper, KPROF_OUTPUT=outdir/); instead the default's names in that folder,
+ * <folder>/kprof.<pid>, and *moved 1.  Else base itself, *moved 0. */
+static char *csv_base(char *base, int *moved)
+{
+    struct stat st;
+    size_t n = base ? strlen(base) : 0;
+    *moved = 0;
+    if (!base || (n && base[n - 1] != '/' && !(stat(base, &st) == 0 && S_ISDIR(st.st_mode))))
+        return base;
+    while (n > 1 && base[n - 1] == '/')
+        base[--n] = '\0';
+    char *in = malloc(n + 32);
+    if (in)
+        snprintf(in, n + 32, "%s%skprof.%ld", n ? base : "", n && base[n - 1] != '/' ? "/" : "", (long)getpid());
+    free(base);
+    *moved = 1;
+    return in;
+}
+
 /* kprof_report_check_paths for one pattern (NULL: not asked for); csv: a base name, its files beside it. */
 static void check_path(const char *var, const char *pattern, int csv)
 {
@@ -125,6 +146,9 @@ static void check_path(const char *var, const char *pattern, int csv)
         free(path); /* stdout, stderr, or a device as a CSV base (write_csv writes the text report to it) */
         return;
     }
+    int moved = 0;
+    if (csv && !(path = csv_base(path, &moved)))
+        return;
     char *probe = path;
     if (csv && (probe = malloc(strlen(path) + 16)) != NULL)
         sprintf(probe, "%s.summary.csv", path);
@@ -275,8 +299,11 @@ static char *write_report(char *path, const char *pattern, void (*writer)(FILE *
 /* The CSV report: `kprof.<pid>` when libkprof chose the name (its files created anew, mode 0600). */
 static void write_csv(const struct kprof_snapshot *s)
 {
-    int chosen = !kprof_config.output;
-    char *base = expand(chosen ? "kprof.%p" : kprof_config.output);
+    int chosen = !kprof_config.output, moved = 0;
+    char *base = csv_base(expand(chosen ? "kprof.%p" : kprof_config.output), &moved);
+    if (moved && base)
+        kprof_warn("KPROF_FORMAT=csv names its files after KPROF_OUTPUT='%s', which names a folder or nothing; "
+                   "writing them as '%s.*.csv'", kprof_config.output, base);
     char *failed = NULL;
     const char *why = "out of memory";
     /* The files are named after the base: a device (/dev/stdout, /dev/null) names none; files beside it
