@@ -23,4 +23,13 @@ extern int kprof_cuda_used;
  * and turns the wrappers into pass-through.  Safe to call from several places; only the first runs. */
 void kprof_finish(void);
 
+/* Before an exec function replaces the process image (hook_exec.c; path: what it runs, for messages): the
+ * exit sequence, when the process used CUDA and the report is not written yet.  Not in a vfork() child,
+ * which runs in its parent's memory until it execs (no pthread_atfork handler ran: its pid is not
+ * libkprof's), nor where the program never used CUDA (a shell that execs the program).  Returns 1 when
+ * it wrote the report.  kprof_exec_failed, called when the exec returned: one warning that the calls from
+ * here on are not profiled; keeps errno. */
+int kprof_finish_for_exec(const char *path);
+void kprof_exec_failed(const char *path);
+
 #endif

@@ -28,6 +28,8 @@ static void kprof_atexit(void);
 static void kprof_at_quick_exit(void);
 
 int kprof_forked_child;
+/* The process's pid as libkprof knows it: set at start and in a fork()ed child (not in a vfork()ed one). */
+static pid_t kprof_pid;
 
 /* ---- KPROF_SIGNALS=1: the report on SIGINT/SIGTERM ------------------------------------------- */
 
@@ -220,6 +222,7 @@ static void fork_child(void)
         m->reset();
     }
     kprof_start_ns = kprof_now_ns();
+    kprof_pid = getpid();
     if (signals_installed && !signal_helper_start())
         kprof_warn("cannot start the signal helper thread in the child; SIGINT/SIGTERM write no report there");
 }
@@ -228,6 +231,7 @@ static void fork_child(void)
 __attribute__((constructor)) static void kprof_init(void)
 {
     kprof_start_ns = kprof_now_ns();
+    kprof_pid = getpid();
     /* Secure execution (setuid/setgid programs, file capabilities; /etc/ld.so.preload applies there
      * too): no KPROF_* variable is read, no file written, no message; every call passes through. */
     if (getauxval(AT_SECURE) || kprof_another_copy_first()) {
@@ -339,6 +343,30 @@ static void finish_run(void)
 static void kprof_atexit(void)
 {
     kprof_finish();
+}
+
+
+int kprof_finish_for_exec(const char *path)
+{
+    int saved = errno;
+    int ours = getpid() == kprof_pid && !kprof_config.disabled && !kprof_is_finished() &&
+               __atomic_load_n(&kprof_cuda_used, __ATOMIC_ACQUIRE);
+    if (ours && finish_claim()) {
+        kprof_info("%s is about to replace the process: writing the report first", path ? path : "exec");
+        finish_run();
+    } else {
+        ours = 0;
+    }
+    errno = saved;
+    return ours;
+}
+
+void kprof_exec_failed(const char *path)
+{
+    int saved = errno;
+    kprof_warn("the exec of %s failed after libkprof wrote its report; later CUDA calls are not profiled",
+               path ? path : "a program");
+    errno = saved;
 }
 
 static void kprof_at_quick_exit(void)

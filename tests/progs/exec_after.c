@@ -1,0 +1,54 @@
+/* exec_after.c MODE: launches a kernel 5 times and synchronizes, then by MODE: "execl" replaces itself with
+ * /bin/echo through execl, "execvp" through execvp; "fail" execs a program that is not there, then
+ * launches 3 more times and exits; "vfork" runs /bin/true in a vfork()ed child (which execs in its
+ * parent's memory, as Python's subprocess may), waits for it, then launches 3 more times and exits. */
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "fakeprog.h"
+
+static void stub(void) {}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        return 2;
+    void **m = register_module();
+    register_kernel(m, stub, "_Z10exec_afterv");
+    __cudaRegisterFatBinaryEnd(m);
+    dim3 one = { 1, 1, 1 };
+    for (int i = 0; i < 5; i++)
+        CHECK(launch(stub, one, one, 0));
+    CHECK(cudaDeviceSynchronize());
+    fflush(stdout);
+    if (strcmp(argv[1], "execl") == 0) {
+        execl("/bin/echo", "echo", "handed over", (char *)NULL);
+        return 127;
+    }
+    if (strcmp(argv[1], "execvp") == 0) {
+        char *const args[] = { "echo", "handed over", NULL };
+        execvp("echo", args);
+        return 127;
+    }
+    if (strcmp(argv[1], "fail") == 0) {
+        char *const args[] = { "nowhere", NULL };
+        if (execv("/nonexistent/kprof-test-nowhere", args) == 0)
+            return 3;
+        printf("exec failed\n");
+    } else if (strcmp(argv[1], "vfork") == 0) {
+        pid_t pid = vfork();
+        if (pid == 0) {
+            char *const args[] = { "true", NULL };
+            execv("/bin/true", args);
+            _exit(127);
+        }
+        int st = 0;
+        if (pid < 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+            return 4;
+        printf("child ran\n");
+    }
+    for (int i = 0; i < 3; i++)
+        CHECK(launch(stub, one, one, 0));
+    CHECK(cudaDeviceSynchronize());
+    return 0;
+}
