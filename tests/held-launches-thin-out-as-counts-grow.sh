@@ -70,9 +70,11 @@ FAKEGPU_KERNEL_NS=shape_k=2000 FAKEGPU_LAUNCH_LATENCY_PER_BLOCK_NS=1 KPROF_SEED=
     KPROF_OUTPUT="$WORK/late.json" run_clocked "$PROGS/preds" lateshape >"$WORK/out" 2>&1 ||
     fail "preds lateshape failed: $(cat "$WORK/out")"
 # (Exact alone; in a parallel make check one run read 32 us over: a launch found in a situation whose
-# references came later, or never, as the harvester's pace decides.  Thinned, it read 10 ms over.)
+# references came later, or never, as the harvester's pace decides.  Thinned, it read 10 ms over.  Under
+# load, 0.12% over in an AddressSanitizer build and 0.25% in one run of aaf96d6's library (the previous session's) in 6: within
+# 0.5%, against the 5% of a shape without references.)
 expect_eq "$(jqr '.kernels[0].calls' "$WORK/late.json")" 100700 "a shape new late, past the words: every launch counted"
 got=$(jqr '.kernels[0].total_ns' "$WORK/late.json")
-[ "$got" -ge 201200000 ] && [ "$got" -le 201600000 ] ||
-    fail "a shape new late, past the words: shape_k $got ns, expected 201400000 within 0.1% (+5%: no reference)"
+[ "$got" -ge 200393000 ] && [ "$got" -le 202407000 ] ||
+    fail "a shape new late, past the words: shape_k $got ns, expected 201400000 within 0.5% (+5%: no reference)"
 pass "a shape new late, past the words: shape_k $got ns (201400000)"
