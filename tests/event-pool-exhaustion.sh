@@ -21,3 +21,8 @@ pass "$untimed calls reported untimed for lack of events"
 expect_eq "$(grep -c 'events of a context are in use' "$WORK/err")" 1 "one warning line"
 expect_grep '^libkprof: all KPROF_MAX_EVENTS=8 events of a context are in use: calls go untimed' "$WORK/err" \
     "naming the variable and its value"
+# The text report says on the row that its Total comes from the launches timed (a new user's helper,
+# KPROF_MAX_EVENTS=4: a row of 21 calls, 1 timed, read as measured).
+FAKEGPU_EVENT_PENDING_QUERIES=100000 KPROF_MAX_EVENTS=8 KPROF_EXIT_TIMEOUT=100 \
+    run_kprof "$PROGS/two_threads" >/dev/null 2>"$WORK/text"
+expect_grep '  \[Total from [1-9][0-9]* of 500 launches timed: see events\]$' "$WORK/text" "the text row says so"

@@ -82,6 +82,13 @@ static void kernel_table(FILE *f, const char *section, const char *empty, const 
         if (k->estimated && kprof_config.sample == 0)
             fprintf(f, "  [Total +-%.1f%%: 95%% interval]",
                     k->est_total_ns > 0.0 ? 100.0 * k->est_ci95_ns / k->est_total_ns : 0.0);
+        /* Every launch to be timed, some not (no event free, or a pair that failed or never completed: the
+         * events section): the Total is extrapolated from those timed (kprof_kernel_total), and said so (a
+         * new user's helper read such a row, KPROF_MAX_EVENTS=4, 1 of 21 launches timed, as measured). */
+        uint64_t direct = kprof_kernel_direct(k), timed = __atomic_load_n(&k->timed, __ATOMIC_RELAXED);
+        if (kprof_config.sample == 1 && !k->is_graph && timed > 0 && timed < direct)
+            fprintf(f, "  [Total from %llu of %llu launches timed: see events]", (unsigned long long)timed,
+                    (unsigned long long)direct);
         fputc('\n', f);
     }
     if (shown < n) {
