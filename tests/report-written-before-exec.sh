@@ -15,6 +15,10 @@ for mode in execl execvp; do
         "$mode: the report written before the exec"
     expect_eq "$(cat "$WORK/$mode.err")" "" "$mode: nothing on stderr"
 done
+KPROF_FORMAT=json KPROF_OUTPUT="$WORK/execle.json" run_kprof "$PROGS/exec_after" execle >"$WORK/execle.out" 2>&1 ||
+    fail "execle: failed"
+expect_eq "$(cat "$WORK/execle.out")" "KPROF_TEST_ENV=1" "execle: the environment given, and only it"
+expect_eq "$(kernel_field "$WORK/execle.json" exec_after calls)" 5 "execle: the report written before the exec"
 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/fail.json" run_kprof "$PROGS/exec_after" fail >"$WORK/fail.out" 2>"$WORK/fail.err" ||
     fail "fail: the program failed"
 expect_eq "$(cat "$WORK/fail.out")" "exec failed" "fail: the program runs on"

@@ -43,76 +43,48 @@ __attribute__((constructor)) static void exec_resolve(void)
         }                                                                                          \
     } while (0)
 
-KPROF_EXPORT int execve(const char *path, char *const argv[], char *const envp[])
-{
-    execve_fn real;
-    REAL_OR_ENOSYS(real, execve);
-    int wrote = kprof_finish_for_exec(path);
-    int r = real(path, argv, envp);
-    if (wrote)
-        kprof_exec_failed(path);
-    return r;
-}
+/* A vector form: the report first (when this process used CUDA), then the real function; `what` names
+ * what it runs, for the warning if it returns. */
+#define VECTOR_EXEC(name, fn_type, what, params, args)                                             \
+    KPROF_EXPORT int name params                                                                   \
+    {                                                                                              \
+        fn_type real;                                                                              \
+        REAL_OR_ENOSYS(real, name);                                                                \
+        int wrote = kprof_finish_for_exec(what);                                                   \
+        int r = real args;                                                                         \
+        if (wrote)                                                                                 \
+            kprof_exec_failed(what);                                                               \
+        return r;                                                                                  \
+    }
 
-KPROF_EXPORT int execv(const char *path, char *const argv[])
-{
-    execv_fn real;
-    REAL_OR_ENOSYS(real, execv);
-    int wrote = kprof_finish_for_exec(path);
-    int r = real(path, argv);
-    if (wrote)
-        kprof_exec_failed(path);
-    return r;
-}
-
-KPROF_EXPORT int execvp(const char *file, char *const argv[])
-{
-    execv_fn real;
-    REAL_OR_ENOSYS(real, execvp);
-    int wrote = kprof_finish_for_exec(file);
-    int r = real(file, argv);
-    if (wrote)
-        kprof_exec_failed(file);
-    return r;
-}
-
-KPROF_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[])
-{
-    execve_fn real;
-    REAL_OR_ENOSYS(real, execvpe);
-    int wrote = kprof_finish_for_exec(file);
-    int r = real(file, argv, envp);
-    if (wrote)
-        kprof_exec_failed(file);
-    return r;
-}
-
-KPROF_EXPORT int fexecve(int fd, char *const argv[], char *const envp[])
-{
-    fexecve_fn real;
-    REAL_OR_ENOSYS(real, fexecve);
-    int wrote = kprof_finish_for_exec("(a file descriptor)");
-    int r = real(fd, argv, envp);
-    if (wrote)
-        kprof_exec_failed("(a file descriptor)");
-    return r;
-}
+VECTOR_EXEC(execve, execve_fn, path, (const char *path, char *const argv[], char *const envp[]), (path, argv, envp))
+VECTOR_EXEC(execv, execv_fn, path, (const char *path, char *const argv[]), (path, argv))
+VECTOR_EXEC(execvp, execv_fn, file, (const char *file, char *const argv[]), (file, argv))
+VECTOR_EXEC(execvpe, execve_fn, file, (const char *file, char *const argv[], char *const envp[]), (file, argv, envp))
+VECTOR_EXEC(fexecve, fexecve_fn, "(a file descriptor)", (int fd, char *const argv[], char *const envp[]),
+            (fd, argv, envp))
 
 /* The list forms: their arguments up to the NULL that ends them (and execle's environment after it) as an
  * array for the vector form, through libkprof's own (which writes the report).  On the stack: exec needs
  * no memory that outlives it. */
 static int list_exec(int search, const char *path, const char *arg0, va_list ap, int with_env)
 {
-    size_t n = 1;
-    va_list cp;
-    va_copy(cp, ap);
-    while (va_arg(cp, char *) != NULL)
-        n++;
-    va_end(cp);
+    size_t n = 1; /* argv's entries before its NULL: none when arg0 is that NULL */
+    if (!arg0) {
+        n = 0;
+    } else {
+        va_list cp;
+        va_copy(cp, ap);
+        while (va_arg(cp, char *) != NULL)
+            n++;
+        va_end(cp);
+    }
     char *argv[n + 1];
-    argv[0] = (char *)arg0;
-    for (size_t i = 1; i <= n; i++)
-        argv[i] = va_arg(ap, char *); /* the last one read is the NULL */
+    for (size_t i = 0; i < n; i++)
+        argv[i] = i ? va_arg(ap, char *) : (char *)arg0;
+    argv[n] = NULL;
+    if (arg0)
+        (void)va_arg(ap, char *); /* the NULL that ends the list */
     if (with_env) {
         char *const *envp = va_arg(ap, char *const *);
         return execve(path, argv, envp);
@@ -120,29 +92,17 @@ static int list_exec(int search, const char *path, const char *arg0, va_list ap,
     return search ? execvp(path, argv) : execv(path, argv);
 }
 
-KPROF_EXPORT int execl(const char *path, const char *arg, ...)
-{
-    va_list ap;
-    va_start(ap, arg);
-    int r = list_exec(0, path, arg, ap, 0);
-    va_end(ap);
-    return r;
-}
+/* A list form (search: execvp's PATH search; env: execle's environment after the list). */
+#define LIST_EXEC(name, search, env)                                                               \
+    KPROF_EXPORT int name(const char *path, const char *arg, ...)                                  \
+    {                                                                                              \
+        va_list ap;                                                                                \
+        va_start(ap, arg);                                                                         \
+        int r = list_exec((search), path, arg, ap, (env));                                         \
+        va_end(ap);                                                                                \
+        return r;                                                                                  \
+    }
 
-KPROF_EXPORT int execlp(const char *file, const char *arg, ...)
-{
-    va_list ap;
-    va_start(ap, arg);
-    int r = list_exec(1, file, arg, ap, 0);
-    va_end(ap);
-    return r;
-}
-
-KPROF_EXPORT int execle(const char *path, const char *arg, ...)
-{
-    va_list ap;
-    va_start(ap, arg);
-    int r = list_exec(0, path, arg, ap, 1);
-    va_end(ap);
-    return r;
-}
+LIST_EXEC(execl, 0, 0)
+LIST_EXEC(execlp, 1, 0)
+LIST_EXEC(execle, 0, 1)

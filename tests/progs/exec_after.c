@@ -1,5 +1,6 @@
 /* exec_after.c MODE: launches a kernel 5 times and synchronizes, then by MODE: "execl" replaces itself with
- * /bin/echo through execl, "execvp" through execvp; "fail" execs a program that is not there, then
+ * /bin/echo through execl, "execvp" through execvp, "execle" with /usr/bin/env through execle and an
+ * environment of one variable (KPROF_TEST_ENV=1, which env prints); "fail" execs a program that is not there, then
  * launches 3 more times and exits; "vfork" runs /bin/true in a vfork()ed child (which execs in its
  * parent's memory, as Python's subprocess may), waits for it, then launches 3 more times and exits. */
 #include <string.h>
@@ -23,6 +24,11 @@ int main(int argc, char **argv)
     fflush(stdout);
     if (strcmp(argv[1], "execl") == 0) {
         execl("/bin/echo", "echo", "handed over", (char *)NULL);
+        return 127;
+    }
+    if (strcmp(argv[1], "execle") == 0) {
+        char *const env[] = { "KPROF_TEST_ENV=1", NULL };
+        execle("/usr/bin/env", "env", (char *)NULL, env);
         return 127;
     }
     if (strcmp(argv[1], "execvp") == 0) {
