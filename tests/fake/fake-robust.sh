@@ -51,7 +51,9 @@ END
 # --- resetapp: cudaDeviceReset with launches in flight, then a fresh primary context
 runp resetapp -- "$B/progs/resetapp"
 expect "resetapp gets a new context handle" "$tmp/resetapp.out" '^resetapp: context handle new$'
-{ printf 'kernel _Z5afterv 3 3000\nkernel _Z6beforev 5 5000\n'; nothing_else; } | truth resetapp
+# (16 MiB of device memory and 1 MiB pinned before the reset, 16 MiB of device memory after it.)
+{ printf 'kernel _Z5afterv 3 3000\nkernel _Z6beforev 5 5000\n'; nothing_else |
+    sed 's/^alloc device 0 0$/alloc device 2 33554432/; s/^alloc host 0 0$/alloc host 1 1048576/'; } | truth resetapp
 runp resetapp-reuse FAKEGPU_REUSE_CTX_HANDLE=1 -- "$B/progs/resetapp"
 expect "FAKEGPU_REUSE_CTX_HANDLE=1 reuses the handle" "$tmp/resetapp-reuse.out" '^resetapp: context handle reused$'
 cp "$tmp/resetapp.expected" "$tmp/resetapp-reuse.expected.in"
