@@ -292,6 +292,11 @@ void kprof_report_text(FILE *f, const struct kprof_snapshot *s)
     devices(f, s);
     api(f, s);
     fprintf(f, "== libkprof: events ==\n");
+    /* What the section is, for a reader who took "held" for launches of theirs kept waiting (a new user's
+     * helper). */
+    fprintf(f, "How libkprof measured the calls above (its own bookkeeping, already accounted for in their times;\n"
+               "libkprof(7), \"Text report\").  Held: libkprof's kprof_hold kernel kept the stream from starting a\n"
+               "launch until its events and kernel were all queued, so that its pair holds no launch latency.\n");
     /* One line for the pool, one for how the launches were timed, then one for each of the rarer counts
      * that is not 0 (libkprof(7), "Text report", says what each means). */
     const struct kprof_event_counters *n = &s->events.n;
