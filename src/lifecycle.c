@@ -88,10 +88,16 @@ static void on_signal(int sig, siginfo_t *info, void *uc)
     static volatile sig_atomic_t once;
     int saved = errno;
     /* Called by a handler the program installed after libkprof's (which calls the one it replaced): without
-     * libkprof the one before was the program's default, which that handler does not call; nothing here
-     * either.  The report comes from the program's exit. */
+     * libkprof it would have called the one libkprof replaced, if a function (a second tester: a handler set
+     * at the start, as Python's, then never ran), and not the default; so here.  The report comes from the
+     * program's exit. */
     if (!signal_still_ours(sig)) {
+        struct sigaction *old = &sig_old[sig == SIGTERM];
         errno = saved;
+        if (old->sa_flags & SA_SIGINFO)
+            old->sa_sigaction(sig, info, uc);
+        else if (old->sa_handler != SIG_IGN && old->sa_handler != SIG_DFL)
+            old->sa_handler(sig);
         return;
     }
     if (!once) {

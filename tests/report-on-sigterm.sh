@@ -52,6 +52,15 @@ expect_eq "$rc" 0 "a chaining handler: it shut down on its own (status 0)"
 expect_grep '^interrupted: cleaning up$' "$WORK/chain.out" "a chaining handler: its cleanup ran"
 expect_eq "$(kernel_field "$WORK/chain.json" sleeper calls)" 5 "a chaining handler: the report written at its exit"
 
+# Both: a handler set at the start (A), then, after the first CUDA call, one that calls the handler it
+# replaced (B, which then replaces libkprof's): without libkprof B calls A, and so it does with libkprof (a
+# second tester: libkprof's handler, called by B, did nothing, and A never ran).
+rc=0
+KPROF_SIGNALS=1 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/ab.json" run_kprof "$PROGS/signal_chain" >"$WORK/ab.out" 2>&1 || rc=$?
+expect_eq "$rc" 0 "a chain B -> libkprof's -> A: A ran (status 0)"
+expect_grep '^handler B ran: 1, handler A ran: 1$' "$WORK/ab.out" "a chain B -> libkprof's -> A: both ran"
+expect_eq "$(kernel_field "$WORK/ab.json" signal_chain calls)" 5 "a chain B -> libkprof's -> A: the report at exit"
+
 rc=$(KPROF_FORMAT=json KPROF_OUTPUT="$WORK/c.json" terminated c ready)
 expect_eq "$rc" 143 "without KPROF_SIGNALS: ended by the signal"
 [ ! -e "$WORK/c.json" ] || fail "a report was written without KPROF_SIGNALS"
