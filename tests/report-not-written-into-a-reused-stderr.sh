@@ -29,6 +29,20 @@ expect_eq "$(stat -c %a "$1")" 600 "a pipe: the file created anew, mode 0600"
 (cd "$WORK/cwd" && KPROF_FORMAT=json run_kprof "$PROGS/stderr_reuse" "$WORK/data4.bin" 2>&1 >/dev/null | cat >/dev/null)
 set -- "$WORK"/cwd/kprof.*.json
 expect_eq "$(jq -r '.kernels[0].calls' "$1")" 10 "a pipe, KPROF_FORMAT=json: kprof.<pid>.json"
+# KPROF_OUTPUT=/dev/stderr the same: never the file descriptor 2 names now (a second tester: the report
+# truncated the program's log, freopen()ed on stderr).
+rm -f "$WORK"/cwd/kprof.*
+(cd "$WORK/cwd" && KPROF_OUTPUT=/dev/stderr run_kprof "$PROGS/stderr_reuse" "$WORK/data6.bin" 2>&1 >/dev/null | cat >/dev/null)
+expect_eq "$(cat "$WORK/data6.bin")" APPDATA "KPROF_OUTPUT=/dev/stderr, a pipe: the data file holds its data only"
+set -- "$WORK"/cwd/kprof.*.txt
+expect_grep 'stderr_reuse\(\)$' "$1" "KPROF_OUTPUT=/dev/stderr, a pipe: the report in kprof.<pid>.txt"
+# Working in / (as a daemon does): the file goes to $TMPDIR instead (a second tester found /kprof.<pid>.txt).
+mkdir "$WORK/tmp"
+(cd / && TMPDIR=$WORK/tmp run_kprof "$PROGS/stderr_reuse" "$WORK/data7.bin" 2>&1 >/dev/null | cat >/dev/null)
+set -- "$WORK"/tmp/kprof.*.txt
+expect_grep 'stderr_reuse\(\)$' "$1" "working in /: the report in \$TMPDIR/kprof.<pid>.txt"
+[ -z "$(ls / | grep '^kprof\.[0-9]*\.txt$')" ] || fail "working in /: a report file in /"
+pass "working in /: none in /"
 # Without descriptor 2 being taken, the pipe is written to as before.
 run_kprof "$PROGS/many_launches" 10 2>&1 >/dev/null | cat >"$WORK/err5"
 expect_grep '^== libkprof: kernels ==$' "$WORK/err5" "a pipe kept: the report on it"

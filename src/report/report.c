@@ -186,9 +186,13 @@ static int dest_open_path(struct dest *d, char *path, const char *pattern, const
     }
     const char *why = NULL;
     int fd = std_descriptor(d->path);
-    if (fd == 2 && (d->f = kprof_stderr_stream()) != NULL) {
+    if (fd == 2) {
         /* the program's own stream: its buffered output stays first (or, once the program gave descriptor 2
-         * to a file of its own, libkprof's copy of the first stderr: log.h) */
+         * to a file of its own, libkprof's copy of the first stderr: log.h); none left, never the file
+         * descriptor 2 now names (a second tester: a pipe's copy is not kept, and the report truncated the
+         * program's log, freopen()ed on stderr, or went to /dev/null) */
+        if (!(d->f = kprof_stderr_stream()))
+            why = "the program's stderr is no longer the one it started with";
     } else if (fd == 1) {
         /* After whatever the program's stdout holds (unless another thread holds it: a signal's report);
          * through a descriptor of libkprof's own, which shares the offset and never truncates. */
@@ -247,13 +251,17 @@ static int dest_close(struct dest *d, const char *what, const char *fallback)
 
 /* No stderr left to write the report to (the program closed descriptor 2, or gave it away, daemon(3), and
  * the first stderr was a pipe: log.h): the report goes to a file of its own, created anew (mode 0600),
- * kprof.<pid>.txt (.json) in the working directory, else in $TMPDIR or /tmp, rather than being lost
+ * kprof.<pid>.txt (.json) in the working directory (not /), else in $TMPDIR or /tmp, rather than being lost
  * (libkprof(7), "Output files").  Returns its path (owned by the caller), NULL when none could be made. */
 static char *write_lost(void (*writer)(FILE *, const struct kprof_snapshot *), const struct kprof_snapshot *s)
 {
     const char *ext = writer == kprof_report_json ? "json" : "txt", *tmp = getenv("TMPDIR");
     const char *dirs[] = { ".", tmp && *tmp ? tmp : "/tmp", "/tmp" };
-    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+    struct stat cwd, root;
+    /* Not in / (a daemon(3) moves there: a second tester found /kprof.<pid>.txt). */
+    int skip_cwd = stat(".", &cwd) == 0 && stat("/", &root) == 0 && cwd.st_dev == root.st_dev &&
+                   cwd.st_ino == root.st_ino;
+    for (size_t i = skip_cwd; i < sizeof dirs / sizeof dirs[0]; i++) {
         char path[4096];
         int sibling = 0;
         const char *why = NULL;
