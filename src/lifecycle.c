@@ -47,6 +47,9 @@ static volatile sig_atomic_t sig_caught; /* the signal the helper writes the rep
 static int finishing_on_signal;
 /* 1 when the report is written from quick_exit(), which flushes no stdio stream: nor does libkprof. */
 static int finishing_quickly;
+/* 1 when the report is written before an exec: an exec discards the program's unflushed stdio buffers, so
+ * libkprof flushes none of them either (their output would appear where, without libkprof, it does not). */
+static int finishing_for_exec;
 
 static int finish_claim(void);
 static void finish_run(void);
@@ -166,7 +169,18 @@ static void signals_install(void)
         return;
     }
     signals_installed = 1;
-    kprof_call_on_first(signals_arm);
+}
+
+static void exec_helper_start(void);
+static int exec_helper_ok;
+
+/* At the program's first CUDA call (kprof_call_on_first): KPROF_SIGNALS's handlers, and the thread that
+ * writes the report before an exec. */
+static void on_first_call(void)
+{
+    if (signals_installed)
+        signals_arm();
+    exec_helper_start();
 }
 
 static int fork_consistent;
@@ -216,6 +230,7 @@ static void fork_child(void)
         fork_parent();
         if (signals_installed)
             signal_helper_start(); /* so that a signal's handler does not wait for a helper in vain */
+        exec_helper_ok = 0;        /* finished: no report to write before an exec */
         return;
     }
     /* Every lock was taken by this thread, the child's only one: give them back (as in the parent) before
@@ -229,6 +244,8 @@ static void fork_child(void)
     }
     kprof_start_ns = kprof_now_ns();
     kprof_pid = getpid();
+    if (exec_helper_ok)
+        exec_helper_start(); /* threads do not survive fork */
     if (signals_installed && !signal_helper_start())
         kprof_warn("cannot start the signal helper thread in the child; SIGINT/SIGTERM write no report there");
 }
@@ -260,6 +277,8 @@ __attribute__((constructor)) static void kprof_init(void)
     pthread_atfork(fork_prepare, fork_parent, fork_child);
     if (kprof_config.signals && !kprof_config.disabled)
         signals_install();
+    if (!kprof_config.disabled)
+        kprof_call_on_first(on_first_call);
 }
 
 /* Under kprof(1) (KPROF_LAUNCHED_PID set), one line on why this process profiled nothing: the driver
@@ -330,7 +349,7 @@ static void finish_run(void)
         kprof_events_drain(kprof_config.exit_timeout_ms);
         struct kprof_snapshot s;
         if (kprof_snapshot_take(&s)) {
-            if (!finishing_on_signal && !finishing_quickly)
+            if (!finishing_on_signal && !finishing_quickly && !finishing_for_exec)
                 fflush(NULL); /* the app's own output first */
             kprof_report_write(&s);
             reported = 1;
@@ -352,16 +371,67 @@ static void kprof_atexit(void)
 }
 
 
+/* The report before an exec is written by a thread of libkprof's own, made at the program's first CUDA call
+ * (exec_helper_start), while the exec's thread waits for it at most KPROF_EXIT_TIMEOUT + 2 s: an exec may
+ * come from a signal handler (a daemon restarting itself), whose thread was interrupted holding a lock the
+ * report needs (libkprof's, malloc's, the driver's); it then gets no report, but the exec goes on (a second
+ * tester: 5 such runs in 20 hung for good when the exec's thread wrote the report itself). */
+static sem_t exec_go, exec_done;
+
+static void *exec_helper(void *arg)
+{
+    (void)arg;
+    free(malloc(64)); /* its malloc arena, now, not at the exec */
+    while (sem_wait(&exec_go) != 0 && errno == EINTR)
+        ;
+    if (finish_claim()) {
+        finishing_for_exec = 1;
+        finish_run();
+    } else {
+        finish_wait(kprof_config.exit_timeout_ms + 5000);
+    }
+    sem_post(&exec_done);
+    return NULL;
+}
+
+/* Starts the exec helper (again in a forked child); with every signal blocked (they are the program's). */
+static void exec_helper_start(void)
+{
+    pthread_t t;
+    sigset_t all, mask;
+    exec_helper_ok = 0;
+    if (sem_init(&exec_go, 0, 0) != 0 || sem_init(&exec_done, 0, 0) != 0)
+        return;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &mask);
+    int ok = pthread_create(&t, NULL, exec_helper, NULL) == 0;
+    pthread_sigmask(SIG_SETMASK, &mask, NULL);
+    if (ok)
+        pthread_detach(t);
+    exec_helper_ok = ok;
+}
+
 int kprof_finish_for_exec(const char *path)
 {
     int saved = errno;
+    /* Inside libkprof on this thread (a handler that interrupted a wrapper): the report would wait for
+     * what this thread holds. */
     int ours = getpid() == kprof_pid && !kprof_config.disabled && !kprof_is_finished() &&
-               __atomic_load_n(&kprof_cuda_used, __ATOMIC_ACQUIRE);
-    if (ours && finish_claim()) {
+               __atomic_load_n(&kprof_cuda_used, __ATOMIC_ACQUIRE) && kprof_tls_depth == 0 && exec_helper_ok;
+    if (ours) {
         kprof_info("%s is about to replace the process: writing the report first", path ? path : "exec");
-        finish_run();
-    } else {
-        ours = 0;
+        sem_post(&exec_go);
+        struct timespec until;
+        clock_gettime(CLOCK_REALTIME, &until);
+        long ms = kprof_config.exit_timeout_ms + 2000;
+        until.tv_sec += ms / 1000;
+        until.tv_nsec += (ms % 1000) * 1000000;
+        if (until.tv_nsec >= 1000000000) {
+            until.tv_sec++;
+            until.tv_nsec -= 1000000000;
+        }
+        while (sem_timedwait(&exec_done, &until) != 0 && errno == EINTR)
+            ;
     }
     errno = saved;
     return ours;

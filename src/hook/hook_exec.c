@@ -6,7 +6,10 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "cuda_api.h"
 #include "dlsym_next.h"
@@ -43,25 +46,56 @@ __attribute__((constructor)) static void exec_resolve(void)
         }                                                                                          \
     } while (0)
 
-/* A vector form: the report first (when this process used CUDA), then the real function; `what` names
- * what it runs, for the warning if it returns. */
-#define VECTOR_EXEC(name, fn_type, what, params, args)                                             \
+/* 1 when path is a regular file this process may execute. */
+static int runnable(const char *path)
+{
+    struct stat st;
+    return path && *path && stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+/* 1 when execvp would find `file` (with no '/', on $PATH as it searches, else the path itself). */
+static int findable(const char *file)
+{
+    if (!file || !*file)
+        return 0;
+    if (strchr(file, '/'))
+        return runnable(file);
+    const char *p = getenv("PATH");
+    if (!p)
+        p = "/bin:/usr/bin";
+    for (;;) {
+        const char *end = strchr(p, ':');
+        size_t n = end ? (size_t)(end - p) : strlen(p);
+        char path[4096];
+        if (snprintf(path, sizeof path, "%.*s/%s", (int)n, n ? p : ".", file) < (int)sizeof path && runnable(path))
+            return 1;
+        if (!end)
+            return 0;
+        p = end + 1;
+    }
+}
+
+/* A vector form: the report first, when this process used CUDA and the exec can be expected to replace it
+ * (`likely`: a program that tries its candidates in turn, as Python's os.execvp does through execv, must
+ * not end its profile at the first that is not there: a second tester), then the real function; `what`
+ * names what it runs, for the warning if it returns. */
+#define VECTOR_EXEC(name, fn_type, what, likely, params, args)                                     \
     KPROF_EXPORT int name params                                                                   \
     {                                                                                              \
         fn_type real;                                                                              \
         REAL_OR_ENOSYS(real, name);                                                                \
-        int wrote = kprof_finish_for_exec(what);                                                   \
+        int wrote = (likely) && kprof_finish_for_exec(what);                                       \
         int r = real args;                                                                         \
         if (wrote)                                                                                 \
             kprof_exec_failed(what);                                                               \
         return r;                                                                                  \
     }
 
-VECTOR_EXEC(execve, execve_fn, path, (const char *path, char *const argv[], char *const envp[]), (path, argv, envp))
-VECTOR_EXEC(execv, execv_fn, path, (const char *path, char *const argv[]), (path, argv))
-VECTOR_EXEC(execvp, execv_fn, file, (const char *file, char *const argv[]), (file, argv))
-VECTOR_EXEC(execvpe, execve_fn, file, (const char *file, char *const argv[], char *const envp[]), (file, argv, envp))
-VECTOR_EXEC(fexecve, fexecve_fn, "(a file descriptor)", (int fd, char *const argv[], char *const envp[]),
+VECTOR_EXEC(execve, execve_fn, path, runnable(path), (const char *path, char *const argv[], char *const envp[]), (path, argv, envp))
+VECTOR_EXEC(execv, execv_fn, path, runnable(path), (const char *path, char *const argv[]), (path, argv))
+VECTOR_EXEC(execvp, execv_fn, file, findable(file), (const char *file, char *const argv[]), (file, argv))
+VECTOR_EXEC(execvpe, execve_fn, file, findable(file), (const char *file, char *const argv[], char *const envp[]), (file, argv, envp))
+VECTOR_EXEC(fexecve, fexecve_fn, "(a file descriptor)", 1, (int fd, char *const argv[], char *const envp[]),
             (fd, argv, envp))
 
 /* The list forms: their arguments up to the NULL that ends them (and execle's environment after it) as an

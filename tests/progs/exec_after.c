@@ -1,14 +1,24 @@
 /* exec_after.c MODE: launches a kernel 5 times and synchronizes, then by MODE: "execl" replaces itself with
  * /bin/echo through execl, "execvp" through execvp, "execle" with /usr/bin/env through execle and an
- * environment of one variable (KPROF_TEST_ENV=1, which env prints); "fail" execs a program that is not there, then
- * launches 3 more times and exits; "vfork" runs /bin/true in a vfork()ed child (which execs in its
+ * environment of one variable (KPROF_TEST_ENV=1, which env prints); "fail [PATH]" execs PATH (default: a
+ * program that is not there), then launches 3 more times and exits; "sigexec" launches in a loop until a
+ * SIGALRM handler, 20 ms on, execs /bin/echo (as a daemon restarting itself on a signal); "vfork" runs /bin/true in a vfork()ed child (which execs in its
  * parent's memory, as Python's subprocess may), waits for it, then launches 3 more times and exits. */
+#include <signal.h>
 #include <string.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "fakeprog.h"
 
 static void stub(void) {}
+static void on_alarm(int sig)
+{
+    (void)sig;
+    char *const args[] = { "echo", "handed over from a handler", NULL };
+    execv("/bin/echo", args);
+    _exit(127);
+}
 
 int main(int argc, char **argv)
 {
@@ -36,9 +46,16 @@ int main(int argc, char **argv)
         execvp("echo", args);
         return 127;
     }
+    if (strcmp(argv[1], "sigexec") == 0) {
+        signal(SIGALRM, on_alarm);
+        struct itimerval it = { { 0, 0 }, { 0, 20000 } };
+        setitimer(ITIMER_REAL, &it, NULL);
+        for (;;)
+            CHECK(launch(stub, one, one, 0));
+    }
     if (strcmp(argv[1], "fail") == 0) {
         char *const args[] = { "nowhere", NULL };
-        if (execv("/nonexistent/kprof-test-nowhere", args) == 0)
+        if (execv(argc > 2 ? argv[2] : "/nonexistent/kprof-test-nowhere", args) == 0)
             return 3;
         printf("exec failed\n");
     } else if (strcmp(argv[1], "vfork") == 0) {
