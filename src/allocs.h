@@ -13,18 +13,17 @@ struct kprof_alloc_stat { uint64_t count, bytes, frees, freed_bytes, host_ns, in
 /* Allocations: counts one of `bytes` at ptr, or a free of ptr (its size looked up from the allocation).
  * host_ns is the call's host time.  Live allocations are remembered so that a free knows its size; a free
  * of a pointer not remembered (NULL, allocated before libkprof or out of memory when it was) counts only
- * its host time.  ctx and dev: the CUDA context (a CUcontext) the allocation belongs to and its device
- * (NULL and -1 when not known), for kprof_allocs_context_gone.  Thread-safe (the allocations' lock). */
-void kprof_alloc_record(enum kprof_mem kind, void *ptr, size_t bytes, uint64_t host_ns, const void *ctx, int dev);
+ * its host time.  ctx: the CUDA context (a CUcontext) the allocation belongs to (NULL when not known), for
+ * kprof_allocs_context_gone.  Thread-safe (the allocations' lock). */
+void kprof_alloc_record(enum kprof_mem kind, void *ptr, size_t bytes, uint64_t host_ns, const void *ctx);
 void kprof_free_record(enum kprof_mem kind, void *ptr, uint64_t host_ns);
 /* A free of device or managed memory (cuMemFree frees either): managed if ptr is a live managed
  * allocation, else device. */
 void kprof_free_record_device(void *ptr, uint64_t host_ns);
-/* A context was destroyed (cudaDeviceReset, cuCtxDestroy, the primary context's reset or last release):
+/* Context ctx was destroyed (cudaDeviceReset, cuCtxDestroy, the primary context's reset or last release):
  * the memory allocated in it went with it, device, pinned and managed alike, and is no longer in use
- * (nor counted as freed: the app freed nothing).  ctx NULL: the allocations of every context of device
- * dev.  Thread-safe (the allocations' lock). */
-void kprof_allocs_context_gone(const void *ctx, int dev);
+ * (nor counted as freed: the app freed nothing).  NULL: nothing.  Thread-safe (the allocations' lock). */
+void kprof_allocs_context_gone(const void *ctx);
 
 /* The allocations' part of the report's snapshot: each kind of memory's figures, alloc[kind]. */
 struct kprof_allocs_part { struct kprof_alloc_stat alloc[KPROF_MEM_COUNT]; };

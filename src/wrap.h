@@ -11,13 +11,32 @@
 #include "preload.h"
 #include "timing.h"
 
+/* Device dev's primary context while it is active, else NULL: retained and released at once, before a
+ * reset or release that may destroy it (whose allocations then go with it: kprof_wrap_context_gone). */
+static inline CUcontext kprof_wrap_primary_of(int dev)
+{
+    unsigned int flags = 0;
+    int active = 0;
+    CUcontext c = NULL;
+    __typeof__(cuDevicePrimaryCtxRetain) *retain = KPROF_REAL(cuDevicePrimaryCtxRetain);
+    __typeof__(cuDevicePrimaryCtxRelease_v2) *release = KPROF_REAL(cuDevicePrimaryCtxRelease_v2);
+    if (dev < 0 || !kprof_drv.cuDevicePrimaryCtxGetState || !retain || !release ||
+        kprof_drv.cuDevicePrimaryCtxGetState((CUdevice)dev, &flags, &active) != CUDA_SUCCESS || !active ||
+        retain(&c, (CUdevice)dev) != CUDA_SUCCESS)
+        return NULL;
+    release((CUdevice)dev);
+    return c;
+}
+
 /* After a call that destroyed a context (cudaDeviceReset, cuCtxDestroy, the primary context's reset or
- * last release) succeeded: its pools are dead, and what was loaded ahead of launches is forgotten with its
- * modules (a context made later, a primary context after a reset in particular, may get its handle). */
-static inline void kprof_wrap_context_gone(CUcontext ctx, int dev)
+ * last release) succeeded: its pools are dead, what was loaded ahead of launches is forgotten with its
+ * modules (a context made later, a primary context after a reset in particular, may get its handle), and
+ * the allocations of `gone` went with it (the primary context, kprof_wrap_primary_of read before the call,
+ * or cuCtxDestroy's; NULL: not known, none dropped). */
+static inline void kprof_wrap_context_gone(CUcontext ctx, int dev, CUcontext gone)
 {
     kprof_events_context_gone(ctx, dev);
-    kprof_allocs_context_gone(ctx, dev);
+    kprof_allocs_context_gone(gone);
     kprof_preload_code_unloaded();
 }
 
@@ -77,12 +96,9 @@ static inline void kprof_wrap_context_gone(CUcontext ctx, int dev)
 static inline void kprof_wrap_alloc_record(enum kprof_mem kind, void *ptr, size_t bytes, uint64_t host_ns)
 {
     CUcontext ctx = NULL;
-    CUdevice dev = -1;
     if (kprof_drv.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS)
         ctx = NULL;
-    if (ctx && kprof_drv.cuCtxGetDevice(&dev) != CUDA_SUCCESS)
-        dev = -1;
-    kprof_alloc_record(kind, ptr, bytes, host_ns, ctx, (int)dev);
+    kprof_alloc_record(kind, ptr, bytes, host_ns, ctx);
 }
 
 /* An allocation of `bytes` whose address the call stores at ptrp (kind: enum kprof_mem). */

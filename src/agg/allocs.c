@@ -10,8 +10,7 @@
 struct alloc_entry {
     void *ptr;
     size_t bytes;
-    const void *ctx; /* its context and device (NULL, -1: not known) */
-    int dev;
+    const void *ctx; /* its context (NULL: not known) */
     UT_hash_handle hh;
 };
 static struct {
@@ -20,7 +19,7 @@ static struct {
     struct kprof_alloc_stat s[KPROF_MEM_COUNT];
 } allocs = { .lock = PTHREAD_MUTEX_INITIALIZER };
 
-void kprof_alloc_record(enum kprof_mem kind, void *ptr, size_t bytes, uint64_t host_ns, const void *ctx, int dev)
+void kprof_alloc_record(enum kprof_mem kind, void *ptr, size_t bytes, uint64_t host_ns, const void *ctx)
 {
     struct alloc_entry *e = calloc(1, sizeof *e);
     struct kprof_alloc_stat *s = &allocs.s[kind];
@@ -39,7 +38,6 @@ void kprof_alloc_record(enum kprof_mem kind, void *ptr, size_t bytes, uint64_t h
         e->ptr = ptr;
         e->bytes = bytes;
         e->ctx = ctx;
-        e->dev = dev;
         HASH_ADD_PTR(allocs.live[kind], ptr, e);
         e = NULL;
         s->in_use += bytes;
@@ -80,13 +78,15 @@ void kprof_free_record_device(void *ptr, uint64_t host_ns)
     kprof_free_record(managed ? KPROF_MEM_MANAGED : KPROF_MEM_DEVICE, ptr, host_ns);
 }
 
-void kprof_allocs_context_gone(const void *ctx, int dev)
+void kprof_allocs_context_gone(const void *ctx)
 {
+    if (!ctx)
+        return;
     pthread_mutex_lock(&allocs.lock);
     for (int m = 0; m < KPROF_MEM_COUNT; m++) {
         struct alloc_entry *e, *tmp;
         HASH_ITER(hh, allocs.live[m], e, tmp) {
-            if (ctx ? e->ctx != ctx : e->ctx == NULL || e->dev != dev)
+            if (e->ctx != ctx)
                 continue;
             allocs.s[m].in_use -= e->bytes;
             HASH_DEL(allocs.live[m], e);

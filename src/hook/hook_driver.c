@@ -484,9 +484,10 @@ DTWINS(GRAPH_LAUNCH, cuGraphLaunch, _ptsz, (CUgraphExec exec, CUstream s), (exec
         if (kprof_is_finished())                                                                   \
             return (call);                                                                         \
         kprof_events_context_ending((ctx), (dev), kprof_config.exit_timeout_ms);                   \
+        CUcontext gone_ctx_ = (ctx) ? (ctx) : kprof_wrap_primary_of(dev);                          \
         CUresult r_ = (call);                                                                      \
         if (r_ == CUDA_SUCCESS && (gone))                                                          \
-            kprof_wrap_context_gone((ctx), (dev));                                                 \
+            kprof_wrap_context_gone((ctx), (dev), gone_ctx_);                                      \
         return r_;                                                                                 \
     } while (0)
 

@@ -159,9 +159,12 @@ KPROF_EXPORT cudaError_t cudaDeviceReset(void)
         kprof_drv.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx)
         return real_();
     kprof_events_context_ending(ctx, -1, kprof_config.exit_timeout_ms);
+    /* It resets the current device's primary context, which need not be the current context. */
+    CUdevice dev = -1;
+    CUcontext primary = kprof_drv.cuCtxGetDevice(&dev) == CUDA_SUCCESS ? kprof_wrap_primary_of((int)dev) : NULL;
     cudaError_t r = real_();
     if (r == cudaSuccess)
-        kprof_wrap_context_gone(ctx, -1);
+        kprof_wrap_context_gone(ctx, -1, primary);
     return r;
 }
 
