@@ -15,10 +15,10 @@
 
 /* kprof_stderr_keep's record of the first stderr: known 0 when descriptor 2 was closed then. */
 static struct {
-    int known, copy;
+    int known, copy, closed;
     dev_t dev;
     ino_t ino;
-} first_err = { 0, -1, 0, 0 };
+} first_err = { 0, -1, 0, 0, 0 };
 
 void kprof_stderr_keep(void)
 {
@@ -33,6 +33,8 @@ void kprof_stderr_keep(void)
         if (!S_ISFIFO(st.st_mode) && !S_ISSOCK(st.st_mode))
             first_err.copy = fcntl(STDERR_FILENO, F_DUPFD_CLOEXEC, 100);
         first_err.known = 1;
+    } else {
+        first_err.closed = 1; /* started without one (2>&-): descriptor 2 is the program's next file */
     }
     errno = saved;
 }
@@ -47,8 +49,10 @@ static int is_first_err(int fd)
 int kprof_stderr_fd(void)
 {
     int saved = errno, fd = -1;
-    if (!first_err.known)
-        fd = STDERR_FILENO; /* not kept (before the constructor, or descriptor 2 was closed): as it is */
+    if (first_err.closed)
+        fd = -1; /* none at the start: whatever descriptor 2 is now, it is the program's (a second tester) */
+    else if (!first_err.known)
+        fd = STDERR_FILENO; /* not kept (before the constructor): as it is */
     else if (is_first_err(STDERR_FILENO))
         fd = STDERR_FILENO;
     else if (is_first_err(first_err.copy))

@@ -26,7 +26,8 @@ void kprof_log_set_level(enum kprof_log_level level);
  * own on it (close-on-exec, numbered 100 or above, away from those shells number by hand), unless it is a
  * pipe or socket (whose reader would wait for the copy to close);
  * kprof_stderr_fd gives 2 while descriptor 2 is still that file, else that copy (while it still is that
- * file: the program may have reused its number), else -1 (nothing to write to: the message is dropped).
+ * file: the program may have reused its number), else -1 (nothing to write to: the message is dropped;
+ * also when descriptor 2 was closed at the start, 2>&-: the program's first file gets that number).
  * kprof_stderr_stream is the same as a stdio stream: the program's stderr stream while descriptor 2 is
  * the first stderr and that stream writes bytes to it (the program's buffered output stays first), else
  * a stream of libkprof's own on descriptor 2 or on the copy (made once, never closed; written through and

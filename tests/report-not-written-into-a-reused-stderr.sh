@@ -43,6 +43,19 @@ set -- "$WORK"/tmp/kprof.*.txt
 expect_grep 'stderr_reuse\(\)$' "$1" "working in /: the report in \$TMPDIR/kprof.<pid>.txt"
 [ -z "$(ls / | grep '^kprof\.[0-9]*\.txt$')" ] || fail "working in /: a report file in /"
 pass "working in /: none in /"
+# Started with descriptor 2 closed (2>&-): the program's first file gets it; the report went into it (a
+# second tester); it goes to kprof.<pid>.txt.
+rm -f "$WORK"/cwd/kprof.*
+(cd "$WORK/cwd" && run_kprof "$PROGS/stderr_reuse" "$WORK/data8.bin" >/dev/null 2>&-)
+expect_eq "$(cat "$WORK/data8.bin")" APPDATA "started without stderr: the data file holds its data only"
+set -- "$WORK"/cwd/kprof.*.txt
+expect_grep 'stderr_reuse\(\)$' "$1" "started without stderr: the report in kprof.<pid>.txt"
+# The first stderr a file that the program opens again, read-only, as descriptor 2: the report's writes
+# fail, and it was lost without a word (a second tester); it goes to kprof.<pid>.txt.
+rm -f "$WORK"/cwd/kprof.*
+(cd "$WORK/cwd" && run_kprof "$PROGS/stderr_readonly" "$WORK/log.txt" >/dev/null 2>"$WORK/log.txt")
+set -- "$WORK"/cwd/kprof.*.txt
+expect_grep 'stderr_readonly\(\)$' "$1" "a read-only descriptor 2: the report in kprof.<pid>.txt"
 # Without descriptor 2 being taken, the pipe is written to as before.
 run_kprof "$PROGS/many_launches" 10 2>&1 >/dev/null | cat >"$WORK/err5"
 expect_grep '^== libkprof: kernels ==$' "$WORK/err5" "a pipe kept: the report on it"

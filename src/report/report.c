@@ -296,7 +296,14 @@ static char *write_report(char *path, const char *pattern, void (*writer)(FILE *
         writer(d.f, s);
         int borrowed = d.f == err || d.f == stderr;
         char *written = d.path ? strdup(d.path) : NULL;
-        if (!d.path || dest_close(&d, "report", to_stderr) || borrowed)
+        if (!d.path) { /* stderr: a report it did not take (a descriptor 2 reopened read-only, say) goes on */
+            if (fflush(d.f) == 0 && !ferror(d.f))
+                return NULL;
+            if (d.f != stderr)
+                clearerr(d.f);
+            break;
+        }
+        if (dest_close(&d, "report", to_stderr) || borrowed)
             return written;
         free(written);
         d.f = err; /* the file could not take it */
