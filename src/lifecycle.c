@@ -125,20 +125,25 @@ static void on_signal(int sig, siginfo_t *info, void *uc)
 
 static int signals_installed;
 
-/* Starts the helper thread (again in a forked child, where threads do not survive); 0 on failure. */
-static int signal_helper_start(void)
+/* Starts a detached thread of libkprof's own running fn, with every signal blocked (they are the
+ * program's); 0 on failure. */
+static int helper_thread_start(void *(*fn)(void *))
 {
     pthread_t t;
     sigset_t all, mask;
-    if (sem_init(&sig_go, 0, 0) != 0)
-        return 0;
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &mask);
-    int ok = pthread_create(&t, NULL, signal_helper, NULL) == 0;
+    int ok = pthread_create(&t, NULL, fn, NULL) == 0;
     pthread_sigmask(SIG_SETMASK, &mask, NULL);
     if (ok)
         pthread_detach(t);
     return ok;
+}
+
+/* Starts the helper thread (again in a forked child, where threads do not survive); 0 on failure. */
+static int signal_helper_start(void)
+{
+    return sem_init(&sig_go, 0, 0) == 0 && helper_thread_start(signal_helper);
 }
 
 /* The handlers, installed at the program's first CUDA call (kprof_call_on_first), not when libkprof is
@@ -394,21 +399,11 @@ static void *exec_helper(void *arg)
     return NULL;
 }
 
-/* Starts the exec helper (again in a forked child); with every signal blocked (they are the program's). */
+/* Starts the exec helper (again in a forked child). */
 static void exec_helper_start(void)
 {
-    pthread_t t;
-    sigset_t all, mask;
-    exec_helper_ok = 0;
-    if (sem_init(&exec_go, 0, 0) != 0 || sem_init(&exec_done, 0, 0) != 0)
-        return;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &mask);
-    int ok = pthread_create(&t, NULL, exec_helper, NULL) == 0;
-    pthread_sigmask(SIG_SETMASK, &mask, NULL);
-    if (ok)
-        pthread_detach(t);
-    exec_helper_ok = ok;
+    exec_helper_ok = sem_init(&exec_go, 0, 0) == 0 && sem_init(&exec_done, 0, 0) == 0 &&
+                     helper_thread_start(exec_helper);
 }
 
 int kprof_finish_for_exec(const char *path)
