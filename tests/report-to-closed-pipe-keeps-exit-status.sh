@@ -9,3 +9,8 @@ expect_eq "$(cat "$WORK/first")" "out 1" "head read the program's first line"
 expect_eq "$(cat "$WORK/rc")" 0 "the program's exit status, not SIGPIPE's"
 { rc=0; KPROF_FORMAT=json KPROF_OUTPUT=/dev/stderr run_kprof "$PROGS/chatty" sleep=300 2>&1 || rc=$?; echo $rc >"$WORK/rc"; } | head -n 1 >/dev/null
 expect_eq "$(cat "$WORK/rc")" 0 "the same for KPROF_OUTPUT=/dev/stderr"
+# A reader that has gone asked for no more: the report is not written to a file of its own instead (as it
+# is when standard error cannot take it otherwise: report-not-written-into-a-reused-stderr.sh).
+mkdir "$WORK/cwd"
+(cd "$WORK/cwd" && { run_kprof "$PROGS/chatty" sleep=300 2>&1; } | head -n 1 >/dev/null)
+expect_eq "$(ls "$WORK/cwd")" "" "a reader gone: no report file made instead"

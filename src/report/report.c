@@ -299,8 +299,11 @@ static char *write_report(char *path, const char *pattern, void (*writer)(FILE *
         if (!d.path) { /* stderr: a report it did not take (a descriptor 2 reopened read-only, say) goes on */
             if (fflush(d.f) == 0 && !ferror(d.f))
                 return NULL;
+            int e = errno;
             if (d.f != stderr)
                 clearerr(d.f);
+            if (e == EPIPE)
+                return NULL; /* its reader has gone (app 2>&1 | head): no more was asked for */
             break;
         }
         if (dest_close(&d, "report", to_stderr) || borrowed)
