@@ -183,8 +183,11 @@ static int exec_helper_ok;
  * writes the report before an exec. */
 static void on_first_call(void)
 {
-    if (signals_installed)
+    static int armed; /* a forked child inherits the handlers: armed once */
+    if (signals_installed && !armed) {
+        armed = 1;
         signals_arm();
+    }
     exec_helper_start();
 }
 
@@ -249,8 +252,12 @@ static void fork_child(void)
     }
     kprof_start_ns = kprof_now_ns();
     kprof_pid = getpid();
-    if (exec_helper_ok)
-        exec_helper_start(); /* threads do not survive fork */
+    if (exec_helper_ok) { /* threads do not survive fork: made again at the child's first CUDA call, if any
+                           * (not here: ThreadSanitizer ends a child that starts a thread after a fork of a
+                           * process with threads, and most children never use CUDA) */
+        exec_helper_ok = 0;
+        kprof_call_on_first(on_first_call);
+    }
     if (signals_installed && !signal_helper_start())
         kprof_warn("cannot start the signal helper thread in the child; SIGINT/SIGTERM write no report there");
 }
