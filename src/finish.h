@@ -31,5 +31,9 @@ void kprof_finish(void);
  * here on are not profiled; keeps errno. */
 int kprof_finish_for_exec(const char *path);
 void kprof_exec_failed(const char *path);
+/* Whether an exec now would have kprof_finish_for_exec write the report (the same test, without the
+ * waiting): cheap (a few loads and getpid), so the exec wrappers ask it before looking for the program on
+ * disk.  Thread-safe; keeps errno. */
+int kprof_exec_would_report(void);
 
 #endif

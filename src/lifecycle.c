@@ -413,13 +413,21 @@ static void exec_helper_start(void)
                      helper_thread_start(exec_helper);
 }
 
-int kprof_finish_for_exec(const char *path)
+int kprof_exec_would_report(void)
 {
     int saved = errno;
     /* Inside libkprof on this thread (a handler that interrupted a wrapper): the report would wait for
      * what this thread holds. */
     int ours = getpid() == kprof_pid && !kprof_config.disabled && !kprof_is_finished() &&
                __atomic_load_n(&kprof_cuda_used, __ATOMIC_ACQUIRE) && kprof_tls_depth == 0 && exec_helper_ok;
+    errno = saved;
+    return ours;
+}
+
+int kprof_finish_for_exec(const char *path)
+{
+    int saved = errno;
+    int ours = kprof_exec_would_report();
     if (ours) {
         kprof_info("%s is about to replace the process: writing the report first", path ? path : "exec");
         sem_post(&exec_go);

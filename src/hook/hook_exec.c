@@ -75,16 +75,17 @@ static int findable(const char *file)
     }
 }
 
-/* A vector form: the report first, when this process used CUDA and the exec can be expected to replace it
- * (`likely`: a program that tries its candidates in turn, as Python's os.execvp does through execv, must
- * not end its profile at the first that is not there: a second tester), then the real function; `what`
- * names what it runs, for the warning if it returns. */
+/* A vector form: the report first, when this process used CUDA (asked first: a process that never did,
+ * such as a shell under kprof, pays no look on disk) and the exec can be expected to replace it (`likely`:
+ * a program that tries its candidates in turn, as Python's os.execvp does through execv, must not end its
+ * profile at the first that is not there: a second tester), then the real function; `what` names what it
+ * runs, for the warning if it returns. */
 #define VECTOR_EXEC(name, fn_type, what, likely, params, args)                                     \
     KPROF_EXPORT int name params                                                                   \
     {                                                                                              \
         fn_type real;                                                                              \
         REAL_OR_ENOSYS(real, name);                                                                \
-        int wrote = (likely) && kprof_finish_for_exec(what);                                       \
+        int wrote = kprof_exec_would_report() && (likely) && kprof_finish_for_exec(what);         \
         int r = real args;                                                                         \
         if (wrote)                                                                                 \
             kprof_exec_failed(what);                                                               \

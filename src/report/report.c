@@ -118,12 +118,13 @@ static const char *unwritable(const char *path)
 /* A CSV base (expanded, owned; NULL: out of memory) that names a folder (ends in '/', or is one) or
  * nothing (a pattern that expanded to ''): the files would be dot-files there, .summary.csv..., made
  * without a word (a breaker helper, KPROF_OUTPUT=outdir/); instead the default's names in that folder,
- * <folder>/kprof.<pid>, and *moved 1.  Else base itself, *moved 0. */
+ * <folder>/kprof.<pid>, and *moved 1.  Else base itself, *moved 0 (moved may be NULL). */
 static char *csv_base(char *base, int *moved)
 {
     struct stat st;
     size_t n = base ? strlen(base) : 0;
-    *moved = 0;
+    if (moved)
+        *moved = 0;
     if (!base || (n && base[n - 1] != '/' && !(stat(base, &st) == 0 && S_ISDIR(st.st_mode))))
         return base;
     while (n > 1 && base[n - 1] == '/')
@@ -132,7 +133,8 @@ static char *csv_base(char *base, int *moved)
     if (in)
         snprintf(in, n + 32, "%s%skprof.%ld", n ? base : "", n && base[n - 1] != '/' ? "/" : "", (long)getpid());
     free(base);
-    *moved = 1;
+    if (moved)
+        *moved = 1;
     return in;
 }
 
@@ -146,8 +148,7 @@ static void check_path(const char *var, const char *pattern, int csv)
         free(path); /* stdout, stderr, or a device as a CSV base (write_csv writes the text report to it) */
         return;
     }
-    int moved = 0;
-    if (csv && !(path = csv_base(path, &moved)))
+    if (csv && !(path = csv_base(path, NULL)))
         return;
     char *probe = path;
     if (csv && (probe = malloc(strlen(path) + 16)) != NULL)
