@@ -12,6 +12,19 @@ enum kprof_target_kind {
     KPROF_TARGET_COPY,
 };
 
+/* How a kernel's pair was read (KPROF_HOLD=N, timing/offsets.c), for the trace: measured in full (a
+ * reference, or no learned offset applies), or with the learned offset of its situation taken off: unheld
+ * and not drawn, unheld with its stream's idleness not asked (blind), or started at an idle stream's last
+ * stop (read as its references' mean).  KPROF_READ_GAP is added where a gap's offset (behind a short
+ * backlog, its start shared) was taken off too. */
+enum kprof_read_as {
+    KPROF_READ_FULL,
+    KPROF_READ_UNHELD,
+    KPROF_READ_BLIND,
+    KPROF_READ_IDLE_SHARED,
+    KPROF_READ_GAP = 4
+};
+
 /* One completed, timed call, as the harvester read it (times in ns). */
 struct kprof_sample {
     enum kprof_target_kind kind;
@@ -32,6 +45,7 @@ struct kprof_sample {
                                 * costs taken off too (calibrate.h, beside_htod_ns) */
     unsigned char offset_read; /* kernels: read with a learned offset (KPROF_HOLD=N, not drawn: timing/offsets.c),
                                 * so dur_ns is not its own length; kept out of Min, Max and the percentiles */
+    unsigned char read_as;   /* kernels: how the pair was read (enum kprof_read_as) */
     unsigned char thin;      /* kernels, KPROF_HOLD=N, measured in full: drawn at the rate 1/(N x 2^thin), it
                               * stands for 2^thin launches (0 otherwise) */
     unsigned char check_held; /* kernels, KPROF_AUTO_CHECK=1: measured in full only because auto would have

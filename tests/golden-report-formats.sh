@@ -41,7 +41,7 @@ jq -S 'del(.pid, .rank, .host, .command, .wall_ns, .version) | .context_init[].h
     "$WORK/report.json" >"$WORK/report.json.norm"
 # Trace: times relative to the first event, in time order (pairs are read in no set order across
 # streams), stream names without their addresses; the pid (every event's) and the process name (command,
-# pid, host) masked; what was taken off a kernel's pair, and after what, dropped (whether a launch shared
+# pid, host) masked; what was taken off a kernel's pair, after what and how it was read, dropped (whether a launch shared
 # its start depends on when the harvester asked).
 jq -S '.traceEvents as $e | ([$e[] | select(.ph == "X") | .ts] | min) as $t0
        | {otherData: (.otherData | del(.pid, .start_us)),
@@ -49,7 +49,7 @@ jq -S '.traceEvents as $e | ([$e[] | select(.ph == "X") | .ts] | min) as $t0
                                  then .args.name |= sub(" \\(0x[0-9a-f]+\\)"; "")
                                  else .args.name |= sub("^.*/stream_overlap \\(pid [0-9]+ on .*\\)$"; "stream_overlap (pid <pid> on <host>)") end]
                         + ([$e[] | select(.ph == "X") | .pid = "<pid>" | .ts = ((.ts - $t0) * 1000 | round / 1000)
-                            | del(.args.after, .args.taken_off_ns)]
+                            | del(.args.after, .args.read, .args.taken_off_ns)]
                            | sort_by(.ts, .tid, .name)))}' \
     "$WORK/trace.json" >"$WORK/trace.json.norm"
 # CSV: the GPU tables as they are; host times and wall time dropped.

@@ -16,7 +16,8 @@ export FAKEGPU_LAUNCH_HOST_NS=1500 FAKEGPU_EVENT_PENDING_QUERIES=0 FAKEGPU_LAUNC
     FAKEGPU_LAUNCH_LATENCY_PER_BLOCK_NS=1 FAKEGPU_HANDOFF_NS="kernel=700,htod=2500" \
     FAKEGPU_KERNEL_NS="shape_k=3000,copy_k=2000"
 for h in 1 8 0; do
-    KPROF_HOLD=$h KPROF_SEED=7 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/h$h.json" run_clocked "$PROGS/preds" shapes \
+    KPROF_HOLD=$h KPROF_SEED=7 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/h$h.json" KPROF_TRACE="$WORK/h$h.trace" \
+        run_clocked "$PROGS/preds" shapes \
         >"$WORK/out" 2>"$WORK/err" || fail "preds shapes failed with KPROF_HOLD=$h: $(cat "$WORK/out" "$WORK/err")"
 done
 totals() { jq -c '[.kernels[] | [.name, .calls, .total_ns]] | sort' "$1"; }
@@ -33,6 +34,11 @@ held=$(jqr '.events.held + .events.held_kernel' "$WORK/h8.json")
 [ "$held" -ge 24 ] && [ "$held" -le 50 ] || fail "KPROF_HOLD=8: $held holds, expected the first 8 of each of 3 shapes and about 1 in 8 of the other 76"
 pass "KPROF_HOLD=8: $held holds of 100"
 expect_eq "$(jqr '.events.unheld_unlearned' "$WORK/h8.json")" 0 "every unheld launch came after held ones of its shape"
+# The trace says which launches were read with an offset: as many as were left unheld.
+expect_eq "$(jq '[.traceEvents[] | select(.cat == "kernel" and (.args.read | test("offset")))] | length' "$WORK/h8.trace")" \
+    "$(jqr '.events.unheld_drawn' "$WORK/h8.json")" "KPROF_HOLD=8: the trace's launches read with an offset are the unheld ones"
+expect_eq "$(jq -c '[.traceEvents[] | select(.cat == "kernel") | .args.read] | unique' "$WORK/h1.trace")" '["in full"]' \
+    "KPROF_HOLD=1: every launch read in full"
 # Without holds the shape's extra latency stays in the pairs (what the learned offsets remove).
 [ "$(jqr '[.kernels[] | select(.name == "shape_k") | .total_ns] | .[0]' "$WORK/h0.json")" -gt 300000 ] ||
     fail "KPROF_HOLD=0: shape_k's 4096-block launches should read long"
@@ -71,6 +77,10 @@ expect_eq "$(jq -c '[.traceEvents[] | select(.name == "short" and .args.taken_of
     '[["kernel (one event)",1]]' "preds short: the $gaps gap-shared launches lose the 0.5 us gap and read 1 us"
 expect_eq "$(jq '[.traceEvents[] | select(.name == "short" and .args.taken_off_ns == 500)] | length' "$WORK/gap.trace")" "$gaps" \
     "preds short: as many as counted"
+expect_eq "$(jq -c '[.traceEvents[] | select(.name == "short" and .args.taken_off_ns == 500) | .args.read] | unique' "$WORK/gap.trace")" \
+    '["in full, gap offset"]' "preds short: the trace says they were read with the gap's offset"
+expect_eq "$(jq -c '[.traceEvents[] | select(.name == "short" and .args.taken_off_ns != 500) | .args.read] | unique' "$WORK/gap.trace")" \
+    '["in full"]' "preds short: and the others in full"
 expect_eq "$(jqr '.events.unheld_unlearned' "$WORK/gap.json")" 0 "preds short: each after a reference of its shape"
 # Kernel lengths that change from launch to launch (1, 3, 2 us in turn: 160 us in all for shape_k's 80
 # launches) and, with KPROF_HOLD=65536, only the first 8 launches of each shape held: the held and the

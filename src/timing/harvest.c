@@ -376,6 +376,11 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
     unlearned |= gap_unlearned;
     s.offset_read = (unsigned char)((hold_kind && hold_role != KPROF_OFFSET_REF) ||
                                     (gap_kind && gap_role == KPROF_OFFSET_CHEAP));
+    s.read_as = (unsigned char)((!hold_kind || hold_role == KPROF_OFFSET_REF ? KPROF_READ_FULL
+                                 : hold_role == KPROF_OFFSET_IDLE              ? KPROF_READ_IDLE_SHARED
+                                 : hold_role == KPROF_OFFSET_BLIND             ? KPROF_READ_BLIND
+                                                                               : KPROF_READ_UNHELD) |
+                                (gap_kind && gap_role == KPROF_OFFSET_CHEAP ? KPROF_READ_GAP : 0));
     s.thin = s.offset_read || pr->thin > 31 ? 0 : pr->thin;
     s.check_held = pr->check_held;
     if (unlearned || s.stop_idle || s.beside_htod) { /* before a shape's first held launch is read; a host
