@@ -2,7 +2,8 @@
 """launch_errors.py: each launch of a libkprof trace against CUPTI's record of the same launch in another run
 of the same program, to see which launches carry a kernel's error.
 
-    launch_errors.py REPORT.json TRACE.json CUPTI_KERNELS [--by class|kernel|shape] [--class AFTER]
+    launch_errors.py REPORT.json TRACE.json CUPTI_KERNELS [--by class|read|kernel|shape|kernel-read]
+                     [--class AFTER] [--read READ]
 
 REPORT.json is the libkprof JSON report of the traced run (KPROF_FORMAT=json, KPROF_TRACE=TRACE.json: its
 kernels give each demangled name's mangled one), CUPTI_KERNELS the per-launch file of a CUPTI run
@@ -14,9 +15,10 @@ launches (in start order); a kernel launched a different number of times in the 
 the shorter count and named on stderr.
 
 Prints, for each group (the trace's `after` class, with " idle_stop" for a stop stamped on an idle stream;
-or the kernel; or the kernel and its launch shape), the launches, the sum and mean of libkprof's duration
+or how the pair was read, the trace's `read`: in full or with a learned offset; or the kernel; or the
+kernel and its launch shape; or the kernel and how it was read), the launches, the sum and mean of libkprof's duration
 less CUPTI's (us), its median, 10th and 90th percentiles, CUPTI's mean and what libkprof took off each
-pair (taken_off_ns), biggest sum first; then the total.  --class keeps the launches of one `after` class.
+pair (taken_off_ns), biggest sum first; then the total.  --class keeps the launches of one `after` class, --read those read one way.
 A trace's durations are as read at the time: KPROF_HOLD=N's settling of its offsets (kprof_offsets_settle)
 moves the report's totals after them, so the total here is the trace's, not the report's.  Exit status 0,
 or 2 on unreadable input.  docs/accuracy.md ("Parameter blocks") shows what it found in an eager decode
@@ -55,6 +57,7 @@ def load(report, trace, cupti):
         cupti_us = (end - start) / 1e3
         rows.append({"cls": a.get("after", "?") + (" idle_stop" if a.get("stop_idle") else ""),
                      "kernel": e["name"], "shape": "%s %s" % (a.get("grid"), a.get("block")),
+                     "read": a.get("read", "?"),
                      "d": e["dur"] - cupti_us, "cupti": cupti_us, "taken": a.get("taken_off_ns", 0) / 1e3})
     for m, n in unmatched.items():
         print("launch_errors: %d launch(es) of %s beyond CUPTI's %d" % (n, m, len(records.get(m, ()))),
@@ -82,8 +85,9 @@ def main():
     p.add_argument("report")
     p.add_argument("trace")
     p.add_argument("cupti")
-    p.add_argument("--by", choices=("class", "kernel", "shape"), default="class")
+    p.add_argument("--by", choices=("class", "read", "kernel", "shape", "kernel-read"), default="class")
     p.add_argument("--class", dest="cls", help="only the launches of this `after` class")
+    p.add_argument("--read", help="only the launches read this way (the trace's `read`)")
     o = p.parse_args()
     try:
         with open(o.report) as f:
@@ -97,7 +101,10 @@ def main():
         return 2
     if o.cls is not None:
         rows = [r for r in rows if r["cls"] == o.cls]
-    key = {"class": lambda r: r["cls"], "kernel": lambda r: r["kernel"],
+    if o.read is not None:
+        rows = [r for r in rows if r["read"] == o.read]
+    key = {"class": lambda r: r["cls"], "read": lambda r: r["read"], "kernel": lambda r: r["kernel"],
+           "kernel-read": lambda r: r["kernel"] + " [" + r["read"] + "]",
            "shape": lambda r: r["kernel"] + " " + r["shape"]}[o.by]
     print("%7s %10s %8s %8s %8s %8s %8s %8s  %s" % ("launches", "sum_us", "mean", "median", "p10", "p90",
                                                    "cupti", "taken", o.by))
