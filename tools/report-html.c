@@ -158,7 +158,19 @@ static void kernels_section(FILE *f, struct hkernel **ks, size_t nk, size_t show
     uint64_t all = 0;
     for (size_t i = 0; i < nk; i++)
         all += ks[i]->total;
-    struct kprof_unit u = kprof_unit_for(ks[0]->total);
+    /* Each column in one unit, chosen as the text report chooses its columns' (kprof_unit_pick). */
+    struct kprof_unit_pick pick[4];
+    memset(pick, 0, sizeof pick);
+    for (size_t i = 0; i < shown; i++) {
+        const struct hkernel *k = ks[i];
+        kprof_unit_pick_add(&pick[0], (double)k->total);
+        if (k->timed)
+            kprof_unit_pick_add(&pick[1], (double)k->measured / (double)k->timed);
+        for (int w = 0; w < 2; w++)
+            if (k->split_known[w])
+                kprof_unit_pick_add(&pick[2 + w], (double)k->split[w]);
+    }
+    struct kprof_unit u = kprof_unit_pick_best(&pick[0]), mean_u = kprof_unit_pick_best(&pick[1]);
     fprintf(f, "<table>\n<tr><th>Kernel</th><th>Total</th><th></th><th>Calls</th><th>Mean</th><th>Host med</th>"
                "<th>Queue med</th><th>Share</th></tr>\n");
     for (size_t i = 0; i < shown; i++) {
@@ -171,13 +183,13 @@ static void kernels_section(FILE *f, struct hkernel **ks, size_t nk, size_t show
         bar(f, ks[0]->total ? (double)k->total / (double)ks[0]->total : 0.0, 320, "kernel");
         fprintf(f, "</td><td class=\"num\">%llu</td><td class=\"num\">", (unsigned long long)k->calls);
         if (k->timed)
-            put_time(f, (double)k->measured / (double)k->timed, kprof_unit_of((double)k->measured / (double)k->timed));
+            put_time(f, (double)k->measured / (double)k->timed, mean_u);
         else
             fputs("-", f);
         for (int w = 0; w < 2; w++) {
             fprintf(f, "</td><td class=\"num\">");
             if (k->split_known[w])
-                put_time(f, (double)k->split[w], kprof_unit_of((double)k->split[w]));
+                put_time(f, (double)k->split[w], kprof_unit_pick_best(&pick[2 + w]));
             else
                 fputs("-", f);
         }
@@ -225,7 +237,11 @@ static void per_process_section(FILE *f, const struct kprof_saved *r, size_t nr,
             ran += k->per[p] > 0;
         }
         double mean = ran ? (double)k->total / (double)ran : 0.0;
-        struct kprof_unit u = kprof_unit_for(max);
+        struct kprof_unit_pick pick;
+        memset(&pick, 0, sizeof pick);
+        for (size_t p = 0; p < nr; p++)
+            kprof_unit_pick_add(&pick, (double)k->per[p]);
+        struct kprof_unit u = kprof_unit_pick_best(&pick);
         fprintf(f, "<tr><td class=\"name\">");
         esc(f, k->name);
         if (mean > 0)
@@ -267,9 +283,14 @@ static void copies_section(FILE *f, const struct kprof_saved *r, size_t nr)
                 dir[d].total_ns += c->total_ns;
             }
     uint64_t max = 0;
+    struct kprof_unit_pick pick;
+    memset(&pick, 0, sizeof pick);
     for (int d = 0; d <= KPROF_DIR_COUNT; d++)
-        if (dir[d].count && dir[d].total_ns > max)
-            max = dir[d].total_ns;
+        if (dir[d].count) {
+            if (dir[d].total_ns > max)
+                max = dir[d].total_ns;
+            kprof_unit_pick_add(&pick, (double)dir[d].total_ns);
+        }
     fprintf(f, "<section id=\"copies\">\n<h2>Copies by direction</h2>\n");
     int any = 0;
     for (int d = 0; d <= KPROF_DIR_COUNT; d++)
@@ -278,7 +299,7 @@ static void copies_section(FILE *f, const struct kprof_saved *r, size_t nr)
         fprintf(f, "<p class=\"none\">No copies or memsets.</p>\n</section>\n");
         return;
     }
-    struct kprof_unit u = kprof_unit_for(max);
+    struct kprof_unit u = kprof_unit_pick_best(&pick);
     fprintf(f, "<table>\n<tr><th>Direction</th><th>Count</th><th>Bytes</th><th>GPU time</th><th></th><th>GB/s</th></tr>\n");
     for (int d = 0; d <= KPROF_DIR_COUNT; d++) {
         const struct kprof_copy *c = &dir[d];
@@ -310,6 +331,12 @@ static void devices_section(FILE *f, const struct kprof_saved *r, size_t nr)
         fprintf(f, "<p class=\"none\">No timed kernels.</p>\n</section>\n");
         return;
     }
+    struct kprof_unit_pick pick;
+    memset(&pick, 0, sizeof pick);
+    for (size_t p = 0; p < nr; p++)
+        for (size_t i = 0; i < r[p].s.devices.ndevices; i++)
+            kprof_unit_pick_add(&pick, (double)r[p].s.devices.devices[i].busy_ns);
+    struct kprof_unit u = kprof_unit_pick_best(&pick);
     fprintf(f, "<table>\n<tr><th>Process</th><th>Device</th><th>Busy</th><th>Wall</th><th></th><th>Busy share</th></tr>\n");
     for (size_t p = 0; p < nr; p++)
         for (size_t i = 0; i < r[p].s.devices.ndevices; i++) {
@@ -320,7 +347,7 @@ static void devices_section(FILE *f, const struct kprof_saved *r, size_t nr)
             fprintf(f, "</td><td class=\"num\" title=\"");
             esc(f, d->uuid[0] ? d->uuid : "no UUID");
             fprintf(f, "\">%d</td><td class=\"num\">", d->device);
-            put_time(f, (double)d->busy_ns, kprof_unit_for(d->busy_ns));
+            put_time(f, (double)d->busy_ns, u);
             fprintf(f, "</td><td class=\"num\">%.3f s</td><td>", (double)r[p].s.wall_ns / 1e9);
             bar(f, share > 1.0 ? 1.0 : share, 320, "busy");
             fprintf(f, "</td><td class=\"num\">%.2f%%</td></tr>\n", 100.0 * share);
