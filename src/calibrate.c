@@ -481,6 +481,7 @@ void kprof_calibrate(struct kprof_calibration *c, CUstream own)
              * idle behind a predecessor: a host far slower or faster than the GPU) leaves that situation's
              * hand-off at 0, taking nothing off, and is no failure of the rest. */
             int m = measure(&b, (enum kprof_pred)p, shared, 0, &c->handoff_ns[shared][p]);
+            c->handoff_known[shared][p] = m > 0;
             if (m == 0 && (p == KPROF_PRED_HELD || p == KPROF_PRED_HELD_KERNEL))
                 c->hold.ok = 0; /* no hand-off known behind a hold: none placed */
             if (m == 0 && p != KPROF_PRED_IDLE)
@@ -489,7 +490,10 @@ void kprof_calibrate(struct kprof_calibration *c, CUstream own)
             ok = m >= 0;
         }
     if (ok)
+    {
         c->handoff_ns[KPROF_START_SHARED][KPROF_PRED_IDLE] = c->handoff_ns[KPROF_START_OWN][KPROF_PRED_IDLE];
+        c->handoff_known[KPROF_START_SHARED][KPROF_PRED_IDLE] = c->handoff_known[KPROF_START_OWN][KPROF_PRED_IDLE];
+    }
     if (ok && measure_seen(&b, &c->seen_ns) < 0)
         c->seen_ns = 0.0; /* every event asked about: the hand-offs stand without it */
     if (ok)

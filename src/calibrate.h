@@ -61,6 +61,9 @@ struct kprof_calibration {
     int device;
     uint64_t cost_ns;                  /* host time the calibration took, module load included */
     double handoff_ns[KPROF_START_COUNT][KPROF_PRED_COUNT];
+    /* 1 where handoff_ns was measured; 0 where too few launches fell in the situation (or none was tried:
+     * a held start shared), its 0 then taking nothing off (the report prints "-") */
+    unsigned char handoff_known[KPROF_START_COUNT][KPROF_PRED_COUNT];
     unsigned samples;                  /* timed launches per situation (more behind copies) */
     /* What a kernel's start waits, beyond its hand-off, while another stream of the device copies host to
      * device (ns, never below 0; 0 when not calibrated): the hand-off behind a kernel measured with HtoD

@@ -37,7 +37,7 @@ jq -S 'del(.pid, .rank, .host, .command, .wall_ns, .version) | .context_init[].h
        | .events.unheld_drawn = 0 | .events.gap_shared = 0 | .events.unheld_unlearned = 0 | .events.stop_idle = 0
        | .events.queries_unasked = 0 | .events.queries_unasked_held = 0 | .events.queries_unasked_not_drawn = 0 | .calibration[].cost_ns = 0 | .calibration[].seen_ns = 0
        | (.kernels, .graphs) |= map(with_entries(if (.key | test("^(launch_host|queue)_ns_")) and .value != null then .value = 0 else . end))
-       | .calibration[].handoff_ns |= map_values(round) | .calibration[].handoff_shared_ns |= map_values(round)' \
+       | .calibration[].handoff_ns |= map_values(if . == null then null else round end) | .calibration[].handoff_shared_ns |= map_values(if . == null then null else round end)' \
     "$WORK/report.json" >"$WORK/report.json.norm"
 # Trace: times relative to the first event, in time order (pairs are read in no set order across
 # streams), stream names without their addresses; the pid (every event's) and the process name (command,

@@ -331,9 +331,12 @@ static void read_root(struct kprof_saved *r, json_t *root)
         for (int sh = 0; sh < KPROF_START_COUNT; sh++) {
             json_t *h = get(e, sh ? "handoff_shared_ns" : "handoff_ns");
             for (int p = 0; p < (sh ? KPROF_PRED_SHARED_COUNT : KPROF_PRED_COUNT); p++) {
-                if (!get(h, kprof_pred_names[p]) && c->state == KPROF_CALIB_DONE)
+                /* null: not measured (nothing taken off); missing: a report older than that, its 0 measured */
+                json_t *v = json_is_object(h) ? json_object_get(h, kprof_pred_names[p]) : NULL;
+                if (!v && c->state == KPROF_CALIB_DONE)
                     WARN(r, "calibration without a hand-off after '%s': read as 0", kprof_pred_names[p]);
                 c->handoff_ns[sh][p] = real(h, kprof_pred_names[p]);
+                c->handoff_known[sh][p] = !json_is_null(v);
             }
         }
         c->beside_htod_ns = real(e, "beside_htod_ns"); /* 0 in reports before it */

@@ -161,8 +161,10 @@ int kprof_report_csv(const char *base, int chosen, const struct kprof_snapshot *
                 for (int p = 0; p < (sh ? KPROF_PRED_SHARED_COUNT : KPROF_PRED_COUNT); p++) {
                     fprintf(f, "%d,", c->device);
                     kprof_csv_string(f, kprof_calib_state_text(c->state));
-                    fprintf(f, ",%llu,%u,%s,%s,%.0f\n", U(c->cost_ns), c->samples, sh ? "shared" : "own",
-                            kprof_pred_names[p], c->handoff_ns[sh][p]);
+                    fprintf(f, ",%llu,%u,%s,%s,", U(c->cost_ns), c->samples, sh ? "shared" : "own", kprof_pred_names[p]);
+                    if (c->handoff_known[sh][p]) /* else empty: not measured */
+                        fprintf(f, "%.0f", c->handoff_ns[sh][p]);
+                    fputc('\n', f);
                 }
             fprintf(f, "%d,", c->device); /* and what a start beside another stream's HtoD copy waits more */
             kprof_csv_string(f, kprof_calib_state_text(c->state));

@@ -142,7 +142,10 @@ void kprof_report_json(FILE *f, const struct kprof_snapshot *s)
             fprintf(f, ", \"%s\": {", sh ? "handoff_shared_ns" : "handoff_ns");
             for (int p = 0; p < (sh ? KPROF_PRED_SHARED_COUNT : KPROF_PRED_COUNT); p++) {
                 fprintf(f, "%s\"%s\": ", p ? ", " : "", kprof_pred_names[p]);
-                kprof_json_real(f, c->handoff_ns[sh][p]); /* exact: the text report writes it in us */
+                if (c->handoff_known[sh][p])
+                    kprof_json_real(f, c->handoff_ns[sh][p]); /* exact: the text report writes it in us */
+                else
+                    fprintf(f, "null"); /* not measured: nothing taken off */
             }
             fprintf(f, "}");
         }

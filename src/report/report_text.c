@@ -333,11 +333,19 @@ void kprof_report_text(FILE *f, const struct kprof_snapshot *s)
         }
         fprintf(f, "Hand-off calibration, device %d (%.1f ms): taken off each kernel's pair by its predecessor (us):",
                 c->device, (double)c->cost_ns / 1e6);
-        for (int p = 0; p < KPROF_PRED_COUNT; p++)
-            fprintf(f, " %s %.2f", kprof_pred_names[p], c->handoff_ns[KPROF_START_OWN][p] / 1e3);
-        fprintf(f, "; one event:");
-        for (int p = 1; p < KPROF_PRED_SHARED_COUNT; p++)
-            fprintf(f, " %s %.2f", kprof_pred_names[p], c->handoff_ns[KPROF_START_SHARED][p] / 1e3);
+        int unknown = 0;
+        for (int sh = 0; sh < KPROF_START_COUNT; sh++) {
+            fprintf(f, "%s", sh ? "; one event:" : "");
+            for (int p = sh; p < (sh ? KPROF_PRED_SHARED_COUNT : KPROF_PRED_COUNT); p++) {
+                if (c->handoff_known[sh][p])
+                    fprintf(f, " %s %.2f", kprof_pred_names[p], c->handoff_ns[sh][p] / 1e3);
+                else
+                    fprintf(f, " %s -", kprof_pred_names[p]);
+                unknown += !c->handoff_known[sh][p];
+            }
+        }
+        if (unknown)
+            fprintf(f, " (-: too few launches fell in the situation to measure it; nothing taken off there)");
         if (c->beside_htod_ns > 0.0)
             fprintf(f, "; beside another stream's HtoD copy, more %.2f", c->beside_htod_ns / 1e3);
         if (c->seen_ns > 0.0)

@@ -1,0 +1,28 @@
+#!/bin/sh
+# A hand-off situation that too few of the calibration's launches fell in is taken off as nothing; the
+# report said "0.00" for it, as for one measured at 0 (a new-user helper).  With every launch call taking
+# 100 us of host time on the fake GPU (each event seen complete at the first query), no launch behind a predecessor finds its stream still busy: those
+# read "-" in the text report, null in the JSON, empty in the CSV, with a note; the idle and held ones
+# were measured.  kprof report renders the saved JSON's text the same.
+. "${top_srcdir:-..}/tests/lib.sh"
+need_jq
+export FAKEGPU_LAUNCH_HOST_NS=100000 FAKEGPU_EVENT_PENDING_QUERIES=0
+run_kprof "$PROGS/named" kA >/dev/null 2>"$WORK/err" || fail "named failed: $(cat "$WORK/err")"
+line=$(grep '^Hand-off calibration, device 0' "$WORK/err")
+echo "$line"
+case $line in
+*"kernel - HtoD - DtoH - DtoD - memset - other - held "[0-9]*"; one event: kernel - "*) pass "the unmeasured situations read -" ;;
+*) fail "expected '-' for the situations behind a predecessor: $line" ;;
+esac
+expect_grep '\(-: too few launches fell in the situation to measure it; nothing taken off there\)' "$WORK/err" "with a note"
+expect_grep 'idle -?[0-9]+\.[0-9][0-9] kernel -' "$WORK/err" "the idle one measured"
+KPROF_FORMAT=json KPROF_OUTPUT="$WORK/r.json" run_kprof "$PROGS/named" kA >/dev/null 2>&1 || fail "json run failed"
+expect_eq "$(jq -c '.calibration[0] | [.handoff_ns.kernel, .handoff_shared_ns.HtoD, (.handoff_ns.idle | type), (.handoff_ns.held | type)]' "$WORK/r.json")" \
+    '[null,null,"number","number"]' "JSON: null where not measured"
+KPROF_FORMAT=csv KPROF_OUTPUT="$WORK/c" run_kprof "$PROGS/named" kA >/dev/null 2>&1 || fail "csv run failed"
+expect_eq "$(awk -F, '$5 == "own" && $6 == "kernel" {print "[" $7 "]"}' "$WORK/c.calibration.csv")" "[]" "CSV: empty where not measured"
+R=$top_builddir/tools/kprof-report
+if [ -x "$R" ]; then
+    "$R" "$WORK/r.json" >"$WORK/again" 2>&1 || fail "kprof report failed"
+    expect_grep 'kernel - HtoD - DtoH - DtoD - memset - other - held' "$WORK/again" "kprof report: the same"
+fi
