@@ -19,6 +19,17 @@ for mode in execl execvp; do
         "$mode: the report written before the exec"
     expect_eq "$(cat "$WORK/$mode.err")" "" "$mode: nothing on stderr"
 done
+# A second CUDA program exec'd in the same process (its pid, and KPROF_OUTPUT, the first's): its report
+# goes beside the first's, out.<pid>.json, with a warning, not over it (a helper lost the first report).
+KPROF_FORMAT=json KPROF_OUTPUT="$WORK/self.json" run_kprof "$PROGS/exec_after" self >"$WORK/self.out" 2>"$WORK/self.err" ||
+    fail "self: failed: $(cat "$WORK/self.err")"
+expect_eq "$(cat "$WORK/self.out")" "handed over" "self: the second image execed echo"
+second=$(ls "$WORK"/self.*.json 2>/dev/null || true)
+expect_eq "$(echo "$second" | grep -c .)" 1 "self: one more report, beside the first"
+expect_eq "$(kernel_field "$WORK/self.json" exec_after calls) $(kernel_field "$second" exec_after calls)" "5 5" \
+    "self: each image's 5 launches in a report of its own"
+expect_grep "libkprof: .*self\.json' was written since this process started \(by another process, or by this one before an exec\); writing the report to '.*self\.[0-9]+\.json' instead" \
+    "$WORK/self.err" "self: the warning says where the second went"
 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/execle.json" run_kprof "$PROGS/exec_after" execle >"$WORK/execle.out" 2>&1 ||
     fail "execle: failed"
 expect_eq "$(cat "$WORK/execle.out")" "KPROF_TEST_ENV=1" "execle: the environment given, and only it"

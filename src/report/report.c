@@ -213,8 +213,11 @@ static int dest_open_path(struct dest *d, char *path, const char *pattern, const
         if (!d->f && sibling) {
             char *other = with_pid(d->path);
             if (other) {
-                kprof_warn("'%s' was written by another process since this kprof invocation started; writing "
-                           "the %s to '%s' instead", d->path, what, other);
+                kprof_warn("'%s' was %s; writing the %s to '%s' instead", d->path,
+                           kprof_config.invocation_ns ? "written by another process since this kprof invocation started"
+                                                      : "written since this process started (by another process, or "
+                                                        "by this one before an exec)",
+                           what, other);
                 free(d->path);
                 d->path = other;
                 d->f = kprof_output_open(d->path, 0, &why, &sibling);

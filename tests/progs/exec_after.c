@@ -3,7 +3,8 @@
  * environment of one variable (KPROF_TEST_ENV=1, which env prints); "fail [PATH]" execs PATH (default: a
  * program that is not there), then launches 3 more times and exits; "sigexec" launches in a loop until a
  * SIGALRM handler, 20 ms on, execs /bin/echo (as a daemon restarting itself on a signal); "vfork" runs /bin/true in a vfork()ed child (which execs in its
- * parent's memory, as Python's subprocess may), waits for it, then launches 3 more times and exits. */
+ * parent's memory, as Python's subprocess may), waits for it, then launches 3 more times and exits; "self"
+ * execs itself in mode "execl" (a second CUDA program in the same process). */
 #include <signal.h>
 #include <string.h>
 #include <sys/time.h>
@@ -32,6 +33,10 @@ int main(int argc, char **argv)
         CHECK(launch(stub, one, one, 0));
     CHECK(cudaDeviceSynchronize());
     fflush(stdout);
+    if (strcmp(argv[1], "self") == 0) { /* itself again, which then execs /bin/echo */
+        execl("/proc/self/exe", argv[0], "execl", (char *)NULL);
+        return 127;
+    }
     if (strcmp(argv[1], "execl") == 0) {
         execl("/bin/echo", "echo", "handed over", (char *)NULL);
         return 127;
