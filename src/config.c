@@ -182,6 +182,36 @@ static int64_t env_invocation(enum config_var id)
     return sec * 1000000000 + ns;
 }
 
+/* KPROF_EXEC_IMAGE, "<pid>:<n>" (hook_exec.c sets it before an exec that follows a report): n, 2 to
+ * 1000000, when pid is this process's (an exec keeps the pid); 1 when unset, or another process's (a child
+ * inherits it; not applied, no word); 1 with a warning when bad. */
+static int env_exec_image(enum config_var id)
+{
+    const char *var = vars[id].name;
+    const char *v = secure_getenv(var);
+    effective[id] = NULL;
+    if (!v)
+        return 1;
+    char *end;
+    errno = 0;
+    long pid = strtol(v, &end, 10);
+    long n = 0;
+    if (v[0] >= '0' && v[0] <= '9' && *end == ':' && end[1] >= '0' && end[1] <= '9' && errno == 0) {
+        const char *num = end + 1;
+        n = strtol(num, &end, 10);
+        if (*end != '\0' || errno != 0 || n < 2 || n > 1000000)
+            n = 0;
+    }
+    if (n == 0) {
+        bad_value(var, v, "<pid>:<n>, as libkprof sets it before an exec", "1");
+        return 1;
+    }
+    if (pid != (long)getpid())
+        return 1;
+    effective[id] = v;
+    return (int)n;
+}
+
 /* 1 when the extended regular expression re holds a back-reference (\1 to \9, a GNU extension) outside
  * a bracket expression: matching one can take time exponential in the name's length. */
 static int has_backreference(const char *re)
@@ -317,6 +347,7 @@ void kprof_config_load(void)
     c->has_include = env_regex(VAR_KPROF_INCLUDE, &c->include);
     c->has_exclude = env_regex(VAR_KPROF_EXCLUDE, &c->exclude);
     c->invocation_ns = env_invocation(VAR_KPROF_INVOCATION);
+    c->exec_image = env_exec_image(VAR_KPROF_EXEC_IMAGE);
     c->launched_pid = env_long(VAR_KPROF_LAUNCHED_PID, 0, 2147483647, "a process id, as kprof(1) sets it", 0);
     /* The rank MPI launchers (Open MPI, PMIx, MPICH and Intel MPI), srun and torchrun give each process: a
      * label only, so a value that is no number is passed over without a word. */

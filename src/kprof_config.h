@@ -45,6 +45,9 @@ struct kprof_config {
     int64_t invocation_ns;      /* KPROF_INVOCATION: start of the kprof(1) invocation, ns since the epoch by
                                    the file system's clock; 0 = none.  Reports are never written over a
                                    file modified since (another process of the invocation wrote it) */
+    int exec_image;             /* KPROF_EXEC_IMAGE: which program of this process this is, 1 for the first;
+                                   n > 1 after n - 1 execs that followed a report (hook_exec.c), whose files
+                                   this one's are named apart from (report.c) */
     long launched_pid;          /* KPROF_LAUNCHED_PID: the process kprof(1) started (0: not under kprof).
                                    Under kprof, a process that profiled nothing says why at exit */
     long rank;                  /* the process's rank as its launcher set it (OMPI_COMM_WORLD_RANK, PMIX_RANK,

@@ -11,9 +11,7 @@
  * reader is refused); an existing regular file is truncated.  With `chosen` (a name libkprof chose
  * itself) the file must not exist and is created with mode 0600.  With KPROF_INVOCATION, a regular file
  * modified since the invocation began (or locked by another process writing it) is refused with
- * *sibling set to 1; without it, likewise a regular file modified since this process started (by another
- * process, or by this one's image before an exec).  Returns the stream, or NULL with *why set (a static
- * string or strerror()'s).
+ * *sibling set to 1.  Returns the stream, or NULL with *why set (a static string or strerror()'s).
  * Thread-safe. */
 FILE *kprof_output_open(const char *path, int chosen, const char **why, int *sibling);
 

@@ -46,7 +46,7 @@ awk '/^\.SH/ {on = ($0 == ".SH ENVIRONMENT")} on' "$top_srcdir/man/kprof.1" >"$W
   awk 'prev == ".TP" && $1 == ".B" && $2 ~ /^KPROF_/ {print $2} {prev = $0}' "$WORK/kprof1.env"; } >"$WORK/kprof1.listed"
 check_doc "kprof(1)'s ENVIRONMENT" "$WORK/kprof1.listed" "$WORK/kprof1.env"
 
-# The defaults: as given for a value (CHOICE, BOOL, NUMBER), in parentheses for none (PATH, REGEX,
+# The defaults: as given for a value (CHOICE, BOOL, NUMBER), in parentheses for none (PATH, REGEX, IMAGE,
 # TIMESTAMP); KPROF_LOG is debug here.
 for v in $(env | sed -n 's/^\(KPROF_[A-Za-z0-9_]*\)=.*/\1/p'); do
     [ "$v" = KPROF_TEST_TIMEOUT ] || unset "$v"
@@ -55,7 +55,7 @@ KPROF_LOG=debug run_kprof true 2>"$WORK/err" || fail "true failed under libkprof
 sed -n 's/^libkprof: configuration: //p' "$WORK/err" | tr ' ' '\n' >"$WORK/effective"
 [ -s "$WORK/effective" ] || { cat "$WORK/err" >&2; fail "KPROF_LOG=debug printed no configuration"; }
 awk '$1 == "KPROF_LOG" {print $1 "=debug"; next}
-     $2 ~ /^(PATH|REGEX|TIMESTAMP)$/ {print $1 "=(" $3 ")"; next}
+     $2 ~ /^(PATH|REGEX|TIMESTAMP|IMAGE)$/ {print $1 "=(" $3 ")"; next}
      {print $1 "=" $3}' "$WORK/table" >"$WORK/expected"
 diff -u "$WORK/expected" "$WORK/effective" >&2 || fail "config.def's defaults differ from the configuration in effect"
 pass "config.def's defaults in effect, every variable in the debug print, in its order"

@@ -18,3 +18,10 @@ expect_eq "$(row kB)" "50.000 us|50.000 us" "kB: in us too"
 expect_grep 'Total \(us\) ' "$WORK/text" "the text report's Total column in us as well"
 host() { sed -n "s|.*<td class=\"name\">$1</td>.*</td><td class=\"num\">[0-9.]* \([a-z]*\)</td><td class=\"num\">[^<]*</td><td class=\"num\">[0-9.]*%</td></tr>|\1|p" "$WORK/page.html"; }
 expect_eq "$(host kA) $(host kB)" "us us" "Host med: one unit for both kernels"
+# Several reports: the per-process table's Largest column in one unit too (a breaker helper: 50.000 us
+# above 500.000 ns).
+cp "$WORK/r.json" "$WORK/r2.json"
+jq '.pid += 1' "$WORK/r.json" >"$WORK/r2.json"
+"$R" --html "$WORK/r.json" "$WORK/r2.json" >"$WORK/two.html" 2>"$WORK/err" || fail "kprof report --html of two failed: $(cat "$WORK/err")"
+largest=$(sed -n 's|.*</svg></td><td class="num">[0-9.]* \([a-z]*\)</td></tr>$|\1|p' "$WORK/two.html" | sort -u | tr '\n' ' ')
+expect_eq "$largest" "us " "Largest: one unit for both kernels"

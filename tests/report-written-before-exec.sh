@@ -20,16 +20,31 @@ for mode in execl execvp; do
     expect_eq "$(cat "$WORK/$mode.err")" "" "$mode: nothing on stderr"
 done
 # A second CUDA program exec'd in the same process (its pid, and KPROF_OUTPUT, the first's): its report
-# goes beside the first's, out.<pid>.json, with a warning, not over it (a helper lost the first report).
+# goes beside the first's, name.<pid>.2.json (with %p in the pattern, name.<pid>.2.json too), not over it
+# (a helper lost the first report); a third, name.<pid>.3.json.  libkprof tells the next program its number
+# through the environment (KPROF_EXEC_IMAGE): the file system's clock does not tell an earlier image's file
+# (a breaker helper: one-second mtimes, and a first program done within 20 ms).
 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/self.json" run_kprof "$PROGS/exec_after" self >"$WORK/self.out" 2>"$WORK/self.err" ||
     fail "self: failed: $(cat "$WORK/self.err")"
 expect_eq "$(cat "$WORK/self.out")" "handed over" "self: the second image execed echo"
-second=$(ls "$WORK"/self.*.json 2>/dev/null || true)
-expect_eq "$(echo "$second" | grep -c .)" 1 "self: one more report, beside the first"
+expect_eq "$(cd "$WORK" && ls self*.json | sed 's/[0-9][0-9]*/P/' | sort | tr '\n' ' ')" "self.P.2.json self.json " \
+    "self: the second report beside the first"
+second=$(ls "$WORK"/self.*.2.json 2>/dev/null || true)
 expect_eq "$(kernel_field "$WORK/self.json" exec_after calls) $(kernel_field "$second" exec_after calls)" "5 5" \
     "self: each image's 5 launches in a report of its own"
-expect_grep "libkprof: .*self\.json' was written since this process started \(by another process, or by this one before an exec\); writing the report to '.*self\.[0-9]+\.json' instead" \
-    "$WORK/self.err" "self: the warning says where the second went"
+expect_eq "$(cat "$WORK/self.err")" "" "self: nothing on stderr"
+KPROF_FORMAT=json KPROF_OUTPUT="$WORK/p.%p.json" run_kprof "$PROGS/exec_after" self2 >/dev/null 2>"$WORK/self2.err" ||
+    fail "self2: failed: $(cat "$WORK/self2.err")"
+expect_eq "$(cd "$WORK" && ls p.*.json | sed 's/[0-9][0-9]*/P/' | sort | tr '\n' ' ')" "p.P.2.json p.P.3.json p.P.json " \
+    "three programs, %p in the pattern: p.<pid>.json, p.<pid>.2.json, p.<pid>.3.json"
+# KPROF_EXEC_IMAGE of another process (a child inherits it): ignored, without a word; a bad value: a
+# warning, and the first program's names.
+KPROF_EXEC_IMAGE=1:2 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/other.json" run_kprof "$PROGS/named" kA >/dev/null 2>"$WORK/other.err"
+expect_eq "$(ls "$WORK"/other*.json | wc -l | tr -d ' ')$(cat "$WORK/other.err")" "1" "another pid's KPROF_EXEC_IMAGE: other.json, no word"
+[ -e "$WORK/other.json" ] || fail "other.json not written"
+KPROF_EXEC_IMAGE=junk KPROF_FORMAT=json KPROF_OUTPUT="$WORK/bad.json" run_kprof "$PROGS/named" kA >/dev/null 2>"$WORK/bad.err"
+expect_grep "libkprof: ignoring KPROF_EXEC_IMAGE='junk' \(expected <pid>:<n>" "$WORK/bad.err" "a bad KPROF_EXEC_IMAGE: a warning"
+[ -e "$WORK/bad.json" ] || fail "bad.json not written"
 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/execle.json" run_kprof "$PROGS/exec_after" execle >"$WORK/execle.out" 2>&1 ||
     fail "execle: failed"
 expect_eq "$(cat "$WORK/execle.out")" "KPROF_TEST_ENV=1" "execle: the environment given, and only it"

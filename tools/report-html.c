@@ -226,6 +226,16 @@ static void per_process_section(FILE *f, const struct kprof_saved *r, size_t nr,
         put_proc(f, &r[p]);
     }
     fprintf(f, "), scaled to the kernel's largest; Imbalance: largest / mean over the processes that ran it.</p>\n");
+    struct kprof_unit_pick largest; /* the Largest column's unit, one for every row */
+    memset(&largest, 0, sizeof largest);
+    for (size_t i = 0; i < shown; i++) {
+        uint64_t max = 0;
+        for (size_t p = 0; p < nr; p++)
+            if (ks[i]->per[p] > max)
+                max = ks[i]->per[p];
+        kprof_unit_pick_add(&largest, (double)max);
+    }
+    struct kprof_unit largest_u = kprof_unit_pick_best(&largest);
     fprintf(f, "<table>\n<tr><th>Kernel</th><th>Imbalance</th><th>Per process</th><th>Largest</th></tr>\n");
     for (size_t i = 0; i < shown; i++) {
         const struct hkernel *k = ks[i];
@@ -260,7 +270,7 @@ static void per_process_section(FILE *f, const struct kprof_saved *r, size_t nr,
             fprintf(f, "</title></rect>");
         }
         fprintf(f, "</svg></td><td class=\"num\">");
-        put_time(f, (double)max, u);
+        put_time(f, (double)max, largest_u);
         fprintf(f, "</td></tr>\n");
     }
     fprintf(f, "</table>\n</section>\n");

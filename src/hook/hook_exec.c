@@ -1,7 +1,8 @@
 /* hook_exec.c: the exec family.  A successful exec replaces the process image, and no atexit handler or
  * destructor runs: a program that execs after its CUDA work lost its report without a word (a breaker
  * helper: 5 launches, then execl("/bin/echo", ...)).  The report is written first (kprof_finish_for_exec),
- * then the real function is called with the arguments unchanged.  posix_spawn, system and popen start a
+ * then the real function is called with the arguments unchanged, but for the environment, which tells the
+ * next image its number (KPROF_EXEC_IMAGE), so that its report does not overwrite this one's.  posix_spawn, system and popen start a
  * new process and are not hooked. */
 #include <dlfcn.h>
 #include <errno.h>
@@ -14,6 +15,7 @@
 #include "cuda_api.h"
 #include "dlsym_next.h"
 #include "finish.h"
+#include "kprof_config.h"
 
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
 typedef int (*execv_fn)(const char *, char *const[]);
@@ -33,18 +35,6 @@ __attribute__((constructor)) static void exec_resolve(void)
     real_execvpe = (execve_fn)kprof_real_dlsym(RTLD_NEXT, "execvpe");
     real_fexecve = (fexecve_fn)kprof_real_dlsym(RTLD_NEXT, "fexecve");
 }
-
-/* r = real_X, looked up now if an exec comes before libkprof's constructors ran; -1 with errno ENOSYS
- * when there is none. */
-#define REAL_OR_ENOSYS(r, fn)                                                                      \
-    do {                                                                                           \
-        if (!(r = real_##fn))                                                                      \
-            r = (__typeof__(r))kprof_real_dlsym(RTLD_NEXT, #fn);                                   \
-        if (!r) {                                                                                  \
-            errno = ENOSYS;                                                                        \
-            return -1;                                                                             \
-        }                                                                                          \
-    } while (0)
 
 /* 1 when path is a regular file this process may execute. */
 static int runnable(const char *path)
@@ -75,29 +65,98 @@ static int findable(const char *file)
     }
 }
 
+/* The pid whose image wrote its report before an exec (kprof_finish_for_exec; a forked child's is not). */
+static pid_t reported_pid;
+/* Environments larger than this many entries are passed on untagged (the copy is on the stack). */
+#define ENV_MAX 65536
+#define IMAGE_VAR "KPROF_EXEC_IMAGE="
+
+/* After this process's image wrote its report: tag set to KPROF_EXEC_IMAGE=<pid>:<n + 1> (n this image's
+ * number, kprof_config.exec_image), so that the next image, if it profiles too, names its files apart from
+ * this one's (report.c; the pid and KPROF_OUTPUT are the same: a helper lost the first report to the
+ * second's), and envp's entries returned; -1 to pass envp on unchanged (also where it preloads no
+ * libkprof: an environment the program made for the next one keeps exactly what it gave).  No memory allocated: an exec may
+ * come from a signal handler. */
+static long image_tag(char *tag, size_t size, char *const envp[])
+{
+    if (!reported_pid || reported_pid != getpid() || !envp)
+        return -1;
+    long n = 0, preloads = 0;
+    for (; envp[n]; n++) {
+        if (n >= ENV_MAX)
+            return -1;
+        preloads += strncmp(envp[n], "LD_PRELOAD=", 11) == 0 && strstr(envp[n], "kprof");
+    }
+    if (!preloads) /* the next program will not load libkprof: its environment is left as given */
+        return -1;
+    snprintf(tag, size, IMAGE_VAR "%ld:%d", (long)reported_pid, kprof_config.exec_image + 1);
+    return n;
+}
+
+/* out (room for envp's entries and 2): envp less its KPROF_EXEC_IMAGE entries, then tag, then NULL. */
+static void env_tagged(char **out, char *const envp[], char *tag)
+{
+    size_t k = 0;
+    for (size_t i = 0; envp[i]; i++)
+        if (strncmp(envp[i], IMAGE_VAR, sizeof IMAGE_VAR - 1) != 0)
+            out[k++] = envp[i];
+    out[k++] = tag;
+    out[k] = NULL;
+}
+
 /* A vector form: the report first, when this process used CUDA (asked first: a process that never did,
  * such as a shell under kprof, pays no look on disk) and the exec can be expected to replace it (`likely`:
  * a program that tries its candidates in turn, as Python's os.execvp does through execv, must not end its
- * profile at the first that is not there: a second tester), then the real function; `what` names what it
- * runs, for the warning if it returns. */
-#define VECTOR_EXEC(name, fn_type, what, likely, params, args)                                     \
+ * profile at the first that is not there: a second tester), then the real function, given envp (`envp`:
+ * the call's, or environ) tagged with the next image's number once a report was written (env_call, else
+ * plain_call); `what` names what it runs, for the warning if it returns. */
+#define VECTOR_EXEC(name, params, what, likely, envp, plain_call, env_call)                       \
     KPROF_EXPORT int name params                                                                   \
     {                                                                                              \
-        fn_type real;                                                                              \
-        REAL_OR_ENOSYS(real, name);                                                                \
         int wrote = kprof_exec_would_report() && (likely) && kprof_finish_for_exec(what);         \
-        int r = real args;                                                                         \
+        if (wrote)                                                                                 \
+            reported_pid = getpid();                                                               \
+        char tag[64];                                                                              \
+        long n = image_tag(tag, sizeof tag, (envp));                                               \
+        int r;                                                                                     \
+        if (n >= 0) {                                                                              \
+            char *env2[n + 2];                                                                     \
+            env_tagged(env2, (envp), tag);                                                         \
+            r = env_call;                                                                          \
+        } else {                                                                                   \
+            r = plain_call;                                                                        \
+        }                                                                                          \
         if (wrote)                                                                                 \
             kprof_exec_failed(what);                                                               \
         return r;                                                                                  \
     }
 
-VECTOR_EXEC(execve, execve_fn, path, runnable(path), (const char *path, char *const argv[], char *const envp[]), (path, argv, envp))
-VECTOR_EXEC(execv, execv_fn, path, runnable(path), (const char *path, char *const argv[]), (path, argv))
-VECTOR_EXEC(execvp, execv_fn, file, findable(file), (const char *file, char *const argv[]), (file, argv))
-VECTOR_EXEC(execvpe, execve_fn, file, findable(file), (const char *file, char *const argv[], char *const envp[]), (file, argv, envp))
-VECTOR_EXEC(fexecve, fexecve_fn, "(a file descriptor)", 1, (int fd, char *const argv[], char *const envp[]),
-            (fd, argv, envp))
+/* The real functions, looked up now if an exec comes before libkprof's constructors ran; -1 with errno
+ * ENOSYS when there is none. */
+#define RESOLVER(fn)                                                                               \
+    static int have_##fn(void)                                                                     \
+    {                                                                                              \
+        if (!real_##fn)                                                                            \
+            real_##fn = (__typeof__(real_##fn))kprof_real_dlsym(RTLD_NEXT, #fn);                   \
+        return real_##fn != NULL;                                                                  \
+    }
+RESOLVER(execve)
+RESOLVER(execv)
+RESOLVER(execvp)
+RESOLVER(execvpe)
+RESOLVER(fexecve)
+#define CALL(fn, args) (have_##fn() ? real_##fn args : (errno = ENOSYS, -1))
+
+VECTOR_EXEC(execve, (const char *path, char *const argv[], char *const envp[]), path, runnable(path), envp,
+            CALL(execve, (path, argv, envp)), CALL(execve, (path, argv, env2)))
+VECTOR_EXEC(execv, (const char *path, char *const argv[]), path, runnable(path), environ,
+            CALL(execv, (path, argv)), CALL(execve, (path, argv, env2)))
+VECTOR_EXEC(execvp, (const char *file, char *const argv[]), file, findable(file), environ,
+            CALL(execvp, (file, argv)), CALL(execvpe, (file, argv, env2)))
+VECTOR_EXEC(execvpe, (const char *file, char *const argv[], char *const envp[]), file, findable(file), envp,
+            CALL(execvpe, (file, argv, envp)), CALL(execvpe, (file, argv, env2)))
+VECTOR_EXEC(fexecve, (int fd, char *const argv[], char *const envp[]), "(a file descriptor)", 1, envp,
+            CALL(fexecve, (fd, argv, envp)), CALL(fexecve, (fd, argv, env2)))
 
 /* The list forms: their arguments up to the NULL that ends them (and execle's environment after it) as an
  * array for the vector form, through libkprof's own (which writes the report).  On the stack: exec needs

@@ -6,7 +6,6 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 #include "log.h"
 #include "kprof_config.h"
@@ -16,8 +15,6 @@ static const char refused_owner[] = "owned by another user in a folder others ca
 static const char refused_hardlink[] = "a file with another hard link, in a folder others can write";
 static const char refused_fifo[] = "a FIFO with no reader";
 static const char refused_sibling[] = "written by another process since this kprof invocation started";
-static const char refused_since_start[] = "written since this process started (by another process, or by this one "
-                                          "before an exec)";
 
 /* NULL when the entry lstat() found at `path` may be written (through), else why not: the kernel's
  * protected_symlinks and protected_regular rule, for every folder others can write (sticky or not): an
@@ -44,39 +41,6 @@ static const char *entry_refused(const char *path, const struct stat *st)
 int64_t kprof_file_mtime_ns(const struct stat *st)
 {
     return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
-}
-
-/* When this process started, on CLOCK_REALTIME (ns; 0 when unknown): /proc/self/stat's starttime, in clock
- * ticks since boot (proc(5); an exec keeps it), placed by the boot clock's distance from now.  Plus
- * START_SLACK_NS: the ticks' resolution (10 ms), so that a file made just before the process is never
- * taken for one written since. */
-#define START_SLACK_NS 20000000LL
-static int64_t process_start_ns(void)
-{
-    char buf[1024];
-    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return 0;
-    buf[n] = '\0';
-    char *p = strrchr(buf, ')'); /* after the command's name, which may hold spaces and parentheses */
-    unsigned long long ticks = 0;
-    /* fields 3 (state) to 22 (starttime): 19 skipped, then starttime */
-    if (!p || sscanf(p + 1, " %*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d %*d %llu",
-                     &ticks) != 1)
-        return 0;
-    long hz = sysconf(_SC_CLK_TCK);
-    struct timespec boot, real;
-    if (hz <= 0 || clock_gettime(CLOCK_BOOTTIME, &boot) != 0 || clock_gettime(CLOCK_REALTIME, &real) != 0)
-        return 0;
-    int64_t boot_ns = (int64_t)boot.tv_sec * 1000000000 + boot.tv_nsec;
-    int64_t real_ns = (int64_t)real.tv_sec * 1000000000 + real.tv_nsec;
-    int64_t since_boot = (int64_t)(ticks / (unsigned long long)hz) * 1000000000 +
-                         (int64_t)(ticks % (unsigned long long)hz) * (1000000000 / hz);
-    return real_ns - (boot_ns - since_boot) + START_SLACK_NS;
 }
 
 FILE *kprof_output_open(const char *path, int chosen, const char **why, int *sibling)
@@ -147,17 +111,6 @@ FILE *kprof_output_open(const char *path, int chosen, const char **why, int *sib
                 close(fd);
                 *sibling = 1;
                 *why = refused_sibling;
-                return NULL;
-            }
-        } else if (S_ISREG(now.st_mode) && !created && !chosen) {
-            /* Not under kprof: a file written since this process started is not overwritten either, above
-             * all the report of this process's image before an exec (its KPROF_OUTPUT and pid are this
-             * one's: a helper lost a first program's report to the second's). */
-            int64_t start = process_start_ns();
-            if (start && kprof_file_mtime_ns(&now) >= start) {
-                close(fd);
-                *sibling = 1;
-                *why = refused_since_start;
                 return NULL;
             }
         }

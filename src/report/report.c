@@ -32,10 +32,10 @@ static int has_pid(const char *pattern)
     return 0;
 }
 
-/* path with ".<pid>" added, malloc'd (NULL when out of memory): before its extension when that is one a
- * report or trace file has (.json, .txt, .csv, .html, .log: out.json -> out.<pid>.json, so that a glob
- * such as out*.json still finds it), else at its end (a CSV base: kprof -> kprof.<pid>). */
-static char *with_pid(const char *path)
+/* path with ".<tag>" added, malloc'd (NULL when out of memory): before its extension when that is one a
+ * report or trace file has (.json, .txt, .csv, .html, .log: out.json -> out.<tag>.json, so that a glob
+ * such as out*.json still finds it), else at its end (a CSV base: kprof -> kprof.<tag>). */
+static char *with_tag(const char *path, const char *tag)
 {
     static const char *const exts[] = { ".json", ".txt", ".csv", ".html", ".log" };
     const char *base = strrchr(path, '/'), *dot = strrchr(path, '.');
@@ -45,21 +45,41 @@ static char *with_pid(const char *path)
         for (size_t i = 0; i < sizeof exts / sizeof exts[0]; i++)
             if (strcasecmp(dot, exts[i]) == 0)
                 at = (size_t)(dot - path);
-    size_t n = strlen(path) + 24;
+    size_t n = strlen(path) + strlen(tag) + 2;
     char *p = malloc(n);
     if (p)
-        snprintf(p, n, "%.*s.%ld%s", (int)at, path, (long)getpid(), path + at);
+        snprintf(p, n, "%.*s.%s%s", (int)at, path, tag, path + at);
     return p;
 }
 
+/* path with ".<pid>" added (with_tag). */
+static char *with_pid(const char *path)
+{
+    char tag[24];
+    snprintf(tag, sizeof tag, "%ld", (long)getpid());
+    return with_tag(path, tag);
+}
+
 /* The path a pattern names: in a forked child, with ".<pid>" added (with_pid) when the pattern has no %p of
- * its own. */
+ * its own; in the n-th program of a process (n > 1: after execs that followed a report, KPROF_EXEC_IMAGE),
+ * with ".<pid>.<n>" added, or ".<n>" where %p gave the pid already (out.json, out.<pid>.2.json, ...;
+ * out.<pid>.json, out.<pid>.2.json, ...). */
 static char *expand(const char *pattern)
 {
     char *path = kprof_expand_path(pattern);
-    if (!path || !kprof_forked_child || has_pid(pattern))
+    if (!path)
+        return NULL;
+    int pid_in = has_pid(pattern);
+    char tag[48];
+    if (kprof_forked_child && !pid_in)
+        snprintf(tag, sizeof tag, "%ld", (long)getpid());
+    else if (!kprof_forked_child && kprof_config.exec_image > 1 && pid_in)
+        snprintf(tag, sizeof tag, "%d", kprof_config.exec_image);
+    else if (!kprof_forked_child && kprof_config.exec_image > 1)
+        snprintf(tag, sizeof tag, "%ld.%d", (long)getpid(), kprof_config.exec_image);
+    else
         return path;
-    char *p = with_pid(path);
+    char *p = with_tag(path, tag);
     free(path);
     return p;
 }
@@ -213,11 +233,8 @@ static int dest_open_path(struct dest *d, char *path, const char *pattern, const
         if (!d->f && sibling) {
             char *other = with_pid(d->path);
             if (other) {
-                kprof_warn("'%s' was %s; writing the %s to '%s' instead", d->path,
-                           kprof_config.invocation_ns ? "written by another process since this kprof invocation started"
-                                                      : "written since this process started (by another process, or "
-                                                        "by this one before an exec)",
-                           what, other);
+                kprof_warn("'%s' was written by another process since this kprof invocation started; writing "
+                           "the %s to '%s' instead", d->path, what, other);
                 free(d->path);
                 d->path = other;
                 d->f = kprof_output_open(d->path, 0, &why, &sibling);

@@ -4,7 +4,7 @@
  * program that is not there), then launches 3 more times and exits; "sigexec" launches in a loop until a
  * SIGALRM handler, 20 ms on, execs /bin/echo (as a daemon restarting itself on a signal); "vfork" runs /bin/true in a vfork()ed child (which execs in its
  * parent's memory, as Python's subprocess may), waits for it, then launches 3 more times and exits; "self"
- * execs itself in mode "execl" (a second CUDA program in the same process). */
+ * execs itself in mode "execl" (a second CUDA program in the same process), "self2" itself in mode "self". */
 #include <signal.h>
 #include <string.h>
 #include <sys/time.h>
@@ -35,6 +35,11 @@ int main(int argc, char **argv)
     fflush(stdout);
     if (strcmp(argv[1], "self") == 0) { /* itself again, which then execs /bin/echo */
         execl("/proc/self/exe", argv[0], "execl", (char *)NULL);
+        return 127;
+    }
+    if (strcmp(argv[1], "self2") == 0) { /* itself again, twice */
+        char *const args[] = { argv[0], "self", NULL };
+        execv("/proc/self/exe", args);
         return 127;
     }
     if (strcmp(argv[1], "execl") == 0) {
