@@ -29,7 +29,10 @@ static inline int kprof_sample_this(struct kprof_kernel *k)
         }
         return kprof_sample_auto(&k->sampling, k->mangled);
     }
-    return __atomic_fetch_add(&k->seq, 1, __ATOMIC_RELAXED) % (uint64_t)kprof_config.sample == 0;
+    uint64_t seq = __atomic_fetch_add(&k->seq, 1, __ATOMIC_RELAXED);
+    if (KPROF_UNLIKELY(seq == 0))
+        kprof_tls_sample_first = k;
+    return seq % (uint64_t)kprof_config.sample == 0;
 }
 
 /* KPROF_HOLD=N: kernel k's words for its draws (NULL when k is unknown or the draw is off), their number

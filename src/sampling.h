@@ -32,6 +32,10 @@ struct kprof_sampling {
 /* 1/p of the last launch kprof_sample_auto chose to time on this thread (p: the probability it had of being
  * timed); read by kprof_timing_end when it queues that launch's pair. */
 extern __thread float kprof_tls_sample_weight __attribute__((tls_model("initial-exec")));
+/* KPROF_SAMPLE=N: the kernel whose launch number 0 (its first to reach the sampling decision, always timed)
+ * this thread drew last, until kprof_kernel_count takes it: that launch is the kernel's first, whichever
+ * launch another thread counts before it (an untimed one on another thread may finish first). */
+extern __thread void *kprof_tls_sample_first __attribute__((tls_model("initial-exec")));
 
 /* KPROF_SAMPLE=auto: 1 when this launch of the kernel named `mangled` is to be timed.  Launch i of a
  * kernel (from 0) is timed with probability p = min(1, max(W / (i + 1), KPROF_AUTO_FLOOR)) x f, the first

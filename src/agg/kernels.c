@@ -316,7 +316,15 @@ int kprof_kernel_count(struct kprof_kernel *k, dim3 grid, dim3 block)
 {
     uint64_t before = ATOMIC_ADD(&k->calls, 1);
     kprof_kernel_shape(k, grid, block);
-    return before == 0 && kernel_untimed(k) == 0; /* KPROF_SAMPLE: an untimed launch may have come first */
+    if (kprof_config.sample > 1 && !k->is_graph) {
+        /* KPROF_SAMPLE=N: the launch that drew number 0, which came first (another thread's untimed launch
+         * may be counted before it: every kernel's first went untimed with 2 threads, a new-user helper) */
+        int first = kprof_tls_sample_first == k;
+        if (first)
+            kprof_tls_sample_first = NULL;
+        return first;
+    }
+    return before == 0;
 }
 
 /* KPROF_SAMPLE=N: adds to k->calls its untimed launches counted since the last time

@@ -7,6 +7,7 @@
 #include "kprof_hash.h"
 
 __thread float kprof_tls_sample_weight __attribute__((tls_model("initial-exec"))) = 1.0f;
+__thread void *kprof_tls_sample_first __attribute__((tls_model("initial-exec")));
 
 #define WINDOW_NS 100000000ull /* the budget's demand is measured over 100 ms */
 #define FACTOR_ONE (1ull << 32) /* the budget's factor f, in 32-bit fixed point */
