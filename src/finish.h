@@ -32,8 +32,11 @@ void kprof_finish(void);
 int kprof_finish_for_exec(const char *path);
 void kprof_exec_failed(const char *path);
 /* Whether an exec now would have kprof_finish_for_exec write the report (the same test, without the
- * waiting): cheap (a few loads and getpid), so the exec wrappers ask it before looking for the program on
- * disk.  Thread-safe; keeps errno. */
+ * waiting): 1 yes; 2 the report is due but cannot be written (the exec comes from inside a CUDA call on
+ * this thread: a signal handler's), kprof_exec_lost then says so; 0 none is due.  Cheap (a few loads and
+ * getpid), so the exec wrappers ask it before looking for the program on disk.  Thread-safe; keeps
+ * errno.  kprof_exec_lost: the one warning (path: what the exec runs); keeps errno. */
 int kprof_exec_would_report(void);
+void kprof_exec_lost(const char *path);
 
 #endif

@@ -416,18 +416,26 @@ static void exec_helper_start(void)
 int kprof_exec_would_report(void)
 {
     int saved = errno;
+    int due = getpid() == kprof_pid && !kprof_config.disabled && !kprof_is_finished() &&
+              __atomic_load_n(&kprof_cuda_used, __ATOMIC_ACQUIRE) && exec_helper_ok;
+    errno = saved;
     /* Inside libkprof on this thread (a handler that interrupted a wrapper): the report would wait for
      * what this thread holds. */
-    int ours = getpid() == kprof_pid && !kprof_config.disabled && !kprof_is_finished() &&
-               __atomic_load_n(&kprof_cuda_used, __ATOMIC_ACQUIRE) && kprof_tls_depth == 0 && exec_helper_ok;
+    return due ? kprof_tls_depth == 0 ? 1 : 2 : 0;
+}
+
+void kprof_exec_lost(const char *path)
+{
+    int saved = errno;
+    kprof_warn("%s replaces the process from inside a CUDA call (an exec from a signal handler): the report "
+               "cannot be written first and is lost", path ? path : "an exec");
     errno = saved;
-    return ours;
 }
 
 int kprof_finish_for_exec(const char *path)
 {
     int saved = errno;
-    int ours = kprof_exec_would_report();
+    int ours = kprof_exec_would_report() == 1;
     if (ours) {
         kprof_info("%s is about to replace the process: writing the report first", path ? path : "exec");
         sem_post(&exec_go);

@@ -70,6 +70,10 @@ while [ $i -lt 8 ]; do
         >"$WORK/sig$i.out" 2>"$WORK/sig$i.err" || rc=$?
     expect_eq "$rc" 0 "an exec from a signal handler ($i): it went on"
     expect_eq "$(cat "$WORK/sig$i.out")" "handed over from a handler" "an exec from a signal handler ($i): the program execed ran"
+    # Its report written, or, where the signal came inside a CUDA call, one warning that it is lost (it
+    # was lost without a word: a new-user helper).
+    [ -s "$WORK/sig$i.json" ] || grep -q "^libkprof: /bin/echo replaces the process from inside a CUDA call (an exec from a signal handler): the report cannot be written first and is lost$" "$WORK/sig$i.err" ||
+        fail "an exec from a signal handler ($i): no report and no warning: $(cat "$WORK/sig$i.err")"
 done
 FAKEGPU_TRUTH="$WORK/vfork.truth" KPROF_FORMAT=json KPROF_OUTPUT="$WORK/vfork.json" run_kprof "$PROGS/exec_after" vfork \
     >"$WORK/vfork.out" 2>"$WORK/vfork.err" || fail "vfork: the program failed"

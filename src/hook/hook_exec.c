@@ -113,7 +113,10 @@ static void env_tagged(char **out, char *const envp[], char *tag)
 #define VECTOR_EXEC(name, params, what, likely, envp, plain_call, env_call)                       \
     KPROF_EXPORT int name params                                                                   \
     {                                                                                              \
-        int wrote = kprof_exec_would_report() && (likely) && kprof_finish_for_exec(what);         \
+        int due = kprof_exec_would_report();                                                      \
+        int wrote = due == 1 && (likely) && kprof_finish_for_exec(what);                          \
+        if (due == 2 && (likely))                                                                  \
+            kprof_exec_lost(what);                                                                 \
         if (wrote)                                                                                 \
             reported_pid = getpid();                                                               \
         char tag[64];                                                                              \
