@@ -7,6 +7,12 @@ export FAKEGPU_KERNEL_NS="reduce_blocks=5000"
 R="$KERNELS/reduce --no-verify --iters 3"
 KPROF_INCLUDE='^reduce_b' KPROF_FORMAT=json KPROF_OUTPUT="$WORK/inc.json" run_kprof $R >/dev/null
 expect_eq "$(jq -c '[.kernels[].mangled]' "$WORK/inc.json")" '["_Z13reduce_blocksPKdPdm"]' "KPROF_INCLUDE keeps only matches"
+# Nothing matches: the table says no launch was profiled, not that none was made (a new-user helper read
+# "(no kernel launches)" above "(2 kernels left out by ...)").
+KPROF_INCLUDE='nomatch' KPROF_OUTPUT="$WORK/none.txt" run_kprof $R >/dev/null
+expect_grep '^  \(no kernel launches profiled\)$' "$WORK/none.txt" "KPROF_INCLUDE matching nothing: none profiled"
+expect_grep '^  \(2 kernels left out by KPROF_INCLUDE/KPROF_EXCLUDE: passed through, not in this table\)$' "$WORK/none.txt" \
+    "and the two left out"
 KPROF_EXCLUDE='final|nothing' KPROF_FORMAT=json KPROF_OUTPUT="$WORK/exc.json" run_kprof $R >/dev/null
 expect_eq "$(jq -c '[.kernels[].mangled]' "$WORK/exc.json")" '["_Z13reduce_blocksPKdPdm"]' "KPROF_EXCLUDE drops matches"
 KPROF_EXCLUDE='(' run_kprof $R >/dev/null 2>"$WORK/err"

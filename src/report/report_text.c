@@ -133,7 +133,7 @@ static void auto_check(FILE *f, const struct kprof_kernel_rows *t)
 
 static void kernels(FILE *f, const struct kprof_snapshot *s)
 {
-    kernel_table(f, "kernels", "no kernel launches", &s->rows.kernels, 1);
+    kernel_table(f, "kernels", s->k.nfiltered ? "no kernel launches profiled" : "no kernel launches", &s->rows.kernels, 1);
     if (s->k.nfiltered)
         fprintf(f, "  (%zu kernel%s left out by KPROF_INCLUDE/KPROF_EXCLUDE: passed through, not in this table)\n",
                 s->k.nfiltered, s->k.nfiltered == 1 ? "" : "s");
