@@ -18,3 +18,12 @@ KPROF_OUTPUT="$WORK/later/sub/r.txt" run_kprof sh -c "mkdir '$WORK/later/sub' &&
 expect_eq "$(grep -c '^libkprof: cannot write' "$WORK/err2")" 0 "a directory made during the run: no fallback at exit"
 expect_grep '^== libkprof: end ==$' "$WORK/later/sub/r.txt" "and the report written there"
 expect_grep 'vector_add\(float const\*, float const\*, float\*, unsigned long\)$' "$WORK/err" "with the kernel"
+# A pattern that expands to nothing (an unset %q{VAR}): said at the start, and why at exit, in those words
+# (it read "cannot write the report to '' (No such file or directory)" at exit only: a new-user helper).
+unset KPROF_TEST_NOPE
+KPROF_OUTPUT='%q{KPROF_TEST_NOPE}' run_kprof "$PROGS/named" kA >/dev/null 2>"$WORK/err3"
+expect_grep "^libkprof: KPROF_OUTPUT='%q\{KPROF_TEST_NOPE\}' expands to an empty path now \(an unset variable in %q\{VAR\}\?\); tried again at exit$" \
+    "$WORK/err3" "an empty expansion: warned at the start"
+expect_grep "^libkprof: cannot write the report to '' \(the pattern expands to an empty path\); writing it to stderr$" \
+    "$WORK/err3" "and why at exit"
+expect_grep '^== libkprof: end ==$' "$WORK/err3" "the report on stderr"

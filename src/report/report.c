@@ -168,6 +168,12 @@ static void check_path(const char *var, const char *pattern, int csv)
         free(path); /* stdout, stderr, or a device as a CSV base (write_csv writes the text report to it) */
         return;
     }
+    if (!*path) { /* an unset %q{VAR}, say: the report would go to stderr at exit */
+        kprof_warn("%s='%s' expands to an empty path now (an unset variable in %%q{VAR}?); tried again at exit",
+                   var, pattern);
+        free(path);
+        return;
+    }
     if (csv && !(path = csv_base(path, NULL)))
         return;
     char *probe = path;
@@ -227,6 +233,8 @@ static int dest_open_path(struct dest *d, char *path, const char *pattern, const
             if (dup_fd >= 0)
                 close(dup_fd);
         }
+    } else if (!*d->path) {
+        why = "the pattern expands to an empty path";
     } else {
         int sibling = 0;
         d->f = kprof_output_open(d->path, 0, &why, &sibling);
