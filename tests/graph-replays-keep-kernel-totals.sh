@@ -24,6 +24,12 @@ expect_eq "$(jq '[.kernels[] | select(.mangled == "_Z8graph_k1v") | .total_ns] |
 # Text: the row says where the rest of its launches are timed; CSV: a column.
 KPROF_OUTPUT="$WORK/r.txt" run_kprof "$FAKE/progs/graphapp" mixed >/dev/null
 expect_grep 'graph_k1\(\)  \[30 of the calls in graphs: timed there\]$' "$WORK/r.txt" "text: graph_k1's row is marked"
+# Time(%) is of the kernels table's Total: with graphs, a line says their time is in graphs (a new-user
+# helper read direct()'s 100.00% as the device's share); without graphs the graph notes are left out.
+expect_grep "^Time\(%\) is of this table's Total: the graphs' time is in graphs, below\.$" "$WORK/r.txt" "text: graphs' time is elsewhere"
+KPROF_OUTPUT="$WORK/nog.txt" run_kprof "$PROGS/named" kA >/dev/null
+expect_no_grep "graphs" "$(sed -n '/== libkprof: kernels ==/,/== libkprof: graphs ==/p' "$WORK/nog.txt" | sed '$d' >"$WORK/nog.kernels"; echo "$WORK/nog.kernels")" \
+    "text, no graphs: no graph notes under the kernels table"
 KPROF_FORMAT=csv KPROF_OUTPUT="$WORK/c" run_kprof "$FAKE/progs/graphapp" mixed >/dev/null
 expect_eq "$(awk -F, 'NR == 1 {for (i = 1; i <= NF; i++) {if ($i == "graph_calls") c = i; if ($i == "mangled") m = i}}
                       NR > 1 && $m == "_Z8graph_k1v" {print $c}' "$WORK/c.kernels.csv")" \
