@@ -90,8 +90,9 @@ for t in summary context_init graphs captured allocations devices api calibratio
 done
 expect_eq "$(sed -n 2p "$WORK/csv.summary.csv" | cut -d, -f1)" "$(jq .pid "$WORK/overlap.json")" "summary.csv: the run's pid"
 cp "$WORK/overlap.json" "$WORK/base.json"
-"$K" report -f csv "$WORK/base.json" && [ -s "$WORK/base.kernels.csv" ] || fail "-f csv without -o: no base.kernels.csv"
+"$K" report -f csv "$WORK/base.json" 2>"$WORK/csv.err" && [ -s "$WORK/base.kernels.csv" ] || fail "-f csv without -o: no base.kernels.csv"
 pass "-f csv without -o: the files are named after the report"
+expect_eq "$(cat "$WORK/csv.err")" "kprof: CSV report written to $WORK/base.*.csv (-o names it)" "-f csv without -o: says where"
 
 # Several reports: kprof-merge's summary, in text and JSON.
 M=$top_builddir/tools/kprof-merge

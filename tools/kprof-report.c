@@ -89,6 +89,8 @@ static int render_one(const char *path, char format, const char *output, long to
         if (!base || !kprof_report_csv(base, 0, &r.s, &failed, &why)) {
             fprintf(stderr, "kprof: cannot write %s: %s\n", failed ? failed : base ? base : "the CSV files", why);
             rc = 1;
+        } else if (!output) { /* named after the report: say where (a new-user helper looked for them) */
+            fprintf(stderr, "kprof: CSV report written to %s.*.csv (-o names it)\n", base);
         }
         free(failed);
         free(base);
