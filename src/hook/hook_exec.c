@@ -2,8 +2,8 @@
  * destructor runs: a program that execs after its CUDA work lost its report without a word (a breaker
  * helper: 5 launches, then execl("/bin/echo", ...)).  The report is written first (kprof_finish_for_exec),
  * then the real function is called with the arguments unchanged, but for the environment, which tells the
- * next image its number (KPROF_EXEC_IMAGE), so that its report does not overwrite this one's.  posix_spawn, system and popen start a
- * new process and are not hooked. */
+ * next image its number (KPROF_EXEC_IMAGE), so that its report does not overwrite this one's.
+ * posix_spawn, system and popen start a new process and are not hooked. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdarg.h>
@@ -75,8 +75,8 @@ static pid_t reported_pid;
  * number, kprof_config.exec_image), so that the next image, if it profiles too, names its files apart from
  * this one's (report.c; the pid and KPROF_OUTPUT are the same: a helper lost the first report to the
  * second's), and envp's entries returned; -1 to pass envp on unchanged (also where it preloads no
- * libkprof: an environment the program made for the next one keeps exactly what it gave).  No memory allocated: an exec may
- * come from a signal handler. */
+ * libkprof: an environment the program made for the next one keeps exactly what it gave).  No memory
+ * allocated: an exec may come from a signal handler. */
 static long image_tag(char *tag, size_t size, char *const envp[])
 {
     if (!reported_pid || reported_pid != getpid() || !envp)
