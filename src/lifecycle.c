@@ -310,8 +310,8 @@ static void say_why_nothing_profiled(int reported)
     else if (kprof_call_never_ran())
         kprof_warn("nothing profiled in %s (pid %ld): KPROF_START=paused, and it never called cudaProfilerStart "
                    "or cuProfilerStart", name, pid);
-    else if (reported || pid != kprof_config.launched_pid)
-        return;
+    else if (reported || pid != kprof_config.launched_pid || kprof_config.exec_image > 1)
+        return; /* exec_image > 1: an earlier program of this process reported before its exec (a helper) */
     else if (kprof_driver_state(NULL) == KPROF_DRIVER_UNTRIED && !kprof_driver_loadable(&why))
         kprof_warn("nothing profiled in %s (pid %ld): the CUDA driver could not be loaded (%s), and no CUDA call "
                    "reached libkprof (a CUDA runtime linked into the program, nvcc's default, fails without "

@@ -94,3 +94,8 @@ expect_grep '^libkprof: nothing profiled in .*vector_add \(pid [0-9]+\): KPROF_S
 kp "$KERNELS/vector_add" --no-verify --n 64 >/dev/null 2>"$WORK/err"
 expect_grep '^== libkprof: kernels' "$WORK/err" "profiled: a report"
 expect_no_grep 'nothing profiled' "$WORK/err" "profiled: no 'nothing profiled' line"
+# A program that execs another after its report: the second (no CUDA) is the process kprof started, but an
+# earlier program of it reported, so no "nothing profiled" line (a breaker helper).
+kp -o "$WORK/ex.txt" "$PROGS/exec_after" execl >"$WORK/ex.out" 2>"$WORK/ex.err" || fail "kprof exec_after execl failed"
+expect_grep '^== libkprof: end ==$' "$WORK/ex.txt" "exec: the first program's report"
+expect_no_grep 'nothing profiled' "$WORK/ex.err" "exec: no 'nothing profiled' line for the program exec'd after it"

@@ -37,6 +37,11 @@ KPROF_FORMAT=json KPROF_OUTPUT="$WORK/p.%p.json" run_kprof "$PROGS/exec_after" s
     fail "self2: failed: $(cat "$WORK/self2.err")"
 expect_eq "$(cd "$WORK" && ls p.*.json | sed 's/[0-9][0-9]*/P/' | sort | tr '\n' ' ')" "p.P.2.json p.P.3.json p.P.json " \
     "three programs, %p in the pattern: p.<pid>.json, p.<pid>.2.json, p.<pid>.3.json"
+# To a stream (stderr here), every program writes where it is named: no /dev/stderr.<pid>.2 file (a
+# breaker helper), both reports on stderr.
+KPROF_OUTPUT=/dev/stderr run_kprof "$PROGS/exec_after" self >/dev/null 2>"$WORK/stream.err" || fail "self to stderr: failed"
+expect_eq "$(grep -c '^== libkprof: end ==$' "$WORK/stream.err")" 2 "to /dev/stderr: both programs' reports there"
+expect_eq "$(grep -c 'cannot write' "$WORK/stream.err")" 0 "to /dev/stderr: no file tried beside it"
 # KPROF_EXEC_IMAGE of another process (a child inherits it): ignored, without a word; a bad value: a
 # warning, and the first program's names.
 KPROF_EXEC_IMAGE=1:2 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/other.json" run_kprof "$PROGS/named" kA >/dev/null 2>"$WORK/other.err"

@@ -67,8 +67,10 @@ static int findable(const char *file)
 
 /* The pid whose image wrote its report before an exec (kprof_finish_for_exec; a forked child's is not). */
 static pid_t reported_pid;
-/* Environments larger than this many entries are passed on untagged (the copy is on the stack). */
-#define ENV_MAX 65536
+/* Environments larger than this many entries are passed on untagged: the copy is on the stack (4 KiB at
+ * most), and an exec may come from a thread with a small stack or a signal handler on an alternate one (a
+ * breaker helper: 65536 entries crashed both). */
+#define ENV_MAX 512
 #define IMAGE_VAR "KPROF_EXEC_IMAGE="
 
 /* After this process's image wrote its report: tag set to KPROF_EXEC_IMAGE=<pid>:<n + 1> (n this image's
@@ -93,11 +95,12 @@ static long image_tag(char *tag, size_t size, char *const envp[])
     return n;
 }
 
-/* out (room for envp's entries and 2): envp less its KPROF_EXEC_IMAGE entries, then tag, then NULL. */
-static void env_tagged(char **out, char *const envp[], char *tag)
+/* out (room for n + 2): envp's first n entries at most (another thread may be adding to environ: a breaker
+ * helper), less its KPROF_EXEC_IMAGE entries, then tag, then NULL. */
+static void env_tagged(char **out, char *const envp[], long n, char *tag)
 {
     size_t k = 0;
-    for (size_t i = 0; envp[i]; i++)
+    for (long i = 0; i < n && envp[i]; i++)
         if (strncmp(envp[i], IMAGE_VAR, sizeof IMAGE_VAR - 1) != 0)
             out[k++] = envp[i];
     out[k++] = tag;
@@ -109,7 +112,8 @@ static void env_tagged(char **out, char *const envp[], char *tag)
  * a program that tries its candidates in turn, as Python's os.execvp does through execv, must not end its
  * profile at the first that is not there: a second tester), then the real function, given envp (`envp`:
  * the call's, or environ) tagged with the next image's number once a report was written (env_call, else
- * plain_call); `what` names what it runs, for the warning if it returns. */
+ * plain_call; execv and execvp then call execve and execvpe, which a library preloaded after libkprof that
+ * hooks only the former no longer sees); `what` names what it runs, for the warning if it returns. */
 #define VECTOR_EXEC(name, params, what, likely, envp, plain_call, env_call)                       \
     KPROF_EXPORT int name params                                                                   \
     {                                                                                              \
@@ -120,11 +124,12 @@ static void env_tagged(char **out, char *const envp[], char *tag)
         if (wrote)                                                                                 \
             reported_pid = getpid();                                                               \
         char tag[64];                                                                              \
-        long n = image_tag(tag, sizeof tag, (envp));                                               \
+        char *const *env1 = (envp); /* read once: environ may change under another thread */     \
+        long n = image_tag(tag, sizeof tag, env1);                                                 \
         int r;                                                                                     \
         if (n >= 0) {                                                                              \
             char *env2[n + 2];                                                                     \
-            env_tagged(env2, (envp), tag);                                                         \
+            env_tagged(env2, env1, n, tag);                                                        \
             r = env_call;                                                                          \
         } else {                                                                                   \
             r = plain_call;                                                                        \

@@ -60,10 +60,12 @@ static char *with_pid(const char *path)
     return with_tag(path, tag);
 }
 
+static int names_a_device(const char *path);
+
 /* The path a pattern names: in a forked child, with ".<pid>" added (with_pid) when the pattern has no %p of
  * its own; in the n-th program of a process (n > 1: after execs that followed a report, KPROF_EXEC_IMAGE),
  * with ".<pid>.<n>" added, or ".<n>" where %p gave the pid already (out.json, out.<pid>.2.json, ...;
- * out.<pid>.json, out.<pid>.2.json, ...). */
+ * out.<pid>.json, out.<pid>.2.json, ...), unless it names a stream, device or FIFO. */
 static char *expand(const char *pattern)
 {
     char *path = kprof_expand_path(pattern);
@@ -73,12 +75,13 @@ static char *expand(const char *pattern)
     char tag[48];
     if (kprof_forked_child && !pid_in)
         snprintf(tag, sizeof tag, "%ld", (long)getpid());
-    else if (!kprof_forked_child && kprof_config.exec_image > 1 && pid_in)
+    else if (kprof_forked_child || kprof_config.exec_image <= 1 || names_a_device(path))
+        return path; /* a stream, device or FIFO is written as named by every program (a breaker helper:
+                      * /dev/stdout.<pid>.2 made as a file) */
+    else if (pid_in)
         snprintf(tag, sizeof tag, "%d", kprof_config.exec_image);
-    else if (!kprof_forked_child && kprof_config.exec_image > 1)
-        snprintf(tag, sizeof tag, "%ld.%d", (long)getpid(), kprof_config.exec_image);
     else
-        return path;
+        snprintf(tag, sizeof tag, "%ld.%d", (long)getpid(), kprof_config.exec_image);
     char *p = with_tag(path, tag);
     free(path);
     return p;
