@@ -439,15 +439,7 @@ int kprof_finish_for_exec(const char *path)
     if (ours) {
         kprof_info("%s is about to replace the process: writing the report first", path ? path : "exec");
         sem_post(&exec_go);
-        struct timespec until;
-        clock_gettime(CLOCK_REALTIME, &until);
-        long ms = kprof_config.exit_timeout_ms + 2000;
-        until.tv_sec += ms / 1000;
-        until.tv_nsec += (ms % 1000) * 1000000;
-        if (until.tv_nsec >= 1000000000) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000;
-        }
+        struct timespec until = kprof_deadline_ms(kprof_config.exit_timeout_ms + 2000);
         while (sem_timedwait(&exec_done, &until) != 0 && errno == EINTR)
             ;
     }

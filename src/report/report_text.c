@@ -339,6 +339,7 @@ void kprof_report_text(FILE *f, const struct kprof_snapshot *s)
         int unknown = 0;
         for (int sh = 0; sh < KPROF_START_COUNT; sh++) {
             fprintf(f, "%s", sh ? "; one event:" : "");
+            /* one event: from p = 1, past IDLE (a shared start is a pending stop, never an idle stream's) */
             for (int p = sh; p < (sh ? KPROF_PRED_SHARED_COUNT : KPROF_PRED_COUNT); p++) {
                 if (c->handoff_known[sh][p])
                     fprintf(f, " %s %.2f", kprof_pred_names[p], c->handoff_ns[sh][p] / 1e3);
