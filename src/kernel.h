@@ -29,6 +29,8 @@ struct kprof_kernel {
      * in full where there is one (kprof_kernel_steady). */
     uint64_t offset_min_ns, offset_max_ns;
     double mean_ns, m2;        /* Welford running mean and sum of squares, launches after the first */
+    double adjust_rest;        /* what kprof_kernel_adjust has taken but not yet added to total_ns and
+                                * steady_ns, which take whole ns: within half a ns of 0 */
     /* KPROF_SAMPLE=auto: over the timed launches after the first, the sums of w, w x and w x^2 (w = 1/p, a
      * launch's odds of being timed: x in ns), so that Avg and StdDev describe every launch and not the
      * start of the run that auto times most of; 0 otherwise (then hist counts each launch once, else

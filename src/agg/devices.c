@@ -1,4 +1,5 @@
 /* devices.c: each completed sample to its aggregates, and from them devices' busy time and the trace. */
+#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,6 +28,7 @@ static struct device_acc {
     /* What the learned offsets settled (kprof_offsets_settle) added to its kernels' times, ns: added to the
      * union of the intervals read, which do not move with them */
     double adjust_ns;
+    double kernel_rest; /* of adjust_ns, what kernel_ns (whole ns) has not taken yet: within half a ns of 0 */
 } devices[MAX_DEVICES];
 
 static void busy_add(struct device_acc *d, uint64_t start, uint64_t end)
@@ -166,8 +168,11 @@ void kprof_sample_record(const struct kprof_sample *s)
         kprof_kernel_adjust(s->target, s->adjust_ns);
         pthread_mutex_lock(&devices_lock);
         if (s->device >= 0 && s->device < MAX_DEVICES) {
-            devices[s->device].kernel_ns = kprof_ns_add_clamped(devices[s->device].kernel_ns, s->adjust_ns);
-            devices[s->device].adjust_ns += s->adjust_ns;
+            struct device_acc *d = &devices[s->device];
+            double v = s->adjust_ns + d->kernel_rest, whole = rint(v);
+            d->kernel_rest = v - whole;
+            d->kernel_ns = kprof_ns_add_clamped(d->kernel_ns, whole);
+            d->adjust_ns += s->adjust_ns;
         }
         pthread_mutex_unlock(&devices_lock);
         return;

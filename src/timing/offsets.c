@@ -450,7 +450,9 @@ void kprof_offsets_settle(struct pool *p, int all)
              * what was taken off as they were read and since. */
             double owed = (double)c->n * offset_of(o, c, (enum kprof_offset_role)(r + 1)) - c->applied;
             double delta = owed - c->settled;
-            if (delta > -1.0 && delta < 1.0)
+            /* Below a ns, left to a later pass; but the last pass settles every fraction (the totals add
+             * them up, kprof_kernel_adjust). */
+            if (delta == 0.0 || (!all && delta > -1.0 && delta < 1.0))
                 continue;
             c->settled += delta;
             struct kprof_sample s;
