@@ -350,6 +350,12 @@ void kprof_report_text(FILE *f, const struct kprof_snapshot *s)
         }
         if (unknown)
             fprintf(f, " (-: too few launches fell in the situation to measure it; nothing taken off there)");
+        /* Printed as -0.01 us or below: an idle stream's pairs read shorter than their kernels once the
+         * idle-stream correction was off (a new user's helper asked what it meant). */
+        if (c->handoff_known[0][KPROF_PRED_IDLE] && c->handoff_ns[0][KPROF_PRED_IDLE] <= -5.0)
+            fprintf(f, " (idle below 0: the idle-stream correction, the host's time from the start event to the "
+                       "launch call's return, took off more than the pair holds beyond its kernel; that much is "
+                       "added back)");
         if (c->beside_htod_ns > 0.0)
             fprintf(f, "; beside another stream's HtoD copy, more %.2f", c->beside_htod_ns / 1e3);
         if (c->seen_ns > 0.0)
