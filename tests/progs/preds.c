@@ -212,6 +212,34 @@ static int paced(CUstream s, int jitter)
     return 0;
 }
 
+/* "decode": an eager decode loop's pace, 2000 steps of dk0 to dk7 (grids of 8 to 64 blocks) launched
+ * back to back with host time between them, the step waited for at its end (a token read back): the
+ * stream now idle at a launch, now still busy with the one before.  The naps after each launch are drawn
+ * between PREDS_NAPS_NS="MIN/MAX" ns (default 1000/4000; the same draws each run). */
+static int decode(CUstream s)
+{
+    const char *e = getenv("PREDS_NAPS_NS");
+    unsigned long lo = 1000, hi = 4000;
+    if (e && (sscanf(e, "%lu/%lu", &lo, &hi) != 2 || hi < lo))
+        lo = 1000, hi = 4000;
+    CUfunction f[8];
+    char name[8];
+    for (int j = 0; j < 8; j++) {
+        snprintf(name, sizeof name, "dk%d", j);
+        f[j] = fn(name);
+    }
+    unsigned seed = 1;
+    for (int step = 0; step < 2000; step++) {
+        for (int j = 0; j < 8; j++) {
+            CK(cuLaunchKernel(f[j], 8 * (j + 1), 1, 1, 32, 1, 1, 0, s, NULL, NULL));
+            struct timespec nap = { 0, (long)(lo + (unsigned long)rand_r(&seed) % (hi - lo + 1)) };
+            nanosleep(&nap, NULL);
+        }
+        CK(cuStreamSynchronize(s));
+    }
+    return 0;
+}
+
 /* "roundrobin": idle_k on 8 streams in turn, 100 rounds, each launch waited for, then a 50 us nap: each
  * stream idle at its launches, its last pair read meanwhile. */
 static int roundrobin(void)
@@ -620,6 +648,7 @@ int main(int argc, char **argv)
              : !strcmp(mode, "params") ? params(s)
              : !strcmp(mode, "paced") ? paced(s, 0)
              : !strcmp(mode, "roundrobin") ? roundrobin()
+             : !strcmp(mode, "decode") ? decode(s)
              : !strcmp(mode, "jitter") ? paced(s, 1)
              : !strcmp(mode, "manyshapes") ? manyshapes(s)
              : !strcmp(mode, "twogrids") ? twogrids(s)
