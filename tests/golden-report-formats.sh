@@ -29,7 +29,7 @@ awk '
     section ~ /events/ { sub(/created [0-9]+/, "created <n>"); sub(/one event \(at their stream.s last stop\) [0-9]+/, "one event (at their stream\047s last stop) <n>"); sub(/held until queued [0-9]+ \(behind other work [0-9]+\)/, "held until queued <n> (behind other work <n>)"); sub(/beside another busy stream [0-9]+/, "beside another busy stream <n>")
                          sub(/ \([0-9.]+ ms\): taken off/, " (<ms>): taken off"); sub(/; an event is seen complete [0-9.]+ us after its record, at least/, "") }
     { print }' "$WORK/report.txt" |
-    sed -E 's/(Host|Queue) (med|p95) \([a-z]+\)/\1 \2 (*)/g; s/( +[0-9]+\.[0-9]{3}){4}(  [^ ])/ <host> <host> <host> <host>\2/' >"$WORK/report.txt.norm"
+    sed -E 's/(Host|Queue) (med|p95) \([a-z]+\)/\1 \2 (*)/g; s/( +[0-9]+(\.[0-9]{3})?){4}(  [^ ])/ <host> <host> <host> <host>\3/' >"$WORK/report.txt.norm"
 # JSON: drop what varies; the calibration's hand-offs in whole ns (written exactly, they carry the float
 # noise of cuEventElapsedTime's milliseconds).
 jq -S 'del(.pid, .rank, .host, .command, .wall_ns, .version) | .context_init[].host_ns = 0

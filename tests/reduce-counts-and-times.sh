@@ -41,7 +41,7 @@ cat "$WORK/text"
 for section in report "context init" kernels copies memsets allocations api events end; do
     expect_grep "^== libkprof: $section ==\$" "$WORK/text" "text section '$section'"
 done
-expect_grep '^ *89\.29 +150\.000 +6 +6 +25\.000 +25\.000 +25\.000 +25\.000 +25\.000 +25\.000 +25\.000 +0\.000( +[0-9]+\.[0-9]{3}){4}  reduce_blocks\(double const\*, double\*, unsigned long\)$' \
+expect_grep '^ *89\.29 +150\.000 +6 +6 +25\.000 +25\.000 +25\.000 +25\.000 +25\.000 +25\.000 +25\.000 +0\.000( +[0-9]+(\.[0-9]{3})?){4}  reduce_blocks\(double const\*, double\*, unsigned long\)$' \
     "$WORK/text" "text kernel row (share, total, calls, timed, first, avg, med, p95, p99, min, max, stddev, host and queue times, name)"
 expect_grep '^HtoD +pageable +1 +80\.00 MiB +1 +83\.886 ' "$WORK/text" "text copy row in ms"
 expect_eq "$(kernel_field "$WORK/r.json" reduce_blocks first_ns)" 25000 "first launch apart"

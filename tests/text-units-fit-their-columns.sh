@@ -3,7 +3,7 @@
 # First to StdDev, its Host med and p95 (a new user read "Host med (ns) 157.000, Host p95 (us) 0.466"), its
 # Queue med and p95) reads in the largest unit in which its largest value is at least 1, stepping down to a
 # smaller unit only to keep nonzero values from reading 0.000, and only while no value then has more than
-# 4 integer digits.  Kernels on the fake GPU from 40 ns to 20 ms (reduce: 21 launches of each kernel).
+# 4 integer digits.  A time in ns is written in whole ns, in the larger units with 3 decimals.  Kernels on the fake GPU from 40 ns to 20 ms (reduce: 21 launches of each kernel).
 . "${top_srcdir:-..}/tests/lib.sh"
 need_kernels
 
@@ -22,7 +22,7 @@ time_cells() {
                                off += RSTART + RLENGTH - 1; rest = substr(rest, RSTART + RLENGTH) }
                            next }
         on { row = 1   # a row: a number or "-" where each time column ends (not a note under the table)
-             for (k = 1; k <= c; k++) { x[k] = substr($0, 1, end[k]); sub(/.* /, "", x[k]); if (x[k] !~ /^(-|[0-9]+\.[0-9]+)$/) row = 0 }
+             for (k = 1; k <= c; k++) { x[k] = substr($0, 1, end[k]); sub(/.* /, "", x[k]); if (x[k] !~ /^(-|[0-9]+(\.[0-9]+)?)$/) row = 0 }
              if (row) for (k = 1; k <= c; k++) cells[k] = cells[k] " " x[k] }
         END { for (k = 1; k <= c; k++) print name[k], unit[k] cells[k] }' "$2"
 }
@@ -48,6 +48,9 @@ check() {
           gunit[g] = $2
           for (i = 3; i <= NF; i++) if ($i != "-") {
               split($i, p, "."); if (length(p[1]) > 4 && $2 != "s") { print "FAIL: " table ": " $1 " reads " $i " " $2; bad = 1 }
+              # whole ns (a new user read 171.000 ns as precise), 3 decimals in larger units
+              if (($2 == "ns") != ($i !~ /\./) || ($2 != "ns" && $i !~ /\.[0-9][0-9][0-9]$/)) {
+                  print "FAIL: " table ": " $1 " reads " $i " " $2 " (whole ns, 3 decimals in larger units)"; bad = 1 }
               if ($i + 0 > gmax[g]) gmax[g] = $i + 0 } }
         END {
             for (r = 1; r <= NR; r++) {
