@@ -153,18 +153,13 @@ static void kernels(FILE *f, const struct kprof_snapshot *s)
         fprintf(f, "In the api table, the untimed launches' host time is estimated from one in %d of them.\n",
                 KPROF_HOST_SAMPLE);
     if (s->k.nkernels)
-        fprintf(f, "First: the first launch (lazy module loading makes it slow); Avg, Med, p95, p99, Min, Max and StdDev\n"
-                   "leave it out (unless it is the only one timed). Percentiles come from a log-linear histogram\n"
-                   "(relative error at most 0.78%%).\n");
+        fprintf(f, "First: the first launch (lazy module loading makes it slow), left out of Avg to StdDev unless the\n"
+                   "only one timed; percentiles within 0.78%%.  Host: the launch call's host time; Queue: from the call's\n"
+                   "start to the kernel's start (launch latency; median and p95).  More in libkprof(7), \"Text report\".\n");
     if (s->k.nkernels && s->rows.graphs.n)
         fprintf(f, "Calls include launches replayed by CUDA graphs, which are timed with their graph (see graphs) and\n"
                    "marked on their row; launches inside conditional graph bodies cannot be counted from the host.\n"
                    "Time(%%) is of this table's Total: the graphs' time is in graphs, below.\n");
-    if (s->k.nkernels)
-        fprintf(f, "Host: the launch call's host time; Queue: from the call's start to the kernel's start on the GPU\n"
-                   "(its launch latency; median and p95 over the timed launches, the first included).  nsys stats'\n"
-                   "cuda_kern_exec_sum starts its queue time at the call's return instead, and has none for a kernel\n"
-                   "that started before then.\n");
 }
 
 static void graphs(FILE *f, const struct kprof_snapshot *s)
