@@ -215,7 +215,8 @@ static int paced(CUstream s, int jitter)
 /* "decode": an eager decode loop's pace, 2000 steps of dk0 to dk7 (grids of 8 to 64 blocks) launched
  * back to back with host time between them, the step waited for at its end (a token read back): the
  * stream now idle at a launch, now still busy with the one before.  The naps after each launch are drawn
- * between PREDS_NAPS_NS="MIN/MAX" ns (default 1000/4000; the same draws each run). */
+ * between PREDS_NAPS_NS="MIN/MAX" ns (default 1000/4000; the same draws each run); PREDS_STEPS steps
+ * (default 2000). */
 static int decode(CUstream s)
 {
     const char *e = getenv("PREDS_NAPS_NS");
@@ -228,8 +229,10 @@ static int decode(CUstream s)
         snprintf(name, sizeof name, "dk%d", j);
         f[j] = fn(name);
     }
+    const char *st = getenv("PREDS_STEPS");
+    int steps = st && atoi(st) > 0 ? atoi(st) : 2000;
     unsigned seed = 1;
-    for (int step = 0; step < 2000; step++) {
+    for (int step = 0; step < steps; step++) {
         for (int j = 0; j < 8; j++) {
             CK(cuLaunchKernel(f[j], 8 * (j + 1), 1, 1, 32, 1, 1, 0, s, NULL, NULL));
             struct timespec nap = { 0, (long)(lo + (unsigned long)rand_r(&seed) % (hi - lo + 1)) };
