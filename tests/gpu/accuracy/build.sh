@@ -33,6 +33,9 @@ thrust                  thrust.cu                static   -
 graphs_conditional      graphs_conditional.cu    shared   -
 graph_and_direct        graph_and_direct.cu      static   -
 param_blocks            param_blocks.cu          static   -
+concurrent_streams      concurrent_streams.cu    static   -
+sync_copy_loop          sync_copy_loop.cu        shared   -
+launch_apis             launch_apis.cu           static   -
 "
 arch="-gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90"
 # Shared libraries are found at run time in the GPU machine's CUDA 13.0 tree or this toolkit's (and
