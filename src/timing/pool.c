@@ -1,5 +1,7 @@
 /* pool.c: the timing layer's state, per-context event pools (events, private stream, first reference and
- * calibration), context ending, counters and fork. */
+ * calibration), context ending, counters and fork; and the events the queues hold outside their rings
+ * (a kept stop) and their retirement, so that the launch path (timing.c) and the harvester (harvest.c)
+ * both come here for events and neither to the other's file. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -350,3 +352,51 @@ static void events_reset(void)
 }
 
 KPROF_MODULE(events, 10, fork_prepare, fork_parent, fork_child, events_reset)
+
+/* ---- queues: kept stops, retirement ---------------------------------------------------------- */
+
+int kprof_ev_queue_keep(struct queue *q, const struct pair *pr)
+{
+    /* Only where a launch may start at it: one-event timing on, every launch timed (begin_find_pool). */
+    if (q->count > 0 || q->gone || pr->kind != KPROF_TARGET_KERNEL || !pr->own_stop || pr->pool->dead ||
+        !kprof_hold_sampled() || !kprof_config.one_event || kprof_config.sample != 1)
+        return 0;
+    kprof_ev_queue_drop_kept(q);
+    q->kept = *pr;
+    q->kept.own_stop = 1; /* as the caller read it (pr may be a copy taken earlier) */
+    pr->pool->kept++;
+    return 1;
+}
+
+void kprof_ev_queue_drop_kept(struct queue *q)
+{
+    if (!q->kept.stop)
+        return;
+    q->kept.pool->kept--;
+    if (!q->kept.pool->dead)
+        kprof_ev_pool_give(q->kept.pool, q->kept.stop);
+    q->kept.stop = NULL;
+}
+
+long kprof_ev_reclaim_kept(struct pool *p)
+{
+    long n = 0;
+    for (struct queue *q = kprof_ev.queues; q && p->kept > 0; q = q->hh.next)
+        if (q->kept.stop && q->kept.pool == p) {
+            kprof_ev_queue_drop_kept(q);
+            n++;
+        }
+    return n;
+}
+
+int kprof_ev_queue_retire(struct queue *q)
+{
+    if (!q->gone || q->count > 0)
+        return 0;
+    kprof_ev_queue_drop_kept(q);
+    HASH_DEL(kprof_ev.queues, q);
+    memset(&q->key, 0, sizeof q->key);
+    q->next_spare = q->pool->spare;
+    q->pool->spare = q;
+    return 1;
+}

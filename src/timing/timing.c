@@ -1,6 +1,7 @@
 /* timing.c: timing a call with a driver event pair: kprof_timing_begin and kprof_timing_end, the
  * per-stream queues of pairs in flight, one-event chains (a launch starting at its stream's last stop)
- * and holds; the ordering of launches on streams that wait for each other is order.c's. */
+ * and holds; the ordering of launches on streams that wait for each other is order.c's, a queue's kept
+ * stop and its retirement pool.c's. */
 #include <pthread.h>
 #include <stddef.h>
 #include <sched.h>
@@ -783,52 +784,6 @@ void kprof_timing_begin(struct kprof_timing *t, CUcontext ctx, cudaStream_t stre
  * are never freed; a retired one's key is cleared, so it matches no stream). */
 static __thread struct queue *tls_queue __attribute__((tls_model("initial-exec")));
 
-int kprof_ev_queue_keep(struct queue *q, const struct pair *pr)
-{
-    /* Only where a launch may start at it: one-event timing on, every launch timed (begin_find_pool). */
-    if (q->count > 0 || q->gone || pr->kind != KPROF_TARGET_KERNEL || !pr->own_stop || pr->pool->dead ||
-        !kprof_hold_sampled() || !kprof_config.one_event || kprof_config.sample != 1)
-        return 0;
-    kprof_ev_queue_drop_kept(q);
-    q->kept = *pr;
-    q->kept.own_stop = 1; /* as the caller read it (pr may be a copy taken earlier) */
-    pr->pool->kept++;
-    return 1;
-}
-
-void kprof_ev_queue_drop_kept(struct queue *q)
-{
-    if (!q->kept.stop)
-        return;
-    q->kept.pool->kept--;
-    if (!q->kept.pool->dead)
-        kprof_ev_pool_give(q->kept.pool, q->kept.stop);
-    q->kept.stop = NULL;
-}
-
-long kprof_ev_reclaim_kept(struct pool *p)
-{
-    long n = 0;
-    for (struct queue *q = kprof_ev.queues; q && p->kept > 0; q = q->hh.next)
-        if (q->kept.stop && q->kept.pool == p) {
-            kprof_ev_queue_drop_kept(q);
-            n++;
-        }
-    return n;
-}
-
-int kprof_ev_queue_retire(struct queue *q)
-{
-    if (!q->gone || q->count > 0)
-        return 0;
-    kprof_ev_queue_drop_kept(q);
-    HASH_DEL(kprof_ev.queues, q);
-    memset(&q->key, 0, sizeof q->key);
-    q->next_spare = q->pool->spare;
-    q->pool->spare = q;
-    return 1;
-}
-
 /* A new queue for key in pool p: a spare one of p's if there is one (its ring, trace row and first name
  * kept), else a new one (*fresh set); NULL when out of memory.  kprof_ev.lock held. */
 static struct queue *queue_new(struct pool *p, const struct qkey *key, int *fresh)
@@ -927,24 +882,6 @@ static struct queue *queue_for(const struct kprof_timing *t, struct pool *p)
     if (key.stream == CU_STREAM_PER_THREAD)
         queue_own(q);
     return tls_queue = q;
-}
-
-/* What a timed call is, as the predecessor of the next kernel on its stream. */
-unsigned char kprof_pred_of(enum kprof_target_kind kind, const void *target)
-{
-    if (kind != KPROF_TARGET_COPY)
-        return KPROF_PRED_KERNEL;
-    if (kprof_copy_is_memset(target))
-        return KPROF_PRED_MEMSET;
-    enum kprof_dir dir;
-    enum kprof_host_mem host;
-    kprof_copy_describe(target, &dir, &host);
-    return dir == KPROF_HTOD ? KPROF_PRED_HTOD : dir == KPROF_DTOH ? KPROF_PRED_DTOH : KPROF_PRED_DTOD;
-}
-
-int kprof_big_htod(enum kprof_target_kind kind, const void *target, uint64_t bytes)
-{
-    return kind == KPROF_TARGET_COPY && bytes >= BESIDE_MIN_BYTES && kprof_pred_of(kind, target) == KPROF_PRED_HTOD;
 }
 
 void kprof_stream_other(CUstream stream, int per_thread, int pred)

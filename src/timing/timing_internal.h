@@ -10,6 +10,7 @@
 #include "calibrate.h"
 #include "timing.h"
 #include "queue.h"
+#include "transfers.h"
 
 /* Reference events: each pair's start is read against a reference event recorded on libkprof's own
  * stream, whose time on the process timeline is known.  cuEventElapsedTime gives float milliseconds, so
@@ -141,10 +142,23 @@ CUevent kprof_ev_pool_create(struct pool *p);
 void kprof_ev_pool_give(struct pool *p, CUevent e);
 /* What a timed call of kind and target (struct kprof_kernel or struct kprof_copy) is as the predecessor of
  * the next kernel on its stream: an enum kprof_pred (KERNEL for kernels and graphs). */
-unsigned char kprof_pred_of(enum kprof_target_kind kind, const void *target);
+static inline unsigned char kprof_pred_of(enum kprof_target_kind kind, const void *target)
+{
+    if (kind != KPROF_TARGET_COPY)
+        return KPROF_PRED_KERNEL;
+    if (kprof_copy_is_memset(target))
+        return KPROF_PRED_MEMSET;
+    enum kprof_dir dir;
+    enum kprof_host_mem host;
+    kprof_copy_describe(target, &dir, &host);
+    return dir == KPROF_HTOD ? KPROF_PRED_HTOD : dir == KPROF_DTOH ? KPROF_PRED_DTOH : KPROF_PRED_DTOD;
+}
 /* Whether such a call of `bytes` is an HtoD copy long enough to delay the kernels beside it
  * (BESIDE_MIN_BYTES). */
-int kprof_big_htod(enum kprof_target_kind kind, const void *target, uint64_t bytes);
+static inline int kprof_big_htod(enum kprof_target_kind kind, const void *target, uint64_t bytes)
+{
+    return kind == KPROF_TARGET_COPY && bytes >= BESIDE_MIN_BYTES && kprof_pred_of(kind, target) == KPROF_PRED_HTOD;
+}
 /* 1 if pool p is the context ctx, or (ctx NULL) on device dev. */
 int kprof_ev_pool_matches(const struct pool *p, CUcontext ctx, int dev);
 /* Retires q if its stream is gone and its last pair has been read (queue.h, gone): out of the table, onto
