@@ -78,6 +78,10 @@ printf '== libkprof: report ==\nProcess: x\n' >"$WORK/rank9.txt"
 "$MERGE" -f json "$D/rank0.json" "$WORK/rank9.txt" >/dev/null 2>"$WORK/err" || fail "kprof-merge with a text report failed"
 expect_grep "^kprof-merge: .*rank9\.txt: a libkprof text report, not JSON: merge the JSON ones \(save them with kprof --save FILE, or KPROF_SAVE\); skipped\$" \
     "$WORK/err" "a text report: said so"
+printf 'Time (%%),Total Time (ns)\n' >"$WORK/rank9.kernels.csv"
+"$MERGE" -f json "$D/rank0.json" "$WORK/rank9.kernels.csv" >/dev/null 2>"$WORK/err" || fail "kprof-merge with a CSV table failed"
+expect_grep "^kprof-merge: .*rank9\.kernels\.csv: a libkprof CSV table, not JSON: merge the JSON reports \(save them with kprof --save FILE, or KPROF_SAVE\); skipped\$" \
+    "$WORK/err" "a CSV table: said so"
 if [ -x "$top_builddir/tools/kprof-report" ]; then
     "$top_builddir/tools/kprof-report" -f json "$D/rank0.json" "$WORK/rank9.txt" "$WORK/missing.json" >/dev/null 2>"$WORK/err" ||
         fail "kprof report of several with bad ones failed"

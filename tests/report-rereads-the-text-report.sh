@@ -129,6 +129,9 @@ expect_grep 'kprof-merge summary' "$WORK/err" "a kprof-merge summary is said to 
 # A text report (a new user's first try: a raw JSON parser error before).
 err 1 "$WORK/overlap.txt"
 expect_grep 'a libkprof text report, not JSON: .*--save' "$WORK/err" "a text report is said to be one, with how to save JSON"
+# A CSV table (a new user's helper read "kprof: s.kernels.csv:1: '[' or '{' expected near 'Time'").
+err 1 "$WORK/csv.kernels.csv"
+expect_grep 'csv\.kernels\.csv: a libkprof CSV table, not JSON: .*--save' "$WORK/err" "a CSV table is said to be one, with how to save JSON"
 
 # kprof report --help, kprof(1)'s KPROF REPORT section and README.md's kprof report paragraph name the same
 # options (help and version aside in the README).

@@ -643,6 +643,9 @@ static bool merge_file(struct merge *m, const char *path)
         else if (kprof_file_is_text_report(path)) /* as kprof report says it (report-read.c) */
             warn("%s: a libkprof text report, not JSON: merge the JSON ones (save them with kprof --save FILE, "
                  "or KPROF_SAVE); skipped", path);
+        else if (kprof_file_is_csv(path))
+            warn("%s: a libkprof CSV table, not JSON: merge the JSON reports (save them with kprof --save FILE, "
+                 "or KPROF_SAVE); skipped", path);
         else if (err.line > 0)
             warn("%s:%d: %s; skipped", path, err.line, err.text);
         else

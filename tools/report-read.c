@@ -370,6 +370,9 @@ bool kprof_saved_read(struct kprof_saved *r, const char *path)
     } else if (!root && kprof_file_is_text_report(path)) {
         fprintf(stderr, "kprof: %s: a libkprof text report, not JSON: kprof report reads the JSON one (save it with "
                         "kprof --save FILE, or kprof -f json -o FILE)\n", path);
+    } else if (!root && kprof_file_is_csv(path)) {
+        fprintf(stderr, "kprof: %s: a libkprof CSV table, not JSON: kprof report reads the JSON report (save it with "
+                        "kprof --save FILE, or kprof -f json -o FILE)\n", path);
     } else if (!root) {
         if (err.line > 0)
             fprintf(stderr, "kprof: %s:%d: %s\n", path, err.line, err.text);
