@@ -13,6 +13,10 @@ PATH="$WORK/bin:$PATH" LD_PRELOAD="$SAN_PRELOAD" sh "$top_srcdir/tools/demo.sh" 
     fail "demo failed: $(cat "$WORK/err")"
 expect_eq "$(head -n 1 "$WORK/err" | cut -c1-45)" "demo: no GPU here (nvidia-smi lists none): ru" "first line: no GPU"
 expect_grep '^== libkprof: kernels ==' "$WORK/err" "the report follows"
+# The fake's kernels do not run, so the sample's own results read 0 (reduce's 20 "total N: 0.000000000"
+# lines, which a new user's helper took for a broken program): the first line says so.
+expect_grep "^demo: no GPU here .*; its times are simulated and its kernels do not run \(a program's own results read 0\)$" \
+    "$WORK/err" "first line: the kernels do not run"
 expect_grep 'reduce_blocks|app_add' "$WORK/err" "with the sample's kernels"
 # The fake's GPU clock kept in step with the host's: queue times of a few us, not tens of ms.
 expect_grep 'Queue med \(us\) +Queue p95 \(us\)' "$WORK/err" "queue times in us"

@@ -30,7 +30,7 @@ else
 fi
 [ -e "$fake/lib/libcudart.so" ] ||
     ${MAKE:-make} -s -C "$fake" lib/libcuda.so.1 lib/libcudart.so.13 lib/libcuda.so lib/libcudart.so >/dev/null || exit 1
-echo "demo: no GPU here (nvidia-smi lists none): running $what against the fake CUDA stack; its times are simulated" >&2
+echo "demo: no GPU here (nvidia-smi lists none): running $what against the fake CUDA stack; its times are simulated and its kernels do not run (a program's own results read 0)" >&2
 # One query of each event answers "not ready", as on a busy GPU, so the fake's exact times come through.
 # The fake's virtual host clock (libfakeclock.so, preloaded before libkprof, after a sanitizer's runtime) keeps its GPU clock in step
 # with the host's, a launch call taking 3 us of it (2 to 5 us on an H200), so that the Host and Queue
