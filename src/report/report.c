@@ -172,7 +172,7 @@ static void check_path(const char *var, const char *pattern, int csv)
         return;
     }
     if (!*path) { /* an unset %q{VAR}, say: the report would go to stderr at exit */
-        kprof_warn("%s='%s' expands to an empty path now (an unset variable in %%q{VAR}?); tried again at exit",
+        kprof_warn("%s='%s' expands to an empty path now (an unset variable in %%q{VAR}?); will be tried again at exit",
                    var, pattern);
         free(path);
         return;
@@ -183,8 +183,15 @@ static void check_path(const char *var, const char *pattern, int csv)
     if (csv && (probe = malloc(strlen(path) + 16)) != NULL)
         sprintf(probe, "%s.summary.csv", path);
     const char *why = probe ? unwritable(probe) : NULL;
-    if (why)
-        kprof_warn("%s='%s': '%s' cannot be written now (%s); tried again at exit", var, pattern, probe, why);
+    /* The expanded path only where it differs from the pattern (a new user's helper read the path twice),
+     * and what exit will do. */
+    const char *then = strcmp(var, "KPROF_OUTPUT") == 0 ? "; will be tried again at exit, the report written to stderr "
+                                                           "if it still cannot be"
+                                                         : "; will be tried again at exit";
+    if (why && strcmp(probe, pattern) == 0)
+        kprof_warn("%s='%s' cannot be written now (%s)%s", var, pattern, why, then);
+    else if (why)
+        kprof_warn("%s='%s': '%s' cannot be written now (%s)%s", var, pattern, probe, why, then);
     if (probe != path)
         free(probe);
     free(path);
