@@ -90,6 +90,12 @@ cat "$WORK/err"
 expect_eq "$(grep -c '^libkprof: nothing profiled' "$WORK/err")" 1 "paused: one line"
 expect_grep '^libkprof: nothing profiled in .*vector_add \(pid [0-9]+\): KPROF_START=paused, and it never called cudaProfilerStart or cuProfilerStart$' "$WORK/err" "paused: says so"
 
+# KPROF_DISABLE=1 left in the environment: libkprof said nothing at all (a new user's helper); one line now.
+KPROF_DISABLE=1 kp "$KERNELS/vector_add" --no-verify --n 64 >/dev/null 2>"$WORK/err"
+expect_eq "$(grep -c 'libkprof' "$WORK/err")" 1 "KPROF_DISABLE=1: one line"
+expect_grep '^libkprof: nothing profiled in .*vector_add \(pid [0-9]+\): KPROF_DISABLE=1 is set in its environment$' "$WORK/err" \
+    "KPROF_DISABLE=1: says so"
+
 # Profiled: no such line.
 kp "$KERNELS/vector_add" --no-verify --n 64 >/dev/null 2>"$WORK/err"
 expect_grep '^== libkprof: kernels' "$WORK/err" "profiled: a report"
