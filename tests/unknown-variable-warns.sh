@@ -9,3 +9,9 @@ expect_grep "^libkprof: ignoring KPROF_EXIT_TIMEOUT='soon' \(expected millisecon
 expect_grep '^== libkprof: kernels ==$' "$WORK/err" "report still written"
 KPROF_LOG=debug run_kprof "$KERNELS/vector_add" --no-verify --n 64 >/dev/null 2>"$WORK/err2"
 expect_grep '^libkprof: configuration: KPROF_FORMAT=text ' "$WORK/err2" "KPROF_LOG=debug prints the configuration"
+# KPROF_SEED=0 there is what was set; the seed picked follows on a line of its own (a new user's helper took
+# the configuration's 0 for the seed used).
+expect_grep '^libkprof: KPROF_SEED=0: the draws. seed picked is [1-9][0-9]* \(the report gives it too\)$' "$WORK/err2" \
+    "KPROF_LOG=debug: the seed picked"
+KPROF_SEED=5 KPROF_LOG=debug run_kprof "$KERNELS/vector_add" --no-verify --n 64 >/dev/null 2>"$WORK/err3"
+expect_no_grep 'seed picked' "$WORK/err3" "KPROF_SEED=5: no seed picked"

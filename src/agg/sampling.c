@@ -4,6 +4,7 @@
 #include "sampling.h"
 #include "clock.h"
 #include "kprof_config.h"
+#include "log.h"
 #include "kprof_hash.h"
 
 __thread float kprof_tls_sample_weight __attribute__((tls_model("initial-exec"))) = 1.0f;
@@ -129,9 +130,11 @@ int kprof_sample_estimate(const struct kprof_sampling *s, uint64_t direct, doubl
 
 void kprof_sampling_init(void)
 {
-    if (kprof_config.seed == 0)
+    if (kprof_config.seed == 0) {
         /* Below 2^53: JSON readers that hold numbers as doubles (jq 1.6, JavaScript) read it back exactly. */
         kprof_config.seed = (long)((kprof_mix64(kprof_now_ns() ^ ((uint64_t)getpid() << 32)) >> 11) | 1);
+        kprof_debug("KPROF_SEED=0: the draws' seed picked is %ld (the report gives it too)", kprof_config.seed);
+    }
     budget.seed = (uint64_t)kprof_config.seed;
     budget.window_start_ns = kprof_now_ns();
 }
