@@ -305,7 +305,7 @@ void kprof_config_load(void)
     c->output = env_path(VAR_KPROF_OUTPUT, c->format == KPROF_FORMAT_CSV ? "kprof.%p" : "stderr");
     c->trace = env_path(VAR_KPROF_TRACE, "no trace");
     c->save = env_path(VAR_KPROF_SAVE, "no JSON copy");
-    c->trace_limit = env_long(VAR_KPROF_TRACE_LIMIT, 0, 1L << 30, "a number of events from 0 to 1073741824",
+    c->trace_limit = env_long(VAR_KPROF_TRACE_LIMIT, 0, 1L << 30, "a number of calls from 0 to 1073741824",
                               c->trace_limit);
     c->disabled = env_choice(VAR_KPROF_DISABLE, bools, "0 or 1", 0);
     c->start_paused = env_choice(VAR_KPROF_START, starts, "running or paused", 0);
@@ -324,7 +324,7 @@ void kprof_config_load(void)
         c->name_width = 0;
         snprintf(effective_number[VAR_KPROF_NAME_WIDTH], sizeof effective_number[0], "0");
     }
-    c->top = env_long(VAR_KPROF_TOP, 0, 1L << 30, "a number of kernels (0 for all)", 0);
+    c->top = env_long(VAR_KPROF_TOP, 0, 1L << 30, "a number of kernels from 0 (all) to 1073741824", 0);
     c->sample = env_sample(VAR_KPROF_SAMPLE);
     c->sample_budget = env_long(VAR_KPROF_SAMPLE_BUDGET, 1, 1000000000L, "timed launches per second from 1 to 1000000000",
                                 2000);
