@@ -3,6 +3,7 @@
 #ifndef KPROF_SAMPLE_H
 #define KPROF_SAMPLE_H
 
+#include <math.h>
 #include <stdint.h>
 
 /* What a completed event pair's duration is added to. */
@@ -73,6 +74,17 @@ static inline uint64_t kprof_ns_add_clamped(uint64_t u, double ns)
 {
     double v = (double)u + ns;
     return v <= 0.0 ? 0 : (uint64_t)(v + 0.5);
+}
+
+/* Of an adjustment of ns (ns, fractions and below 0 allowed) to a total kept in whole ns, the whole ns to
+ * add now, *rest (the fraction not added yet, within half a ns of 0; zero-initialise it) taking the
+ * remainder: adjustments added one by one each rounded on its own drift (0.4 ns a thousand times added
+ * nothing), carried they add up to their sum rounded.  Not thread-safe: the caller's lock guards *rest. */
+static inline double kprof_ns_carry(double *rest, double ns)
+{
+    double v = ns + *rest, whole = rint(v);
+    *rest = v - whole;
+    return whole;
 }
 
 /* Counters for the report, each (field, JSON key) in the order the JSON report writes them (the events

@@ -79,15 +79,22 @@ got=$(jqr '.kernels[0].total_ns' "$WORK/late.json")
     fail "a shape new late, past the words: shape_k $got ns, expected 201400000 within 0.5% (+5%: no reference)"
 pass "a shape new late, past the words: shape_k $got ns (201400000)"
 # Readings that differ by a nanosecond (an idle launch 1 ns later every third: FAKEGPU_LAUNCH_JITTER_NS),
-# so that the learned offsets are fractions of a ns: the totals are still whole.  The offsets as learned
-# are settled on the totals pass by pass, and each pass's correction was rounded to a whole ns on its own
-# (and one below 1 ns left out, at exit too): 15 and 17 ns over here, and CI's -O0 build read the first
-# case above 1 ns over (80000001), where the harvester's pace made its gap offsets fractions.  Now the
-# corrections are added up in ns and fractions, and the total takes the whole ns.
+# so that the learned offsets are fractions of a ns.  The offsets as learned are settled on the totals pass
+# by pass, and each pass's correction was rounded to a whole ns on its own (and one below 1 ns left out, at
+# exit too): 15 and 17 ns over here, and CI's -O0 build read the first case above 1 ns over (80000001),
+# where the harvester's pace made its gap offsets fractions.  Now the corrections are carried in ns and
+# fractions (sample.h, kprof_ns_carry: progs/ns_carry_test, exact), and here the total is exact but for
+# launches read before any reference of their shape (a shape past the 24 words may draw none of its 20
+# launches; an AddressSanitizer build under load: 5 to 12 ns over, 43 to 56 such launches), each at most
+# 1 ns over.
+"$PROGS/ns_carry_test" >"$WORK/carry" 2>&1 || fail "ns_carry_test: $(grep FAIL "$WORK/carry")"
+pass "ns_carry_test: $(grep -c '^ok' "$WORK/carry") checks"
 for seed in 1 2; do
     FAKEGPU_KERNEL_NS=shape_k=2000 FAKEGPU_LAUNCH_JITTER_NS=0/0/1 KPROF_SEED=$seed KPROF_FORMAT=json \
         KPROF_OUTPUT="$WORK/frac.json" run_clocked "$PROGS/preds" lateshape >"$WORK/out" 2>&1 ||
         fail "preds lateshape failed: $(cat "$WORK/out")"
-    expect_eq "$(jqr '.kernels[0].total_ns' "$WORK/frac.json")" 201400000 \
-        "seed $seed: offsets that are fractions of a ns, settled to the whole ns"
+    got=$(jqr '.kernels[0].total_ns' "$WORK/frac.json") unlearned=$(jqr '.events.unheld_unlearned' "$WORK/frac.json")
+    [ "$got" -ge 201400000 ] && [ "$got" -le $((201400000 + unlearned)) ] ||
+        fail "seed $seed: offsets that are fractions of a ns: $got ns, expected 201400000 (+ at most $unlearned)"
+    pass "seed $seed: offsets that are fractions of a ns: $got ns (201400000, $unlearned launches read before a reference)"
 done

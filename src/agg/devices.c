@@ -1,5 +1,4 @@
 /* devices.c: each completed sample to its aggregates, and from them devices' busy time and the trace. */
-#include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,9 +168,7 @@ void kprof_sample_record(const struct kprof_sample *s)
         pthread_mutex_lock(&devices_lock);
         if (s->device >= 0 && s->device < MAX_DEVICES) {
             struct device_acc *d = &devices[s->device];
-            double v = s->adjust_ns + d->kernel_rest, whole = rint(v);
-            d->kernel_rest = v - whole;
-            d->kernel_ns = kprof_ns_add_clamped(d->kernel_ns, whole);
+            d->kernel_ns = kprof_ns_add_clamped(d->kernel_ns, kprof_ns_carry(&d->kernel_rest, s->adjust_ns));
             d->adjust_ns += s->adjust_ns;
         }
         pthread_mutex_unlock(&devices_lock);

@@ -2,7 +2,6 @@
  * keys that find them, their launch counts and GPU times, their part of the snapshot, and their reset in
  * a forked child. */
 #include <dlfcn.h>
-#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -406,8 +405,7 @@ void kprof_kernel_adjust(struct kprof_kernel *k, double ns)
     pthread_mutex_lock(&times_lock);
     /* Whole ns on the totals, the fraction carried to the next call: each rounded on its own, the
      * corrections of a run's settling passes drifted (held-launches-thin-out-as-counts-grow.sh). */
-    double v = ns + k->adjust_rest, whole = rint(v);
-    k->adjust_rest = v - whole;
+    double whole = kprof_ns_carry(&k->adjust_rest, ns);
     __atomic_store_n(&k->total_ns, kprof_ns_add_clamped(k->total_ns, whole), __ATOMIC_RELAXED);
     k->steady_ns = kprof_ns_add_clamped(k->steady_ns, whole);
     uint64_t n = k->timed - (uint64_t)k->first_timed;
