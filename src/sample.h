@@ -97,7 +97,8 @@ static inline double kprof_ns_carry(double *rest, double ns)
  * draw (hold.h), a start of their own or their idle stream's last stop (timing.c, begin_take_events),
  * launches that shared their start though their stream might run dry before their kernel arrived
  * (timing.h, gap), and of those two kinds, the launches read before
- * their shape had a reference; launches whose stop was stamped on an idle stream, read as their kernel's
+ * their shape had a reference, and those whose shape still had none at exit (their total keeps what an
+ * offset would have taken off: timing/offsets.c, kprof_offsets_settle); launches whose stop was stamped on an idle stream, read as their kernel's
  * mean (timing/queue.h, IDLE_STOP_SLACK_NS); launches started beside another stream's HtoD copy, the delay
  * that costs taken off (calibrate.h, beside_htod_ns); cuEventQuery calls left out on launching threads,
  * the event (a lent stop, a start) recorded too recently to have completed (calibrate.h, seen_ns); and the
@@ -109,7 +110,8 @@ static inline double kprof_ns_carry(double *rest, double ns)
     X(pool_exhausted, "untimed_no_event") X(one_event, "one_event") X(held, "held")                \
     X(held_kernel, "held_kernel") X(beside_busy, "beside_busy") X(holds_overdue, "holds_overdue")  \
     X(not_held_traced, "not_held_traced") X(unheld_drawn, "unheld_drawn") X(gap_shared, "gap_shared") \
-    X(unheld_unlearned, "unheld_unlearned") X(stop_idle, "stop_idle") X(beside_htod, "beside_htod")     \
+    X(unheld_unlearned, "unheld_unlearned") X(unheld_no_reference, "unheld_no_reference")           \
+    X(stop_idle, "stop_idle") X(beside_htod, "beside_htod")                                           \
     X(unasked, "queries_unasked") X(unasked_held, "queries_unasked_held") X(unasked_cheap, "queries_unasked_not_drawn")
 struct kprof_event_counters {
 #define KPROF_EVENT_FIELD(field, key) long field;

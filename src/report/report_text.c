@@ -306,10 +306,15 @@ void kprof_report_text(FILE *f, const struct kprof_snapshot *s)
     if (n->holds_overdue) /* a launch call that outlasted its hold: other streams may have waited */
         fprintf(f, "Held longer than kprof_hold waits (%.0f ms) %ld (kernels on other streams may read up to that much "
                    "longer)\n", (double)KPROF_HOLD_TIMEOUT_NS / 1e6, n->holds_overdue);
-    if (n->unheld_drawn || n->gap_shared) /* KPROF_HOLD=N */
+    if (n->unheld_drawn || n->gap_shared) { /* KPROF_HOLD=N */
         fprintf(f, "Read with an offset learned from held launches of their kernel and shape (KPROF_HOLD) %ld (not held "
                    "%ld, started at the previous stop behind a short backlog %ld; read before any offset was learned %ld)\n",
                 count_sum(n->unheld_drawn, n->gap_shared), n->unheld_drawn, n->gap_shared, n->unheld_unlearned);
+        if (n->unheld_no_reference) /* their shapes past a kernel's words for the draw, say (hold.h) */
+            fprintf(f, "Of those, read with no offset because no launch of their shape was measured in full %ld "
+                       "(their times keep the launch latency an offset would have taken off)\n",
+                    n->unheld_no_reference);
+    }
     if (n->stop_idle) /* a host held up after its kernel was queued: timing/queue.h */
         fprintf(f, "Read as their kernel's mean because their stop was stamped on an idle stream %ld\n", n->stop_idle);
     if (n->beside_htod) /* the GPU reads a kernel's launch behind the copy's reads: calibrate.h */

@@ -49,6 +49,7 @@ struct cheap {
     double sum, sq;            /* their durations and squares, ns, ns^2 */
     double applied;            /* what was taken off them as they were read (running offsets), ns */
     double settled;            /* what kprof_offsets_settle has taken off their kernel's total since, ns */
+    uint64_t no_reference;     /* of n, those counted in the events' unheld_no_reference (exit passes) */
 };
 /* Launches measured in full (the references), each weighed by the launches it stands for: 1 for its
  * shape's first ones, 2^k for one drawn at the rate 1/(N x 2^k) (hold.h) */
@@ -446,6 +447,13 @@ void kprof_offsets_settle(struct pool *p, int all)
         judge_sure(o);
         for (int r = 0; r < KPROF_OFFSET_ROLES - 1; r++) {
             struct cheap *c = &o->cheap[r];
+            if (all && c->n > c->no_reference && refs_used(o).n == 0) {
+                /* Read without an offset, and none learned by the end: the events say how many. */
+                pthread_mutex_lock(&kprof_ev.lock);
+                kprof_ev.n.unheld_no_reference += (long)(c->n - c->no_reference);
+                pthread_mutex_unlock(&kprof_ev.lock);
+                c->no_reference = c->n;
+            }
             /* Over every launch of this role read so far: what the offset as learned now takes off, less
              * what was taken off as they were read and since. */
             double owed = (double)c->n * offset_of(o, c, (enum kprof_offset_role)(r + 1)) - c->applied;
