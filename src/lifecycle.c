@@ -281,11 +281,6 @@ __attribute__((constructor)) static void kprof_init(void)
     kprof_call_start(kprof_atexit, kprof_config.start_paused);
     if (kprof_config.disabled)
         kprof_info("disabled by KPROF_DISABLE=1");
-    /* Under kprof(1), the program it started says why it will report nothing: a KPROF_DISABLE=1 left in
-     * the environment was silent (a new user's helper). */
-    if (kprof_config.disabled && kprof_config.launched_pid == (long)getpid())
-        kprof_warn("nothing profiled in %s (pid %ld): KPROF_DISABLE=1 is set in its environment",
-                   program_invocation_short_name ? program_invocation_short_name : "?", (long)getpid());
     /* A fallback for programs whose contexts libkprof never sees created. */
     atexit(kprof_atexit);
     /* quick_exit() runs only at_quick_exit handlers (no atexit handlers, no destructors), and tears no
