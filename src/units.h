@@ -36,12 +36,17 @@ struct kprof_unit_pick {
     double max;                      /* ns */
     unsigned long zeros[KPROF_UNITS]; /* nonzero values that read 0.000 in each unit */
 };
+/* Half the last digit written in unit i: what reads 0 below it, and what rounds up past 9999 (ns whole). */
+static inline double kprof_unit_half_digit(int i)
+{
+    return i == 0 ? 0.5 : 0.0005;
+}
 static inline void kprof_unit_pick_add(struct kprof_unit_pick *p, double ns)
 {
     if (ns > p->max)
         p->max = ns;
     for (int i = 0; i < KPROF_UNITS; i++)
-        if (ns > 0.0 && ns / kprof_unit_at(i).ns < 0.0005)
+        if (ns > 0.0 && ns / kprof_unit_at(i).ns < kprof_unit_half_digit(i))
             p->zeros[i]++;
 }
 static inline struct kprof_unit kprof_unit_pick_best(const struct kprof_unit_pick *p)
@@ -49,7 +54,7 @@ static inline struct kprof_unit kprof_unit_pick_best(const struct kprof_unit_pic
     int best = KPROF_UNITS - 1;
     while (best > 0 && p->max / kprof_unit_at(best).ns < 0.9995) /* what %.3f rounds to 1.000 counts */
         best--;
-    for (int i = best - 1; i >= 0 && p->max / kprof_unit_at(i).ns < 9999.9995; i--)
+    for (int i = best - 1; i >= 0 && p->max / kprof_unit_at(i).ns < 10000.0 - kprof_unit_half_digit(i); i--)
         if (p->zeros[i] < p->zeros[best])
             best = i;
     return kprof_unit_at(best);

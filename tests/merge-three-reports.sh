@@ -146,3 +146,8 @@ if [ -w /dev/full ]; then
     rc=0; "$MERGE" "$D/rank0.json" >/dev/full 2>"$WORK/err" || rc=$?
     expect_eq "$rc:$(cat "$WORK/err")" "1:kprof-merge: error writing stdout: No space left on device" "a write error says why"
 fi
+# A wall time in ns is written whole, as the tables write ns (a breaker helper read "total 9000.000").
+jq '.wall_ns = 4000' "$D/rank0.json" >"$WORK/w1.json"
+jq '.wall_ns = 5000 | .pid = 4242' "$D/rank1.json" >"$WORK/w2.json"
+"$MERGE" "$WORK/w1.json" "$WORK/w2.json" >"$WORK/wall.txt" 2>&1 || fail "kprof-merge of two short walls failed"
+expect_grep '^Wall time \(ns\): total 9000, min 4000 \(.*\), max 5000 \(.*\), mean 4500$' "$WORK/wall.txt" "wall time in whole ns"

@@ -6,6 +6,10 @@
 # 4 integer digits.  A time in ns is written in whole ns, in the larger units with 3 decimals.  Kernels on the fake GPU from 40 ns to 20 ms (reduce: 21 launches of each kernel).
 . "${top_srcdir:-..}/tests/lib.sh"
 need_kernels
+# The choice itself (units.h), with ns whole: a value below 0.5 ns reads 0 and one of 9999.5 ns or more has 5
+# digits in ns, so those do not take a column to ns (a breaker helper: "10000 ns" and "0 ns" beside it).
+"$top_builddir/tests/progs/units_test" >"$WORK/units" 2>&1 || fail "units_test: $(grep FAIL "$WORK/units")"
+pass "units_test: $(grep -c '^ok' "$WORK/units") checks"
 
 # time_cells TABLE-SECTION REPORT: "name unit cell..." per time column of the section's table (name: the
 # header's last word before its unit, Host_med for "Host med" and the like), the cells in row order.  Numbers are right-aligned: a cell is the

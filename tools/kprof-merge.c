@@ -1158,11 +1158,20 @@ static void write_text(FILE *f, struct merge *m)
     struct wall w = wall_stats(m);
     if (w.n) {
         struct kprof_unit u = kprof_unit_for(w.total);
-        fprintf(f, "Wall time (%s): total %.3f, min %.3f (", u.name, (double)w.total / u.ns, (double)w.min / u.ns);
+        const char *num = kprof_unit_format(u); /* whole ns, as the tables write them */
+        fprintf(f, "Wall time (%s): total ", u.name);
+        fprintf(f, num, (double)w.total / u.ns);
+        fprintf(f, ", min ");
+        fprintf(f, num, (double)w.min / u.ns);
+        fprintf(f, " (");
         kprof_text_put(f, m->procs[w.min_proc].label, 0);
-        fprintf(f, "), max %.3f (", (double)w.max / u.ns);
+        fprintf(f, "), max ");
+        fprintf(f, num, (double)w.max / u.ns);
+        fprintf(f, " (");
         kprof_text_put(f, m->procs[w.max_proc].label, 0);
-        fprintf(f, "), mean %.3f\n", (double)w.total / (double)w.n / u.ns);
+        fprintf(f, "), mean ");
+        fprintf(f, num, (double)w.total / (double)w.n / u.ns);
+        fputc('\n', f);
     } else {
         fprintf(f, "Wall time: not reported\n");
     }
