@@ -20,7 +20,7 @@ expect_eq "$(grep '^libkprof: ' "$WORK/err" | awk '{ if (length($0) > n) n = len
 
 KPROF_FORMAT=csv KPROF_OUTPUT="$WORK/no/such/dir/r" run_kprof "$P" >/dev/null 2>"$WORK/err"
 expect_eq "$(grep -c '^libkprof: ' "$WORK/err")" 2 "a CSV report that cannot be written: one warning at the start, one at exit"
-expect_grep "^libkprof: KPROF_OUTPUT='$WORK/no/such/dir/r': '$WORK/no/such/dir/r\.summary\.csv' cannot be written now \(No such file or directory\); will be tried again at exit, the report written to stderr if it still cannot be$" \
+expect_grep "^libkprof: KPROF_OUTPUT='$WORK/no/such/dir/r': '$WORK/no/such/dir/r\.summary\.csv' cannot be written now \(No such file or directory\); a report at exit tries it again, else goes to stderr$" \
     "$WORK/err" "the one at the start names the file and the reason"
 expect_grep "^libkprof: cannot write the CSV report to '$WORK/no/such/dir/r\.summary\.csv' \(No such file or directory\); writing it as text to stderr$" \
     "$WORK/err" "naming the first file and the reason"

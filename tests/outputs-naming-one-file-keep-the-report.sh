@@ -31,6 +31,6 @@ expect_grep '^== libkprof: report ==$' "$WORK/err" "the report on stderr"
 # (a new-user helper heard of it only at exit), and the report on stderr.
 mkdir -p dir
 KPROF_OUTPUT=dir run
-expect_eq "$(head -n1 "$WORK/err")" "libkprof: KPROF_OUTPUT='dir' cannot be written now (Is a directory); will be tried again at exit, the report written to stderr if it still cannot be" \
+expect_eq "$(head -n1 "$WORK/err")" "libkprof: KPROF_OUTPUT='dir' cannot be written now (Is a directory); a report at exit tries it again, else goes to stderr" \
     "a directory: said at the start"
 expect_grep '^== libkprof: report ==$' "$WORK/err" "the report on stderr"

@@ -8,7 +8,7 @@ expect_grep "^libkprof: cannot write the report to '$WORK/no/such/dir/report.txt
     "$WORK/err" "warning"
 expect_grep '^== libkprof: kernels ==$' "$WORK/err" "report on stderr"
 expect_eq "$(head -n1 "$WORK/err")" \
-    "libkprof: KPROF_OUTPUT='$WORK/no/such/dir/report.txt' cannot be written now (No such file or directory); will be tried again at exit, the report written to stderr if it still cannot be" \
+    "libkprof: KPROF_OUTPUT='$WORK/no/such/dir/report.txt' cannot be written now (No such file or directory); a report at exit tries it again, else goes to stderr" \
     "said at the start, before the program's own output"
 # Written once the directory exists by exit (the program makes it, say): no fallback then (sh and mkdir
 # also start with libkprof preloaded, and warn at their start).
@@ -22,7 +22,7 @@ expect_grep 'vector_add\(float const\*, float const\*, float\*, unsigned long\)$
 # (it read "cannot write the report to '' (No such file or directory)" at exit only: a new-user helper).
 unset KPROF_TEST_NOPE
 KPROF_OUTPUT='%q{KPROF_TEST_NOPE}' run_kprof "$PROGS/named" kA >/dev/null 2>"$WORK/err3"
-expect_grep "^libkprof: KPROF_OUTPUT='%q\{KPROF_TEST_NOPE\}' expands to an empty path now \(an unset variable in %q\{VAR\}\?\); will be tried again at exit$" \
+expect_grep "^libkprof: KPROF_OUTPUT='%q\{KPROF_TEST_NOPE\}' expands to an empty path now \(an unset variable in %q\{VAR\}\?\); a report at exit tries it again, else goes to stderr$" \
     "$WORK/err3" "an empty expansion: warned at the start"
 expect_grep "^libkprof: cannot write the report to '' \(the pattern expands to an empty path\); writing it to stderr$" \
     "$WORK/err3" "and why at exit"

@@ -172,8 +172,8 @@ static void check_path(const char *var, const char *pattern, int csv)
         return;
     }
     if (!*path) { /* an unset %q{VAR}, say: the report would go to stderr at exit */
-        kprof_warn("%s='%s' expands to an empty path now (an unset variable in %%q{VAR}?); will be tried again at exit",
-                   var, pattern);
+        kprof_warn("%s='%s' expands to an empty path now (an unset variable in %%q{VAR}?); a report at exit tries it "
+                   "again%s", var, pattern, strcmp(var, "KPROF_OUTPUT") == 0 ? ", else goes to stderr" : "");
         free(path);
         return;
     }
@@ -185,9 +185,8 @@ static void check_path(const char *var, const char *pattern, int csv)
     const char *why = probe ? unwritable(probe) : NULL;
     /* The expanded path only where it differs from the pattern (a new user's helper read the path twice),
      * and what exit will do. */
-    const char *then = strcmp(var, "KPROF_OUTPUT") == 0 ? "; will be tried again at exit, the report written to stderr "
-                                                           "if it still cannot be"
-                                                         : "; will be tried again at exit";
+    const char *then = strcmp(var, "KPROF_OUTPUT") == 0 ? "; a report at exit tries it again, else goes to stderr"
+                                                         : "; a report at exit tries it again";
     if (why && strcmp(probe, pattern) == 0)
         kprof_warn("%s='%s' cannot be written now (%s)%s", var, pattern, why, then);
     else if (why)
