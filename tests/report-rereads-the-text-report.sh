@@ -132,6 +132,9 @@ expect_grep 'a libkprof text report, not JSON: .*--save' "$WORK/err" "a text rep
 # A CSV table (a new user's helper read "kprof: s.kernels.csv:1: '[' or '{' expected near 'Time'").
 err 1 "$WORK/csv.kernels.csv"
 expect_grep 'csv\.kernels\.csv: a libkprof CSV table, not JSON: .*--save' "$WORK/err" "a CSV table is said to be one, with how to save JSON"
+cp "$WORK/csv.kernels.csv" "$WORK/UP.CSV"
+err 1 "$WORK/UP.CSV"
+expect_grep 'UP\.CSV: a libkprof CSV table' "$WORK/err" "a .CSV name too (a breaker helper)"
 
 # kprof report --help, kprof(1)'s KPROF REPORT section and README.md's kprof report paragraph name the same
 # options (help and version aside in the README).

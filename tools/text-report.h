@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 /* 1 when the regular file at path begins as libkprof's text report does ("== libkprof: ").  Not asked of
@@ -25,13 +26,13 @@ static inline bool kprof_file_is_text_report(const char *path)
     return is;
 }
 
-/* 1 when path names a regular file whose name ends in ".csv" and whose first line holds a comma before any
+/* 1 when path names a regular file whose name ends in ".csv" (any case) and whose first line holds a comma before any
  * '{' or '[' (a CSV table of libkprof's, or nsys stats'); reads at most 256 bytes; thread-safe. */
 static inline bool kprof_file_is_csv(const char *path)
 {
     size_t n = strlen(path);
     struct stat st;
-    if (n < 4 || strcmp(path + n - 4, ".csv") != 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+    if (n < 4 || strcasecmp(path + n - 4, ".csv") != 0 || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
         return false;
     FILE *f = fopen(path, "r");
     if (!f)

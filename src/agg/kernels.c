@@ -649,7 +649,7 @@ void kprof_kernel_reset(struct kprof_kernel *k)
     k->first_timed = 0;
     k->min_ns = k->offset_min_ns = UINT64_MAX;
     k->offset_max_ns = 0;
-    k->mean_ns = k->m2 = 0.0;
+    k->mean_ns = k->m2 = k->adjust_rest = 0.0;
     k->full_w = k->full_wx = k->full_wxx = 0.0;
     k->w_sum = k->wx_sum = k->wxx_sum = 0.0;
     kprof_hist_free(&k->hist);
