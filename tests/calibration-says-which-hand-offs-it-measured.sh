@@ -38,4 +38,9 @@ if [ -x "$R" ]; then
     expect_grep 'idle -0\.08 kernel -' "$WORK/neg" "kprof report: idle -0.08"
     expect_grep '\(idle below 0: the idle-stream correction, the host.s time from the start event to the launch call.s return, took off more than the pair holds beyond its kernel; that much is added back\)' \
         "$WORK/neg" "the note on a hand-off below 0"
+    # Below 0 by less than 5 ns: 0.00, not "-0.00" without a note (a breaker helper).
+    jq '.calibration[0].handoff_ns.idle = -3' "$WORK/r.json" >"$WORK/tiny.json"
+    "$R" "$WORK/tiny.json" >"$WORK/tiny" 2>&1 || fail "kprof report failed on a tiny negative idle hand-off"
+    expect_grep 'idle 0\.00 kernel -' "$WORK/tiny" "kprof report: -3 ns reads idle 0.00"
+    expect_no_grep 'idle below 0' "$WORK/tiny" "no note for -3 ns"
 fi

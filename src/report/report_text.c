@@ -1,6 +1,7 @@
 /* report_text.c: the human-readable report: aligned tables under fixed "== libkprof: <section> ==" headers
  * that scripts can find. */
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cuda_api.h"
@@ -155,7 +156,8 @@ static void kernels(FILE *f, const struct kprof_snapshot *s)
     if (s->k.nkernels)
         fprintf(f, "First: the first launch (lazy module loading makes it slow), left out of Avg to StdDev unless the\n"
                    "only one timed; percentiles within 0.78%%.  Host: the launch call's host time; Queue: from the call's\n"
-                   "start to the kernel's start (launch latency; median and p95).  More in libkprof(7), \"Text report\".\n");
+                   "start to the kernel's start (launch latency; median and p95, the first launch included).  More in\n"
+                   "libkprof(7), \"Text report\".\n");
     if (s->k.nkernels && s->rows.graphs.n)
         fprintf(f, "Calls include launches replayed by CUDA graphs, which are timed with their graph (see graphs) and\n"
                    "marked on their row; launches inside conditional graph bodies cannot be counted from the host.\n"
@@ -341,8 +343,9 @@ void kprof_report_text(FILE *f, const struct kprof_snapshot *s)
             fprintf(f, "%s", sh ? "; one event:" : "");
             /* one event: from p = 1, past IDLE (a shared start is a pending stop, never an idle stream's) */
             for (int p = sh; p < (sh ? KPROF_PRED_SHARED_COUNT : KPROF_PRED_COUNT); p++) {
-                if (c->handoff_known[sh][p])
-                    fprintf(f, " %s %.2f", kprof_pred_names[p], c->handoff_ns[sh][p] / 1e3);
+                if (c->handoff_known[sh][p]) /* |v| below 5 ns: 0.00, never "-0.00" (a breaker helper) */
+                    fprintf(f, " %s %.2f", kprof_pred_names[p],
+                            fabs(c->handoff_ns[sh][p]) < 5.0 ? 0.0 : c->handoff_ns[sh][p] / 1e3);
                 else
                     fprintf(f, " %s -", kprof_pred_names[p]);
                 unknown += !c->handoff_known[sh][p];
