@@ -75,8 +75,10 @@ void kprof_text_measure(struct kprof_text_table *t, size_t nrows, int (*rows)(co
         case KPROF_TU_S: c->unit = kprof_unit_at(3); break;
         default: break;
         }
-        if (c->width != 0 && put_header(NULL, c, 0, 0) > c->width)
-            c->width = put_header(NULL, c, 0, 0);
+        /* A header as wide as its column, or wider, gets a space more, so that it does not run into the
+         * one before it ("Imbalance Host med* (us)": a new user's helper); not the first column's. */
+        if (c->width != 0 && put_header(NULL, c, 0, 0) + (i > 0) > c->width)
+            c->width = put_header(NULL, c, 0, 0) + (i > 0);
     }
 }
 
