@@ -38,6 +38,8 @@ KPROF_AUTO_CHECK=1 run_kprof "$PROGS/many_launches" $N 2>"$WORK/text" >/dev/null
 expect_grep '^KPROF_AUTO_CHECK \(KPROF_SEED=7\): every launch timed' "$WORK/text" "the text report's check"
 expect_grep '^ +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9]+ +50000 +yes  kernel_a\(float\*\)$' "$WORK/text" "kernel_a's line"
 expect_grep '^2 of 2 measured totals inside their 95% interval\.$' "$WORK/text" "the count inside"
+# Its headers apart ("+-95% (us) Auto timed" ran together: a new user's helper).
+expect_grep '^ +Total \(us\) +Auto \(us\) +\+-95% \(us\)  Auto timed +Calls +Inside  Name$' "$WORK/text" "the check's headers apart"
 
 # KPROF_HOLD=N (the default): launches not held are read with offsets learned from the held ones, and the
 # kernel's total is settled as the offsets are learned (timing/offsets.c); the launches auto would time

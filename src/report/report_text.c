@@ -117,7 +117,7 @@ static void auto_check(FILE *f, const struct kprof_kernel_rows *t)
     fprintf(f, "KPROF_AUTO_CHECK (KPROF_SEED=%ld): every launch timed; KPROF_SAMPLE=auto would have timed only some\n"
                "launches of %zu kernel%s. Its estimates from those, against the totals measured (launches outside graphs):\n",
             kprof_config.seed, n, n == 1 ? "" : "s");
-    fprintf(f, "  %14s %14s %12s %10s %10s %6s  %s\n", "Total (us)", "Auto (us)", "+-95% (us)", "Auto timed", "Calls",
+    fprintf(f, "  %14s %14s %12s %11s %10s %6s  %s\n", "Total (us)", "Auto (us)", "+-95% (us)", "Auto timed", "Calls",
             "Inside", "Name");
     for (size_t i = 0; i < t->n; i++) {
         const struct kprof_kernel *k = t->rows[i].k;
@@ -125,7 +125,7 @@ static void auto_check(FILE *f, const struct kprof_kernel_rows *t)
             continue;
         int in = kprof_kernel_check_inside(k);
         inside += (size_t)in;
-        fprintf(f, "  %14.3f %14.3f %12.3f %10llu %10llu %6s  %s\n", (double)kprof_kernel_total(k) / 1e3,
+        fprintf(f, "  %14.3f %14.3f %12.3f %11llu %10llu %6s  %s\n", (double)kprof_kernel_total(k) / 1e3,
                 k->check_total_ns / 1e3, k->check_ci95_ns / 1e3, (unsigned long long)k->check_timed,
                 (unsigned long long)kprof_kernel_direct(k), in ? "yes" : "NO", k->name);
     }
