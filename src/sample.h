@@ -96,10 +96,10 @@ static inline double kprof_ns_carry(double *rest, double ns)
  * launches not held while kprof_kernels_traced (calibrate.h); KPROF_HOLD=N: launches left unheld by the
  * draw (hold.h), a start of their own or their idle stream's last stop (timing.c, begin_take_events),
  * launches that shared their start though their stream might run dry before their kernel arrived
- * (timing.h, gap), and of those two kinds, the launches read before
- * their shape had a reference, and those whose shape still had none at exit (their total keeps what an
- * offset would have taken off: timing/offsets.c, kprof_offsets_settle); launches whose stop was stamped on an idle stream, read as their kernel's
- * mean (timing/queue.h, IDLE_STOP_SLACK_NS); launches started beside another stream's HtoD copy, the delay
+ * (timing.h, gap), and of those two kinds, the launches read before their shape had a reference, and
+ * those whose shape still had none at exit (their total keeps what an offset would have taken off:
+ * timing/offsets.c, kprof_offsets_settle); launches whose stop was stamped on an idle stream, read as
+ * their kernel's mean (timing/queue.h, IDLE_STOP_SLACK_NS); launches started beside another stream's HtoD copy, the delay
  * that costs taken off (calibrate.h, beside_htod_ns); cuEventQuery calls left out on launching threads,
  * the event (a lent stop, a start) recorded too recently to have completed (calibrate.h, seen_ns); and the
  * question whether a launch's stream was idle left out for a held launch before its hold could have given

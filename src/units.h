@@ -30,8 +30,9 @@ static inline struct kprof_unit kprof_unit_at(int i)
 /* Chooses a column's (or a group of columns') unit from its values, given one by one to
  * kprof_unit_pick_add(), for values written with 3 decimals (ns whole: kprof_unit_format): the largest
  * unit in which the largest value reads at least 1 (1.000 us, not 1000 ns), unless a smaller one has fewer
- * nonzero values reading 0.000 and still gives no value more than 4 integer digits (more than 4 digits is the worse: a 0.000 beside
- * 20000.000 keeps the larger unit).  Zero-initialise it before the first value. */
+ * nonzero values reading 0 (0.000) and still gives no value more than 4 integer digits (more than 4
+ * digits is the worse: a 0.000 beside 20000.000 keeps the larger unit).  From us to ns that never happens
+ * (below half a ns reads 0 in both).  Zero-initialise it before the first value. */
 struct kprof_unit_pick {
     double max;                      /* ns */
     unsigned long zeros[KPROF_UNITS]; /* nonzero values that read 0.000 in each unit */
