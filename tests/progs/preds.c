@@ -22,7 +22,8 @@
  * with 30 grids of 64 to 1920 blocks 20 times each, then 100000 times with 1920 blocks, then 100 times
  * with 100000 blocks: a shape new to the kernel late in the run, past its words for the draw of holds; each
  * launch waited for), "pastwords" (shape_k with 30 grids of 64 to 1920 blocks in turn, 10 rounds, each
- * launch waited for: 6 shapes past the kernel's 24 words for the draw), "twogrids" (mix_k with 1200 blocks 8 times, then with 1 block 8 times, 200 rounds,
+ * launch waited for: 6 shapes past the kernel's 24 words for the draw), "manypast" (the same with 1000
+ * grids of 64 to 64000 blocks, 3 rounds), "twogrids" (mix_k with 1200 blocks 8 times, then with 1 block 8 times, 200 rounds,
  * each launch waited for), "memset2d" (after_memset2d launched 5 times, each behind lead and a 2D memset of 64
  * rows of 64 bytes, 128 bytes apart), "htodbeside" (5 rounds: near_k on one stream as a 4 MiB HtoD copy
  * begins on another, then far_k once the copy has ended; each round waited for), "htodbesidesmall" (the
@@ -346,12 +347,13 @@ static int twogrids(CUstream s)
 }
 
 /* "pastwords": shape_k with 30 grids of 64 to 1920 blocks in turn, 10 rounds, each launch waited for:
- * the last 6 shapes past the kernel's 24 words for the draw of holds. */
-static int pastwords(CUstream s)
+ * the last 6 shapes past the kernel's 24 words for the draw of holds.  "manypast": 1000 grids of 64 to
+ * 64000 blocks in turn, 3 rounds. */
+static int pastwords(CUstream s, unsigned shapes, int rounds)
 {
     CUfunction f = fn("shape_k");
-    for (int round = 0; round < 10; round++)
-        for (unsigned g = 1; g <= 30; g++) {
+    for (int round = 0; round < rounds; round++)
+        for (unsigned g = 1; g <= shapes; g++) {
             CK(cuLaunchKernel(f, g * 64, 1, 1, 32, 1, 1, 0, s, NULL, NULL));
             CK(cuStreamSynchronize(s));
         }
@@ -671,7 +673,8 @@ int main(int argc, char **argv)
              : !strcmp(mode, "twogrids") ? twogrids(s)
              : !strcmp(mode, "idlecopy") ? idlecopy(s)
              : !strcmp(mode, "lateshape") ? lateshape(s)
-             : !strcmp(mode, "pastwords") ? pastwords(s)
+             : !strcmp(mode, "pastwords") ? pastwords(s, 30, 10)
+             : !strcmp(mode, "manypast") ? pastwords(s, 1000, 3)
              : !strcmp(mode, "memset2d") ? memset2d(s)
              : !strcmp(mode, "htodbeside") ? htodbeside(s, other, 4 << 20, 0)
              : !strcmp(mode, "htodbesidesmall") ? htodbeside(s, other, 1 << 16, 0)
