@@ -22,11 +22,9 @@ void kprof_hold_release(const struct kprof_hold *h, unsigned slot, uint32_t seq)
         ;
 }
 
-/* The count of shape `key` in shapes[0..n), before this launch; when no word is left for it, 0 if it is the
- * first to set the key's bit of the filter shapes[n + 2 .. n + 2 + seen) (a new shape, as far as the filter
- * tells), else the count of all such launches (shapes[n]) from KPROF_HOLD_FIRST on, so that each is drawn
- * afresh (*shared set either way). */
-static uint32_t shape_count(uint64_t *shapes, unsigned n, unsigned seen, uint32_t key, int *shared)
+/* The count of shape `key` in shapes[0..n), before this launch; when no word is left for it, the count of
+ * all such launches (shapes[n]) from KPROF_HOLD_FIRST on, so that each is drawn afresh (*shared set). */
+static uint32_t shape_count(uint64_t *shapes, unsigned n, uint32_t key, int *shared)
 {
     *shared = 0;
     for (unsigned i = 0; i < n; i++) {
@@ -45,11 +43,6 @@ static uint32_t shape_count(uint64_t *shapes, unsigned n, unsigned seen, uint32_
         return count;
     }
     *shared = 1;
-    if (seen > 0) {
-        uint64_t bit = kprof_mix64(key) % (64u * seen), mask = 1ull << (bit % 64);
-        if (!(__atomic_fetch_or(&shapes[n + 2 + bit / 64], mask, __ATOMIC_RELAXED) & mask))
-            return 0;
-    }
     return (uint32_t)(KPROF_HOLD_FIRST + __atomic_fetch_add(&shapes[n], 1, __ATOMIC_RELAXED) % (1u << 31));
 }
 
@@ -58,14 +51,14 @@ void kprof_hold_stop_thinning(uint64_t *shapes, unsigned n)
     __atomic_store_n(&shapes[n + 1], 1, __ATOMIC_RELAXED);
 }
 
-int kprof_hold_drawn(uint64_t *shapes, unsigned n, unsigned seen, uint32_t key, unsigned char *thin)
+int kprof_hold_drawn(uint64_t *shapes, unsigned n, uint32_t key, unsigned char *thin)
 {
     *thin = 0;
     if (!shapes || !kprof_hold_sampled())
         return 1;
     key |= 1; /* never 0, the mark of a free word */
     int shared;
-    uint32_t count = shape_count(shapes, n, seen, key, &shared);
+    uint32_t count = shape_count(shapes, n, key, &shared);
     if (count < KPROF_HOLD_FIRST)
         return 2;
     if (!shared && count >= 1u << 31)

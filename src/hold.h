@@ -48,20 +48,17 @@ int kprof_hold_place(const struct kprof_hold *h, CUstream s, unsigned slot, uint
  * hundreds of references hardly moves with more).  The others are left unheld and read with the offset
  * learned from the drawn ones of their shape (timing/offsets.c), each of which stands for the 2^k
  * launches of its rate (the references' mean weighs it so, and follows a length that changes over the
- * run).  `shapes` holds n + 2 + `seen` words of a kernel's (struct kprof_kernel's hold_shapes): n each a
- * shape's key (high 32 bits) and count (low 32), claimed in turn, and a count of the launches of shapes that
- * found them all taken (drawn from their first, never thinned), a flag that stops the kernel's thinning
- * (kprof_hold_stop_thinning), and a filter of `seen` x 64 bits of those shapes' keys: the launch that first
- * sets a shape's bit is held as a shape's first launches are, so that such a shape of a few launches has a
- * reference (drawn 1 in N alone, it often had none, and its launches kept the latency an offset would have
- * taken off: the events' unheld_no_reference); a shape whose bit another set first has none of its own.  Returns 2 for a hold among the first KPROF_HOLD_FIRST, 1 for a hold drawn after them, 0 for
+ * run).  `shapes` holds n + 2 words of a kernel's (struct kprof_kernel's hold_shapes): n each a shape's key
+ * (high 32 bits) and count (low 32), claimed in turn, and a count of the launches of shapes that found them
+ * all taken (drawn from their first, never thinned), and a flag that stops the kernel's thinning
+ * (kprof_hold_stop_thinning).  Returns 2 for a hold among the first KPROF_HOLD_FIRST, 1 for a hold drawn after them, 0 for
  * none (also once a shape's count has stopped at 2^31); always 1 when shapes is NULL (the kernel unknown).
  * *thin is 0 unless 1 is returned.  Lock-free. */
 #define KPROF_HOLD_FIRST 8
 #define KPROF_HOLD_THIN_AFTER 512
-int kprof_hold_drawn(uint64_t *shapes, unsigned n, unsigned seen, uint32_t key, unsigned char *thin);
+int kprof_hold_drawn(uint64_t *shapes, unsigned n, uint32_t key, unsigned char *thin);
 
-/* Draws for the kernel whose words are `shapes` (n + 2 + seen of them, as for kprof_hold_drawn) are 1/N from now
+/* Draws for the kernel whose words are `shapes` (n + 2 of them, as for kprof_hold_drawn) are 1/N from now
  * on, never thinned.  Called by the harvester when a kernel's references spread too widely for a thinned
  * sample to fix its offset (timing/offsets.c).  Lock-free. */
 void kprof_hold_stop_thinning(uint64_t *shapes, unsigned n);

@@ -9,8 +9,6 @@
 #include "sampling.h"
 
 #define KPROF_KERNEL_HOLD_SHAPES 24
-/* Words of a kernel's filter of its launch shapes past those (hold.h, kprof_hold_drawn): 256 bits. */
-#define KPROF_KERNEL_HOLD_SEEN 4
 
 /* Per-kernel aggregate, one per mangled name; lives until the process exits.  calls is counted on the
  * launching thread; the time fields are updated by the harvester under the kernels' times lock (kernels.c). */
@@ -78,9 +76,8 @@ struct kprof_kernel {
      * and the queue times from each call's start to its kernel's start, in ns (the kernels' times lock). */
     struct kprof_hist launch_hist, queue_hist;
     /* KPROF_HOLD=N: per launch shape and situation, a word counting its draws, the shared count of the
-     * shapes past them, the flag that stops thinning and the filter of the shapes past them already seen
-     * (kprof_hold_drawn, kprof_hold_stop_thinning; atomic) */
-    uint64_t hold_shapes[KPROF_KERNEL_HOLD_SHAPES + 2 + KPROF_KERNEL_HOLD_SEEN];
+     * shapes past them and the flag that stops thinning (kprof_hold_drawn, kprof_hold_stop_thinning; atomic) */
+    uint64_t hold_shapes[KPROF_KERNEL_HOLD_SHAPES + 2];
     /* KPROF_HOLD=N, per kind of hold (enum kprof_offset_kind's HELD, HELD_KERNEL): the kernel's launch
      * shapes whose references' mean is not yet known closely (timing/offsets.c, BLIND_REL_SE; harvest
      * passes only), and 1 once it has some and none of them is (atomic): its launches not drawn due that

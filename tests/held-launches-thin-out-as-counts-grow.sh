@@ -98,49 +98,25 @@ for seed in 1 2; do
         fail "seed $seed: offsets that are fractions of a ns: $got ns, expected 201400000 (+ at most $unlearned)"
     pass "seed $seed: offsets that are fractions of a ns: $got ns (201400000, $unlearned launches read before a reference)"
 done
-# A shape past a kernel's 24 words was drawn 1 in N from the shared count, so that a shape of a few launches
-# often had none measured in full, and its total kept the latency an offset would have taken off.  Now the
-# first launch of each such shape (as a 256-bit filter of the shapes' keys tells them apart: hold.h) is
-# held.  KPROF_HOLD=65536 (a draw of 1 in 65536) on 30 shapes of shape_k, 10 launches each, every idle
-# launch 1 ns a block later than the calibration sees (1.6 to 1.9 us for the last 6 shapes): those 6 shapes'
-# 60 launches had no reference and read 106 us over; each has one now, and the joint test of the kernel's
-# shapes takes their offsets off (within 5 us of 600 us).
+# A shape none of whose launches is measured in full keeps, in its total, the latency its offset would
+# have taken off; the events say how many launches were read so (unheld_no_reference) and the text report
+# adds a line.  KPROF_HOLD=65536 (a draw of 1 in 65536) on 30 shapes of shape_k, 10 launches each: the first
+# 24 shapes' first 8 launches are held (their words), the last 6 shapes' 60 launches are drawn from the
+# shared count and none is held; each of those reads the 1 ns a block of latency the calibration cannot
+# see (1.6 to 1.9 us), about 106 us over in all.
 FAKEGPU_KERNEL_NS=shape_k=2000 FAKEGPU_LAUNCH_LATENCY_PER_BLOCK_NS=1 KPROF_HOLD=65536 KPROF_SEED=1 \
     KPROF_FORMAT=json KPROF_OUTPUT="$WORK/past.json" run_clocked "$PROGS/preds" pastwords >"$WORK/out" 2>&1 ||
     fail "preds pastwords failed: $(cat "$WORK/out")"
-got=$(jqr '.kernels[0].total_ns' "$WORK/past.json") none=$(jqr '.events.unheld_no_reference' "$WORK/past.json")
-[ "$got" -ge 600000 ] && [ "$got" -le 605000 ] ||
-    fail "pastwords: shape_k $got ns, expected 600000 within 5 us ($none launches with no reference of their shape; 706107 before)"
-pass "pastwords: shape_k $got ns (600000; $none launches with no reference of their shape)"
-# Such a shape's one reference says nothing of its lengths' spread; read as none, a difference by chance
-# passed for latency: lengths of 1 to 1.6 us in turn (7 of them, so that each shape meets several), no
-# latency, read 0.5 to 0.8% long over seeds 1 to 5; the cheap launches' spread stands for the reference's
-# now (timing/offsets.c, difference): -0.25 to -0.2%.
-for seed in 1 4; do
-    FAKEGPU_KERNEL_NS=shape_k=1000/1600/1300/1000/1600/1200/1400 KPROF_HOLD=65536 KPROF_SEED=$seed KPROF_FORMAT=json \
-        KPROF_OUTPUT="$WORK/pastv.json" run_clocked "$PROGS/preds" pastwords >"$WORK/out" 2>&1 ||
-        fail "preds pastwords (lengths that vary) failed: $(cat "$WORK/out")"
-    got=$(jqr '.kernels[0].total_ns' "$WORK/pastv.json")
-    [ "$got" -ge 387950 ] && [ "$got" -le 391850 ] ||
-        fail "pastwords, lengths that vary, seed $seed: shape_k $got ns, expected 389900 within 0.5%"
-    pass "pastwords, lengths that vary, seed $seed: shape_k $got ns (389900)"
-done
-# The events say how many launches kept their latency so (unheld_no_reference) and the text report adds a
-# line: 1000 shapes of 3 launches each, most of the 976 past the words sharing a bit of the filter with
-# another (the first of the two takes the hold), so that hundreds of shapes have no reference.
+none=$(jqr '.events.unheld_no_reference' "$WORK/past.json") unlearned=$(jqr '.events.unheld_unlearned' "$WORK/past.json")
+[ "$none" -ge 60 ] && [ "$none" -le "$unlearned" ] ||
+    fail "pastwords: $none launches read with no reference of their shape, expected the last 6 shapes' 60 at least (and at most the $unlearned read before one)"
+pass "pastwords: $none launches read with no reference of their shape ($unlearned before one)"
 FAKEGPU_KERNEL_NS=shape_k=2000 FAKEGPU_LAUNCH_LATENCY_PER_BLOCK_NS=1 KPROF_HOLD=65536 KPROF_SEED=1 \
-    KPROF_FORMAT=json KPROF_OUTPUT="$WORK/many.json" run_clocked "$PROGS/preds" manypast >"$WORK/out" 2>&1 ||
-    fail "preds manypast failed: $(cat "$WORK/out")"
-none=$(jqr '.events.unheld_no_reference' "$WORK/many.json") unlearned=$(jqr '.events.unheld_unlearned' "$WORK/many.json")
-[ "$none" -ge 600 ] && [ "$none" -le "$unlearned" ] ||
-    fail "manypast: $none launches read with no reference of their shape, expected some hundreds (at most the $unlearned read before one)"
-pass "manypast: $none launches read with no reference of their shape ($unlearned before one)"
-FAKEGPU_KERNEL_NS=shape_k=2000 FAKEGPU_LAUNCH_LATENCY_PER_BLOCK_NS=1 KPROF_HOLD=65536 KPROF_SEED=1 \
-    run_clocked "$PROGS/preds" manypast >/dev/null 2>"$WORK/many.txt" || fail "preds manypast (text) failed"
-expect_grep "^Of those, read with no offset because no launch of their shape was measured in full [0-9]+ \(their times keep the launch latency an offset would have taken off\)$" \
-    "$WORK/many.txt" "the text report's line"
+    run_clocked "$PROGS/preds" pastwords >/dev/null 2>"$WORK/past.txt" || fail "preds pastwords (text) failed"
+expect_grep "^Of those, read with no offset because no launch of their shape was measured in full $none \(their times keep the launch latency an offset would have taken off\)$" \
+    "$WORK/past.txt" "the text report's line"
 # Every shape with references (12 shapes, 20 launches each, the default draw): none, and no such line.
 FAKEGPU_KERNEL_NS=shape_k=2000 FAKEGPU_LAUNCH_LATENCY_PER_BLOCK_NS=1 KPROF_SEED=1 run_clocked "$PROGS/preds" manyshapes \
-    >/dev/null 2>"$WORK/twelve.txt" || fail "preds manyshapes failed"
-expect_grep '^Read with an offset learned' "$WORK/twelve.txt" "manyshapes: launches read with an offset"
-expect_no_grep '^Of those, read with no offset' "$WORK/twelve.txt" "manyshapes: every shape has references"
+    >/dev/null 2>"$WORK/many.txt" || fail "preds manyshapes failed"
+expect_grep '^Read with an offset learned' "$WORK/many.txt" "manyshapes: launches read with an offset"
+expect_no_grep '^Of those, read with no offset' "$WORK/many.txt" "manyshapes: every shape has references"

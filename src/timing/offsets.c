@@ -173,13 +173,7 @@ static int difference(const struct offset *o, const struct cheap *c, double *d, 
     if (r.n == 0 || c->n == 0)
         return 0;
     *d = c->sum / (double)c->n - r.sum / r.w;
-    double vc = variance(c->n, c->sum, c->sq), neff;
-    weighted_variance(&r, &neff);
-    /* One reference (a shape past its kernel's words holds only its first launch: hold.h) says nothing of
-     * its spread, which read as 0 took a difference by chance as beyond it: the cheap launches' spread
-     * stands for it (lengths vary alike in both; theirs holds the latency's too, so it errs wide).  On
-     * the fake GPU, 30 shapes of lengths varying from 1 to 1.6 us read 0.5 to 0.8% long without it. */
-    *se2 = (neff > 1.0 ? weighted_se2(&r) : vc) + vc / (double)c->n;
+    *se2 = weighted_se2(&r) + variance(c->n, c->sum, c->sq) / (double)c->n;
     return 1;
 }
 

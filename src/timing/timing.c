@@ -506,8 +506,7 @@ static void begin_take_events(struct kprof_timing *t, struct begin *g, enum kpro
     if (draws) {
         t->draw_kind = (unsigned char)hold_kind(q);
         uint32_t key = t->hold_key ^ (t->short_backlog ? GAP_DRAW_KEY : 0) ^ (t->draw_kind == 2 ? COPY_DRAW_KEY : 0);
-        t->drawn = (signed char)kprof_hold_drawn(t->hold_shapes, t->hold_nshapes, KPROF_KERNEL_HOLD_SEEN, key,
-                                                 &t->draw_thin);
+        t->drawn = (signed char)kprof_hold_drawn(t->hold_shapes, t->hold_nshapes, key, &t->draw_thin);
         /* KPROF_AUTO_CHECK=1: a launch KPROF_SAMPLE=auto would time is measured as auto measures it, in
          * full (held where a hold is due) and read from its own pair, never with a learned offset: the
          * check's estimate is made of readings like an auto run's (offset-read, the weighed launches of the
