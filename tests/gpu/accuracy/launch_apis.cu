@@ -7,11 +7,17 @@
 
 namespace cg = cooperative_groups;
 
-__global__ void __cluster_dims__(2, 1, 1) cluster_spin(unsigned long long ns, unsigned int *count)
+// Every thread busy-waits ns of %globaltimer.
+__device__ void spin_for(unsigned long long ns)
 {
     unsigned long long t0 = globaltimer();
     while (globaltimer() - t0 < ns) {
     }
+}
+
+__global__ void __cluster_dims__(2, 1, 1) cluster_spin(unsigned long long ns, unsigned int *count)
+{
+    spin_for(ns);
     cg::this_cluster().sync();
     if (count && threadIdx.x == 0 && blockIdx.x == 0)
         atomicAdd(count, 1u);
@@ -19,9 +25,7 @@ __global__ void __cluster_dims__(2, 1, 1) cluster_spin(unsigned long long ns, un
 
 __global__ void coop_spin(unsigned long long ns, unsigned int *count)
 {
-    unsigned long long t0 = globaltimer();
-    while (globaltimer() - t0 < ns) {
-    }
+    spin_for(ns);
     cg::this_grid().sync();
     if (count && threadIdx.x == 0 && blockIdx.x == 0)
         atomicAdd(count, 1u);
@@ -31,9 +35,7 @@ __global__ void smem_spin(unsigned long long ns, unsigned int *count)
 {
     extern __shared__ unsigned char smem[];
     smem[threadIdx.x] = (unsigned char)threadIdx.x;
-    unsigned long long t0 = globaltimer();
-    while (globaltimer() - t0 < ns) {
-    }
+    spin_for(ns);
     __syncthreads();
     if (count && threadIdx.x == 0 && blockIdx.x == 0 && smem[1] == 1)
         atomicAdd(count, 1u);
