@@ -28,7 +28,7 @@ static inline struct kprof_unit kprof_unit_at(int i)
 }
 
 /* Chooses a column's (or a group of columns') unit from its values, given one by one to
- * kprof_unit_pick_add(), for values written with 3 decimals (ns whole: kprof_unit_format): the largest
+ * kprof_unit_pick_add(), for values written with 3 decimals (ns whole: kprof_unit_decimals): the largest
  * unit in which the largest value reads at least 1 (1.000 us, not 1000 ns), unless a smaller one has fewer
  * nonzero values reading 0 (0.000) and still gives no value more than 4 integer digits (more than 4
  * digits is the worse: a 0.000 beside 20000.000 keeps the larger unit).  From us to ns that never happens
@@ -61,11 +61,11 @@ static inline struct kprof_unit kprof_unit_pick_best(const struct kprof_unit_pic
     return kprof_unit_at(best);
 }
 
-/* The printf format of a time in unit u: whole ns (a GPU's event stamps are 0.5 us apart: a tenth of a
- * ns is noise, and "171.000 ns" read as precise), 3 decimals in the larger units. */
-static inline const char *kprof_unit_format(struct kprof_unit u)
+/* The decimals of a time written in unit u, for printf's "%.*f": whole ns (a GPU's event stamps are
+ * 0.5 us apart: a tenth of a ns is noise, and "171.000 ns" read as precise), 3 in the larger units. */
+static inline int kprof_unit_decimals(struct kprof_unit u)
 {
-    return u.ns == 1.0 ? "%.0f" : "%.3f";
+    return u.ns == 1.0 ? 0 : 3;
 }
 
 /* The text report's unit for one value alone (kprof_unit_pick_best): 1.000 us, not 1000 ns. */

@@ -1158,19 +1158,12 @@ static void write_text(FILE *f, struct merge *m)
     struct wall w = wall_stats(m);
     if (w.n) {
         struct kprof_unit u = kprof_unit_for(w.total);
-        const char *num = kprof_unit_format(u); /* whole ns, as the tables write them */
-        fprintf(f, "Wall time (%s): total ", u.name);
-        fprintf(f, num, (double)w.total / u.ns);
-        fprintf(f, ", min ");
-        fprintf(f, num, (double)w.min / u.ns);
-        fprintf(f, " (");
+        int d = kprof_unit_decimals(u); /* whole ns, as the tables write them */
+        fprintf(f, "Wall time (%s): total %.*f, min %.*f (", u.name, d, (double)w.total / u.ns, d, (double)w.min / u.ns);
         kprof_text_put(f, m->procs[w.min_proc].label, 0);
-        fprintf(f, "), max ");
-        fprintf(f, num, (double)w.max / u.ns);
-        fprintf(f, " (");
+        fprintf(f, "), max %.*f (", d, (double)w.max / u.ns);
         kprof_text_put(f, m->procs[w.max_proc].label, 0);
-        fprintf(f, "), mean ");
-        fprintf(f, num, (double)w.total / (double)w.n / u.ns);
+        fprintf(f, "), mean %.*f", d, (double)w.total / (double)w.n / u.ns);
         fputc('\n', f);
     } else {
         fprintf(f, "Wall time: not reported\n");

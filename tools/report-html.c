@@ -53,8 +53,7 @@ static void esc(FILE *f, const char *s)
 /* A time in the unit u, with the unit's name: "12.345 ms", "171 ns". */
 static void put_time(FILE *f, double ns, struct kprof_unit u)
 {
-    fprintf(f, kprof_unit_format(u), ns / u.ns);
-    fprintf(f, " %s", u.name);
+    fprintf(f, "%.*f %s", kprof_unit_decimals(u), ns / u.ns, u.name);
 }
 
 /* A process's label, as kprof-merge's: "pid@host". */

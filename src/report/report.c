@@ -166,14 +166,16 @@ static void check_path(const char *var, const char *pattern, int csv)
 {
     if (!pattern)
         return;
+    /* What exit will do: only the report falls back to stderr. */
+    const char *then = strcmp(var, "KPROF_OUTPUT") == 0 ? "; a report at exit tries it again, else goes to stderr"
+                                                         : "; a report at exit tries it again";
     char *path = expand(pattern);
     if (!path || std_descriptor(path) > 0 || (csv && names_a_device(path))) {
         free(path); /* stdout, stderr, or a device as a CSV base (write_csv writes the text report to it) */
         return;
     }
     if (!*path) { /* an unset %q{VAR}, say: the report would go to stderr at exit */
-        kprof_warn("%s='%s' expands to an empty path now (an unset variable in %%q{VAR}?); a report at exit tries it "
-                   "again%s", var, pattern, strcmp(var, "KPROF_OUTPUT") == 0 ? ", else goes to stderr" : "");
+        kprof_warn("%s='%s' expands to an empty path now (an unset variable in %%q{VAR}?)%s", var, pattern, then);
         free(path);
         return;
     }
@@ -183,10 +185,7 @@ static void check_path(const char *var, const char *pattern, int csv)
     if (csv && (probe = malloc(strlen(path) + 16)) != NULL)
         sprintf(probe, "%s.summary.csv", path);
     const char *why = probe ? unwritable(probe) : NULL;
-    /* The expanded path only where it differs from the pattern (a new user's helper read the path twice),
-     * and what exit will do. */
-    const char *then = strcmp(var, "KPROF_OUTPUT") == 0 ? "; a report at exit tries it again, else goes to stderr"
-                                                         : "; a report at exit tries it again";
+    /* The expanded path only where it differs from the pattern (a new user's helper read the path twice). */
     if (why && strcmp(probe, pattern) == 0)
         kprof_warn("%s='%s' cannot be written now (%s)%s", var, pattern, why, then);
     else if (why)

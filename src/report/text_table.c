@@ -139,7 +139,7 @@ void kprof_text_cells(FILE *f, const struct kprof_text_table *t, size_t row)
             }
             if (col->kind == KPROF_KIND_TIME) {
                 double x = v.type == KPROF_V_F64 ? v.v.d : (double)v.v.u;
-                snprintf(buf, sizeof buf, kprof_unit_format(c->unit), x / c->unit.ns);
+                snprintf(buf, sizeof buf, "%.*f", kprof_unit_decimals(c->unit), x / c->unit.ns);
             } else if (v.type == KPROF_V_F64) {
                 snprintf(buf, sizeof buf, "%.2f", v.v.d);
             } else {

@@ -1,5 +1,5 @@
 /* units_test.c: unit test of units.h's choice of a column's time unit (kprof_unit_pick), for values written
- * with 3 decimals in us, ms and s and in whole ns (kprof_unit_format).  Built from this file and the header
+ * with 3 decimals in us, ms and s and in whole ns (kprof_unit_decimals).  Built from this file and the header
  * alone.  Prints one line per check ("ok ..." or "FAIL ..."); exits 1 if any check failed. */
 #include <stdio.h>
 #include <string.h>
