@@ -21,13 +21,15 @@ void kprof_api_count(int api, int ok);
 void kprof_api_record_untimed(int api, uint64_t host_ns, int ok);
 
 /* One context created: `api` is the program's call, `driver` the driver function that created it (-1:
- * unknown), enum kprof_api indexes; label is what the text report shows (kprof_api_pair_label). */
-struct kprof_ctx_init { int device; int api; int driver; uint64_t host_ns; char label[96]; };
+ * unknown), enum kprof_api indexes; start_ns when its creation began on the process timeline (ns since
+ * libkprof started: the time it was recorded less host_ns), so that a context created again after a device
+ * reset reads apart from the first; label is what the text report shows (kprof_api_pair_label). */
+struct kprof_ctx_init { int device; int api; int driver; uint64_t start_ns, host_ns; char label[96]; };
 
 /* Context creation on `device`, host_ns long: `api` is the program's call that caused it (the outermost
  * counted call on the thread, or the driver function when none was in progress), `driver` the driver
  * function that created it (-1: unknown, the context seen only after `api` returned); both enum kprof_api
- * indexes.  The first 64 are kept (a warning when more are created).  Thread-safe (the context creations' lock). */
+ * indexes.  Called when the creation has just ended (its start is now less host_ns).  The first 64 are kept (a warning when more are created).  Thread-safe (the context creations' lock). */
 void kprof_ctx_init_record(int device, int api, int driver, uint64_t host_ns);
 
 /* The api table's part of the report's snapshot: api[i], each API function's figures, read without a

@@ -17,4 +17,4 @@ pass "cudaMalloc statistics exclude context creation (max $malloc_max ns)"
 expect_eq "$(jqr '[.api[] | select(.name == "cudaMalloc")][0].calls' "$WORK/r.json")" 2 "both cudaMalloc calls counted"
 expect_eq "$(jqr '.allocations[0].count' "$WORK/r.json")" 2 "both allocations counted"
 run_kprof "$KERNELS/context_init" 2>"$WORK/text" >/dev/null
-expect_grep '^ +0 +[0-9]+\.[0-9]{3}  cudaMalloc \(cuDevicePrimaryCtxRetain\)$' "$WORK/text" "text context init row"
+expect_grep '^ +0 +[0-9.]+ +[0-9]+\.[0-9]{3}  cudaMalloc \(cuDevicePrimaryCtxRetain\)$' "$WORK/text" "text context init row"

@@ -19,13 +19,13 @@ max=$(jqr '[.api[] | select(.name == "cudaStreamIsCapturing")][0].max_ns' "$WORK
 [ "$max" -lt 60000000 ] || fail "cudaStreamIsCapturing's max is $max ns: context creation leaked into it"
 pass "the query's statistics leave the creation out (max $max ns)"
 run_kprof "$PROGS/rt_calls" first-query 2>"$WORK/text" >/dev/null
-expect_grep '^ +0 +[0-9.]+  cudaStreamIsCapturing \(cuDevicePrimaryCtxRetain\)$' "$WORK/text" "text row: the call, then the driver function"
+expect_grep '^ +0 +[0-9.]+ +[0-9.]+  cudaStreamIsCapturing \(cuDevicePrimaryCtxRetain\)$' "$WORK/text" "text row: the call, then the driver function"
 KPROF_FORMAT=csv KPROF_OUTPUT="$WORK/c" run_kprof "$PROGS/rt_calls" first-query >/dev/null
-expect_eq "$(sed -n 1p "$WORK/c.context_init.csv")" "device,api,host_ns,driver_api" "CSV header"
-expect_grep '^0,cudaStreamIsCapturing,[0-9]+,cuDevicePrimaryCtxRetain$' "$WORK/c.context_init.csv" "CSV row"
+expect_eq "$(sed -n 1p "$WORK/c.context_init.csv")" "device,api,host_ns,driver_api,start_ns" "CSV header"
+expect_grep '^0,cudaStreamIsCapturing,[0-9]+,cuDevicePrimaryCtxRetain,[0-9]+$' "$WORK/c.context_init.csv" "CSV row"
 
 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/s.json" run_kprof "$PROGS/rt_calls_static" first-query >/dev/null
 expect_eq "$(jqr '.context_init[0] | "\(.api) \(.driver_api)"' "$WORK/s.json")" \
     "cuDevicePrimaryCtxRetain cuDevicePrimaryCtxRetain" "static runtime: the driver function alone"
 run_kprof "$PROGS/rt_calls_static" first-query 2>"$WORK/stext" >/dev/null
-expect_grep '^ +0 +[0-9.]+  cuDevicePrimaryCtxRetain$' "$WORK/stext" "static runtime: text row names it once"
+expect_grep '^ +0 +[0-9.]+ +[0-9.]+  cuDevicePrimaryCtxRetain$' "$WORK/stext" "static runtime: text row names it once"

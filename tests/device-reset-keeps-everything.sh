@@ -16,6 +16,11 @@ for reuse in 0 1; do
     expect_eq "$(kernel_field "$WORK/r$reuse.json" before total_ns)" 35000 "handle reuse $reuse: with their times"
     expect_eq "$(kernel_field "$WORK/r$reuse.json" after timed)" 3 "handle reuse $reuse: new context timed"
     expect_eq "$(jqr '.context_init | length' "$WORK/r$reuse.json")" 2 "handle reuse $reuse: two context-init rows"
+    # Each row says when its creation began (a breaker helper read two identical rows after a reset).
+    expect_eq "$(jqr '.context_init[0].start_ns < .context_init[1].start_ns' "$WORK/r$reuse.json")" true \
+        "handle reuse $reuse: the second context created later"
+    expect_eq "$(jqr '.context_init[0].start_ns + .context_init[0].host_ns <= .context_init[1].start_ns' \
+        "$WORK/r$reuse.json")" true "handle reuse $reuse: after the first one's creation ended"
     expect_eq "$(jqr '.events.failed' "$WORK/r$reuse.json")" 0 "handle reuse $reuse: no pair failed"
     mem() { jqr ".allocations[] | select(.kind == \"$1\") | .$2" "$WORK/r$reuse.json"; }
     expect_eq "$(mem device count) $(mem device frees)" "2 1" "handle reuse $reuse: device allocations and frees"

@@ -20,8 +20,8 @@ KPROF_FORMAT=csv KPROF_OUTPUT="$WORK/report" run
 awk '
     /^== libkprof: / { section = $0; print; next }
     /^Process: / { print "Process: <masked>"; next }
-    section ~ /context init/ && /^ +[0-9]+ +[0-9.]+  / { $2 = "<time>"; print; next }
-    section ~ /context init/ { gsub(/Host time \([a-z]+\)/, "Host time (*)") }
+    section ~ /context init/ && /^ +[0-9]+ +[0-9.]+ +[0-9.]+  / { $2 = "<time>"; $3 = "<time>"; print; next }
+    section ~ /context init/ { gsub(/(Start|Host time) \([a-z]+\)/, "& (*)"); gsub(/\([a-z]+\) \(\*\)/, "(*)") }
     section ~ /allocations/ { gsub(/Host time \([a-z]+\)/, "Host time (*)"); if ($0 !~ /^Kind/) $0 = substr($0, 1, 55) "<masked>" substr($0, 71); print; next }
     section ~ /devices/ && /^ +[0-9]+ / { $6 = "<s>"; $7 = "<%>"; print; next }
     section ~ /api/ { if ($0 ~ /^ +Calls/) print "Calls Errors API"; else print $1, $2, $NF; next }
@@ -32,7 +32,7 @@ awk '
     sed -E 's/(Host|Queue) (med|p95) \([a-z]+\)/\1 \2 (*)/g; s/( +[0-9]+(\.[0-9]{3})?){4}(  [^ ])/ <host> <host> <host> <host>\3/' >"$WORK/report.txt.norm"
 # JSON: drop what varies; the calibration's hand-offs in whole ns (written exactly, they carry the float
 # noise of cuEventElapsedTime's milliseconds).
-jq -S 'del(.pid, .rank, .host, .command, .wall_ns, .version) | .context_init[].host_ns = 0
+jq -S 'del(.pid, .rank, .host, .command, .wall_ns, .version) | .context_init[].host_ns = 0 | .context_init[].start_ns = 0
        | .allocations[].host_ns = 0 | .api |= map({name, calls, errors}) | .events.created = 0 | .events.one_event = 0 | .events.held = 0 | .events.held_kernel = 0 | .events.beside_busy = 0 | .events.holds_overdue = 0
        | .events.unheld_drawn = 0 | .events.gap_shared = 0 | .events.unheld_unlearned = 0 | .events.stop_idle = 0
        | .events.queries_unasked = 0 | .events.queries_unasked_held = 0 | .events.queries_unasked_not_drawn = 0 | .calibration[].cost_ns = 0 | .calibration[].seen_ns = 0

@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include "clock.h"
 #include "log.h"
 #include "names.h"
 #include "module.h"
@@ -197,6 +198,7 @@ static size_t nctx_inits;
 
 void kprof_ctx_init_record(int device, int api, int driver, uint64_t host_ns)
 {
+    uint64_t since = kprof_now_ns() - kprof_start_ns; /* the host clock is monotonic, started before */
     pthread_mutex_lock(&ctx_lock);
     static int warned;
     if (nctx_inits == sizeof ctx_inits / sizeof ctx_inits[0] && !warned++)
@@ -207,6 +209,7 @@ void kprof_ctx_init_record(int device, int api, int driver, uint64_t host_ns)
         c->api = api;
         c->driver = driver;
         c->host_ns = host_ns;
+        c->start_ns = since > host_ns ? since - host_ns : 0;
         kprof_api_pair_label(c->label, sizeof c->label, api, driver);
     }
     pthread_mutex_unlock(&ctx_lock);
