@@ -44,6 +44,8 @@ struct kprof_sample {
                               * so far (timing/queue.h, IDLE_STOP_SLACK_NS) */
     unsigned char beside_htod; /* kernels: 1 when it started beside another stream's HtoD copy, the delay that
                                 * costs taken off too (calibrate.h, beside_htod_ns) */
+    unsigned char behind_filling; /* kernels: 1 when it waited for a kernel of another stream that filled the
+                                   * device, that wait taken off too (timing/harvest.c, past_filling) */
     unsigned char offset_read; /* kernels: read with a learned offset (KPROF_HOLD=N, not drawn: timing/offsets.c),
                                 * so dur_ns is not its own length; kept out of Min, Max and the percentiles */
     unsigned char read_as;   /* kernels: how the pair was read (enum kprof_read_as) */
@@ -111,7 +113,7 @@ static inline double kprof_ns_carry(double *rest, double ns)
     X(held_kernel, "held_kernel") X(beside_busy, "beside_busy") X(holds_overdue, "holds_overdue")  \
     X(not_held_traced, "not_held_traced") X(unheld_drawn, "unheld_drawn") X(gap_shared, "gap_shared") \
     X(unheld_unlearned, "unheld_unlearned") X(unheld_no_reference, "unheld_no_reference")           \
-    X(stop_idle, "stop_idle") X(beside_htod, "beside_htod")                                           \
+    X(stop_idle, "stop_idle") X(beside_htod, "beside_htod") X(behind_filling, "behind_filling_kernel")   \
     X(unasked, "queries_unasked") X(unasked_held, "queries_unasked_held") X(unasked_cheap, "queries_unasked_not_drawn")
 struct kprof_event_counters {
 #define KPROF_EVENT_FIELD(field, key) long field;

@@ -321,6 +321,9 @@ void kprof_report_text(FILE *f, const struct kprof_snapshot *s)
         fprintf(f, "Read as their kernel's mean because their stop was stamped on an idle stream %ld\n", n->stop_idle);
     if (n->beside_htod) /* the GPU reads a kernel's launch behind the copy's reads: calibrate.h */
         fprintf(f, "Started beside another stream's HtoD copy %ld (its delay taken off)\n", n->beside_htod);
+    if (n->behind_filling) /* timing/harvest.c, past_filling */
+        fprintf(f, "Started while a kernel of another stream filled the device %ld (read from its end)\n",
+                n->behind_filling);
     if (n->unasked) /* calibrate.h, seen_ns */
         fprintf(f, "Queries left out (the event recorded too recently to have completed) %ld\n", n->unasked);
     if (n->unasked_held || n->unasked_cheap) /* was the stream idle: timing/timing.c, timing_end */

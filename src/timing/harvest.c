@@ -176,6 +176,11 @@ static double idle_stop_mean(const struct pair *pr, uint64_t ns)
  * before its end: both are read through a reference as float ms, and a kernel that waited for the copy to
  * end (an event wait) starts at its end. */
 #define BESIDE_EDGE_NS 100.0
+/* fill_first: the other queues it looks at, and how far into each one for its oldest filling pair. */
+#define FILL_QUEUES 64
+#define FILL_SCAN 256
+/* harvest_once: the most rounds over the queues a pass makes while pairs wait for fill_first. */
+#define FILL_ROUNDS 4096
 
 /* Whether `at` lies inside a copy running from t0 to t1 (ns on the timeline), each edge moved
  * BESIDE_EDGE_NS earlier (event stamps trail what they mark). */
@@ -225,6 +230,65 @@ static int beside_htod(const struct queue *q, const struct pair *pr, double at)
         CUresult e = kprof_drv.cuEventElapsedTime_v2(&b, r->ev, ev[i + 1]);
         double t1 = e == CUDA_ERROR_NOT_READY ? INFINITY /* runs on */ : r->base_ns + (double)b * 1e6;
         if ((e == CUDA_SUCCESS || e == CUDA_ERROR_NOT_READY) && inside_copy(at, t0, t1))
+            return 1;
+    }
+    return 0;
+}
+
+/* The start of the kernel of pair pr of queue q, which began at `at` on the timeline and stopped at `stop`,
+ * once past every kernel of another stream of its context that filled the device (kprof_fills) while it
+ * waited: a kernel cannot start while another holds every SM, but its start event, recorded before it
+ * on its own stream, is stamped as soon as its stream reaches it, and CUPTI's start is that of its
+ * first block (docs/accuracy.md, "Kernels of several streams at once").  Such a kernel counts when it
+ * ran at `at` and ended before `stop`; taken in turn, they move the start along a chain of them (4
+ * streams of kernels that each fill the device run one at a time).  They come from the pool's ring,
+ * which holds every one that ended before `stop` as long as the harvest reads them first (fill_first).
+ * Harvest passes only. */
+static double past_filling(const struct queue *q, const struct pair *pr, double at, double stop)
+{
+    const struct pool *p = pr->pool;
+    unsigned long n = p->nfill < FILL_RING ? p->nfill : FILL_RING;
+    for (int moved = 1; moved;) { /* each kernel moves it at most once: it only grows */
+        moved = 0;
+        for (unsigned long i = 0; i < n; i++)
+            if (p->fill[i].queue != q->index && p->fill[i].t1 < stop && p->fill[i].t0 - BESIDE_EDGE_NS <= at &&
+                at < p->fill[i].t1) {
+                at = p->fill[i].t1;
+                moved = 1;
+            }
+    }
+    return at;
+}
+
+/* Whether the kernel pair pr of queue q, complete, must wait for a kernel of another stream of its
+ * context that filled the device and ended before it, still queued: past_filling needs that one read
+ * first.  The harvest takes queues in turn, and reads each one's completed pairs; four streams of such
+ * kernels, launched in turn, would otherwise have the first stream's pairs all read before any other's.
+ * Looks at each other queue's oldest filling pair only (those after it on its stream end later).
+ * Harvest passes only. */
+static int fill_first(const struct queue *q, const struct pair *pr)
+{
+    struct pool *p = pr->pool;
+    if (pr->kind == KPROF_TARGET_COPY || __atomic_load_n(&p->fill_queued, __ATOMIC_RELAXED) <= (long)pr->fills)
+        return 0;
+    CUevent stops[FILL_QUEUES];
+    int n = 0;
+    pthread_mutex_lock(&kprof_ev.lock);
+    for (const struct queue *o = kprof_ev.queues; o && n < FILL_QUEUES; o = o->hh.next) {
+        if (o == q || o->key.ctx != q->key.ctx)
+            continue;
+        for (size_t i = 0; i < o->count && i < FILL_SCAN; i++) {
+            const struct pair *c = &o->ring[(o->head + i) % o->cap];
+            if (c->pool == p && c->fills) {
+                stops[n++] = c->stop;
+                break;
+            }
+        }
+    }
+    pthread_mutex_unlock(&kprof_ev.lock);
+    for (int i = 0; i < n; i++) {
+        float ms = 0.0f; /* NOT_READY: it has not ended, so ends after pr */
+        if (kprof_drv.cuEventElapsedTime_v2(&ms, pr->stop, stops[i]) == CUDA_SUCCESS && ms < 0.0f)
             return 1;
     }
     return 0;
@@ -383,16 +447,28 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
                                 (gap_kind && gap_role == KPROF_OFFSET_CHEAP ? KPROF_READ_GAP : 0));
     s.thin = s.offset_read || pr->thin > 31 ? 0 : pr->thin;
     s.check_held = pr->check_held;
-    if (unlearned || s.stop_idle || s.beside_htod) { /* before a shape's first held launch is read; a host
-                                                     * held up; a kernel beside an HtoD copy */
+    /* Waited for a kernel of another stream that filled the device: that wait taken off too. */
+    if (known && !s.stop_idle && kk && !kk->is_graph &&
+        (pr->pool->nfill || __atomic_load_n(&pr->pool->fill_queued, __ATOMIC_RELAXED) > (long)pr->fills)) {
+        double kernel = start + (double)(ns - s.dur_ns), stop = start + (double)ms * 1e6;
+        double moved = past_filling(q, pr, kernel, stop) - kernel;
+        if (moved > 0.5) {
+            s.dur_ns = moved >= (double)s.dur_ns ? 0 : s.dur_ns - (uint64_t)(moved + 0.5);
+            s.behind_filling = 1;
+        }
+    }
+    if (!stamped_idle)
+        usual_add(pr, s.dur_ns);
+    if (unlearned || s.stop_idle || s.beside_htod || s.behind_filling) { /* before a shape's first held launch
+                                                     * is read; a host held up; a kernel beside an HtoD copy,
+                                                     * or behind one that filled the device */
         pthread_mutex_lock(&kprof_ev.lock);
         kprof_ev.n.unheld_unlearned += unlearned;
         kprof_ev.n.stop_idle += s.stop_idle;
         kprof_ev.n.beside_htod += s.beside_htod;
+        kprof_ev.n.behind_filling += s.behind_filling;
         pthread_mutex_unlock(&kprof_ev.lock);
     }
-    if (!stamped_idle)
-        usual_add(pr, s.dur_ns);
     s.taken_ns = ns - s.dur_ns;
     s.pred = pr->idle_lag_ns ? KPROF_PRED_IDLE : pr->pred;
     s.shared = (unsigned char)pr->shared;
@@ -410,6 +486,13 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
         q->last_stop_ns = start + (double)ms * 1e6;
         q->last_shift_ns = shift;
         q->last_stop_seq = pr->seq + 1;
+        if (pr->fills) { /* for past_filling: from its kernel's start */
+            struct pool *p = pr->pool;
+            unsigned i = (unsigned)(p->nfill++ % FILL_RING);
+            p->fill[i].t0 = start + (s.stop_idle ? 0.0 : (double)(ns - s.dur_ns));
+            p->fill[i].t1 = start + (double)ms * 1e6;
+            p->fill[i].queue = q->index;
+        }
         if (kprof_big_htod(pr->kind, pr->target, pr->bytes)) { /* for beside_htod */
             struct pool *p = pr->pool;
             unsigned i = (unsigned)(p->nhtod++ % HTOD_RING);
@@ -470,6 +553,10 @@ static long harvest_once(void)
         }
         pthread_mutex_lock(&kprof_ev.lock);
     }
+    /* The queues in turn, again while a pair waited for another queue's (fill_first) and pairs were read. */
+    for (int round = 0, again = 1; again && round < FILL_ROUNDS; round++) {
+    long before = done;
+    again = 0;
     for (struct queue *q = kprof_ev.queues, *next; q; q = next) {
         /* When the newest pair has completed, so have the ones before it (one stream runs in order):
          * one query for the lot.  (Should two threads share a stream and queue their pairs out of
@@ -521,6 +608,10 @@ static long harvest_once(void)
                  * at the next pass (pair_account), and give the mark back only once it has completed. */
                 if (r == CUDA_SUCCESS && pr->mark && kprof_drv.cuEventQuery(pr->mark) == CUDA_ERROR_NOT_READY)
                     r = CUDA_ERROR_NOT_READY;
+                if (r == CUDA_SUCCESS && fill_first(q, pr)) { /* after the other queues, in this pass */
+                    r = CUDA_ERROR_NOT_READY;
+                    again = 1;
+                }
                 if (r == CUDA_ERROR_NOT_READY)
                     break;
                 if (r == CUDA_SUCCESS)
@@ -538,6 +629,8 @@ static long harvest_once(void)
                 kprof_ev.pending--;
                 if (kprof_big_htod(pr->kind, pr->target, pr->bytes))
                     __atomic_store_n(&pr->pool->htod_queued, pr->pool->htod_queued - 1, __ATOMIC_RELAXED);
+                if (pr->fills)
+                    __atomic_store_n(&pr->pool->fill_queued, pr->pool->fill_queued - 1, __ATOMIC_RELAXED);
                 if (res[i] == CUDA_SUCCESS) {
                     if (!pr->pool->dead) {
                         kprof_ev_pool_give(pr->pool, pr->start); /* shared or not, the start is this pair's to give */
@@ -558,6 +651,9 @@ static long harvest_once(void)
         }
         next = q->hh.next; /* only this pass takes queues out of the table */
         kprof_ev_queue_retire(q);
+    }
+    if (done == before)
+        break;
     }
     struct pool *pools = kprof_ev.pools; /* never freed; each one's next is set before it is listed */
     pthread_mutex_unlock(&kprof_ev.lock);

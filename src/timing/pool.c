@@ -120,6 +120,19 @@ static void pool_start_timeline(struct pool *p)
      * takes is left out of the call that started it (as context creation is). */
     kprof_calibrate(&p->calib, p->own);
     kprof_host_time_exclude(p->calib.cost_ns);
+    /* For kprof_fills: what the device's SMs hold at once. */
+    int sms = 0, threads = 0, blocks = 0;
+    if (kprof_drv.cuDeviceGetAttribute && p->device >= 0 &&
+        kprof_drv.cuDeviceGetAttribute(&sms, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, p->device) == CUDA_SUCCESS &&
+        kprof_drv.cuDeviceGetAttribute(&threads, CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, p->device) ==
+            CUDA_SUCCESS &&
+        kprof_drv.cuDeviceGetAttribute(&blocks, CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR, p->device) ==
+            CUDA_SUCCESS &&
+        sms > 0 && threads > 0 && blocks > 0) {
+        p->sms = (unsigned)sms;
+        p->sm_threads = (unsigned)threads;
+        p->sm_blocks = (unsigned)blocks;
+    }
     if (p->calib.state == KPROF_CALIB_DONE)
         kprof_info("device %d: event hand-off calibrated in %.1f ms", p->calib.device, (double)p->calib.cost_ns / 1e6);
     __atomic_store_n(&p->last_request_ns, kprof_now_ns(), __ATOMIC_RELAXED);

@@ -68,6 +68,7 @@ struct pair {
     unsigned char early;    /* KPROF_HOLD=N: measured in full as one of its shape's first launches (timing.h) */
     unsigned char thin;     /* KPROF_HOLD=N, drawn: at the rate 1/(N x 2^thin), it stands for 2^thin launches */
     unsigned char check_held; /* KPROF_AUTO_CHECK=1: measured in full only because auto would have timed it */
+    unsigned char fills;    /* a kernel that fills its device (kprof_fills; counted in its pool's fill_queued) */
 };
 
 /* Pairs recorded on one stream complete in the order they were recorded, so only a queue's head needs

@@ -1093,6 +1093,9 @@ static int timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kin
     q->last_pred = kprof_pred_of(kind, target);
     if (q->last_pred == KPROF_PRED_HTOD && bytes >= BESIDE_MIN_BYTES) /* kprof_big_htod: harvest.c looks */
         __atomic_store_n(&p->htod_queued, p->htod_queued + 1, __ATOMIC_RELAXED);
+    pr->fills = kind != KPROF_TARGET_COPY && grid && block && kprof_fills(p, pr->grid, pr->block);
+    if (pr->fills) /* harvest.c, past_filling */
+        __atomic_store_n(&p->fill_queued, p->fill_queued + 1, __ATOMIC_RELAXED);
     q->host_fn = 0;
     pr->seq = q->pushed;
     pr->start_seq = t->lent_seq;

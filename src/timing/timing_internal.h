@@ -27,6 +27,9 @@
  * 8 MiB copies, and 1 MiB copies on 8 streams (pipeline_8threads) delayed kernels far less (on an H200:
  * docs/accuracy.md, "An HtoD copy beside"). */
 #define BESIDE_MIN_BYTES (4u << 20)
+/* Kernels that filled their device (kprof_fills) read last, kept to tell whether a kernel of another
+ * stream started while one ran (harvest.c, past_filling); as HTOD_RING. */
+#define FILL_RING 64
 
 struct ref {
     CUevent ev;
@@ -94,6 +97,14 @@ struct pool {
      * one read. */
     struct { double t0, t1; unsigned queue; } htod[HTOD_RING];
     unsigned long nhtod;
+    /* The device's SMs, and the most threads and blocks one SM holds at once (0: not known), for
+     * kprof_fills; asked when the pool's timeline starts. */
+    unsigned sms, sm_threads, sm_blocks;
+    long fill_queued;            /* kernels that fill the device queued, not read yet (as htod_queued) */
+    /* Harvest passes only: the last FILL_RING kernels that filled the device read, on the timeline (their
+     * kernel's start, their stop) and their stream's queue number; nfill counts every one read. */
+    struct { double t0, t1; unsigned queue; } fill[FILL_RING];
+    unsigned long nfill;
     int dead;                    /* its context was destroyed: never used again */
     struct queue *spare;         /* retired queues, for its next streams (kprof_ev.lock; queue.h, gone) */
     struct pool *next;
@@ -158,6 +169,18 @@ static inline unsigned char kprof_pred_of(enum kprof_target_kind kind, const voi
 static inline int kprof_big_htod(enum kprof_target_kind kind, const void *target, uint64_t bytes)
 {
     return kind == KPROF_TARGET_COPY && bytes >= BESIDE_MIN_BYTES && kprof_pred_of(kind, target) == KPROF_PRED_HTOD;
+}
+/* Whether a kernel of `grid` blocks of `block` threads fills p's device: at least as many blocks as all
+ * its SMs can hold at once by their limits on threads and blocks (fewer where registers or shared memory
+ * limit them, which this leaves out: a kernel said to fill it surely does), so that no SM has room for a
+ * block of another kernel until its last wave.  0 when the device's limits are not known. */
+static inline int kprof_fills(const struct pool *p, const unsigned grid[3], const unsigned block[3])
+{
+    uint64_t threads = (uint64_t)block[0] * block[1] * block[2];
+    if (!p->sms || !p->sm_threads || !p->sm_blocks || threads == 0)
+        return 0;
+    uint64_t per_sm = p->sm_threads / threads < p->sm_blocks ? p->sm_threads / threads : p->sm_blocks;
+    return per_sm > 0 && (uint64_t)grid[0] * grid[1] * grid[2] >= (uint64_t)p->sms * per_sm;
 }
 /* 1 if pool p is the context ctx, or (ctx NULL) on device dev. */
 int kprof_ev_pool_matches(const struct pool *p, CUcontext ctx, int dev);

@@ -120,6 +120,13 @@ static struct {
     /* FAKEGPU_COMPUTE_MAJOR (default 9): the devices' compute capability (major), and the highest a PTX
      * image loaded by cuModuleLoadData may target (".target sm_XY"; above: CUDA_ERROR_UNSUPPORTED_PTX_VERSION) */
     uint64_t compute_major;
+    /* FAKEGPU_SM_SHARING=1: kernels of several streams share the device's SMs as far as the fake can tell:
+     * a kernel that fills the device (a grid of at least 132 SMs x min(32, 2048 / threads a block) blocks:
+     * no SM has room for another block) runs alone, so a kernel of another stream whose start falls while
+     * it runs starts at its end instead (the event recorded before it on its own stream is stamped when
+     * its stream reaches it, before that wait); kernels that do not fill it run side by side.  Kernels
+     * inside graphs and libkprof's own aside. */
+    int sm_sharing;
     uint64_t latency_per_block_ns; /* FAKEGPU_LAUNCH_LATENCY_PER_BLOCK_NS: and this much later again for each
                               block of its grid (a large grid arrives later; libkprof's calibration, a
                               one-block kernel, does not see it) */
@@ -330,6 +337,7 @@ static void load_config(void)
     cfg.pending_queries = (unsigned)env_num("FAKEGPU_EVENT_PENDING_QUERIES", 0, 1000000000ULL);
     cfg.hang = env_num("FAKEGPU_HANG", 0, 1) != 0;
     cfg.compute_major = env_num("FAKEGPU_COMPUTE_MAJOR", 9, 99);
+    cfg.sm_sharing = env_num("FAKEGPU_SM_SHARING", 0, 1) != 0;
     cfg.report_holds = env_num("FAKEGPU_REPORT_HOLDS", 0, 1) != 0;
     cfg.mem_bytes = (size_t)env_num("FAKEGPU_MEM_BYTES", 1ULL << 30, 1ULL << 48);
     cfg.truth_path = getenv("FAKEGPU_TRUTH");
@@ -414,6 +422,8 @@ struct CUctx_st {
     struct CUstream_st *legacy;
     uint64_t retired_t;          /* latest clock of destroyed blocking streams, still waited for by legacy */
     struct CUstream_st *streams; /* live streams of this generation, legacy and per-thread included */
+    struct { uint64_t t0, t1, stream_id; } fills[64]; /* FAKEGPU_SM_SHARING: the last kernels that filled */
+    unsigned nfills;
 };
 
 struct CUstream_st {
@@ -1006,7 +1016,33 @@ static uint64_t handoff(const struct CUstream_st *s);
 /* A kernel of ns and `blocks` blocks on s that also waits delay_ns (lazy loading) and the hand-off of s's
  * last work before starting, or on an idle stream the launch latency (and, app set, the next
  * FAKEGPU_LAUNCH_JITTER_NS); answers its start time. */
-static uint64_t kernel_advance(struct CUstream_st *s, uint64_t delay_ns, uint64_t blocks, uint64_t ns, int app)
+/* FAKEGPU_SM_SHARING: the earliest time from t0 at which a kernel of s finds room on the device (not inside
+ * a kernel of another stream that fills it), and that kernel, `blocks` blocks of `threads`, noted if it
+ * fills the device itself, ns long from there. */
+static uint64_t sm_room(struct CUstream_st *s, uint64_t t0, uint64_t blocks, uint64_t threads, uint64_t ns)
+{
+    struct CUctx_st *c = s->ctx;
+    unsigned n = c->nfills < 64 ? c->nfills : 64;
+    for (int moved = 1; moved;) {
+        moved = 0;
+        for (unsigned i = 0; i < n; i++)
+            if (c->fills[i].stream_id != s->id && c->fills[i].t0 <= t0 && t0 < c->fills[i].t1) {
+                t0 = c->fills[i].t1;
+                moved = 1;
+            }
+    }
+    uint64_t per_sm = threads ? 2048 / threads : 32;
+    if (blocks >= 132 * (per_sm < 32 ? per_sm : 32)) {
+        unsigned i = c->nfills++ % 64;
+        c->fills[i].t0 = t0;
+        c->fills[i].t1 = t0 + ns;
+        c->fills[i].stream_id = s->id;
+    }
+    return t0;
+}
+
+static uint64_t kernel_advance(struct CUstream_st *s, uint64_t delay_ns, uint64_t blocks, uint64_t ns, int app,
+                               uint64_t threads)
 {
     int idle = s->last_work == W_NONE || s->seen_idle;
     if (idle && app && cfg.njitter) /* FAKEGPU_LAUNCH_JITTER_NS */
@@ -1019,6 +1055,8 @@ static uint64_t kernel_advance(struct CUstream_st *s, uint64_t delay_ns, uint64_
             break;
         }
     uint64_t t0 = base + h + delay_ns + (idle ? cfg.launch_latency_ns + cfg.latency_per_block_ns * blocks : 0);
+    if (cfg.sm_sharing && app)
+        t0 = sm_room(s, t0, blocks, threads, ns);
 
     s->t = s->sync_t = t0 + ns;
     work_put(s, W_KERNEL);
@@ -2614,7 +2652,7 @@ static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
     if (strcmp(fn->name, "kprof_hold") == 0) { /* libkprof's hold: (word, seq, timeout); no time of its own */
         if (!params || !params[0] || !params[1])
             RETURN(CUDA_ERROR_INVALID_VALUE);
-        kernel_advance(s, func_load(fn, c) ? cfg.lazy_load_ns : 0, 1, 0, 0);
+        kernel_advance(s, func_load(fn, c) ? cfg.lazy_load_ns : 0, 1, 0, 0, 0);
         if (params[2] && *(unsigned long long *)params[2] > g.hold_timeout_max)
             g.hold_timeout_max = *(unsigned long long *)params[2];
         /* With the virtual host clock it gives up after its timeout (hold_settle). */
@@ -2646,7 +2684,7 @@ static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
             holds_wait(ANY_STREAM, ANY_STREAM);
         uint64_t param_ns = cfg.param_ns_per_kib ? cfg.param_ns_per_kib * func_param_bytes(fn) / 1024 : 0; /* FAKEGPU_PARAM_NS_PER_KIB */
         uint64_t t0 = kernel_advance(s, (lazy ? cfg.lazy_load_ns : 0) + param_ns, (uint64_t)gx * gy * gz, ns,
-                                     !calib && strncmp(fn->name, "kprof_", 6) != 0);
+                                     !calib && strncmp(fn->name, "kprof_", 6) != 0, (uint64_t)bx * by * bz);
 
         if (calib)
             calib_out(params, t0, ns);

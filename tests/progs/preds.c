@@ -38,7 +38,7 @@
  * back to back, then idle_k(Blob) 10 times on an idle stream, each waited for), "paced" (idle_k 400 times
  * on an idle stream, each waited for, then a 50 us nap: an eager decode loop's host time between
  * kernels), "roundrobin" (idle_k on 8 streams in turn, 100 rounds, each launch waited for, then a 50 us
- * nap), "jitter" (idle_k 400 times, each waited for, then naps of 200 and 10 us in turn, and one of 20 ms
+ * nap), "filling" (kernels of 8 and 4 streams at once, some filling the device: filling()), "jitter" (idle_k 400 times, each waited for, then naps of 200 and 10 us in turn, and one of 20 ms
  * after the 200th). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -260,6 +260,33 @@ static int roundrobin(void)
             struct timespec nap = { 0, 50000 };
             nanosleep(&nap, NULL);
         }
+    return 0;
+}
+
+/* "filling": kernels of several streams at once, as the accuracy suite's concurrent_streams launches them
+ * (FAKEGPU_SM_SHARING): small_k (one block) on 8 streams in turn, 40 rounds, side by side; fill_k (264
+ * blocks of 1024 threads: the fake's 132 SMs full) on 4 streams in turn, 40 rounds, one at a time; long_k
+ * (one block) on the first stream while the other 7 launch small_k 20 times each beside it.  A context
+ * synchronisation after each part. */
+static int filling(void)
+{
+    CUfunction small = fn("small_k"), fill = fn("fill_k"), lng = fn("long_k");
+    CUstream ss[8];
+    for (int i = 0; i < 8; i++)
+        CK(cuStreamCreate(&ss[i], CU_STREAM_NON_BLOCKING));
+    for (int r = 0; r < 40; r++)
+        for (int i = 0; i < 8; i++)
+            launch(small, ss[i]);
+    CK(cuCtxSynchronize());
+    for (int r = 0; r < 40; r++)
+        for (int i = 0; i < 4; i++)
+            CK(cuLaunchKernel(fill, 264, 1, 1, 1024, 1, 1, 0, ss[i], NULL, NULL));
+    CK(cuCtxSynchronize());
+    launch(lng, ss[0]);
+    for (int r = 0; r < 20; r++)
+        for (int i = 1; i < 8; i++)
+            launch(small, ss[i]);
+    CK(cuCtxSynchronize());
     return 0;
 }
 
@@ -667,6 +694,7 @@ int main(int argc, char **argv)
              : !strcmp(mode, "params") ? params(s)
              : !strcmp(mode, "paced") ? paced(s, 0)
              : !strcmp(mode, "roundrobin") ? roundrobin()
+             : !strcmp(mode, "filling") ? filling()
              : !strcmp(mode, "decode") ? decode(s)
              : !strcmp(mode, "jitter") ? paced(s, 1)
              : !strcmp(mode, "manyshapes") ? manyshapes(s)
