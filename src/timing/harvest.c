@@ -269,13 +269,14 @@ static double past_filling(const struct queue *q, const struct pair *pr, double 
 static int fill_first(const struct queue *q, const struct pair *pr)
 {
     struct pool *p = pr->pool;
-    if (pr->kind == KPROF_TARGET_COPY || __atomic_load_n(&p->fill_queued, __ATOMIC_RELAXED) <= (long)pr->fills)
-        return 0;
+    if (pr->kind == KPROF_TARGET_COPY || __atomic_load_n(&p->fill_queued, __ATOMIC_RELAXED) <=
+                                             __atomic_load_n(&q->fills_queued, __ATOMIC_RELAXED))
+        return 0; /* none queued on another stream of p (nor of another pool: then nothing to look at either) */
     CUevent stops[FILL_QUEUES];
     int n = 0;
     pthread_mutex_lock(&kprof_ev.lock);
     for (const struct queue *o = kprof_ev.queues; o && n < FILL_QUEUES; o = o->hh.next) {
-        if (o == q || o->key.ctx != q->key.ctx)
+        if (o == q || o->key.ctx != q->key.ctx || o->fills_queued == 0)
             continue;
         for (size_t i = 0; i < o->count && i < FILL_SCAN; i++) {
             const struct pair *c = &o->ring[(o->head + i) % o->cap];
@@ -449,7 +450,7 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
     s.check_held = pr->check_held;
     /* Waited for a kernel of another stream that filled the device: that wait taken off too. */
     if (known && !s.stop_idle && kk && !kk->is_graph &&
-        (pr->pool->nfill || __atomic_load_n(&pr->pool->fill_queued, __ATOMIC_RELAXED) > (long)pr->fills)) {
+        pr->pool->nfill) {
         double kernel = start + (double)(ns - s.dur_ns), stop = start + (double)ms * 1e6;
         double moved = past_filling(q, pr, kernel, stop) - kernel;
         if (moved > 0.5) {
@@ -630,7 +631,10 @@ static long harvest_once(void)
                 if (kprof_big_htod(pr->kind, pr->target, pr->bytes))
                     __atomic_store_n(&pr->pool->htod_queued, pr->pool->htod_queued - 1, __ATOMIC_RELAXED);
                 if (pr->fills)
+                {
                     __atomic_store_n(&pr->pool->fill_queued, pr->pool->fill_queued - 1, __ATOMIC_RELAXED);
+                    __atomic_store_n(&q->fills_queued, q->fills_queued - 1, __ATOMIC_RELAXED);
+                }
                 if (res[i] == CUDA_SUCCESS) {
                     if (!pr->pool->dead) {
                         kprof_ev_pool_give(pr->pool, pr->start); /* shared or not, the start is this pair's to give */

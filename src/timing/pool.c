@@ -353,6 +353,7 @@ static void events_reset(void)
         __atomic_store_n(&p->dead, 1, __ATOMIC_RELAXED);
     for (struct queue *q = kprof_ev.queues; q; q = q->hh.next) {
         q->head = q->count = 0;
+        q->fills_queued = 0; /* the pools' fill_queued are dead with them */
         q->popped = q->pushed;
         q->idle_streak = q->skip = 0;
         q->last_stop_seq = 0;

@@ -68,7 +68,8 @@ struct pair {
     unsigned char early;    /* KPROF_HOLD=N: measured in full as one of its shape's first launches (timing.h) */
     unsigned char thin;     /* KPROF_HOLD=N, drawn: at the rate 1/(N x 2^thin), it stands for 2^thin launches */
     unsigned char check_held; /* KPROF_AUTO_CHECK=1: measured in full only because auto would have timed it */
-    unsigned char fills;    /* a kernel that fills its device (kprof_fills; counted in its pool's fill_queued) */
+    unsigned char fills;    /* a kernel that fills its device (kprof_fills; counted in its pool's fill_queued
+                               and its queue's fills_queued) */
 };
 
 /* Pairs recorded on one stream complete in the order they were recorded, so only a queue's head needs
@@ -84,6 +85,8 @@ struct queue {
     struct pair *ring;
     size_t head, count, cap;
     uint64_t pushed, popped; /* pairs queued and read so far: pair number n is in the ring while n >= popped */
+    long fills_queued;       /* of its pairs, kernels that fill the device (struct pair's fills; kprof_ev.lock,
+                                read atomically by harvest.c's fill_first) */
     /* KPROF_HOLD=N: the last pair read when none was left, its stop event not given back (kept.stop; NULL:
      * none), for the next launch on the stream, whose stream is then surely idle, to start at without
      * asking (timing.c, begin_take_events); given back when another pair is queued or the stream goes

@@ -1095,7 +1095,10 @@ static int timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kin
         __atomic_store_n(&p->htod_queued, p->htod_queued + 1, __ATOMIC_RELAXED);
     pr->fills = kind != KPROF_TARGET_COPY && grid && block && kprof_fills(p, pr->grid, pr->block);
     if (pr->fills) /* harvest.c, past_filling */
+    {
         __atomic_store_n(&p->fill_queued, p->fill_queued + 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&q->fills_queued, q->fills_queued + 1, __ATOMIC_RELAXED);
+    }
     q->host_fn = 0;
     pr->seq = q->pushed;
     pr->start_seq = t->lent_seq;
