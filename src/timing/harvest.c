@@ -522,6 +522,113 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
     kprof_sample_record(&s);
 }
 
+/* One round over every queue's completed head pairs, from the oldest: returns the number of pairs read;
+ * sets *again when a pair waited for another queue's (fill_first).  *cur is the context current on this
+ * thread.  Called and returns with kprof_ev.lock held, which it takes only around queue updates, never
+ * across a driver call. */
+static long harvest_queues(CUcontext *cur, int *again)
+{
+    long done = 0;
+    for (struct queue *q = kprof_ev.queues, *next; q; q = next) {
+        /* When the newest pair has completed, so have the ones before it (one stream runs in order):
+         * one query for the lot.  (Should two threads share a stream and queue their pairs out of
+         * stream order, cuEventElapsedTime still refuses a pair that is not complete.) */
+        size_t known_done = 0;
+        if (q->count > 1) {
+            CUevent newest = q->ring[(q->head + q->count - 1) % q->cap].stop;
+            size_t n = q->count;
+            CUcontext ctx = q->key.ctx;
+            pthread_mutex_unlock(&kprof_ev.lock); /* only this pass pops: newest stays queued meanwhile */
+            if (*cur != ctx && kprof_drv.cuCtxSetCurrent(ctx) == CUDA_SUCCESS)
+                *cur = ctx;
+            if (*cur == ctx && kprof_drv.cuEventQuery(newest) == CUDA_SUCCESS)
+                known_done = n;
+            pthread_mutex_lock(&kprof_ev.lock);
+        }
+        /* Up to HARVEST_BATCH pairs known complete are read per lock round trip; else one at a time,
+         * each with a query. */
+        while (q->count > 0) {
+            struct pair batch[HARVEST_BATCH];
+            size_t n = known_done == 0 ? 1 : known_done < q->count ? known_done : q->count;
+            if (n > HARVEST_BATCH)
+                n = HARVEST_BATCH;
+            for (size_t i = 0; i < n; i++)
+                batch[i] = q->ring[(q->head + i) % q->cap];
+            CUcontext ctx = q->key.ctx;
+            pthread_mutex_unlock(&kprof_ev.lock);
+
+            if (*cur != ctx && kprof_drv.cuCtxSetCurrent(ctx) == CUDA_SUCCESS)
+                *cur = ctx;
+            CUresult r = CUDA_SUCCESS, res[HARVEST_BATCH];
+            size_t read = 0;
+            for (; read < n; read++) {
+                const struct pair *pr = &batch[read];
+                r = known_done > 0 ? CUDA_SUCCESS : kprof_drv.cuEventQuery(pr->stop);
+                float ms = 0.0f;
+                if (r == CUDA_SUCCESS)
+                    r = kprof_drv.cuEventElapsedTime_v2(&ms, pr->start, pr->stop);
+                if (r == CUDA_ERROR_NOT_READY && known_done > 0) {
+                    /* The newest stop done and this pair not: two streams' pairs in one queue (a stream
+                     * destroyed with work in flight, its handle given to a new one).  Each asked from here
+                     * on, this one first (a driver may report an event complete only once asked). */
+                    known_done = 0;
+                    r = kprof_drv.cuEventQuery(pr->stop);
+                    if (r == CUDA_SUCCESS)
+                        r = kprof_drv.cuEventElapsedTime_v2(&ms, pr->start, pr->stop);
+                }
+                /* An overdue hold's mark, on libkprof's idle stream, is due any moment: read the pair with it
+                 * at the next pass (pair_account), and give the mark back only once it has completed. */
+                if (r == CUDA_SUCCESS && pr->mark && kprof_drv.cuEventQuery(pr->mark) == CUDA_ERROR_NOT_READY)
+                    r = CUDA_ERROR_NOT_READY;
+                if (r == CUDA_SUCCESS && fill_first(q, pr)) { /* after the other queues, in this pass */
+                    r = CUDA_ERROR_NOT_READY;
+                    *again = 1;
+                }
+                if (r == CUDA_ERROR_NOT_READY)
+                    break;
+                if (r == CUDA_SUCCESS)
+                    pair_account(q, pr, ms); /* before the events go back to the pool */
+                res[read] = r;
+            }
+
+            pthread_mutex_lock(&kprof_ev.lock);
+            for (size_t i = 0; i < read; i++) {
+                const struct pair *pr = &batch[i];
+                int own_stop = q->ring[q->head].own_stop; /* may have changed since the copy */
+                q->head = (q->head + 1) % q->cap;
+                q->count--;
+                q->popped++;
+                kprof_ev.pending--;
+                if (kprof_big_htod(pr->kind, pr->target, pr->bytes))
+                    __atomic_store_n(&pr->pool->htod_queued, pr->pool->htod_queued - 1, __ATOMIC_RELAXED);
+                if (pr->fills) {
+                    __atomic_store_n(&pr->pool->fill_queued, pr->pool->fill_queued - 1, __ATOMIC_RELAXED);
+                    __atomic_store_n(&q->fills_queued, q->fills_queued - 1, __ATOMIC_RELAXED);
+                }
+                if (res[i] == CUDA_SUCCESS) {
+                    if (!pr->pool->dead) {
+                        kprof_ev_pool_give(pr->pool, pr->start); /* shared or not, the start is this pair's to give */
+                        if (own_stop && !(i + 1 == read && kprof_ev_queue_keep(q, pr)))
+                            kprof_ev_pool_give(pr->pool, pr->stop);
+                        if (pr->mark)
+                            kprof_ev_pool_give(pr->pool, pr->mark);
+                    }
+                    done++;
+                } else {
+                    /* The context is gone or faulted: its events cannot be reused. */
+                    kprof_ev.n.failed++;
+                }
+            }
+            known_done = known_done > read ? known_done - read : 0;
+            if (r == CUDA_ERROR_NOT_READY)
+                break;
+        }
+        next = q->hh.next; /* only this pass takes queues out of the table */
+        kprof_ev_queue_retire(q);
+    }
+    return done;
+}
+
 /* One pass over every queue's completed head pairs.  Returns the number of pairs harvested.  Claims the
  * `harvesting` flag (so only this pass pops) and takes kprof_ev.lock only around queue updates, never across a
  * driver call, so the app's threads are not held up. */
@@ -556,108 +663,11 @@ static long harvest_once(void)
     }
     /* The queues in turn, again while a pair waited for another queue's (fill_first) and pairs were read. */
     for (int round = 0, again = 1; again && round < FILL_ROUNDS; round++) {
-    long before = done;
-    again = 0;
-    for (struct queue *q = kprof_ev.queues, *next; q; q = next) {
-        /* When the newest pair has completed, so have the ones before it (one stream runs in order):
-         * one query for the lot.  (Should two threads share a stream and queue their pairs out of
-         * stream order, cuEventElapsedTime still refuses a pair that is not complete.) */
-        size_t known_done = 0;
-        if (q->count > 1) {
-            CUevent newest = q->ring[(q->head + q->count - 1) % q->cap].stop;
-            size_t n = q->count;
-            CUcontext ctx = q->key.ctx;
-            pthread_mutex_unlock(&kprof_ev.lock); /* only this pass pops: newest stays queued meanwhile */
-            if (cur != ctx && kprof_drv.cuCtxSetCurrent(ctx) == CUDA_SUCCESS)
-                cur = ctx;
-            if (cur == ctx && kprof_drv.cuEventQuery(newest) == CUDA_SUCCESS)
-                known_done = n;
-            pthread_mutex_lock(&kprof_ev.lock);
-        }
-        /* Up to HARVEST_BATCH pairs known complete are read per lock round trip; else one at a time,
-         * each with a query. */
-        while (q->count > 0) {
-            struct pair batch[HARVEST_BATCH];
-            size_t n = known_done == 0 ? 1 : known_done < q->count ? known_done : q->count;
-            if (n > HARVEST_BATCH)
-                n = HARVEST_BATCH;
-            for (size_t i = 0; i < n; i++)
-                batch[i] = q->ring[(q->head + i) % q->cap];
-            CUcontext ctx = q->key.ctx;
-            pthread_mutex_unlock(&kprof_ev.lock);
-
-            if (cur != ctx && kprof_drv.cuCtxSetCurrent(ctx) == CUDA_SUCCESS)
-                cur = ctx;
-            CUresult r = CUDA_SUCCESS, res[HARVEST_BATCH];
-            size_t read = 0;
-            for (; read < n; read++) {
-                const struct pair *pr = &batch[read];
-                r = known_done > 0 ? CUDA_SUCCESS : kprof_drv.cuEventQuery(pr->stop);
-                float ms = 0.0f;
-                if (r == CUDA_SUCCESS)
-                    r = kprof_drv.cuEventElapsedTime_v2(&ms, pr->start, pr->stop);
-                if (r == CUDA_ERROR_NOT_READY && known_done > 0) {
-                    /* The newest stop done and this pair not: two streams' pairs in one queue (a stream
-                     * destroyed with work in flight, its handle given to a new one).  Each asked from here
-                     * on, this one first (a driver may report an event complete only once asked). */
-                    known_done = 0;
-                    r = kprof_drv.cuEventQuery(pr->stop);
-                    if (r == CUDA_SUCCESS)
-                        r = kprof_drv.cuEventElapsedTime_v2(&ms, pr->start, pr->stop);
-                }
-                /* An overdue hold's mark, on libkprof's idle stream, is due any moment: read the pair with it
-                 * at the next pass (pair_account), and give the mark back only once it has completed. */
-                if (r == CUDA_SUCCESS && pr->mark && kprof_drv.cuEventQuery(pr->mark) == CUDA_ERROR_NOT_READY)
-                    r = CUDA_ERROR_NOT_READY;
-                if (r == CUDA_SUCCESS && fill_first(q, pr)) { /* after the other queues, in this pass */
-                    r = CUDA_ERROR_NOT_READY;
-                    again = 1;
-                }
-                if (r == CUDA_ERROR_NOT_READY)
-                    break;
-                if (r == CUDA_SUCCESS)
-                    pair_account(q, pr, ms); /* before the events go back to the pool */
-                res[read] = r;
-            }
-
-            pthread_mutex_lock(&kprof_ev.lock);
-            for (size_t i = 0; i < read; i++) {
-                const struct pair *pr = &batch[i];
-                int own_stop = q->ring[q->head].own_stop; /* may have changed since the copy */
-                q->head = (q->head + 1) % q->cap;
-                q->count--;
-                q->popped++;
-                kprof_ev.pending--;
-                if (kprof_big_htod(pr->kind, pr->target, pr->bytes))
-                    __atomic_store_n(&pr->pool->htod_queued, pr->pool->htod_queued - 1, __ATOMIC_RELAXED);
-                if (pr->fills)
-                {
-                    __atomic_store_n(&pr->pool->fill_queued, pr->pool->fill_queued - 1, __ATOMIC_RELAXED);
-                    __atomic_store_n(&q->fills_queued, q->fills_queued - 1, __ATOMIC_RELAXED);
-                }
-                if (res[i] == CUDA_SUCCESS) {
-                    if (!pr->pool->dead) {
-                        kprof_ev_pool_give(pr->pool, pr->start); /* shared or not, the start is this pair's to give */
-                        if (own_stop && !(i + 1 == read && kprof_ev_queue_keep(q, pr)))
-                            kprof_ev_pool_give(pr->pool, pr->stop);
-                        if (pr->mark)
-                            kprof_ev_pool_give(pr->pool, pr->mark);
-                    }
-                    done++;
-                } else {
-                    /* The context is gone or faulted: its events cannot be reused. */
-                    kprof_ev.n.failed++;
-                }
-            }
-            known_done = known_done > read ? known_done - read : 0;
-            if (r == CUDA_ERROR_NOT_READY)
-                break;
-        }
-        next = q->hh.next; /* only this pass takes queues out of the table */
-        kprof_ev_queue_retire(q);
-    }
-    if (done == before)
-        break;
+        again = 0;
+        long n = harvest_queues(&cur, &again);
+        if (n == 0)
+            break;
+        done += n;
     }
     struct pool *pools = kprof_ev.pools; /* never freed; each one's next is set before it is listed */
     pthread_mutex_unlock(&kprof_ev.lock);
