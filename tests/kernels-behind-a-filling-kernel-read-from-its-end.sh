@@ -8,7 +8,8 @@
 # that ran at its start and ended before its stop (timing/harvest.c, past_filling), reading the other
 # queues' in time order.  One-block kernels side by side on 8 streams, and beside a 1 ms kernel, keep
 # their times.  Without holds the fake's times come back within 1%; with them (the default) one launch in
-# 160 may keep its wait, where the fake placed a held first launch against its host order.
+# 160 may keep its wait, where the fake placed a held first launch against its host order.  A stream of
+# higher priority is never held back by a filling kernel of a lower one (last case).
 . "${top_srcdir:-..}/tests/lib.sh"
 need_jq
 export FAKEGPU_SM_SHARING=1 FAKEGPU_KERNEL_NS="small_k=10000,fill_k=20000,long_k=1000000" \
@@ -43,3 +44,13 @@ total=$(kernel_field "$WORK/h8.json" fill_k total_ns) min=$(kernel_field "$WORK/
 [ "$total" -ge 3168000 ] && [ "$total" -le 3232000 ] || fail "fill_k's total $total ns with holds, expected 3200000 +- 1%"
 [ "$min" -ge 19900 ] || fail "fill_k's shortest launch $min ns with holds, expected 19900 or more"
 pass "with holds: fill_k's total $total ns (3200000 launched), Min $min ns"
+# A stream of higher priority takes the SMs as the filling kernel frees them (CUDA Programming Guide,
+# "Stream Priorities"): its kernels wait for none, and are not moved (preds fillprio: fill_k on a stream
+# of priority 0 and one of -1 in turn; moved, the latter read 26 ns to 20 us, 14.8 us on average).
+unset FAKEGPU_LAUNCH_LATENCY_NS FAKEGPU_HANDOFF_NS
+(export KPROF_HOLD=0 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/prio.json" && run_clocked "$PROGS/preds" fillprio) \
+    >/dev/null 2>"$WORK/err" || fail "preds fillprio failed: $(cat "$WORK/err")"
+set -- $(jq -r '.kernels[] | select(.name == "fill_k") | "\(.calls) \(.min_ns) \(.total_ns)"' "$WORK/prio.json")
+[ "$1" -eq 80 ] && [ "$2" -ge 19800 ] && [ "$3" -ge 1592000 ] && [ "$3" -le 1616000 ] ||
+    fail "two priorities: fill_k read calls $1, Min $2, total $3 ns; expected 80 launches of 20 us (total +- 0.5%)"
+pass "two priorities: fill_k's 80 launches read $2 ns at least, total $3 ns"

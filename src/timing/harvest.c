@@ -240,7 +240,8 @@ static int beside_htod(const struct queue *q, const struct pair *pr, double at)
  * waited: a kernel cannot start while another holds every SM, but its start event, recorded before it
  * on its own stream, is stamped as soon as its stream reaches it, and CUPTI's start is that of its
  * first block (docs/accuracy.md, "Kernels of several streams at once").  Such a kernel counts when it
- * ran at `at` and ended before `stop`; taken in turn, they move the start along a chain of them (4
+ * ran at `at` and ended before `stop`, and its stream's priority is not the lower (a kernel of a stream of
+ * higher priority takes each SM the other frees: CUDA Programming Guide, "Stream Priorities"); taken in turn, they move the start along a chain of them (4
  * streams of kernels that each fill the device run one at a time).  They come from the pool's ring,
  * which holds every one that ended before `stop` as long as the harvest reads them first (fill_first).
  * Harvest passes only. */
@@ -248,11 +249,12 @@ static double past_filling(const struct queue *q, const struct pair *pr, double 
 {
     const struct pool *p = pr->pool;
     unsigned long n = p->nfill < FILL_RING ? p->nfill : FILL_RING;
+    int prio = __atomic_load_n(&q->priority, __ATOMIC_RELAXED);
     for (int moved = 1; moved;) { /* each kernel moves it at most once: it only grows */
         moved = 0;
         for (unsigned long i = 0; i < n; i++)
-            if (p->fill[i].queue != q->index && p->fill[i].t1 < stop && p->fill[i].t0 - BESIDE_EDGE_NS <= at &&
-                at < p->fill[i].t1) {
+            if (p->fill[i].queue != q->index && p->fill[i].priority <= prio && p->fill[i].t1 < stop &&
+                p->fill[i].t0 - BESIDE_EDGE_NS <= at && at < p->fill[i].t1) {
                 at = p->fill[i].t1;
                 moved = 1;
             }
@@ -493,6 +495,7 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
             p->fill[i].t0 = start + (s.stop_idle ? 0.0 : (double)(ns - s.dur_ns));
             p->fill[i].t1 = start + (double)ms * 1e6;
             p->fill[i].queue = q->index;
+            p->fill[i].priority = __atomic_load_n(&q->priority, __ATOMIC_RELAXED);
         }
         if (kprof_big_htod(pr->kind, pr->target, pr->bytes)) { /* for beside_htod */
             struct pool *p = pr->pool;

@@ -103,6 +103,8 @@ struct queue {
     unsigned char last_pred; /* enum kprof_pred: what libkprof last put on this stream (kprof_ev.lock) */
     unsigned char host_fn;   /* a host function was put on it since libkprof's last timed call (kprof_ev.lock) */
     signed char blocking;    /* 1: it synchronises with the legacy default stream; -1: not known yet (atomic) */
+    int priority;            /* the stream's priority (cuStreamGetPriority; lower is higher, 0 the default), asked
+                                with `blocking` (atomic) */
     /* Its stream was destroyed, or (a per-thread default stream) its thread exited: the harvester retires
      * it once its last pair is read (kprof_ev.lock); a launch that finds it again (a new stream given the
      * same handle, a new thread the same id) keeps it.  Retired queues wait in their pool's `spare` list

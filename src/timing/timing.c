@@ -589,10 +589,14 @@ static void begin_decide_hold(struct kprof_timing *t, struct begin *g, enum kpro
     g->nbeside = g->hold > 0 && q && !t->ordered ? beside_collect(q, t->ctx, g->beside) : 0;
 }
 
-/* A stream's first timed call: whether it waits for the legacy stream (q->blocking).  Without the lock. */
+/* A stream's first timed call: whether it waits for the legacy stream (q->blocking), and its priority.
+ * Without the lock. */
 static void begin_ask_stream_kind(struct begin *g)
 {
     if (KPROF_UNLIKELY(g->blocking < 0)) {
+        int prio = 0;
+        if (kprof_drv.cuStreamGetPriority && kprof_drv.cuStreamGetPriority(g->s, &prio) == CUDA_SUCCESS)
+            __atomic_store_n(&g->q->priority, prio, __ATOMIC_RELAXED);
         g->blocking = kprof_stream_blocking(g->s);
         __atomic_store_n(&g->q->blocking, (signed char)g->blocking, __ATOMIC_RELAXED);
         if (g->blocking)

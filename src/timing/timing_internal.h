@@ -102,8 +102,8 @@ struct pool {
     unsigned sms, sm_threads, sm_blocks;
     long fill_queued;            /* kernels that fill the device queued, not read yet (as htod_queued) */
     /* Harvest passes only: the last FILL_RING kernels that filled the device read, on the timeline (their
-     * kernel's start, their stop) and their stream's queue number; nfill counts every one read. */
-    struct { double t0, t1; unsigned queue; } fill[FILL_RING];
+     * kernel's start, their stop), their stream's queue number and priority; nfill counts every one read. */
+    struct { double t0, t1; unsigned queue; int priority; } fill[FILL_RING];
     unsigned long nfill;
     int dead;                    /* its context was destroyed: never used again */
     struct queue *spare;         /* retired queues, for its next streams (kprof_ev.lock; queue.h, gone) */

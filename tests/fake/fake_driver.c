@@ -124,8 +124,9 @@ static struct {
      * a kernel that fills the device (a grid of at least 132 SMs x min(32, 2048 / threads a block) blocks:
      * no SM has room for another block) runs alone, so a kernel of another stream whose start falls while
      * it runs starts at its end instead (the event recorded before it on its own stream is stamped when
-     * its stream reaches it, before that wait); kernels that do not fill it run side by side.  Kernels
-     * inside graphs and libkprof's own aside. */
+     * its stream reaches it, before that wait), unless its stream's priority is the higher (lower number:
+     * its blocks take each SM the filling kernel frees); kernels that do not fill it run side by side.
+     * Kernels inside graphs and libkprof's own aside. */
     int sm_sharing;
     uint64_t latency_per_block_ns; /* FAKEGPU_LAUNCH_LATENCY_PER_BLOCK_NS: and this much later again for each
                               block of its grid (a large grid arrives later; libkprof's calibration, a
@@ -422,7 +423,8 @@ struct CUctx_st {
     struct CUstream_st *legacy;
     uint64_t retired_t;          /* latest clock of destroyed blocking streams, still waited for by legacy */
     struct CUstream_st *streams; /* live streams of this generation, legacy and per-thread included */
-    struct { uint64_t t0, t1, stream_id; } fills[64]; /* FAKEGPU_SM_SHARING: the last kernels that filled */
+    struct { uint64_t t0, t1, stream_id; int priority; } fills[64]; /* FAKEGPU_SM_SHARING: the last kernels
+                                                                        that filled the device */
     unsigned nfills;
 };
 
@@ -1026,7 +1028,8 @@ static uint64_t sm_room(struct CUstream_st *s, uint64_t t0, uint64_t blocks, uin
     for (int moved = 1; moved;) {
         moved = 0;
         for (unsigned i = 0; i < n; i++)
-            if (c->fills[i].stream_id != s->id && c->fills[i].t0 <= t0 && t0 < c->fills[i].t1) {
+            if (c->fills[i].stream_id != s->id && c->fills[i].priority <= s->priority && c->fills[i].t0 <= t0 &&
+                t0 < c->fills[i].t1) {
                 t0 = c->fills[i].t1;
                 moved = 1;
             }
@@ -1037,6 +1040,7 @@ static uint64_t sm_room(struct CUstream_st *s, uint64_t t0, uint64_t blocks, uin
         c->fills[i].t0 = t0;
         c->fills[i].t1 = t0 + ns;
         c->fills[i].stream_id = s->id;
+        c->fills[i].priority = s->priority;
     }
     return t0;
 }
@@ -1829,6 +1833,23 @@ static CUresult stream_get_flags(CUstream h, unsigned int *flags, int ptds)
 
 CUresult cuStreamGetFlags(CUstream hStream, unsigned int *flags) { return stream_get_flags(hStream, flags, 0); }
 CUresult cuStreamGetFlags_ptsz(CUstream hStream, unsigned int *flags) { return stream_get_flags(hStream, flags, 1); }
+
+static CUresult stream_get_priority(CUstream h, int *priority, int ptds)
+{
+    struct CUstream_st *s;
+    CUresult rc;
+
+    lock();
+    if ((rc = get_stream_any(h, ptds, &s)))
+        RETURN(rc);
+    if (!priority)
+        RETURN(CUDA_ERROR_INVALID_VALUE);
+    *priority = s->priority;
+    RETURN(CUDA_SUCCESS);
+}
+
+CUresult cuStreamGetPriority(CUstream hStream, int *priority) { return stream_get_priority(hStream, priority, 0); }
+CUresult cuStreamGetPriority_ptsz(CUstream hStream, int *priority) { return stream_get_priority(hStream, priority, 1); }
 
 static CUresult stream_is_capturing(CUstream h, CUstreamCaptureStatus *st, int ptds)
 {
@@ -4165,6 +4186,7 @@ static const struct proc procs[] = {
     T("cuStreamQuery", 2000, cuStreamQuery, cuStreamQuery_ptsz),
     T("cuStreamGetCtx", 9020, cuStreamGetCtx, cuStreamGetCtx_ptsz),
     T("cuStreamGetFlags", 5050, cuStreamGetFlags, cuStreamGetFlags_ptsz),
+    T("cuStreamGetPriority", 5050, cuStreamGetPriority, cuStreamGetPriority_ptsz),
     T("cuStreamIsCapturing", 10000, cuStreamIsCapturing, cuStreamIsCapturing_ptsz),
     P("cuThreadExchangeStreamCaptureMode", 10010, cuThreadExchangeStreamCaptureMode),
     T("cuStreamBeginCapture", 10000, cuStreamBeginCapture, cuStreamBeginCapture_ptsz),

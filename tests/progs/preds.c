@@ -38,7 +38,8 @@
  * back to back, then idle_k(Blob) 10 times on an idle stream, each waited for), "paced" (idle_k 400 times
  * on an idle stream, each waited for, then a 50 us nap: an eager decode loop's host time between
  * kernels), "roundrobin" (idle_k on 8 streams in turn, 100 rounds, each launch waited for, then a 50 us
- * nap), "filling" (kernels of 8 and 4 streams at once, some filling the device: filling()), "jitter" (idle_k 400 times, each waited for, then naps of 200 and 10 us in turn, and one of 20 ms
+ * nap), "filling" (kernels of 8 and 4 streams at once, some filling the device: filling()), "fillprio" (the
+ * same on 2 streams of different priorities: fillprio()), "jitter" (idle_k 400 times, each waited for, then naps of 200 and 10 us in turn, and one of 20 ms
  * after the 200th). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -286,6 +287,21 @@ static int filling(void)
     for (int r = 0; r < 20; r++)
         for (int i = 1; i < 8; i++)
             launch(small, ss[i]);
+    CK(cuCtxSynchronize());
+    return 0;
+}
+
+/* "fillprio": fill_k on 2 streams in turn, 40 rounds, the second of higher priority (-1): its kernels take
+ * the SMs as the other's free them (FAKEGPU_SM_SHARING), and wait for none. */
+static int fillprio(void)
+{
+    CUfunction fill = fn("fill_k");
+    CUstream ss[2];
+    CK(cuStreamCreateWithPriority(&ss[0], CU_STREAM_NON_BLOCKING, 0));
+    CK(cuStreamCreateWithPriority(&ss[1], CU_STREAM_NON_BLOCKING, -1));
+    for (int r = 0; r < 40; r++)
+        for (int i = 0; i < 2; i++)
+            CK(cuLaunchKernel(fill, 264, 1, 1, 1024, 1, 1, 0, ss[i], NULL, NULL));
     CK(cuCtxSynchronize());
     return 0;
 }
@@ -695,6 +711,7 @@ int main(int argc, char **argv)
              : !strcmp(mode, "paced") ? paced(s, 0)
              : !strcmp(mode, "roundrobin") ? roundrobin()
              : !strcmp(mode, "filling") ? filling()
+             : !strcmp(mode, "fillprio") ? fillprio()
              : !strcmp(mode, "decode") ? decode(s)
              : !strcmp(mode, "jitter") ? paced(s, 1)
              : !strcmp(mode, "manyshapes") ? manyshapes(s)
