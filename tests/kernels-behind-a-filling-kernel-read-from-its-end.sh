@@ -54,3 +54,16 @@ set -- $(jq -r '.kernels[] | select(.name == "fill_k") | "\(.calls) \(.min_ns) \
 [ "$1" -eq 80 ] && [ "$2" -ge 19800 ] && [ "$3" -ge 1592000 ] && [ "$3" -le 1616000 ] ||
     fail "two priorities: fill_k read calls $1, Min $2, total $3 ns; expected 80 launches of 20 us (total +- 0.5%)"
 pass "two priorities: fill_k's 80 launches read $2 ns at least, total $3 ns"
+# Chains of 63 and 99 kernels to wait for (a helper set to break it: 100 streams read 7.2 ms for 20 ms, some
+# launches 0 ns; and with holds the offsets learned from pairs that held the wait settled the totals 20%
+# high, the Avg above the Max, while every launch read 20 us).
+for case in "fill64 2560 51200000 5" "fill100 1000 20000000 7"; do
+    set -- $case
+    (export KPROF_SEED=$4 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/$1.json" && run_clocked "$PROGS/preds" $1) \
+        >/dev/null 2>"$WORK/err" || fail "preds $1 failed: $(cat "$WORK/err")"
+    set -- $1 $2 $3 $(jq -r '.kernels[] | select(.name == "fill_k") | "\(.calls) \(.min_ns) \(.max_ns) \(.total_ns)"' "$WORK/$1.json")
+    [ "$4" -eq "$2" ] && [ "$5" -ge 19800 ] && [ "$6" -le 20200 ] && [ "$7" -ge $(($3 - $3 / 200)) ] &&
+        [ "$7" -le $(($3 + $3 / 200)) ] ||
+        fail "$1: fill_k read calls $4, Min $5, Max $6, total $7 ns; expected $2 launches of 20 us +- 1%, total $3 +- 0.5%"
+    pass "$1: fill_k's $4 launches read $5 to $6 ns, total $7 ns"
+done

@@ -177,7 +177,7 @@ static double idle_stop_mean(const struct pair *pr, uint64_t ns)
  * end (an event wait) starts at its end. */
 #define BESIDE_EDGE_NS 100.0
 /* fill_first: the other queues it looks at, and how far into each one for its oldest filling pair. */
-#define FILL_QUEUES 64
+#define FILL_QUEUES 256
 #define FILL_SCAN 256
 /* harvest_once: the most rounds over the queues a pass makes while pairs wait for fill_first. */
 #define FILL_ROUNDS 4096
@@ -420,7 +420,8 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
     unsigned gap_kind = pr->gap && !s.stop_idle ? KPROF_OFFSET_GAP : KPROF_OFFSET_NONE;
     enum kprof_offset_role gap_role = pr->gap == 2 ? KPROF_OFFSET_REF : KPROF_OFFSET_CHEAP;
     struct offset *hold_o, *gap_o;
-    double hold_off = kprof_offset_learn(pr->pool, pr, hold_kind, hold_role, (double)s.dur_ns, &unlearned, &hold_o);
+    double hold_in = (double)s.dur_ns, hold_applied = 0.0, gap_applied = 0.0; /* for kprof_offset_forget */
+    double hold_off = kprof_offset_learn(pr->pool, pr, hold_kind, hold_role, hold_in, &unlearned, &hold_o);
     /* Started at an idle stream's last stop (timing.c, idle_shared), the pair holds the host's time since
      * that stop: read as its references' mean, ending at its stop, which is what its kernel's total comes to
      * for such launches all the same (kprof_offsets_settle), rather than that less the running offset
@@ -430,15 +431,17 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
         if (m >= 0.0)
             hold_off = (double)s.dur_ns - m;
     }
-    double gap_off = kprof_offset_learn(pr->pool, pr, gap_kind, gap_role, (double)s.dur_ns - hold_off,
-                                        &gap_unlearned, &gap_o);
+    double gap_in = (double)s.dur_ns - hold_off;
+    double gap_off = kprof_offset_learn(pr->pool, pr, gap_kind, gap_role, gap_in, &gap_unlearned, &gap_o);
     if (hold_off != 0.0 || gap_off != 0.0) {
         double before = (double)s.dur_ns, d = before - hold_off - gap_off;
         s.dur_ns = d <= 0.0 ? 0 : d >= (double)ns ? ns : (uint64_t)(d + 0.5);
         double taken = before - (double)s.dur_ns; /* what the clamps left of the two, shared out */
         double whole = hold_off + gap_off;
-        kprof_offset_applied(hold_o, hold_role, whole != 0.0 ? taken * hold_off / whole : 0.0);
-        kprof_offset_applied(gap_o, gap_role, whole != 0.0 ? taken * gap_off / whole : 0.0);
+        hold_applied = whole != 0.0 ? taken * hold_off / whole : 0.0;
+        gap_applied = whole != 0.0 ? taken * gap_off / whole : 0.0;
+        kprof_offset_applied(hold_o, hold_role, hold_applied);
+        kprof_offset_applied(gap_o, gap_role, gap_applied);
     }
     unlearned |= gap_unlearned;
     s.offset_read = (unsigned char)((hold_kind && hold_role != KPROF_OFFSET_REF) ||
@@ -458,6 +461,10 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
         if (moved > 0.5) {
             s.dur_ns = moved >= (double)s.dur_ns ? 0 : s.dur_ns - (uint64_t)(moved + 0.5);
             s.behind_filling = 1;
+            /* Its start is that kernel's end whatever the offsets: their entries neither learn from this
+             * pair (it held the wait) nor settle their offsets on it later (kprof_offsets_settle). */
+            kprof_offset_forget(hold_o, pr, hold_role, hold_in, hold_applied);
+            kprof_offset_forget(gap_o, pr, gap_role, gap_in, gap_applied);
         }
     }
     if (!stamped_idle)

@@ -367,6 +367,36 @@ void kprof_offset_applied(struct offset *o, enum kprof_offset_role role, double 
         o->cheap[role - 1].applied += ns;
 }
 
+void kprof_offset_forget(struct offset *o, const struct pair *pr, enum kprof_offset_role role, double dur_ns,
+                         double applied_ns)
+{
+    if (!o)
+        return;
+    if (role == KPROF_OFFSET_REF) {
+        struct refs *r = &o->ref[!pr->early];
+        double w = (double)(1u << (pr->thin & 31));
+        if (r->n == 0)
+            return;
+        r->n--;
+        r->w -= w;
+        r->w2 -= w * w;
+        r->sum -= w * dur_ns;
+        r->sq -= w * dur_ns * dur_ns;
+        if (r->n == 0) /* no rounding left behind */
+            r->w = r->w2 = r->sum = r->sq = 0.0;
+        return;
+    }
+    struct cheap *c = &o->cheap[role - 1];
+    if (c->n == 0)
+        return;
+    c->n--;
+    c->sum -= dur_ns;
+    c->sq -= dur_ns * dur_ns;
+    c->applied -= applied_ns;
+    if (c->n == 0)
+        c->sum = c->sq = 0.0; /* what was applied and settled stays: the totals hold it */
+}
+
 /* Whether entry o's references' mean is now known closely enough (BLIND_REL_SE), its kernel's blind_ok
  * for its kind following; hold kinds only.  Harvest passes only. */
 static void judge_sure(struct offset *o)

@@ -29,7 +29,7 @@
 #define BESIDE_MIN_BYTES (4u << 20)
 /* Kernels that filled their device (kprof_fills) read last, kept to tell whether a kernel of another
  * stream started while one ran (harvest.c, past_filling); as HTOD_RING. */
-#define FILL_RING 64
+#define FILL_RING 256
 
 struct ref {
     CUevent ev;
@@ -257,6 +257,12 @@ double kprof_offset_ref_mean(const struct offset *o);
 /* What was taken off a pair of role `role` of entry o (kprof_offset_learn's; NULL: none) as it was read
  * (ns; after the clamps). */
 void kprof_offset_applied(struct offset *o, enum kprof_offset_role role, double ns);
+/* Takes back what kprof_offset_learn counted of pair pr (dur_ns as given to it) and kprof_offset_applied of
+ * it (applied_ns), for a pair read otherwise after all (harvest.c, past_filling: its kernel's start is
+ * another kernel's end, whatever the offset), so that the entry neither learns from it nor settles its
+ * offset on it.  o NULL: nothing.  Harvest passes only. */
+void kprof_offset_forget(struct offset *o, const struct pair *pr, enum kprof_offset_role role, double dur_ns,
+                         double applied_ns);
 /* At the end of a harvest pass: for each kernel, shape and kind read from since the last call (all:
  * every one; also every shape of a kernel and kind whose joint test has changed its answer since they
  * were last settled on it), the

@@ -412,6 +412,7 @@ enum copy_kind { C_HTOD, C_DTOH, C_DTOD, C_HTOH, C_AUTO };
  * at it (other threads' current context, old streams and events) answer CONTEXT_IS_DESTROYED. A primary
  * context that is destroyed (reset, last release) is re-created as a new struct, so with a new handle
  * value, unless FAKEGPU_REUSE_CTX_HANDLE=1 (then the same struct comes back in a new generation). */
+#define FILL_KEPT 1024 /* FAKEGPU_SM_SHARING: the kernels that filled the device a context remembers */
 struct CUctx_st {
     int device;
     int primary;
@@ -423,7 +424,7 @@ struct CUctx_st {
     struct CUstream_st *legacy;
     uint64_t retired_t;          /* latest clock of destroyed blocking streams, still waited for by legacy */
     struct CUstream_st *streams; /* live streams of this generation, legacy and per-thread included */
-    struct { uint64_t t0, t1, stream_id; int priority; } fills[64]; /* FAKEGPU_SM_SHARING: the last kernels
+    struct { uint64_t t0, t1, stream_id; int priority; } fills[FILL_KEPT]; /* FAKEGPU_SM_SHARING: the last kernels
                                                                         that filled the device */
     unsigned nfills;
 };
@@ -1018,25 +1019,28 @@ static uint64_t handoff(const struct CUstream_st *s);
 /* A kernel of ns and `blocks` blocks on s that also waits delay_ns (lazy loading) and the hand-off of s's
  * last work before starting, or on an idle stream the launch latency (and, app set, the next
  * FAKEGPU_LAUNCH_JITTER_NS); answers its start time. */
-/* FAKEGPU_SM_SHARING: the earliest time from t0 at which a kernel of s finds room on the device (not inside
- * a kernel of another stream that fills it), and that kernel, `blocks` blocks of `threads`, noted if it
- * fills the device itself, ns long from there. */
+/* FAKEGPU_SM_SHARING: the earliest time from t0 at which a kernel of s, `blocks` blocks of `threads`, ns
+ * long, finds room on the device: not inside a kernel of another stream that fills it (of no lower
+ * priority), nor, if it fills the device itself, over any part of one (the fake places kernels in the
+ * order they are launched, so one launched later may be placed before one placed already); noted if it
+ * fills the device. */
 static uint64_t sm_room(struct CUstream_st *s, uint64_t t0, uint64_t blocks, uint64_t threads, uint64_t ns)
 {
     struct CUctx_st *c = s->ctx;
-    unsigned n = c->nfills < 64 ? c->nfills : 64;
+    unsigned n = c->nfills < FILL_KEPT ? c->nfills : FILL_KEPT;
+    uint64_t per_sm = threads ? 2048 / threads : 32;
+    int fills = blocks >= 132 * (per_sm < 32 ? per_sm : 32);
     for (int moved = 1; moved;) {
         moved = 0;
         for (unsigned i = 0; i < n; i++)
-            if (c->fills[i].stream_id != s->id && c->fills[i].priority <= s->priority && c->fills[i].t0 <= t0 &&
-                t0 < c->fills[i].t1) {
+            if (c->fills[i].stream_id != s->id && c->fills[i].priority <= s->priority && t0 < c->fills[i].t1 &&
+                (fills ? c->fills[i].t0 < t0 + ns : c->fills[i].t0 <= t0)) {
                 t0 = c->fills[i].t1;
                 moved = 1;
             }
     }
-    uint64_t per_sm = threads ? 2048 / threads : 32;
-    if (blocks >= 132 * (per_sm < 32 ? per_sm : 32)) {
-        unsigned i = c->nfills++ % 64;
+    if (fills) {
+        unsigned i = c->nfills++ % FILL_KEPT;
         c->fills[i].t0 = t0;
         c->fills[i].t1 = t0 + ns;
         c->fills[i].stream_id = s->id;

@@ -39,7 +39,7 @@
  * on an idle stream, each waited for, then a 50 us nap: an eager decode loop's host time between
  * kernels), "roundrobin" (idle_k on 8 streams in turn, 100 rounds, each launch waited for, then a 50 us
  * nap), "filling" (kernels of 8 and 4 streams at once, some filling the device: filling()), "fillprio" (the
- * same on 2 streams of different priorities: fillprio()), "jitter" (idle_k 400 times, each waited for, then naps of 200 and 10 us in turn, and one of 20 ms
+ * same on 2 streams of different priorities: fillprio()), "fill64" and "fill100" (fillmany()), "jitter" (idle_k 400 times, each waited for, then naps of 200 and 10 us in turn, and one of 20 ms
  * after the 200th). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -287,6 +287,21 @@ static int filling(void)
     for (int r = 0; r < 20; r++)
         for (int i = 1; i < 8; i++)
             launch(small, ss[i]);
+    CK(cuCtxSynchronize());
+    return 0;
+}
+
+/* "fill64", "fill100": fill_k on 64 streams in turn, 40 rounds, and on 100 streams, 10 rounds: chains of
+ * 63 and 99 kernels of other streams to wait for (FAKEGPU_SM_SHARING). */
+static int fillmany(int n, int rounds)
+{
+    CUfunction fill = fn("fill_k");
+    CUstream ss[100];
+    for (int i = 0; i < n; i++)
+        CK(cuStreamCreate(&ss[i], CU_STREAM_NON_BLOCKING));
+    for (int r = 0; r < rounds; r++)
+        for (int i = 0; i < n; i++)
+            CK(cuLaunchKernel(fill, 264, 1, 1, 1024, 1, 1, 0, ss[i], NULL, NULL));
     CK(cuCtxSynchronize());
     return 0;
 }
@@ -712,6 +727,8 @@ int main(int argc, char **argv)
              : !strcmp(mode, "roundrobin") ? roundrobin()
              : !strcmp(mode, "filling") ? filling()
              : !strcmp(mode, "fillprio") ? fillprio()
+             : !strcmp(mode, "fill64") ? fillmany(64, 40)
+             : !strcmp(mode, "fill100") ? fillmany(100, 10)
              : !strcmp(mode, "decode") ? decode(s)
              : !strcmp(mode, "jitter") ? paced(s, 1)
              : !strcmp(mode, "manyshapes") ? manyshapes(s)
