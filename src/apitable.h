@@ -25,6 +25,9 @@ void kprof_api_record_untimed(int api, uint64_t host_ns, int ok);
  * libkprof started: the time it was recorded less host_ns), so that a context created again after a device
  * reset reads apart from the first; label is what the text report shows (kprof_api_pair_label). */
 struct kprof_ctx_init { int device; int api; int driver; uint64_t start_ns, host_ns; char label[96]; };
+/* A kprof_ctx_init's start_ns not known: read from a saved report of a libkprof that did not write it
+ * (shown as "-", JSON null). */
+#define KPROF_START_UNKNOWN UINT64_MAX
 
 /* Context creation on `device`, host_ns long: `api` is the program's call that caused it (the outermost
  * counted call on the thread, or the driver function when none was in progress), `driver` the driver

@@ -94,6 +94,13 @@ cp "$WORK/overlap.json" "$WORK/base.json"
 pass "-f csv without -o: the files are named after the report"
 expect_eq "$(cat "$WORK/csv.err")" "kprof: CSV report written to $WORK/base.*.csv (-o names it)" "-f csv without -o: says where"
 
+# A report saved before the context's Start was (a breaker helper read 0 there, as a time measured): "-",
+# and null in JSON.
+jq 'del(.context_init[].start_ns)' "$WORK/overlap.json" >"$WORK/nostart.json"
+"$K" report "$WORK/nostart.json" >"$WORK/nostart.txt" 2>/dev/null || fail "kprof report of a report without start_ns failed"
+expect_grep '^ +0 +- +[0-9.]+  cudaMallocHost' "$WORK/nostart.txt" "no start_ns: Start reads -"
+expect_eq "$("$K" report -f json "$WORK/nostart.json" | jq -c '[.context_init[].start_ns]')" '[null]' "no start_ns: JSON null"
+
 # Several reports: kprof-merge's summary, in text and JSON.
 M=$top_builddir/tools/kprof-merge
 for f in text json; do

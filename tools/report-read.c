@@ -209,7 +209,8 @@ static void read_root(struct kprof_saved *r, json_t *root)
         const char *drv = str(e, KEY(context_init, driver_api));
         c->driver = *drv ? lookup(kprof_api_names, KPROF_API_COUNT, drv) : -1;
         c->host_ns = u64(e, KEY(context_init, host));
-        c->start_ns = u64(e, KEY(context_init, start)); /* 0 from a libkprof that did not save it */
+        c->start_ns = get(e, KEY(context_init, start)) ? u64(e, KEY(context_init, start))
+                                                        : KPROF_START_UNKNOWN; /* a libkprof that did not save it */
         kprof_api_pair_label(c->label, sizeof c->label, c->api, c->driver);
     }
 
