@@ -1098,8 +1098,7 @@ static int timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kin
     if (q->last_pred == KPROF_PRED_HTOD && bytes >= BESIDE_MIN_BYTES) /* kprof_big_htod: harvest.c looks */
         __atomic_store_n(&p->htod_queued, p->htod_queued + 1, __ATOMIC_RELAXED);
     pr->fills = kind != KPROF_TARGET_COPY && grid && block && kprof_fills(p, pr->grid, pr->block);
-    if (pr->fills) /* harvest.c, past_filling */
-    {
+    if (pr->fills) { /* harvest.c, past_filling */
         __atomic_store_n(&p->fill_queued, p->fill_queued + 1, __ATOMIC_RELAXED);
         __atomic_store_n(&q->fills_queued, q->fills_queued + 1, __ATOMIC_RELAXED);
     }
