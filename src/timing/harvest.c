@@ -455,7 +455,7 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
     s.check_held = pr->check_held;
     /* Waited for a kernel of another stream that filled the device: that wait taken off too. */
     if (known && !s.stop_idle && kk && !kk->is_graph &&
-        pr->pool->nfill) {
+        pr->pool->nfill && (pr->pool->fill_queues || pr->pool->fill_queue != q->index)) {
         double kernel = start + (double)(ns - s.dur_ns), stop = start + (double)ms * 1e6;
         double moved = past_filling(q, pr, kernel, stop) - kernel;
         if (moved > 0.5) {
@@ -498,6 +498,10 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
         q->last_stop_seq = pr->seq + 1;
         if (pr->fills) { /* for past_filling: from its kernel's start */
             struct pool *p = pr->pool;
+            if (p->nfill == 0)
+                p->fill_queue = q->index;
+            else if (p->fill_queue != q->index)
+                p->fill_queues = 1;
             unsigned i = (unsigned)(p->nfill++ % FILL_RING);
             p->fill[i].t0 = start + (s.stop_idle ? 0.0 : (double)(ns - s.dur_ns));
             p->fill[i].t1 = start + (double)ms * 1e6;

@@ -105,6 +105,9 @@ struct pool {
      * kernel's start, their stop), their stream's queue number and priority; nfill counts every one read. */
     struct { double t0, t1; unsigned queue; int priority; } fill[FILL_RING];
     unsigned long nfill;
+    unsigned fill_queue;         /* the queue of the first one read */
+    int fill_queues;             /* another queue's read since: until then a pair of fill_queue has none to
+                                    look past (a one-stream program of big kernels skips past_filling) */
     int dead;                    /* its context was destroyed: never used again */
     struct queue *spare;         /* retired queues, for its next streams (kprof_ev.lock; queue.h, gone) */
     struct pool *next;
