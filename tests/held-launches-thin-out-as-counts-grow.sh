@@ -103,17 +103,21 @@ done
 # adds a line.  KPROF_HOLD=65536 (a draw of 1 in 65536) on 30 shapes of shape_k, 10 launches each: the first
 # 24 shapes' first 8 launches are held (their words), the last 6 shapes' 60 launches are drawn from the
 # shared count and none is held; each of those reads the 1 ns a block of latency the calibration cannot
-# see (1.6 to 1.9 us), about 106 us over in all.
+# see (1.6 to 1.9 us), about 106 us over in all.  Which launches are drawn behind a short backlog (counts of
+# their own, whose first launches are held) follows the harvester's pace, so a slow build may hold one of
+# those shapes' launches there and give the shape a reference: CI's ThreadSanitizer build read 59 (one
+# shape's 10 launches fewer) once, and 1 run in 6 here; so at least 5 of the 6 shapes.
 FAKEGPU_KERNEL_NS=shape_k=2000 FAKEGPU_LAUNCH_LATENCY_PER_BLOCK_NS=1 KPROF_HOLD=65536 KPROF_SEED=1 \
     KPROF_FORMAT=json KPROF_OUTPUT="$WORK/past.json" run_clocked "$PROGS/preds" pastwords >"$WORK/out" 2>&1 ||
     fail "preds pastwords failed: $(cat "$WORK/out")"
 none=$(jqr '.events.unheld_no_reference' "$WORK/past.json") unlearned=$(jqr '.events.unheld_unlearned' "$WORK/past.json")
-[ "$none" -ge 60 ] && [ "$none" -le "$unlearned" ] ||
-    fail "pastwords: $none launches read with no reference of their shape, expected the last 6 shapes' 60 at least (and at most the $unlearned read before one)"
+[ "$none" -ge 50 ] && [ "$none" -le "$unlearned" ] ||
+    fail "pastwords: $none launches read with no reference of their shape, expected the last 6 shapes' 60 (at least 50) and at most the $unlearned read before one"
 pass "pastwords: $none launches read with no reference of their shape ($unlearned before one)"
 FAKEGPU_KERNEL_NS=shape_k=2000 FAKEGPU_LAUNCH_LATENCY_PER_BLOCK_NS=1 KPROF_HOLD=65536 KPROF_SEED=1 \
     run_clocked "$PROGS/preds" pastwords >/dev/null 2>"$WORK/past.txt" || fail "preds pastwords (text) failed"
-expect_grep "^Of those, read with no offset because no launch of their shape was measured in full $none \(their times keep the launch latency an offset would have taken off\)$" \
+# (A run of its own, whose count may differ from the JSON run's as above.)
+expect_grep "^Of those, read with no offset because no launch of their shape was measured in full [0-9]+ \(their times keep the launch latency an offset would have taken off\)$" \
     "$WORK/past.txt" "the text report's line"
 # Every shape with references (12 shapes, 20 launches each, the default draw): none, and no such line.
 FAKEGPU_KERNEL_NS=shape_k=2000 FAKEGPU_LAUNCH_LATENCY_PER_BLOCK_NS=1 KPROF_SEED=1 run_clocked "$PROGS/preds" manyshapes \
