@@ -128,6 +128,13 @@ static struct {
      * its blocks take each SM the filling kernel frees); kernels that do not fill it run side by side.
      * Kernels inside graphs and libkprof's own aside. */
     int sm_sharing;
+    /* FAKEGPU_DRAINED_IDLE=1: a stream counts as idle for the launch latency as soon as its work has ended
+     * on the GPU clock (the virtual host clock's), whether or not the host has seen it complete, as a GPU
+     * knows nothing of what the host saw; and a kernel launched on a busy stream starts no sooner than the
+     * latency after its launch either (the GPU reads its launch then).  Without it, only a stream whose
+     * work the host has seen complete pays the latency, and one that ran dry unseen starts the kernel
+     * after its hand-off alone.  App kernels only. */
+    int drained_idle;
     uint64_t latency_per_block_ns; /* FAKEGPU_LAUNCH_LATENCY_PER_BLOCK_NS: and this much later again for each
                               block of its grid (a large grid arrives later; libkprof's calibration, a
                               one-block kernel, does not see it) */
@@ -339,6 +346,7 @@ static void load_config(void)
     cfg.hang = env_num("FAKEGPU_HANG", 0, 1) != 0;
     cfg.compute_major = env_num("FAKEGPU_COMPUTE_MAJOR", 9, 99);
     cfg.sm_sharing = env_num("FAKEGPU_SM_SHARING", 0, 1) != 0;
+    cfg.drained_idle = env_num("FAKEGPU_DRAINED_IDLE", 0, 1) != 0;
     cfg.report_holds = env_num("FAKEGPU_REPORT_HOLDS", 0, 1) != 0;
     cfg.mem_bytes = (size_t)env_num("FAKEGPU_MEM_BYTES", 1ULL << 30, 1ULL << 48);
     cfg.truth_path = getenv("FAKEGPU_TRUTH");
@@ -457,6 +465,7 @@ struct CUstream_st {
     /* With the virtual host clock: a kprof_hold placed on the stream and not yet followed by a kernel gives
      * up at GPU time hold_give_up (0: none); hold_ev is the event recorded behind it (libkprof's start). */
     uint64_t hold_give_up, hold_stamp; /* hold_stamp: hold_ev's stamp had the hold not been there */
+    unsigned char behind_hold; /* the kernel being launched was queued behind a kprof_hold (launch) */
     struct CUevent_st *hold_ev;
     int record_late; /* FAKEGPU_RECORD_LATE_US: the next event record on it comes late */
     uint64_t htod_t0, htod_t1; /* its last HtoD copy on the GPU clock (beside_htod) */
@@ -1053,16 +1062,22 @@ static uint64_t kernel_advance(struct CUstream_st *s, uint64_t delay_ns, uint64_
                                uint64_t threads)
 {
     int idle = s->last_work == W_NONE || s->seen_idle;
+    uint64_t now = gpu_now();
+    int drained = cfg.drained_idle && app && !idle && !s->behind_hold && start_time(s) <= now;
+    idle |= drained;
     if (idle && app && cfg.njitter) /* FAKEGPU_LAUNCH_JITTER_NS */
         delay_ns += cfg.jitter_ns[cfg.next_jitter++ % cfg.njitter];
-    uint64_t base = start_time(s), h = handoff(s);
+    uint64_t base = start_time(s), h = drained ? 0 : handoff(s);
     for (const struct CUstream_st *o = s->ctx->streams; cfg.beside_htod_ns && o; o = o->next)
         if (o != s && o->htod_t0 <= base && base < o->htod_t1) { /* as long as behind a kernel, and more */
             uint64_t waited = (idle ? 0 : cfg.handoff_ns[W_KERNEL]) + cfg.beside_htod_ns;
             h = idle ? h + waited : h > waited ? h : waited;
             break;
         }
-    uint64_t t0 = base + h + delay_ns + (idle ? cfg.launch_latency_ns + cfg.latency_per_block_ns * blocks : 0);
+    uint64_t latency = cfg.launch_latency_ns + cfg.latency_per_block_ns * blocks;
+    uint64_t t0 = base + h + delay_ns + (idle ? latency : 0);
+    if (cfg.drained_idle && app && !idle && !s->behind_hold && t0 < now + delay_ns + latency) /* read then */
+        t0 = now + delay_ns + latency;
     if (cfg.sm_sharing && app)
         t0 = sm_room(s, t0, blocks, threads, ns);
 
@@ -2692,6 +2707,7 @@ static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
     /* FAKEGPU_RECORD_LATE_US: the next record on s comes late; behind a kprof_hold, the hold's release with it. */
     s->record_late = cfg.host_now && cfg.late_name && strstr(fn->name, cfg.late_name) &&
                      (fn->direct + 1) % cfg.late_every == 0;
+    s->behind_hold = s->hold_give_up != 0;
     hold_settle(s, s->record_late ? (uint64_t)cfg.late_us * 1000u : 0);
     {
         int calib = strcmp(fn->name, "kprof_calibrate") == 0 || strcmp(fn->name, "kprof_calibrate_wide") == 0;
