@@ -1033,12 +1033,16 @@ static uint64_t handoff(const struct CUstream_st *s);
  * priority), nor, if it fills the device itself, over any part of one (the fake places kernels in the
  * order they are launched, so one launched later may be placed before one placed already); noted if it
  * fills the device. */
+static int attribute(CUdevice_attribute a, CUdevice dev);
 static uint64_t sm_room(struct CUstream_st *s, uint64_t t0, uint64_t blocks, uint64_t threads, uint64_t ns)
 {
     struct CUctx_st *c = s->ctx;
     unsigned n = c->nfills < FILL_KEPT ? c->nfills : FILL_KEPT;
-    uint64_t per_sm = threads ? 2048 / threads : 32;
-    int fills = blocks >= 132 * (per_sm < 32 ? per_sm : 32);
+    /* As the device's attributes say (attribute(), below), which libkprof reads for the same test. */
+    uint64_t sms = (uint64_t)attribute(CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 0);
+    uint64_t most = (uint64_t)attribute(CU_DEVICE_ATTRIBUTE_MAX_BLOCKS_PER_MULTIPROCESSOR, 0);
+    uint64_t per_sm = threads ? (uint64_t)attribute(CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR, 0) / threads : most;
+    int fills = blocks >= sms * (per_sm < most ? per_sm : most);
     for (int moved = 1; moved;) {
         moved = 0;
         for (unsigned i = 0; i < n; i++)
