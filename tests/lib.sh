@@ -90,6 +90,19 @@ expect_no_grep() {
 jqr() { jq -r "$1" "$2"; }
 # kernel_field FILE NAME-SUBSTRING FIELD: a field of the (first) kernel whose demangled name contains NAME
 kernel_field() { jq -r --arg n "$2" --arg f "$3" '[.kernels[] | select(.name | contains($n))][0][$f]' "$1"; }
+# expect_totals JSON PER_MILLE WHAT NAME:TRUTH_NS...: each kernel's total_ns within PER_MILLE thousandths of
+# its truth (a failure names WHAT).
+expect_totals() {
+    json=$1 pm=$2 what=$3
+    shift 3
+    for k in "$@"; do
+        name=${k%%:*} truth=${k#*:}
+        got=$(kernel_field "$json" "$name" total_ns)
+        [ $(((got - truth) * 1000)) -le $((truth * pm)) ] && [ $(((truth - got) * 1000)) -le $((truth * pm)) ] ||
+            fail "$what: $name read $got ns, expected $truth within $pm per mille"
+        pass "$what: $name $got ns ($truth)"
+    done
+}
 # mask_split_csv KERNELS.CSV: the file with its last four fields (the launch call host times and queue
 # times, which vary from run to run) read <host> on every row but the header.
 mask_split_csv() { sed -E '1!s/(,[^,]*){4}$/,<host>,<host>,<host>,<host>/' "$1"; }
