@@ -548,6 +548,13 @@ static void begin_take_events(struct kprof_timing *t, struct begin *g, enum kpro
      * is held and asks nothing, as before. */
     if (skipped && !t->idle_shared && t->drawn > 0 && others_in_flight(q, t->ctx))
         g->lent = lend_last_stop(q, g->p, g->legacy, t, g->bl, &g->lent_host_ns);
+    /* Its stream's last pair read, its stop kept (complete), nothing queued on the stream since and no other
+     * timed call in flight: idle, without a query (known_idle), for a launch with a start of its own. */
+    if (!g->lent && q && g->may_share && q->count == 0 && q->kept.stop && lendable(q, g->p, g->legacy, 1) &&
+        __atomic_load_n(&kprof_ev.in_flight, __ATOMIC_ACQUIRE) == 1) {
+        t->tested = 2;
+        t->idle_epoch = __atomic_load_n(&epochs[EPOCH_OTHER], __ATOMIC_RELAXED) + 1;
+    }
     if (q) {
         g->b = kprof_ev_pool_take(g->p, &cb);
         if (!g->lent && (g->b || cb))
