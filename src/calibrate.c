@@ -281,11 +281,7 @@ static int measure(struct bench *b, enum kprof_pred p, int shared, unsigned besi
         if (spin_timed(b, SPIN_NS, b->out) != CUDA_SUCCESS)
             goto fail;
         uint64_t t2 = kprof_now_ns(), lag = 0; /* as kprof_timing_end's idle-stream correction */
-        /* Idle by construction (synchronized, nothing queued before the start), as the launch path knows a
-         * stream whose last stop it found complete (timing.h, known_idle): not asked, since the host may
-         * not see the start complete yet when the launch returns (calibrate.h, seen_ns: 3.2 us on the
-         * H100, whose launch takes 3.8), and every launch left out left the idle hand-off unmeasured. */
-        int idle = p == KPROF_PRED_IDLE && !held ? 1 : kprof_drv.cuEventQuery(start) == CUDA_SUCCESS;
+        int idle = kprof_drv.cuEventQuery(start) == CUDA_SUCCESS;
         if (idle)
             lag = t2 - t1;
         float ms = 0.0f;

@@ -106,8 +106,7 @@ static inline double kprof_ns_carry(double *rest, double ns)
  * the event (a lent stop, a start) recorded too recently to have completed (calibrate.h, seen_ns); and the
  * question whether a launch's stream was idle left out for a held launch before its hold could have given
  * up (hold.h), and, KPROF_HOLD=N, for a launch not drawn, read with the learned offset however it reads
- * (timing/timing.c, timing_end; timing/offsets.c, KPROF_OFFSET_BLIND), and for a launch whose stream was
- * found idle before its start's record (struct kprof_timing's known_idle). */
+ * (timing/timing.c, timing_end; timing/offsets.c, KPROF_OFFSET_BLIND). */
 #define KPROF_EVENT_COUNTERS(X)                                                                    \
     X(created, "created") X(incomplete, "incomplete") X(failed, "failed")                          \
     X(pool_exhausted, "untimed_no_event") X(one_event, "one_event") X(held, "held")                \
@@ -115,8 +114,7 @@ static inline double kprof_ns_carry(double *rest, double ns)
     X(not_held_traced, "not_held_traced") X(unheld_drawn, "unheld_drawn") X(gap_shared, "gap_shared") \
     X(unheld_unlearned, "unheld_unlearned") X(unheld_no_reference, "unheld_no_reference")           \
     X(stop_idle, "stop_idle") X(beside_htod, "beside_htod") X(behind_filling, "behind_filling_kernel")   \
-    X(unasked, "queries_unasked") X(unasked_held, "queries_unasked_held") X(unasked_cheap, "queries_unasked_not_drawn") \
-    X(unasked_idle, "queries_unasked_stream_idle")
+    X(unasked, "queries_unasked") X(unasked_held, "queries_unasked_held") X(unasked_cheap, "queries_unasked_not_drawn")
 struct kprof_event_counters {
 #define KPROF_EVENT_FIELD(field, key) long field;
     KPROF_EVENT_COUNTERS(KPROF_EVENT_FIELD)

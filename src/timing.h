@@ -22,11 +22,6 @@ struct kprof_timing {
     int captured;         /* 1 when the stream is capturing into a graph: the call runs nothing now */
     int shared;           /* 1: `start` is the previous call's stop event (one-event timing) */
     int tested;           /* whether the stream was found busy (1) or idle (2) before the call; 0: not asked */
-    /* tested 2: the stream-order counter (epochs[EPOCH_OTHER]) the start's record is to reach if no other
-     * start is recorded anywhere from before that query to it; known_idle, set at the record: it did, so the
-     * stream was idle when the start was recorded (the launch is read as on an idle stream unasked) */
-    unsigned long idle_epoch;
-    unsigned char known_idle;
     int broke;            /* 1: the call will run untimed, and kprof_chain_break() was called for it */
     int no_context;       /* 1: the thread had no current context (the call will create or set one) */
     uint64_t lent_seq;    /* then: that call's place in the queue */

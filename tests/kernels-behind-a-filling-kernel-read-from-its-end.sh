@@ -20,17 +20,13 @@ set -- $(jq -r '.kernels[] | select(.name == "fill_k") | "\(.calls) \(.min_ns) \
 [ "$1" -eq 160 ] && [ "$2" -ge 19800 ] && [ "$3" -le 20200 ] && [ "$4" -ge 3184000 ] && [ "$4" -le 3216000 ] ||
     fail "KPROF_HOLD=0: fill_k read calls $1, Min $2, Max $3, total $4 ns; expected 160 launches of 20 us +- 1%, total +- 0.5%"
 pass "KPROF_HOLD=0: fill_k's 160 launches read $2 to $3 ns, total $4 ns"
-# small_k and long_k read as they do without FAKEGPU_SM_SHARING (with it, the fake moves neither), within
-# 0.2%: a launch that finds its stream's last stop complete before its start is read as on an idle stream
-# (timing.c, known_idle), and which launches find it still queued follows the harvester's pace (10 or 12
-# of small_k's 460 here; 5149500 and 5146500 ns); on this old model of the fake, where a stream that ran
-# dry unseen pays no launch latency, those read 0.3 to 1 us shorter than the others.
+# small_k and long_k read as they do without FAKEGPU_SM_SHARING (with it, the fake moves neither).
 (export FAKEGPU_SM_SHARING=0 KPROF_HOLD=0 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/side.json" && \
     run_clocked "$PROGS/preds" filling) >/dev/null 2>&1 || fail "preds filling failed"
 for k in small_k long_k; do
     a=$(kernel_field "$WORK/h0.json" $k total_ns) b=$(kernel_field "$WORK/side.json" $k total_ns)
-    [ $((a - b)) -le $((b / 500)) ] && [ $((b - a)) -le $((b / 500)) ] ||
-        fail "$k, never beside a filling kernel: total $a ns, $b without SM sharing (expected within 0.2%)"
+    [ $((a - b)) -le $((b / 1000)) ] && [ $((b - a)) -le $((b / 1000)) ] ||
+        fail "$k, never beside a filling kernel: total $a ns, $b without SM sharing (expected within 0.1%)"
     pass "$k, never beside a filling kernel: total $a ns, $b without SM sharing"
 done
 moved=$(jqr '.events.behind_filling_kernel' "$WORK/h0.json")

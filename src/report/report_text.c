@@ -326,10 +326,9 @@ void kprof_report_text(FILE *f, const struct kprof_snapshot *s)
                 n->behind_filling);
     if (n->unasked) /* calibrate.h, seen_ns */
         fprintf(f, "Queries left out (the event recorded too recently to have completed) %ld\n", n->unasked);
-    if (n->unasked_held || n->unasked_cheap || n->unasked_idle) /* was the stream idle: timing/timing.c, timing_end */
+    if (n->unasked_held || n->unasked_cheap) /* was the stream idle: timing/timing.c, timing_end */
         fprintf(f, "Idle-stream queries left out: held, the hold not yet able to give up %ld; not drawn, read with "
-                   "the learned offset (KPROF_HOLD) %ld; the stream found idle before the start %ld\n",
-                n->unasked_held, n->unasked_cheap, n->unasked_idle);
+                   "the learned offset (KPROF_HOLD) %ld\n", n->unasked_held, n->unasked_cheap);
     if (n->not_held_traced) /* torch.profiler and other CUPTI tracers would see kprof_hold */
         fprintf(f, "Not held while another tool traced kernels through CUPTI %ld (timed as without holds)\n",
                 n->not_held_traced);

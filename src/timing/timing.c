@@ -236,17 +236,6 @@ static int beside_collect(const struct queue *q, CUcontext ctx, CUevent *out)
     return n;
 }
 
-/* 1 when another stream of context ctx than q's has timed work in flight (pairs not yet read), as
- * beside_collect looks: a hold due there may not be placed (begin_place_hold).  kprof_ev.lock held. */
-static int others_in_flight(const struct queue *q, CUcontext ctx)
-{
-    int looked = 0;
-    for (const struct queue *o = kprof_ev.queues; o && looked < BESIDE_SCANNED; o = o->hh.next, looked++)
-        if (o != q && o->key.ctx == ctx && o->count > 0)
-            return 1;
-    return 0;
-}
-
 /* q's last pair if a launch on q's stream that begins now may start at its stop (nothing came between,
  * and its pair still gives the stop back), else NULL; with `kept`, once it has been read, the stop kept
  * (queue.h).  Never behind a copy: the hand-off behind one varies by launch; such a launch is held
@@ -280,12 +269,16 @@ static CUevent lend(struct queue *q, struct kprof_timing *t, struct pair *last, 
 }
 
 /* The stop event of q's last pair, lent to the launch t begins on q's stream if that launch may start
- * there (lendable), or NULL; *bl gets the backlog behind it.  Not one whose last pairs could not outlast
- * the launch even if none had started (short kernels: two events, and no query spent).  (A stream found
- * idle at the last launches is not asked at all: begin_take_events, q->skip.)  kprof_ev.lock held. */
+ * there (lendable), or NULL; *bl gets the backlog behind it.  A stream found idle at the last launches is
+ * not asked (q->skip), nor one whose last pairs could not outlast the launch even if none had started
+ * (short kernels: two events, and no query spent).  kprof_ev.lock held. */
 static CUevent lend_last_stop(struct queue *q, struct pool *p, int legacy, struct kprof_timing *t, struct backlog *bl,
                               uint64_t *stop_host_ns)
 {
+    if (q->skip > 0) {
+        q->skip--;
+        return NULL;
+    }
     struct pair *last = lendable(q, p, legacy, 0);
     if (!last)
         return NULL;
@@ -508,10 +501,7 @@ static void begin_take_events(struct kprof_timing *t, struct begin *g, enum kpro
     /* The stream found idle at the last launches (lend_last_stop does not lend then), or its last pair
      * read (complete) with its stop kept (queue.h). */
     int idle_known = q && g->may_share && (q->skip > 0 || (q->count == 0 && q->kept.stop));
-    int skipped = q && g->may_share && q->skip > 0; /* not asked, unless it gets a start of its own (below) */
-    if (skipped)
-        q->skip--;
-    else if (q && g->may_share)
+    if (q && g->may_share)
         g->lent = lend_last_stop(q, g->p, g->legacy, t, g->bl, &g->lent_host_ns);
     if (draws) {
         t->draw_kind = (unsigned char)hold_kind(q);
@@ -537,23 +527,6 @@ static void begin_take_events(struct kprof_timing *t, struct begin *g, enum kpro
             g->lent = lend(q, t, last, &g->lent_host_ns);
             t->idle_shared = 1;
         }
-    }
-    /* A stream found idle at the last launches, and a launch drawn (a reference) while another stream of
-     * the context has work in flight, which may keep it from being held (begin_place_hold): asked before
-     * its start as a stream not skipped is, so that a stop found complete tells it was idle (known_idle).
-     * Asked after the launch, its start may not yet be seen complete however idle the stream (calibrate.h,
-     * seen_ns: 3.2 us on the H100, whose launch takes 3.8), and it would read as on a busy stream, its pair
-     * keeping the launch latency, and its kernel's learned offsets with it: on the fake GPU, 8 streams of a
-     * 2 us kernel read +1.5 us a launch.  The same one query a launch; alone on its context, a drawn launch
-     * is held and asks nothing, as before. */
-    if (skipped && !t->idle_shared && t->drawn > 0 && others_in_flight(q, t->ctx))
-        g->lent = lend_last_stop(q, g->p, g->legacy, t, g->bl, &g->lent_host_ns);
-    /* Its stream's last pair read, its stop kept (complete), nothing queued on the stream since and no other
-     * timed call in flight: idle, without a query (known_idle), for a launch with a start of its own. */
-    if (!g->lent && q && g->may_share && q->count == 0 && q->kept.stop && lendable(q, g->p, g->legacy, 1) &&
-        __atomic_load_n(&kprof_ev.in_flight, __ATOMIC_ACQUIRE) == 1) {
-        t->tested = 2;
-        t->idle_epoch = __atomic_load_n(&epochs[EPOCH_OTHER], __ATOMIC_RELAXED) + 1;
     }
     if (q) {
         g->b = kprof_ev_pool_take(g->p, &cb);
@@ -643,15 +616,8 @@ static void choose_lent(struct kprof_timing *t, struct begin *g)
      * seen complete is pending without a query (calibrate.h, seen_ns). */
     g->now_ns = g->lent ? kprof_now_ns() : 0;
     int unasked = g->lent && kprof_calibration_surely_pending(&p->calib, g->lent_host_ns, g->now_ns);
-    if (g->lent && !unasked) {
+    if (g->lent && !unasked)
         g->now_ns = 0; /* the query below */
-        /* Read before the query: a start recorded anywhere after it moves the counter (begin_record_start);
-         * and none while another timed call is in flight, whose start may have been recorded before and
-         * its kernel be queued on this stream after (0 never matches). */
-        t->idle_epoch = __atomic_load_n(&kprof_ev.in_flight, __ATOMIC_ACQUIRE) == 1
-                            ? __atomic_load_n(&epochs[EPOCH_OTHER], __ATOMIC_RELAXED) + 1
-                            : 0;
-    }
     int pending = g->lent && (unasked || kprof_event_query_uncaptured(g->lent) == CUDA_ERROR_NOT_READY);
     t->unasked = (unsigned char)unasked;
     int outlasts = pending && !t->short_backlog && backlog_outlasts_launch(g->bl, p, t, &g->now_ns);
@@ -754,10 +720,6 @@ static void begin_record_start(struct kprof_timing *t, struct begin *g)
                                            : __atomic_load_n(&epochs[EPOCH_LEGACY], __ATOMIC_RELAXED);
         t->epoch[EPOCH_OTHER] = g->legacy ? __atomic_load_n(&epochs[EPOCH_OTHER], __ATOMIC_RELAXED)
                                           : __atomic_add_fetch(&epochs[EPOCH_OTHER], 1, __ATOMIC_RELAXED);
-        /* Its lent stop found complete, and no start recorded since (on any stream, by any thread: another
-         * launch on this stream would have come between): the stream was idle at this record. */
-        t->known_idle = (unsigned char)(t->tested == 2 && !t->shared && !g->legacy &&
-                                        t->epoch[EPOCH_OTHER] == t->idle_epoch);
     } else {
         memset(t->epoch, 0, sizeof t->epoch); /* never read: no launch shares without chains */
     }
@@ -783,7 +745,6 @@ void kprof_timing_begin(struct kprof_timing *t, CUcontext ctx, cudaStream_t stre
     t->draw_kind = 0;
     t->gap = 0;
     t->idle_shared = 0;
-    t->known_idle = 0;
     t->order_pool = NULL;
     int capturing = __atomic_load_n(&kprof_captures_active, __ATOMIC_RELAXED) > 0;
     if (want == KPROF_TIME_NONE && KPROF_UNLIKELY(__atomic_load_n(&kprof_orders_active, __ATOMIC_RELAXED)))
@@ -1005,20 +966,14 @@ static int timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kin
      * No query while any stream capture is in progress: a global-mode capture forbids it. */
     uint64_t lag = 0, now = 0, mark_ns = 0;
     CUevent mark = NULL;
-    int unasked_held = 0, unasked_cheap = 0, unasked_idle = 0, blind = 0; /* the idle question left out, and why */
+    int unasked_held = 0, unasked_cheap = 0, blind = 0; /* the idle question left out, and why */
     if (ok && kind != KPROF_TARGET_COPY) {
         now = kprof_now_ns(); /* also the launch call's end (struct pair's launch_ns) */
         /* Held, the start has completed only if kprof_hold gave up waiting (a host descheduled for longer
          * than its timeout): then as on an idle stream.  It cannot have given up before its timeout, which
          * runs from when the GPU began it, after it was placed: not asked until half of that has passed.
          * (A cuEventQuery costs the launching thread 1.3 to 2 us on an H200, as much as a record.) */
-        /* Its stream found idle before the start's record (known_idle), unheld: idle, not asked.  (Asked, a
-         * start recorded less than the GPU takes to read it, or the host to see it complete, before the
-         * query read as a busy stream's, its pair keeping the launch latency: 8 streams of a 2 us kernel
-         * each idle at its launch, launched 1.5 us apart on the fake GPU, read +1.5 us a launch.) */
-        int known = t->known_idle && !t->shared && !t->held;
-        unasked_idle = known;
-        int surely = !known && !t->shared && kprof_calibration_surely_pending(&p->calib, t->start_before_ns, now);
+        int surely = !t->shared && kprof_calibration_surely_pending(&p->calib, t->start_before_ns, now);
         t->unasked += (unsigned char)surely;
         unasked_held = !t->shared && !surely && t->held && now - t->start_before_ns < KPROF_HOLD_TIMEOUT_NS / 2;
         surely |= unasked_held;
@@ -1032,12 +987,10 @@ static int timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kin
          * the timed work known on the stream surely ran on past the launch's return: in the eager decode
          * loop nearly every launch asked, 1.5 to 1.7 us on an H200; docs/performance.md.) */
         int idle = 0;
-        blind = !known && !t->shared && !surely && !t->held && t->drawn == 0 && t->queue &&
-                kind == KPROF_TARGET_KERNEL && blind_ok(t);
+        blind = !t->shared && !surely && !t->held && t->drawn == 0 && t->queue && kind == KPROF_TARGET_KERNEL &&
+                blind_ok(t);
         if (blind)
             unasked_cheap = 1;
-        else if (known)
-            idle = 1;
         else if (!t->shared && !surely)
             idle = kprof_event_query_uncaptured(t->start) == CUDA_SUCCESS;
         if (idle) {
@@ -1172,7 +1125,6 @@ static int timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kin
     kprof_ev.n.unasked += t->unasked;
     kprof_ev.n.unasked_held += unasked_held;
     kprof_ev.n.unasked_cheap += unasked_cheap;
-    kprof_ev.n.unasked_idle += unasked_idle;
     kprof_ev.n.holds_overdue += overdue;
     if (!kprof_ev.harvester_started && !kprof_ev.harvester_stop)
         kprof_ev_start_harvester();
