@@ -103,6 +103,23 @@ expect_totals() {
         pass "$what: $name $got ns ($truth)"
     done
 }
+# decode_env: exports the fake GPU's model of an eager decode loop's pace (preds decode: 8 kernels of 8 to
+# 64 blocks, host naps of 1 to 12 us, a varying 2.5 us launch latency, events seen 4.5 us after their stamp,
+# lengths that vary); expect_decode JSON PERCENT WHAT: each of its kernels' 2000 launches counted and its
+# total within PERCENT of its truth.
+decode_env() {
+    export FAKEGPU_LAUNCH_HOST_NS=1500 FAKEGPU_EVENT_PENDING_QUERIES=0 FAKEGPU_LAUNCH_LATENCY_NS=2500 \
+        FAKEGPU_LAUNCH_LATENCY_PER_BLOCK_NS=5 FAKEGPU_LAUNCH_JITTER_NS=0/300/0/800/100/0/2100/50/400 \
+        FAKEGPU_EVENT_SEEN_NS=4500 PREDS_NAPS_NS=1000/12000 \
+        FAKEGPU_KERNEL_NS=dk0=1000/1100,dk1=3000,dk2=1500/1300/1700,dk3=2000,dk4=1000,dk5=2500,dk6=1200,dk7=800/900
+}
+DECODE_TRUTH='{"dk0":2100000,"dk1":6000000,"dk2":2999800,"dk3":4000000,"dk4":2000000,"dk5":5000000,"dk6":2400000,"dk7":1700000}'
+expect_decode() {
+    bad=$(jq -r --argjson t "$DECODE_TRUTH" --arg p "$2" '.kernels[] | select(.calls != 2000 or
+        ((.total_ns - $t[.name]) | fabs) * 100 > ($p | tonumber) * $t[.name]) | "\(.name) \(.calls) \(.total_ns)"' "$1")
+    [ -z "$bad" ] || fail "$3: off by more than $2% (name, calls, total_ns; truths $DECODE_TRUTH): $bad"
+    pass "$3: the 8 kernels' totals within $2%"
+}
 # mask_split_csv KERNELS.CSV: the file with its last four fields (the launch call host times and queue
 # times, which vary from run to run) read <host> on every row but the header.
 mask_split_csv() { sed -E '1!s/(,[^,]*){4}$/,<host>,<host>,<host>,<host>/' "$1"; }

@@ -1066,8 +1066,9 @@ static uint64_t kernel_advance(struct CUstream_st *s, uint64_t delay_ns, uint64_
                                uint64_t threads)
 {
     int idle = s->last_work == W_NONE || s->seen_idle;
-    uint64_t now = gpu_now();
-    int drained = cfg.drained_idle && app && !idle && !s->behind_hold && start_time(s) <= now;
+    int read_late = cfg.drained_idle && app && !s->behind_hold; /* FAKEGPU_DRAINED_IDLE applies */
+    uint64_t now = read_late ? gpu_now() : 0;
+    int drained = read_late && !idle && start_time(s) <= now;
     idle |= drained;
     if (idle && app && cfg.njitter) /* FAKEGPU_LAUNCH_JITTER_NS */
         delay_ns += cfg.jitter_ns[cfg.next_jitter++ % cfg.njitter];
@@ -1080,7 +1081,7 @@ static uint64_t kernel_advance(struct CUstream_st *s, uint64_t delay_ns, uint64_
         }
     uint64_t latency = cfg.launch_latency_ns + cfg.latency_per_block_ns * blocks;
     uint64_t t0 = base + h + delay_ns + (idle ? latency : 0);
-    if (cfg.drained_idle && app && !idle && !s->behind_hold && t0 < now + delay_ns + latency) /* read then */
+    if (read_late && !idle && t0 < now + delay_ns + latency) /* the GPU reads the launch only then */
         t0 = now + delay_ns + latency;
     if (cfg.sm_sharing && app)
         t0 = sm_room(s, t0, blocks, threads, ns);
