@@ -30,7 +30,7 @@ struct kprof_trace_event {
     int device;
     unsigned stream_index;
     unsigned char kind;          /* enum kprof_target_kind */
-    unsigned char pred, shared, stop_idle, beside_htod, read_as; /* kernels: as in struct kprof_sample */
+    unsigned char pred, shared, stop_idle, start_idle, beside_htod, read_as; /* kernels: as in struct kprof_sample */
     uint32_t taken_ns;           /* kernels: ns taken off the pair, at most UINT32_MAX */
 };
 struct kprof_stream_name { int device; char *name; };

@@ -42,6 +42,9 @@ struct kprof_sample {
     unsigned char shared;    /* kernels: 1 when the start was the previous call's stop */
     unsigned char stop_idle; /* kernels: 1 when the stop was stamped on an idle stream, dur_ns the kernel's mean
                               * so far (timing/queue.h, IDLE_STOP_SLACK_NS) */
+    unsigned char start_idle; /* kernels: 1 when its shared start was stamped more than LATE_STAMP_NS before its
+                               * launch call returned, dur_ns its kernel's mean or read as on an idle stream
+                               * (timing/harvest.c, start_stamped_idle) */
     unsigned char beside_htod; /* kernels: 1 when it started beside another stream's HtoD copy, the delay that
                                 * costs taken off too (calibrate.h, beside_htod_ns) */
     unsigned char behind_filling; /* kernels: 1 when it waited for a kernel of another stream that filled the
@@ -113,7 +116,7 @@ static inline double kprof_ns_carry(double *rest, double ns)
     X(held_kernel, "held_kernel") X(beside_busy, "beside_busy") X(holds_overdue, "holds_overdue")  \
     X(not_held_traced, "not_held_traced") X(unheld_drawn, "unheld_drawn") X(gap_shared, "gap_shared") \
     X(unheld_unlearned, "unheld_unlearned") X(unheld_no_reference, "unheld_no_reference")           \
-    X(stop_idle, "stop_idle") X(beside_htod, "beside_htod") X(behind_filling, "behind_filling_kernel")   \
+    X(stop_idle, "stop_idle") X(start_idle, "start_idle") X(beside_htod, "beside_htod") X(behind_filling, "behind_filling_kernel")   \
     X(unasked, "queries_unasked") X(unasked_held, "queries_unasked_held") X(unasked_cheap, "queries_unasked_not_drawn")
 struct kprof_event_counters {
 #define KPROF_EVENT_FIELD(field, key) long field;

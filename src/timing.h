@@ -26,6 +26,8 @@ struct kprof_timing {
     int no_context;       /* 1: the thread had no current context (the call will create or set one) */
     uint64_t lent_seq;    /* then: that call's place in the queue */
     uint64_t lent_host_ns; /* then: host clock once that stop's record returned (0: not known) */
+    uint64_t lent_before_ns; /* then: host clock before that stop's record began, its launch's return (0: not
+                                known) */
     unsigned char pred;   /* enum kprof_pred: what libkprof last put on the stream before this call */
     unsigned char held;   /* the stream is held until the call is queued (struct kprof_hold): 0 no, 1 after a
                              kernel or a wait (HELD), 2 behind a copy, memset or host function (HELD_KERNEL),

@@ -156,6 +156,7 @@ static void trace_add(const struct kprof_sample *s)
     e->pred = s->pred;
     e->shared = s->shared;
     e->stop_idle = s->stop_idle;
+    e->start_idle = s->start_idle;
     e->beside_htod = s->beside_htod;
     e->read_as = s->read_as;
     e->taken_ns = s->taken_ns > UINT32_MAX ? UINT32_MAX : (uint32_t)s->taken_ns;

@@ -319,6 +319,9 @@ void kprof_report_text(FILE *f, const struct kprof_snapshot *s)
     }
     if (n->stop_idle) /* a host held up after its kernel was queued: timing/queue.h */
         fprintf(f, "Read as their kernel's mean because their stop was stamped on an idle stream %ld\n", n->stop_idle);
+    if (n->start_idle) /* a host held up inside a launch call on a busy stream: timing/harvest.c */
+        fprintf(f, "Read from their launch call's return because their stream ran dry before their kernel was queued "
+                   "%ld (their kernel's mean, or as on an idle stream)\n", n->start_idle);
     if (n->beside_htod) /* the GPU reads a kernel's launch behind the copy's reads: calibrate.h */
         fprintf(f, "Started beside another stream's HtoD copy %ld (its delay taken off)\n", n->beside_htod);
     if (n->behind_filling) /* timing/harvest.c, past_filling */

@@ -151,20 +151,73 @@ static int stop_stamped_idle(const struct pair *pr, double host_start, float ms)
            stamped <= idle_stamp + IDLE_STOP_SLACK_NS;
 }
 
-/* What kernel pair pr (of ns), its stop stamped on an idle stream (stop_stamped_idle), is read as: the mean
- * of its kernel's launches after the first read as usual, never longer than the pair; -1 while its kernel
- * has no such launch or has had them in more than one launch shape (whose lengths may differ: read as
- * usual).  Such pairs never go into that mean (pair_account: read as it was, the first of them would raise
- * the mean the later ones read as: a 3 us kernel's read 2 ms).  Harvest passes only. */
-static double idle_stop_mean(const struct pair *pr, uint64_t ns)
+/* The mean of pr's kernel's launches after the first read as usual, never longer than ns (pr's pair); -1
+ * while its kernel has no such launch or has had them in more than one launch shape (whose lengths may
+ * differ).  Pairs read by it never go into that mean (pair_account: read as they were, the first of them
+ * would raise the mean the later ones read as: a 3 us kernel's read 2 ms).  Harvest passes only. */
+static double usual_mean(const struct pair *pr, uint64_t ns)
 {
     const struct kprof_kernel *k = pr->target;
     if (k->usual_n == 0 || k->usual_mixed || !usual_shape(k, pr))
         return -1.0;
-    double mean = k->usual_sum_ns / (double)k->usual_n, read = mean < (double)ns ? mean : (double)ns;
-    kprof_debug("kernel %s: stop stamped on an idle stream (recorded %.1f us after the launch returned): read as "
-                "its mean, %.2f us, not %.2f us", k->name ? k->name : "?",
-                (double)(pr->stop_host_ns - (pr->call_ns + pr->launch_ns)) / 1e3, read / 1e3, (double)ns / 1e3);
+    double mean = k->usual_sum_ns / (double)k->usual_n;
+    return mean < (double)ns ? mean : (double)ns;
+}
+
+/* What kernel pair pr (of ns), its stop stamped on an idle stream (stop_stamped_idle), is read as: its
+ * kernel's usual mean (usual_mean), or -1 (read as usual).  Harvest passes only. */
+static double idle_stop_mean(const struct pair *pr, uint64_t ns)
+{
+    const struct kprof_kernel *k = pr->target;
+    double read = usual_mean(pr, ns);
+    if (read >= 0.0)
+        kprof_debug("kernel %s: stop stamped on an idle stream (recorded %.1f us after the launch returned): read "
+                    "as its mean, %.2f us, not %.2f us", k->name ? k->name : "?",
+                    (double)(pr->stop_host_ns - (pr->call_ns + pr->launch_ns)) / 1e3, read / 1e3, (double)ns / 1e3);
+    return read;
+}
+
+/* Whether kernel pair pr, its start the stop of the call before it on its stream (one-event timing, not an
+ * idle stream's last stop: timing.c, idle_shared), stamped at host_start on the host clock (ns since
+ * kprof_start_ns, as an event recorded then on an idle stream would be), was stamped more than
+ * LATE_STAMP_NS before its launch call returned: the work queued ahead ran out before the kernel was
+ * queued (a thread held up inside the launch call, descheduled or waiting on a driver lock), and the pair
+ * holds the stream's idle time before it (a 3 us kernel read 2 ms on the fake GPU's virtual clock, two
+ * threads launching; a kernel's first launch loads its module inside the call).  Not a held launch,
+ * whose kernel waits for its hold. */
+static int start_stamped_idle(const struct pair *pr, double host_start)
+{
+    int held = pr->pred == KPROF_PRED_HELD || pr->pred == KPROF_PRED_HELD_KERNEL;
+    if (pr->kind == KPROF_TARGET_COPY || !pr->shared || pr->blind || held || !pr->call_ns ||
+        !pr->start_rec_before_ns)
+        return 0;
+    /* A stamp placed before its record began means an anchor that does not hold (a GPU clock that only the
+     * work moves): not such a start. */
+    return host_start + LATE_STAMP_NS < (double)(pr->call_ns + pr->launch_ns - kprof_start_ns) &&
+           host_start >= (double)(pr->start_rec_before_ns - kprof_start_ns) - IDLE_STOP_SLACK_NS;
+}
+
+/* What kernel pair pr (of ns), its start stamped on a stream that then ran dry (start_stamped_idle), is
+ * read as: its kernel's usual mean (usual_mean), or, for a first launch or without one, as a launch on an idle stream
+ * from its call's return (timing.h: the host time from the stamp to the return and the calibrated idle
+ * hand-off taken off, and what its parameters add), its start placed on the host clock through the GPU
+ * clock's anchor.  Never longer than the pair.  Harvest passes only. */
+static double start_idle_read(const struct pair *pr, uint64_t ns, double host_start)
+{
+    const struct kprof_kernel *k = pr->target;
+    const struct kprof_calibration *c = &pr->pool->calib;
+    double returned = (double)(pr->call_ns + pr->launch_ns - kprof_start_ns) + pr->pool->stamp_lag_ns;
+    double read = pr->kind == KPROF_TARGET_KERNEL ? usual_mean(pr, ns) : -1.0; /* not a first launch */
+    const char *as = "its mean";
+    if (read < 0.0) {
+        read = (double)ns - (returned - host_start) - kprof_calibration_handoff(c, 0, KPROF_PRED_IDLE) -
+               (k->is_graph ? 0.0 : kprof_calibration_param_ns(c, kprof_kernel_param_bytes(k)));
+        read = read <= 0.0 ? 0.0 : read;
+        as = "on an idle stream";
+    }
+    kprof_debug("kernel %s: started at the stop before it, stamped %.1f us before its launch call returned: read as "
+                "%s, %.2f us, not %.2f us", k->name ? k->name : "?", (returned - host_start) / 1e3, as, read / 1e3,
+                (double)ns / 1e3);
     return read;
 }
 
@@ -353,6 +406,7 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
     }
     int stamped_idle = known && stop_stamped_idle(pr, start + shift, ms);
     double idle_stop_ns = stamped_idle ? idle_stop_mean(pr, ns) : -1.0;
+    int start_idle = known && !stamped_idle && start_stamped_idle(pr, start + shift);
     /* A kernel's pair less the host latency it held on an idle stream, and less the hand-off measured for
      * what came before it on its stream (calibrate.h); copies keep their pairs as they are.  The latency is
      * the host time from the start event's record to the launch's return, unless the start was stamped
@@ -360,20 +414,31 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
      * module, say): then the host time before the stamp was never in the pair, and only the time from the
      * stamp to the launch's return (to the pair's mark, struct pair) is taken off. */
     double lag = (double)pr->idle_lag_ns;
-    if (lag > 0.0 && pr->late) {
+    int stamped_late = 0; /* unheld, its stream busy at the start's record and dry before the kernel came */
+    if (lag > 0.0 && (pr->late || (known && pr->call_ns))) {
         /* From the stamp to the launch's return, counted like the lag from the record's start: the mark,
          * recorded on an idle stream, was stamped stamp_lag_ns after its record began, mark_ns after the
          * return.  Without a mark, the stamp placed on the host clock through the reference (its error a
-         * few us, more where the clocks drift apart). */
+         * few us, more where the clocks drift apart).  Unheld, the same when the start was recorded on a
+         * stream still busy that ran dry inside a long launch call (a thread held up there, or a first
+         * launch loading its module): the pair holds the time from its stamp, not from its record (the
+         * whole launch call taken off, a 3 us kernel behind a 20 us one, its call held up 100 us, read 0). */
         float at = 0.0f;
         double from_stamp = lag;
-        if (pr->mark && kprof_drv.cuEventElapsedTime_v2(&at, pr->start, pr->mark) == CUDA_SUCCESS)
+        int holds = pr->late; /* unheld: an anchor that holds puts the stamp no later than the launch's return,
+                               * where the idle question found it complete (else a GPU clock that only the
+                               * work moves) */
+        if (pr->late && pr->mark && kprof_drv.cuEventElapsedTime_v2(&at, pr->start, pr->mark) == CUDA_SUCCESS) {
             from_stamp = (double)at * 1e6 - (double)pr->mark_ns;
-        else if (known && pr->call_ns)
+        } else if (known && pr->call_ns) {
             from_stamp = (double)(pr->call_ns + pr->launch_ns - kprof_start_ns) -
                          (start + shift - pr->pool->stamp_lag_ns); /* the stamp, as its record's start */
-        if (from_stamp < lag - LATE_STAMP_NS)
+            holds |= from_stamp >= -IDLE_STOP_SLACK_NS;
+        }
+        if (holds && from_stamp < lag - LATE_STAMP_NS) {
             lag = from_stamp > 0.0 ? from_stamp : 0.0;
+            stamped_late = !pr->late;
+        }
     }
     double off = lag;
     enum kprof_pred pred = pr->idle_lag_ns ? KPROF_PRED_IDLE : (enum kprof_pred)pr->pred;
@@ -408,16 +473,22 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
         s.dur_ns = (uint64_t)(idle_stop_ns + 0.5);
         s.stop_idle = 1;
     }
+    if (start_idle) {
+        s.dur_ns = (uint64_t)(start_idle_read(pr, ns, start + shift) + 0.5);
+        s.start_idle = 1;
+    }
+    s.start_idle |= (unsigned char)stamped_late;
     /* KPROF_HOLD=N: pairs measured in full teach, the others take their shape's learned offset off
      * (offsets.c): first the hold's (drawn or not, a start of its own), then the gap's (behind a short
      * backlog: the reference is read with the hold's offset already off).  Never longer than the pair. */
     int unlearned = 0, gap_unlearned = 0;
-    unsigned hold_kind = s.stop_idle ? 0 : pr->unheld ? pr->unheld : pr->hold_ref; /* stop_idle: no offset */
+    int as_read = s.stop_idle || start_idle; /* read as above: no offset learned or taken off */
+    unsigned hold_kind = as_read ? 0 : pr->unheld ? pr->unheld : pr->hold_ref;
     enum kprof_offset_role hold_role = !pr->unheld               ? KPROF_OFFSET_REF
                                        : pr->blind && pr->shared ? KPROF_OFFSET_IDLE
                                        : pr->blind               ? KPROF_OFFSET_BLIND
                                                                  : KPROF_OFFSET_CHEAP;
-    unsigned gap_kind = pr->gap && !s.stop_idle ? KPROF_OFFSET_GAP : KPROF_OFFSET_NONE;
+    unsigned gap_kind = pr->gap && !as_read ? KPROF_OFFSET_GAP : KPROF_OFFSET_NONE;
     enum kprof_offset_role gap_role = pr->gap == 2 ? KPROF_OFFSET_REF : KPROF_OFFSET_CHEAP;
     struct offset *hold_o, *gap_o;
     double hold_in = (double)s.dur_ns, hold_applied = 0.0, gap_applied = 0.0; /* for kprof_offset_forget */
@@ -454,7 +525,7 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
     s.thin = s.offset_read || pr->thin > 31 ? 0 : pr->thin;
     s.check_held = pr->check_held;
     /* Waited for a kernel of another stream that filled the device: that wait taken off too. */
-    if (known && !s.stop_idle && kk && !kk->is_graph &&
+    if (known && !as_read && kk && !kk->is_graph &&
         pr->pool->nfill && (pr->pool->fill_queues || pr->pool->fill_queue != q->index)) {
         double kernel = start + (double)(ns - s.dur_ns), stop = start + (double)ms * 1e6;
         double moved = past_filling(q, pr, kernel, stop) - kernel;
@@ -467,14 +538,15 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
             kprof_offset_forget(gap_o, pr, gap_role, gap_in, gap_applied);
         }
     }
-    if (!stamped_idle)
+    if (!stamped_idle && !start_idle)
         usual_add(pr, s.dur_ns);
-    if (unlearned || s.stop_idle || s.beside_htod || s.behind_filling) { /* before a shape's first held launch
+    if (unlearned || as_read || s.start_idle || s.beside_htod || s.behind_filling) { /* before a shape's first held launch
                                                      * is read; a host held up; a kernel beside an HtoD copy,
                                                      * or behind one that filled the device */
         pthread_mutex_lock(&kprof_ev.lock);
         kprof_ev.n.unheld_unlearned += unlearned;
         kprof_ev.n.stop_idle += s.stop_idle;
+        kprof_ev.n.start_idle += s.start_idle;
         kprof_ev.n.beside_htod += s.beside_htod;
         kprof_ev.n.behind_filling += s.behind_filling;
         pthread_mutex_unlock(&kprof_ev.lock);

@@ -42,6 +42,7 @@ struct pair {
     uint64_t stop_host_ns;  /* kernels: host clock once the stop event's record returned */
     uint64_t start_rec_ns;  /* host clock no later than the start event's record returned (shared: the
                                lent stop's stop_host_ns; else before the record; 0: not known) */
+    uint64_t start_rec_before_ns; /* shared: host clock before the lent stop's record began (0: not known) */
     unsigned grid[3], block[3];
     float weight;           /* kernels, KPROF_SAMPLE=auto: 1/p (kprof_tls_sample_weight at its launch) */
     float auto_weight;      /* kernels, KPROF_AUTO_CHECK=1: 1/p when auto would have timed it, else 0 */

@@ -265,6 +265,7 @@ static CUevent lend(struct queue *q, struct kprof_timing *t, struct pair *last, 
     t->lent_seq = q->pushed - 1;
     t->start_before_ns = last->start_host_ns; /* a reference older than the lent event */
     *stop_host_ns = last->stop_host_ns;
+    t->lent_before_ns = last->call_ns ? last->call_ns + last->launch_ns : 0;
     return stop;
 }
 
@@ -439,6 +440,7 @@ static int begin_find_pool(struct kprof_timing *t, struct begin *g, CUcontext ct
     t->stream = s;
     t->shared = 0;
     t->lent_host_ns = 0;
+    t->lent_before_ns = 0;
     g->p = p;
     g->s = s;
     g->legacy = s == NULL || s == CU_STREAM_LEGACY;
@@ -1071,6 +1073,7 @@ static int timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kin
     pr->hold_ns = hold_ns;
     pr->stop_host_ns = stop_ns;
     pr->start_rec_ns = t->shared ? t->lent_host_ns : t->start_before_ns;
+    pr->start_rec_before_ns = t->shared ? t->lent_before_ns : 0;
     for (int i = 0; i < 3; i++) {
         pr->grid[i] = grid ? grid[i] : 0;
         pr->block[i] = block ? block[i] : 0;

@@ -40,7 +40,9 @@
  * kernels), "roundrobin" (idle_k on 8 streams in turn, 100 rounds, each launch waited for, then a 50 us
  * nap), "filling" (kernels of 8 and 4 streams at once, some filling the device: filling()), "fillprio" (the
  * same on 2 streams of different priorities: fillprio()), "fill64" and "fill100" (fillmany()), "jitter" (idle_k 400 times, each waited for, then naps of 200 and 10 us in turn, and one of 20 ms
- * after the 200th). */
+ * after the 200th), "stall" (40 rounds, each waited for, then a 200 us nap: lead_k, then behind it stall_k in odd
+ * rounds, plain_k in even ones; FAKEGPU_LAUNCH_SLEEP_US=stall_k=us makes stall_k's launch call take that long
+ * before its kernel is queued, as a thread descheduled or waiting on a driver lock inside the call). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -350,6 +352,19 @@ static int twos(CUstream s)
         CK(cuStreamSynchronize(s));
         /* lets libkprof's harvesting thread read the pairs (and learn the kernel's mean); on the virtual
          * host clock (tests/fake/hostclock.c) 200 us pass as well */
+        struct timespec nap = { 0, 200000 };
+        nanosleep(&nap, NULL);
+    }
+    return 0;
+}
+
+static int stall(CUstream s)
+{
+    CUfunction lead = fn("lead_k"), stalled = fn("stall_k"), plain = fn("plain_k");
+    for (int i = 0; i < 40; i++) {
+        launch(lead, s);
+        launch(i % 2 ? stalled : plain, s);
+        CK(cuStreamSynchronize(s));
         struct timespec nap = { 0, 200000 };
         nanosleep(&nap, NULL);
     }
@@ -722,6 +737,7 @@ int main(int argc, char **argv)
              : !strcmp(mode, "beside") ? beside(s, other)
              : !strcmp(mode, "shapes") ? shapes(s)
              : !strcmp(mode, "twos") ? twos(s)
+             : !strcmp(mode, "stall") ? stall(s)
              : !strcmp(mode, "params") ? params(s)
              : !strcmp(mode, "paced") ? paced(s, 0)
              : !strcmp(mode, "roundrobin") ? roundrobin()
