@@ -68,6 +68,10 @@ kp -f json -o "$WORK/a.json" --include '^reduce_b' --sample 2 $R >/dev/null
 expect_eq "$(jq -c '[.kernels[].mangled]' "$WORK/a.json")" '["_Z13reduce_blocksPKdPdm"]' "--include keeps only matches"
 expect_eq "$(jq -c '[.sample_period, .kernels[0].calls, .kernels[0].timed]' "$WORK/a.json")" '[2,4,2]' \
     "--sample 2: the first launch and every second timed (4 launches)"
+# Any case, as libkprof reads KPROF_SAMPLE (a new user's helper: --sample Auto was a usage error while
+# KPROF_SAMPLE=Auto was auto).
+kp -f json -o "$WORK/auto.json" --sample Auto $R >/dev/null || fail "kprof --sample Auto failed"
+expect_eq "$(jqr '.sample_period' "$WORK/auto.json")" 0 "--sample Auto: auto, as KPROF_SAMPLE=Auto is"
 kp -f json -o "$WORK/b.json" --exclude 'blocks' --names mangled --group shape $R >/dev/null
 expect_eq "$(jq -r '[.kernels[].name] | join(" ")' "$WORK/b.json")" "_Z12reduce_finalPKdPdi" "--exclude and --names mangled"
 expect_eq "$(jq -c '.kernels[0].grid' "$WORK/b.json")" '[1,1,1]' "--group shape: the row has its shape"
