@@ -4,7 +4,8 @@
 # call host times and queue times among them: <host> where they have a value), event counts (created,
 # one-event launches: they depend on when pairs are read; holds released after 1 ms of host time, which a
 # loaded machine or a sanitizer build may take for a launch), stream addresses, the timeline's origin,
-# the calibration's host time and its event-seen bound, is masked first).  UPDATE_GOLDEN=1 rewrites the golden files.
+# the calibration's host time and its event-seen bound, is masked first; and the idle hand-off, which on
+# the fake's own GPU clock is minus the calibration launch's host time).  UPDATE_GOLDEN=1 rewrites the golden files.
 . "${top_srcdir:-..}/tests/lib.sh"
 need_kernels; need_jq
 G=$top_srcdir/tests/golden
@@ -27,7 +28,8 @@ awk '
     section ~ /api/ { if ($0 ~ /^ +Calls/) print "Calls Errors API"; else print $1, $2, $NF; next }
     section ~ /events/ && /^(Held longer|Read with an offset|Read as their|Queries left out|Idle-stream queries left out)/ { next }
     section ~ /events/ { sub(/created [0-9]+/, "created <n>"); sub(/one event \(at their stream.s last stop\) [0-9]+/, "one event (at their stream\047s last stop) <n>"); sub(/held until queued [0-9]+ \(behind other work [0-9]+\)/, "held until queued <n> (behind other work <n>)"); sub(/beside another busy stream [0-9]+/, "beside another busy stream <n>")
-                         sub(/ \([0-9.]+ ms\): taken off/, " (<ms>): taken off"); sub(/; an event is seen complete [0-9.]+ us after its record, at least/, "") }
+                         sub(/ \([0-9.]+ ms\): taken off/, " (<ms>): taken off"); sub(/; an event is seen complete [0-9.]+ us after its record, at least/, "")
+                         sub(/\(us\): idle -?[0-9.]+ /, "(us): idle <idle> ") }
     { print }' "$WORK/report.txt" |
     sed -E 's/(Host|Queue) (med|p95) \([a-z]+\)/\1 \2 (*)/g; s/( +[0-9]+(\.[0-9]{3})?){4}(  [^ ])/ <host> <host> <host> <host>\3/' >"$WORK/report.txt.norm"
 # JSON: drop what varies; the calibration's hand-offs in whole ns (written exactly, they carry the float
@@ -37,7 +39,8 @@ jq -S 'del(.pid, .rank, .host, .command, .wall_ns, .version) | .context_init[].h
        | .events.unheld_drawn = 0 | .events.gap_shared = 0 | .events.unheld_unlearned = 0 | .events.stop_idle = 0
        | .events.queries_unasked = 0 | .events.queries_unasked_held = 0 | .events.queries_unasked_not_drawn = 0 | .calibration[].cost_ns = 0 | .calibration[].seen_ns = 0
        | (.kernels, .graphs) |= map(with_entries(if (.key | test("^(launch_host|queue)_ns_")) and .value != null then .value = 0 else . end))
-       | .calibration[].handoff_ns |= map_values(if . == null then null else round end) | .calibration[].handoff_shared_ns |= map_values(if . == null then null else round end)' \
+       | .calibration[].handoff_ns |= map_values(if . == null then null else round end) | .calibration[].handoff_shared_ns |= map_values(if . == null then null else round end)
+       | .calibration[].handoff_ns.idle |= (if . == null then null else 0 end) | .calibration[].handoff_shared_ns.idle |= (if . == null then null else 0 end)' \
     "$WORK/report.json" >"$WORK/report.json.norm"
 # Trace: times relative to the first event, in time order (pairs are read in no set order across
 # streams), stream names without their addresses; the pid (every event's) and the process name (command,

@@ -12,8 +12,11 @@
 # takes 100 us (FAKEGPU_LAUNCH_SLEEP_US), so its stream runs dry 80 us before its kernel is queued.
 . "${top_srcdir:-..}/tests/lib.sh"
 need_jq
+# The fake GPU charges its launch latency on any stream that ran dry (FAKEGPU_DRAINED_IDLE, as a GPU does):
+# a launch read from its call's return takes the calibrated idle hand-off off.  Events are seen complete
+# 2 us after their stamp, longer than the 1.5 us launch call, as on the H100 (seen_ns 3.3 us).
 export FAKEGPU_EVENT_PENDING_QUERIES=0 FAKEGPU_LAUNCH_HOST_NS=1500 FAKEGPU_LAUNCH_LATENCY_NS=2500 \
-    FAKEGPU_EVENT_SEEN_NS=2000 FAKEGPU_KERNEL_NS=lead_k=20000,stall_k=3000,plain_k=3000
+    FAKEGPU_DRAINED_IDLE=1 FAKEGPU_EVENT_SEEN_NS=2000 FAKEGPU_KERNEL_NS=lead_k=20000,stall_k=3000,plain_k=3000
 # stall_run JSON VAR=VALUE...: preds stall on the virtual host clock; prints [events.start_idle, then each
 # kernel's name and total]
 stall_run() {
@@ -25,6 +28,11 @@ stall_run() {
 }
 expect_eq "$(stall_run plain.json)" '[0,"lead_k",800000,"plain_k",60000,"stall_k",60000]' \
     "launch calls not held up: nothing read as idle, every kernel exact"
+# The calibration's launches on its synchronized stream are idle by construction: asked after the launch,
+# they read pending (seen after 2 us, the launch 1.5) and the idle hand-off went unmeasured (null on the
+# H100 of the twenty-ninth session), so nothing was taken off a launch read as idle.
+expect_eq "$(jqr '.calibration[0].handoff_ns.idle | round' "$WORK/plain.json")" 2500 \
+    "the idle hand-off calibrated though events are seen after the launch returns: the fake's 2.5 us latency"
 # A launch read from its call's return places its start on the host clock through the GPU clock's anchor,
 # whose elapsed times are float milliseconds: within a few ns (the first launch of stall_k has no mean yet).
 # The default (KPROF_HOLD=8: some launches drawn and held): 140.5 us for 60 before.
