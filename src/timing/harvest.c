@@ -198,10 +198,10 @@ static int start_stamped_idle(const struct pair *pr, double host_start)
 }
 
 /* What kernel pair pr (of ns), its start stamped on a stream that then ran dry (start_stamped_idle), is
- * read as: its kernel's usual mean (usual_mean), or, for a first launch or without one, as a launch on an idle stream
- * from its call's return (timing.h: the host time from the stamp to the return and the calibrated idle
- * hand-off taken off, and what its parameters add), its start placed on the host clock through the GPU
- * clock's anchor.  Never longer than the pair.  Harvest passes only. */
+ * read as: its kernel's usual mean (usual_mean), or, for a first launch or without one, as a launch on an
+ * idle stream from its call's return (timing.h: the host time from the stamp to the return and the
+ * calibrated idle hand-off taken off, and what its parameters add), its start placed on the host clock
+ * through the GPU clock's anchor.  Never longer than the pair.  Harvest passes only. */
 static double start_idle_read(const struct pair *pr, uint64_t ns, double host_start)
 {
     const struct kprof_kernel *k = pr->target;
@@ -540,9 +540,9 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
     }
     if (!stamped_idle && !start_idle)
         usual_add(pr, s.dur_ns);
-    if (unlearned || as_read || s.start_idle || s.beside_htod || s.behind_filling) { /* before a shape's first held launch
-                                                     * is read; a host held up; a kernel beside an HtoD copy,
-                                                     * or behind one that filled the device */
+    /* Before a shape's first held launch is read; a host held up; a kernel beside an HtoD copy, or behind one
+     * that filled the device. */
+    if (unlearned || as_read || s.start_idle || s.beside_htod || s.behind_filling) {
         pthread_mutex_lock(&kprof_ev.lock);
         kprof_ev.n.unheld_unlearned += unlearned;
         kprof_ev.n.stop_idle += s.stop_idle;
