@@ -185,16 +185,19 @@ static double idle_stop_mean(const struct pair *pr, uint64_t ns)
  * holds the stream's idle time before it (a 3 us kernel read 2 ms on the fake GPU's virtual clock, two
  * threads launching; a kernel's first launch loads its module inside the call).  Not a held launch,
  * whose kernel waits for its hold. */
-static int start_stamped_idle(const struct pair *pr, double host_start)
+static int start_stamped_idle(const struct pair *pr, double host_start, float ms)
 {
     int held = pr->pred == KPROF_PRED_HELD || pr->pred == KPROF_PRED_HELD_KERNEL;
     if (pr->kind == KPROF_TARGET_COPY || !pr->shared || pr->blind || held || !pr->call_ns ||
         !pr->start_rec_before_ns)
         return 0;
-    /* A stamp placed before its record began means an anchor that does not hold (a GPU clock that only the
-     * work moves): not such a start. */
-    return host_start + LATE_STAMP_NS < (double)(pr->call_ns + pr->launch_ns - kprof_start_ns) &&
-           host_start >= (double)(pr->start_rec_before_ns - kprof_start_ns) - IDLE_STOP_SLACK_NS;
+    /* A start stamped before its record began, or a stop stamped before the call returned (the stop is
+     * recorded after it), means an anchor that does not hold (a GPU clock that only the work moves, on
+     * which a kernel may end before its launch call returns): not such a start. */
+    double returned = (double)(pr->call_ns + pr->launch_ns - kprof_start_ns);
+    return host_start + LATE_STAMP_NS < returned &&
+           host_start >= (double)(pr->start_rec_before_ns - kprof_start_ns) - IDLE_STOP_SLACK_NS &&
+           host_start + (double)ms * 1e6 >= returned - IDLE_STOP_SLACK_NS;
 }
 
 /* What kernel pair pr (of ns), its start stamped on a stream that then ran dry (start_stamped_idle), is
@@ -406,7 +409,7 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
     }
     int stamped_idle = known && stop_stamped_idle(pr, start + shift, ms);
     double idle_stop_ns = stamped_idle ? idle_stop_mean(pr, ns) : -1.0;
-    int start_idle = known && !stamped_idle && start_stamped_idle(pr, start + shift);
+    int start_idle = known && !stamped_idle && start_stamped_idle(pr, start + shift, ms);
     /* A kernel's pair less the host latency it held on an idle stream, and less the hand-off measured for
      * what came before it on its stream (calibrate.h); copies keep their pairs as they are.  The latency is
      * the host time from the start event's record to the launch's return, unless the start was stamped
@@ -425,15 +428,17 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
          * whole launch call taken off, a 3 us kernel behind a 20 us one, its call held up 100 us, read 0). */
         float at = 0.0f;
         double from_stamp = lag;
-        int holds = pr->late; /* unheld: an anchor that holds puts the stamp no later than the launch's return,
-                               * where the idle question found it complete (else a GPU clock that only the
-                               * work moves) */
+        /* Unheld: an anchor that holds puts the stamp no later than the launch's return, where the idle
+         * question found it complete, and the stop, recorded after the return, no earlier (else a GPU clock
+         * that only the work moves). */
+        int holds = pr->late;
         if (pr->late && pr->mark && kprof_drv.cuEventElapsedTime_v2(&at, pr->start, pr->mark) == CUDA_SUCCESS) {
             from_stamp = (double)at * 1e6 - (double)pr->mark_ns;
         } else if (known && pr->call_ns) {
             from_stamp = (double)(pr->call_ns + pr->launch_ns - kprof_start_ns) -
                          (start + shift - pr->pool->stamp_lag_ns); /* the stamp, as its record's start */
-            holds |= from_stamp >= -IDLE_STOP_SLACK_NS;
+            holds |= from_stamp >= -IDLE_STOP_SLACK_NS && /* the stop's stamp less the return, below */
+                     (double)ms * 1e6 + pr->pool->stamp_lag_ns - from_stamp >= -IDLE_STOP_SLACK_NS;
         }
         if (holds && from_stamp < lag - LATE_STAMP_NS) {
             lag = from_stamp > 0.0 ? from_stamp : 0.0;
