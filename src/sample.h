@@ -42,9 +42,10 @@ struct kprof_sample {
     unsigned char shared;    /* kernels: 1 when the start was the previous call's stop */
     unsigned char stop_idle; /* kernels: 1 when the stop was stamped on an idle stream, dur_ns the kernel's mean
                               * so far (timing/queue.h, IDLE_STOP_SLACK_NS) */
-    unsigned char start_idle; /* kernels: 1 when its shared start was stamped more than LATE_STAMP_NS before its
-                               * launch call returned, dur_ns its kernel's mean or read as on an idle stream
-                               * (timing/harvest.c, start_stamped_idle) */
+    unsigned char start_idle; /* kernels: 1 when its stream ran dry inside its launch call: a shared start
+                               * stamped more than LATE_STAMP_NS before the call returned (dur_ns its kernel's
+                               * mean, or read as on an idle stream: timing/harvest.c, start_stamped_idle), or
+                               * a start of its own stamped that much after its record (read from its stamp) */
     unsigned char beside_htod; /* kernels: 1 when it started beside another stream's HtoD copy, the delay that
                                 * costs taken off too (calibrate.h, beside_htod_ns) */
     unsigned char behind_filling; /* kernels: 1 when it waited for a kernel of another stream that filled the
@@ -104,7 +105,8 @@ static inline double kprof_ns_carry(double *rest, double ns)
  * (timing.h, gap), and of those two kinds, the launches read before their shape had a reference, and
  * those whose shape still had none at exit (their total keeps what an offset would have taken off:
  * timing/offsets.c, kprof_offsets_settle); launches whose stop was stamped on an idle stream, read as
- * their kernel's mean (timing/queue.h, IDLE_STOP_SLACK_NS); launches started beside another stream's HtoD copy, the delay
+ * their kernel's mean (timing/queue.h, IDLE_STOP_SLACK_NS); launches whose stream ran dry inside their launch
+ * call, read from the call's return (timing/harvest.c, start_stamped_idle); launches started beside another stream's HtoD copy, the delay
  * that costs taken off (calibrate.h, beside_htod_ns); cuEventQuery calls left out on launching threads,
  * the event (a lent stop, a start) recorded too recently to have completed (calibrate.h, seen_ns); and the
  * question whether a launch's stream was idle left out for a held launch before its hold could have given
