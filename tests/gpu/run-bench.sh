@@ -5,7 +5,8 @@
 # floor of event timing), with it
 # (kprof: the defaults, every launch timed),
 # with two events per timed call always (pairs: KPROF_ONE_EVENT=0), with every idle launch held (hold1:
-# KPROF_HOLD=1), with KPROF_SAMPLE=16, 64 and auto, and
+# KPROF_HOLD=1), with KPROF_SAMPLE=16, 64 and auto, with every launch but each kernel's first left untimed
+# (untimed: KPROF_SAMPLE=1000000, the wrapper's own cost, which KPROF_SAMPLE=N pays on every launch), and
 # under the CUPTI activity tracer (what Nsight Systems uses), interleaved, REPS times; the figure is the
 # region the benchmark times itself, and the table shows medians and ratios to plain.  Then accuracy
 # (per-kernel means against CUPTI's, for kprof and pairs) and scale (10 million launches: added resident
@@ -37,6 +38,7 @@ run() {
     hold1) KPROF_HOLD=1 KPROF_OUTPUT=/dev/null LD_PRELOAD="$lib" "$@" ;;
     sample16) KPROF_SAMPLE=16 KPROF_OUTPUT=/dev/null LD_PRELOAD="$lib" "$@" ;;
     sample64) KPROF_SAMPLE=64 KPROF_OUTPUT=/dev/null LD_PRELOAD="$lib" "$@" ;;
+    untimed) KPROF_SAMPLE=1000000 KPROF_OUTPUT=/dev/null LD_PRELOAD="$lib" "$@" ;;
     auto) KPROF_SAMPLE=auto KPROF_OUTPUT=/dev/null LD_PRELOAD="$lib" "$@" ;;
     cupti) CUDA_INJECTION64_PATH="$cupti" CUPTI_TRACE_OUT=/dev/null "$@" ;;
     esac
@@ -70,13 +72,13 @@ for line in open(path):
         vals.setdefault(m, []).append(float(v))
 base = statistics.median(vals["plain"]) if vals.get("plain") else None
 cells = []
-for m in ("plain", "floor", "base", "kprof", "hold1", "pairs", "sample16", "sample64", "auto", "cupti"):
+for m in ("plain", "floor", "base", "kprof", "hold1", "pairs", "sample16", "sample64", "untimed", "auto", "cupti"):
     if vals.get(m) and base:
         med = statistics.median(vals[m])
         # per launch where the figure allows: the launch cases time 200k launches, reduce prints us/launch
         per = 200000 if "200k" in name else 1 if "us/launch" in name else None
         cells.append("%s %.4gx" % (m, med / base) + (" (%+.2f us)" % ((med - base) / per) if per else ""))
-    elif m not in ("floor", "base", "auto", "hold1"):
+    elif m not in ("floor", "base", "auto", "hold1", "untimed"):
         cells.append("%s -" % m)
 print("%-34s base %10.1f   %s" % (name, base or 0, "   ".join(cells[1:])))
 PY
