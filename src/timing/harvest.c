@@ -120,6 +120,13 @@ static void ref_complete(struct pool *p)
     pthread_mutex_unlock(&kprof_ev.lock);
 }
 
+/* The host time at which kernel pair pr's launch call returned, in ns since kprof_start_ns (0 for a pair
+ * whose call's host time is not known: !pr->call_ns). */
+static double returned_ns(const struct pair *pr)
+{
+    return (double)(pr->call_ns + pr->launch_ns - kprof_start_ns);
+}
+
 /* 1 when pr's launch shape is the one its kernel's usual launches were read in (idle_stop_mean). */
 static int usual_shape(const struct kprof_kernel *k, const struct pair *pr)
 {
@@ -142,12 +149,12 @@ static int stop_stamped_idle(const struct pair *pr, double host_start, float ms)
     int held = pr->pred == KPROF_PRED_HELD || pr->pred == KPROF_PRED_HELD_KERNEL;
     if (pr->kind != KPROF_TARGET_KERNEL || !pr->stop_host_ns || !pr->call_ns || (held && !pr->overdue))
         return 0;
-    uint64_t returned = pr->call_ns + pr->launch_ns;
-    if ((double)(pr->stop_host_ns - returned) <= LATE_STAMP_NS)
+    double returned = returned_ns(pr), stop_rec = (double)(pr->stop_host_ns - kprof_start_ns);
+    if (stop_rec - returned <= LATE_STAMP_NS)
         return 0;
     double stamped = host_start + (double)ms * 1e6;
-    double idle_stamp = (double)(pr->stop_host_ns - kprof_start_ns) + pr->pool->stamp_lag_ns;
-    return stamped >= (double)(returned - kprof_start_ns) - IDLE_STOP_SLACK_NS &&
+    double idle_stamp = stop_rec + pr->pool->stamp_lag_ns;
+    return stamped >= returned - IDLE_STOP_SLACK_NS &&
            stamped <= idle_stamp + IDLE_STOP_SLACK_NS;
 }
 
@@ -173,7 +180,7 @@ static double idle_stop_mean(const struct pair *pr, uint64_t ns)
     if (read >= 0.0)
         kprof_debug("kernel %s: stop stamped on an idle stream (recorded %.1f us after the launch returned): read "
                     "as its mean, %.2f us, not %.2f us", k->name ? k->name : "?",
-                    (double)(pr->stop_host_ns - (pr->call_ns + pr->launch_ns)) / 1e3, read / 1e3, (double)ns / 1e3);
+                    ((double)(pr->stop_host_ns - kprof_start_ns) - returned_ns(pr)) / 1e3, read / 1e3, (double)ns / 1e3);
     return read;
 }
 
@@ -194,7 +201,7 @@ static int start_stamped_idle(const struct pair *pr, double host_start, float ms
     /* A start stamped before its record began, or a stop stamped before the call returned (the stop is
      * recorded after it), means an anchor that does not hold (a GPU clock that only the work moves, on
      * which a kernel may end before its launch call returns): not such a start. */
-    double returned = (double)(pr->call_ns + pr->launch_ns - kprof_start_ns);
+    double returned = returned_ns(pr);
     return host_start + LATE_STAMP_NS < returned &&
            host_start >= (double)(pr->start_rec_before_ns - kprof_start_ns) - IDLE_STOP_SLACK_NS &&
            host_start + (double)ms * 1e6 >= returned - IDLE_STOP_SLACK_NS;
@@ -209,7 +216,7 @@ static double start_idle_read(const struct pair *pr, uint64_t ns, double host_st
 {
     const struct kprof_kernel *k = pr->target;
     const struct kprof_calibration *c = &pr->pool->calib;
-    double returned = (double)(pr->call_ns + pr->launch_ns - kprof_start_ns) + pr->pool->stamp_lag_ns;
+    double returned = returned_ns(pr) + pr->pool->stamp_lag_ns;
     double read = pr->kind == KPROF_TARGET_KERNEL ? usual_mean(pr, ns) : -1.0; /* not a first launch */
     const char *as = "its mean";
     if (read < 0.0) {
@@ -435,7 +442,7 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
         if (pr->late && pr->mark && kprof_drv.cuEventElapsedTime_v2(&at, pr->start, pr->mark) == CUDA_SUCCESS) {
             from_stamp = (double)at * 1e6 - (double)pr->mark_ns;
         } else if (known && pr->call_ns) {
-            from_stamp = (double)(pr->call_ns + pr->launch_ns - kprof_start_ns) -
+            from_stamp = returned_ns(pr) -
                          (start + shift - pr->pool->stamp_lag_ns); /* the stamp, as its record's start */
             holds |= from_stamp >= -IDLE_STOP_SLACK_NS && /* the stop's stamp less the return, below */
                      (double)ms * 1e6 + pr->pool->stamp_lag_ns - from_stamp >= -IDLE_STOP_SLACK_NS;
