@@ -27,3 +27,9 @@ expect_grep "^libkprof: KPROF_OUTPUT='%q\{KPROF_TEST_NOPE\}' expands to an empty
 expect_grep "^libkprof: cannot write the report to '' \(the pattern expands to an empty path\); writing it to stderr$" \
     "$WORK/err3" "and why at exit"
 expect_grep '^== libkprof: end ==$' "$WORK/err3" "the report on stderr"
+# A new file where none can be made whatever the permissions (procfs, sysfs): said at the start too (a
+# new-user helper, running as root, whom access() let through, heard it only at exit).
+KPROF_OUTPUT=/proc/kprof-no-such-file.txt run_kprof "$PROGS/named" kA >/dev/null 2>"$WORK/err4"
+expect_grep "^libkprof: KPROF_OUTPUT='/proc/kprof-no-such-file.txt' cannot be written now \(.*\); a report at exit tries it again, else goes to stderr$" \
+    "$WORK/err4" "a path under /proc: warned at the start"
+expect_grep '^== libkprof: end ==$' "$WORK/err4" "the report on stderr"
