@@ -34,7 +34,7 @@ time_cells() {
 # check REPORT TABLE: every time column of TABLE: no cell with more than 4 integer digits (but in s), and
 # a cell reading 0.000 only where the next smaller unit would give some cell of its group 5 digits (the
 # group: the column itself, or the kernels table's First to StdDev, Host med and p95, Queue med and p95, or
-# the devices table's Kernel sum and Busy, which must also read in one unit; StdDev cells are 0 on the fake, which reads 0.000 in any unit,
+# the devices table's Kernel sum and Busy, or the api table's Avg to Max, which must also read in one unit; StdDev cells are 0 on the fake, which reads 0.000 in any unit,
 # and are left out of that check, as are the host and queue times: a queue time of 0 (an idle stream)
 # reads 0.000 beside another over 1 ms on a loaded machine).
 check() {
@@ -46,6 +46,7 @@ check() {
             if (table == "kernels" && name ~ /^Host_/) return "host"
             if (table == "kernels" && name ~ /^Queue_/) return "queue"
             if (table == "devices" && name ~ /^(sum|Busy)$/) return "device"
+            if (table == "api" && name ~ /^(Avg|Med|Min|Max)$/) return "call"
             return name }
         { g = grp($1); unit[NR] = $2; name[NR] = $1; line[NR] = $0
           if (g in gunit && gunit[g] != $2) { print "FAIL: " table ": " $1 " in " $2 ", its group in " gunit[g]; bad = 1 }
