@@ -120,8 +120,8 @@ static void ref_complete(struct pool *p)
     pthread_mutex_unlock(&kprof_ev.lock);
 }
 
-/* The host time at which kernel pair pr's launch call returned, in ns since kprof_start_ns (0 for a pair
- * whose call's host time is not known: !pr->call_ns). */
+/* The host time at which kernel pair pr's launch call returned, in ns since kprof_start_ns; only for a
+ * pair whose call's host time is known (pr->call_ns set). */
 static double returned_ns(const struct pair *pr)
 {
     return (double)(pr->call_ns + pr->launch_ns - kprof_start_ns);
@@ -180,7 +180,8 @@ static double idle_stop_mean(const struct pair *pr, uint64_t ns)
     if (read >= 0.0)
         kprof_debug("kernel %s: stop stamped on an idle stream (recorded %.1f us after the launch returned): read "
                     "as its mean, %.2f us, not %.2f us", k->name ? k->name : "?",
-                    ((double)(pr->stop_host_ns - kprof_start_ns) - returned_ns(pr)) / 1e3, read / 1e3, (double)ns / 1e3);
+                    ((double)(pr->stop_host_ns - kprof_start_ns) - returned_ns(pr)) / 1e3, read / 1e3,
+                    (double)ns / 1e3);
     return read;
 }
 
