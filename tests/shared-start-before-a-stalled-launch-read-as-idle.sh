@@ -5,7 +5,8 @@
 # idle time before the kernel.  Found on the fake GPU's virtual host clock (two threads, each launching on
 # its own stream, tests/progs/two_threads): one launch of a 3 us kernel read 2029 us, its kernel's total
 # 3.53 ms for 1.5 (6 runs in 60; 0 in 60 with the fix, counted by hand: docs/accuracy.md; not repeated
-# here, since on a loaded machine it once read kernel_a at twice its total, a case not yet understood).
+# here, since on a loaded machine the fake's FAKEGPU_EVENT_PENDING_QUERIES=1, whose first query of any
+# event answers "not ready", made a start stamped 2.5 ms early pass for a busy stream: docs/accuracy.md).
 # The shared start is placed on the host clock through the GPU clock's anchor; one stamped more than
 # 20 us before the launch call returned is read as its kernel's mean (as a stop stamped on an idle stream
 # is), or, before the kernel has one, as a launch on an idle stream (from the call's return, the

@@ -127,6 +127,15 @@ static double returned_ns(const struct pair *pr)
     return (double)(pr->call_ns + pr->launch_ns - kprof_start_ns);
 }
 
+/* Whether kernel pair pr's stop, stamped ms after its start at host_start (host clock, ns since
+ * kprof_start_ns), lies no earlier than its launch call's return: the stop is recorded after it, so an
+ * anchor that places it earlier does not hold (a GPU clock that only the work moves, on which a kernel
+ * may end before its launch call returns).  pr->call_ns set. */
+static int stop_after_return(const struct pair *pr, double host_start, float ms)
+{
+    return host_start + (double)ms * 1e6 >= returned_ns(pr) - IDLE_STOP_SLACK_NS;
+}
+
 /* 1 when pr's launch shape is the one its kernel's usual launches were read in (idle_stop_mean). */
 static int usual_shape(const struct kprof_kernel *k, const struct pair *pr)
 {
@@ -149,13 +158,11 @@ static int stop_stamped_idle(const struct pair *pr, double host_start, float ms)
     int held = pr->pred == KPROF_PRED_HELD || pr->pred == KPROF_PRED_HELD_KERNEL;
     if (pr->kind != KPROF_TARGET_KERNEL || !pr->stop_host_ns || !pr->call_ns || (held && !pr->overdue))
         return 0;
-    double returned = returned_ns(pr), stop_rec = (double)(pr->stop_host_ns - kprof_start_ns);
-    if (stop_rec - returned <= LATE_STAMP_NS)
+    double stop_rec = (double)(pr->stop_host_ns - kprof_start_ns);
+    if (stop_rec - returned_ns(pr) <= LATE_STAMP_NS)
         return 0;
-    double stamped = host_start + (double)ms * 1e6;
-    double idle_stamp = stop_rec + pr->pool->stamp_lag_ns;
-    return stamped >= returned - IDLE_STOP_SLACK_NS &&
-           stamped <= idle_stamp + IDLE_STOP_SLACK_NS;
+    return stop_after_return(pr, host_start, ms) &&
+           host_start + (double)ms * 1e6 <= stop_rec + pr->pool->stamp_lag_ns + IDLE_STOP_SLACK_NS;
 }
 
 /* The mean of pr's kernel's launches after the first read as usual, never longer than ns (pr's pair); -1
@@ -202,10 +209,9 @@ static int start_stamped_idle(const struct pair *pr, double host_start, float ms
     /* A start stamped before its record began, or a stop stamped before the call returned (the stop is
      * recorded after it), means an anchor that does not hold (a GPU clock that only the work moves, on
      * which a kernel may end before its launch call returns): not such a start. */
-    double returned = returned_ns(pr);
-    return host_start + LATE_STAMP_NS < returned &&
+    return host_start + LATE_STAMP_NS < returned_ns(pr) &&
            host_start >= (double)(pr->start_rec_before_ns - kprof_start_ns) - IDLE_STOP_SLACK_NS &&
-           host_start + (double)ms * 1e6 >= returned - IDLE_STOP_SLACK_NS;
+           stop_after_return(pr, host_start, ms);
 }
 
 /* What kernel pair pr (of ns), its start stamped on a stream that then ran dry (start_stamped_idle), is
@@ -445,8 +451,7 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
         } else if (known && pr->call_ns) {
             from_stamp = returned_ns(pr) -
                          (start + shift - pr->pool->stamp_lag_ns); /* the stamp, as its record's start */
-            holds |= from_stamp >= -IDLE_STOP_SLACK_NS && /* the stop's stamp less the return, below */
-                     (double)ms * 1e6 + pr->pool->stamp_lag_ns - from_stamp >= -IDLE_STOP_SLACK_NS;
+            holds |= from_stamp >= -IDLE_STOP_SLACK_NS && stop_after_return(pr, start + shift, ms);
         }
         if (holds && from_stamp < lag - LATE_STAMP_NS) {
             lag = from_stamp > 0.0 ? from_stamp : 0.0;
