@@ -1,14 +1,16 @@
 // kbench.cu: libkprof's benchmark program.  Each mode times its own region (launch loop, copy loop) with
 // the host clock, including the final synchronize, and prints it; the script tests/gpu/run-bench.sh runs
 // it without libkprof, with it, and under a CUPTI tracer, and prints ratios.
-//   kbench launch [--n N] [--streams S] [--record] [--kernels K]
+//   kbench launch [--n N] [--streams S] [--record] [--kernels K] [--by-function]
 //                                           S host threads, one stream each, N empty launches in all;
 //                                           --record: each launch followed by one cudaEventRecord on its
 //                                           stream (a ring of 64 timing events a thread), the floor of a
 //                                           profiler timing every launch with one event (run without it);
 //                                           --kernels K (1 to 256): K distinct empty kernels launched in
 //                                           turn (cudaLaunchKernel by host function, as PyTorch's eager
-//                                           ops come), where a model's step has tens to hundreds
+//                                           ops come), where a model's step has tens to hundreds;
+//                                           --by-function: one kernel launched that way too, not by
+//                                           <<<>>> (nvcc 13's stub calls __cudaLaunchKernel)
 //   kbench copy --bytes B [--n N] [--pinned|--pageable]
 //   kbench spin --us U [--n N] [--idle|--busy|--behind]   kernels that spin about U us, the stream idle or
 //                                           busy; --behind: each followed by an empty kernel queued behind it,
@@ -82,7 +84,7 @@ static bool has(int argc, char **argv, const char *name)
 int main(int argc, char **argv)
 {
     static const char usage[] =
-        "usage: kbench launch [--n N] [--streams S] [--record] [--kernels K]\n"
+        "usage: kbench launch [--n N] [--streams S] [--record] [--kernels K] [--by-function]\n"
         "       kbench copy --bytes B [--n N] [--pinned|--pageable]\n"
         "       kbench spin --us U [--n N] [--idle|--busy|--behind]\n"
         "       kbench scale [--n N]\n"
@@ -106,7 +108,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "kbench: --kernels must be 1 to %d\n", MAX_KERNELS);
             return 2;
         }
-        const std::vector<kernel_fn> many = kernels_of(std::make_integer_sequence<int, MAX_KERNELS>{});
+        std::vector<kernel_fn> many = kernels_of(std::make_integer_sequence<int, MAX_KERNELS>{});
         for (int i = 0; i < 1000; i++)
             empty_kernel<<<1, 1>>>();
         CK(cudaDeviceSynchronize());
@@ -115,6 +117,9 @@ int main(int argc, char **argv)
         for (auto &x : s)
             CK(cudaStreamCreateWithFlags(&x, cudaStreamNonBlocking));
         const bool record = has(argc, argv, "--record");
+        const bool stub = nkernels == 1 && !has(argc, argv, "--by-function");
+        if (nkernels == 1)
+            many[0] = empty_kernel;
         std::vector<std::vector<cudaEvent_t>> ev(streams, std::vector<cudaEvent_t>(record ? 64 : 0));
         for (auto &ring : ev)
             for (auto &e : ring)
@@ -124,7 +129,7 @@ int main(int argc, char **argv)
         for (int k = 0; k < streams; k++)
             th.emplace_back([&, k] {
                 for (long i = 0; i < n / streams; i++) {
-                    if (nkernels == 1)
+                    if (stub)
                         empty_kernel<<<1, 1, 0, s[k]>>>();
                     else
                         cudaLaunchKernel((const void *)many[i % nkernels], dim3(1), dim3(1), nullptr, 0, s[k]);
