@@ -29,8 +29,11 @@ static inline int kprof_sample_this(struct kprof_kernel *k)
         }
         return kprof_sample_auto(&k->sampling, k->mangled);
     }
-    uint64_t seq = __atomic_fetch_add(&k->seq, 1, __ATOMIC_RELAXED);
-    if (KPROF_UNLIKELY(seq == 0))
+    unsigned shard = kprof_tls_seq_shard;
+    if (KPROF_UNLIKELY(shard == 0))
+        shard = kprof_seq_shard_assign();
+    uint64_t seq = __atomic_fetch_add(&k->seq[shard - 1].n, 1, __ATOMIC_RELAXED);
+    if (KPROF_UNLIKELY(seq == 0) && !__atomic_exchange_n(&k->seq_first_drawn, 1, __ATOMIC_RELAXED))
         kprof_tls_sample_first = k;
     return seq % (uint64_t)kprof_config.sample == 0;
 }

@@ -86,10 +86,18 @@ void kprof_names_bind(const void *kernel_handle, const void *host_stub);
 int kprof_kernel_count(struct kprof_kernel *k, dim3 grid, dim3 block);
 
 /* Notes the shape of a launch of k (informational: the last one wins; a KPROF_GROUP=shape entry's shape is
- * its key).  Relaxed stores: race-free, lock-free. */
+ * its key).  Stores only a shape that differs from the one noted, so that threads launching k alike only
+ * read its cache line.  Relaxed loads and stores: race-free, lock-free. */
 static inline void kprof_kernel_shape(struct kprof_kernel *k, dim3 grid, dim3 block)
 {
     if (k->parent)
+        return;
+    if (__atomic_load_n(&k->grid[0], __ATOMIC_RELAXED) == grid.x &&
+        __atomic_load_n(&k->grid[1], __ATOMIC_RELAXED) == grid.y &&
+        __atomic_load_n(&k->grid[2], __ATOMIC_RELAXED) == grid.z &&
+        __atomic_load_n(&k->block[0], __ATOMIC_RELAXED) == block.x &&
+        __atomic_load_n(&k->block[1], __ATOMIC_RELAXED) == block.y &&
+        __atomic_load_n(&k->block[2], __ATOMIC_RELAXED) == block.z)
         return;
     __atomic_store_n(&k->grid[0], grid.x, __ATOMIC_RELAXED);
     __atomic_store_n(&k->grid[1], grid.y, __ATOMIC_RELAXED);

@@ -36,6 +36,21 @@ extern __thread float kprof_tls_sample_weight __attribute__((tls_model("initial-
  * this thread drew last, until kprof_kernel_count takes it: that launch is the kernel's first, whichever
  * launch another thread counts before it (an untimed one on another thread may finish first). */
 extern __thread void *kprof_tls_sample_first __attribute__((tls_model("initial-exec")));
+/* KPROF_SAMPLE=N's launch counters (struct kprof_kernel's seq): KPROF_SEQ_SHARDS of them, one cache line
+ * (KPROF_CACHE_LINE bytes) each; a launching thread counts in shard kprof_tls_seq_shard - 1
+ * (kprof_seq_shard_assign), threads past KPROF_SEQ_SHARDS sharing them in turn. */
+#define KPROF_CACHE_LINE 64
+#define KPROF_SEQ_SHARDS 8
+struct kprof_seq_shard {
+    uint64_t n; /* launches of the kernel this shard's threads offered (atomic) */
+    char pad[KPROF_CACHE_LINE - sizeof(uint64_t)];
+};
+
+/* KPROF_SAMPLE=N: 1 + the shard of struct kprof_kernel's launch counters this thread counts in, 0 until
+ * its first sampled launch, when kprof_seq_shard_assign gives it the next shard in turn (threads past
+ * KPROF_SEQ_SHARDS share them) and returns it.  Thread-safe. */
+extern __thread unsigned kprof_tls_seq_shard __attribute__((tls_model("initial-exec")));
+unsigned kprof_seq_shard_assign(void);
 
 /* KPROF_SAMPLE=auto: 1 when this launch of the kernel named `mangled` is to be timed.  Launch i of a
  * kernel (from 0) is timed with probability p = min(1, max(W / (i + 1), KPROF_AUTO_FLOOR)) x f, the first

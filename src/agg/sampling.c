@@ -9,6 +9,15 @@
 
 __thread float kprof_tls_sample_weight __attribute__((tls_model("initial-exec"))) = 1.0f;
 __thread void *kprof_tls_sample_first __attribute__((tls_model("initial-exec")));
+__thread unsigned kprof_tls_seq_shard __attribute__((tls_model("initial-exec")));
+
+unsigned kprof_seq_shard_assign(void)
+{
+    static unsigned next;
+    unsigned shard = __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED) % KPROF_SEQ_SHARDS + 1;
+    kprof_tls_seq_shard = shard;
+    return shard;
+}
 
 #define WINDOW_NS 100000000ull /* the budget's demand is measured over 100 ms */
 #define FACTOR_ONE (1ull << 32) /* the budget's factor f, in 32-bit fixed point */
