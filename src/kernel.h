@@ -60,6 +60,7 @@ struct kprof_kernel {
     char seq_gap[KPROF_CACHE_LINE];
     struct kprof_seq_shard seq[KPROF_SEQ_SHARDS];
     int seq_first_drawn;       /* 1 once some shard has drawn number 0: the kernel's first launch (atomic) */
+    unsigned seq_shards_used;  /* KPROF_SAMPLE=auto: bit i set once shard i has counted a launch (atomic) */
     struct kprof_sampling sampling; /* KPROF_SAMPLE=auto */
     int estimated;             /* in a snapshot (auto) or a saved report (any sampling): est_* hold the
                                 * total's estimate and the half-width of its 95% interval, ns */

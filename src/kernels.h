@@ -107,21 +107,21 @@ static inline void kprof_kernel_shape(struct kprof_kernel *k, dim3 grid, dim3 bl
     __atomic_store_n(&k->block[2], block.z, __ATOMIC_RELAXED);
 }
 
-/* A launch KPROF_SAMPLE left untimed (kprof_launch_want) is counted without an atomic add of its own: its
- * number in k->seq counts it, and the statistics add the untimed numbers to calls when they are read
- * (kprof_kernels_snapshot), less those of untimed launches that failed or were captured, which the launch
- * reports here (KPROF_SAMPLE=auto: counted at once).  Thread-safe, lock-free. */
+/* A launch KPROF_SAMPLE left untimed (kprof_launch_want) is counted without an atomic add on a counter
+ * that other launching threads share: its number in the thread's shard of k->seq counts it, and the
+ * statistics add the untimed numbers to calls when they are read (kprof_kernels_snapshot), less those of
+ * untimed launches that failed or were captured, which the launch reports here (KPROF_SAMPLE=auto, whose
+ * numbers do not say which were timed: each that succeeded counted here, in the shard's untimed).  After
+ * kprof_sample_this for the same launch.  Thread-safe, lock-free. */
 static inline void kprof_kernel_untimed_done(struct kprof_kernel *k, int counted, dim3 grid, dim3 block)
 {
-    if (kprof_config.sample == 0) { /* auto: its numbers are its own (struct kprof_sampling), count here */
+    if (kprof_config.sample == 0) { /* auto: its numbers say nothing of which were timed: counted here */
         if (counted)
-            kprof_kernel_count(k, grid, block);
-        return;
-    }
+            __atomic_fetch_add(&k->seq[kprof_tls_seq_shard - 1].untimed, 1, __ATOMIC_RELAXED);
+    } else if (!counted)
+        __atomic_fetch_add(&k->untimed_lost, 1, __ATOMIC_RELAXED);
     if (counted)
         kprof_kernel_shape(k, grid, block);
-    else
-        __atomic_fetch_add(&k->untimed_lost, 1, __ATOMIC_RELAXED);
 }
 /* Adds one timed launch of kernel s->target, as the harvester read it, to its aggregate under one taking
  * of the kernels' times lock: its GPU duration (s->dur_ns; KPROF_TARGET_KERNEL_FIRST: its first launch),

@@ -19,7 +19,6 @@
 
 /* One kernel's sampling state, a member of its aggregate (struct kprof_kernel). */
 struct kprof_sampling {
-    uint64_t seq;              /* launches offered so far (atomic) */
     uint64_t name_hash;        /* hash of the kernel's mangled name; 0 until computed (atomic) */
     double w_sum, wx_sum;      /* over timed launches: sums of 1/p and of x/p (the kernels' times lock) */
     double c_sum, cx_sum, cx2_sum; /* sums of c, c x and c x^2, c = (1 - p) / p^2 */
@@ -36,31 +35,33 @@ extern __thread float kprof_tls_sample_weight __attribute__((tls_model("initial-
  * this thread drew last, until kprof_kernel_count takes it: that launch is the kernel's first, whichever
  * launch another thread counts before it (an untimed one on another thread may finish first). */
 extern __thread void *kprof_tls_sample_first __attribute__((tls_model("initial-exec")));
-/* KPROF_SAMPLE=N's launch counters (struct kprof_kernel's seq): KPROF_SEQ_SHARDS of them, one cache line
- * (KPROF_CACHE_LINE bytes) each; a launching thread counts in shard kprof_tls_seq_shard - 1
+/* KPROF_SAMPLE=N's and auto's launch counters (struct kprof_kernel's seq): KPROF_SEQ_SHARDS of them, one
+ * cache line (KPROF_CACHE_LINE bytes) each; a launching thread counts in shard kprof_tls_seq_shard - 1
  * (kprof_seq_shard_assign), threads past KPROF_SEQ_SHARDS sharing them in turn. */
 #define KPROF_CACHE_LINE 64
 #define KPROF_SEQ_SHARDS 8
 struct kprof_seq_shard {
-    uint64_t n; /* launches of the kernel this shard's threads offered (atomic) */
-    char pad[KPROF_CACHE_LINE - sizeof(uint64_t)];
+    uint64_t n;       /* launches of the kernel this shard's threads offered for timing (atomic) */
+    uint64_t untimed; /* KPROF_SAMPLE=auto: of them, those left untimed that succeeded (atomic) */
+    char pad[KPROF_CACHE_LINE - 2 * sizeof(uint64_t)];
 };
 
-/* KPROF_SAMPLE=N: 1 + the shard of struct kprof_kernel's launch counters this thread counts in, 0 until
+/* KPROF_SAMPLE=N and auto: 1 + the shard of struct kprof_kernel's launch counters this thread counts in, 0 until
  * its first sampled launch, when kprof_seq_shard_assign gives it the next shard in turn (threads past
  * KPROF_SEQ_SHARDS share them) and returns it.  Thread-safe. */
 extern __thread unsigned kprof_tls_seq_shard __attribute__((tls_model("initial-exec")));
 unsigned kprof_seq_shard_assign(void);
 
-/* KPROF_SAMPLE=auto: 1 when this launch of the kernel named `mangled` is to be timed.  Launch i of a
- * kernel (from 0) is timed with probability p = min(1, max(W / (i + 1), KPROF_AUTO_FLOOR)) x f, the first
- * launch always (p = 1), where W is the kernel's warm-up (struct kprof_sampling's warmup, at least
+/* KPROF_SAMPLE=auto: 1 when this launch of the kernel named `mangled` is to be timed.  Launch number i (from
+ * 0; counted in shard `shard`, 0 to KPROF_SEQ_SHARDS - 1, a launching thread's, so that threads launching
+ * one kernel share no counter: kprof_sample_auto_this) is timed with probability p = min(1, max(W / (i + 1),
+ * KPROF_AUTO_FLOOR)) x f, number 0 always (p = 1), where W is the kernel's warm-up (struct kprof_sampling's warmup, at least
  * KPROF_AUTO_WARMUP) and f <= 1 keeps the process's timed launches within KPROF_SAMPLE_BUDGET per second
- * (the demand measured over windows of 100 ms).  The draw is a hash of KPROF_SEED, the mangled name and i,
- * so a run with the same seed and launch order times the same launches (while f is 1, and W is the same
+ * (the demand measured over windows of 100 ms).  The draw is a hash of KPROF_SEED, the mangled name, i and
+ * the shard (shard 0 adds nothing), so a run with the same seed and launch order times the same launches (while f is 1, and W is the same
  * when each launch is drawn: both follow what was measured), and periodic programs do not alias.  Sets
  * kprof_tls_sample_weight.  Thread-safe, lock-free. */
-int kprof_sample_auto(struct kprof_sampling *s, const char *mangled);
+int kprof_sample_auto(struct kprof_sampling *s, const char *mangled, uint64_t i, unsigned shard);
 
 /* Adds one timed launch (duration ns, weight 1/p from kprof_tls_sample_weight) to the estimator.  Called
  * by the harvester under the kernels' times lock. */

@@ -1,9 +1,9 @@
 #!/bin/sh
-# KPROF_SAMPLE=N with several threads launching one kernel: each launching thread counts in a counter of
-# its own (up to 8 threads; the ninth shares the first's), so no atomic add is shared between them (a
-# shared one cost each launch about 0.1 us with 4 threads on an H100).  Each counter times its number 0,
-# then every Nth: with T threads of L launches each, T x ceil(L / N) launches timed; every launch is still
-# counted, the kernel's first is First, and the total is estimated from the timed ones.
+# KPROF_SAMPLE=N (and auto, below) with several threads launching one kernel: each launching thread counts
+# in a counter of its own (up to 8 threads; the ninth shares the first's), so no atomic add is shared
+# between them (a shared one cost each launch about 0.1 us with 4 threads on an H100).  Each counter times
+# its number 0, then every Nth: with T threads of L launches each, T x ceil(L / N) launches timed; every
+# launch is still counted, the kernel's first is First, and the total is estimated from the timed ones.
 . "${top_srcdir:-..}/tests/lib.sh"
 need_jq
 export FAKEGPU_KERNEL_NS="kernel_a=2000,kernel_b=3000"
@@ -20,3 +20,25 @@ for t in 1 2 9; do
         "[[\"kernel_a(float*)\",$((1000 * t)),$ta,true,$((2000 * 1000 * t))],[\"kernel_b(float*)\",$((100 * t)),$tb,true,$((3000 * 100 * t))]]" \
         "KPROF_SAMPLE=16, $t threads: calls, timed launches, First, estimated total"
 done
+
+# KPROF_SAMPLE=auto numbers each thread's launches of a kernel apart too (scaled by the threads counting it),
+# and counts its untimed launches in the thread's shard: 4 threads of 1000 launches time about as many as
+# one thread making 4000 (465 against 466 for kernel_a here when the threads keep pace; up to about 1.7
+# times as many were the threads to run one after the other; numbering each thread's from 0, as a first
+# try did, gave each thread a warm-up of its own: 1309).  Counts exact, totals exact for a kernel of one
+# length.
+auto() { # THREADS LAUNCHES_EACH: writes $WORK/a$1.json
+    KPROF_SAMPLE=auto KPROF_SEED=7 KPROF_SAMPLE_BUDGET=1000000000 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/a$1.json" \
+        run_kprof "$PROGS/many_launches" $2 $1 >/dev/null 2>"$WORK/err" ||
+        fail "many_launches with $1 threads failed: $(cat "$WORK/err")"
+}
+auto 1 4000
+auto 4 1000
+for t in 1 4; do
+    expect_eq "$(jq -c '[.kernels[] | [.name, .calls, .total_ns, .total_ci95_ns]] | sort' "$WORK/a$t.json")" \
+        '[["kernel_a(float*)",4000,8000000,0],["kernel_b(float*)",400,1200000,0]]' \
+        "KPROF_SAMPLE=auto, $t threads: calls, estimated totals and intervals"
+done
+one=$(kernel_field "$WORK/a1.json" kernel_a timed) four=$(kernel_field "$WORK/a4.json" kernel_a timed)
+expect_eq "$(jq -n "$one >= 100 and $four >= 100 and $four < 2 * $one")" true \
+    "KPROF_SAMPLE=auto: kernel_a's timed launches, 4 threads ($four) under twice one thread's making them all ($one)"

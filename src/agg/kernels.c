@@ -299,16 +299,20 @@ struct kprof_kernel *kprof_kernel_for_kernel(CUkernel k)
 /* The timed figures of every kernel (the harvester adds, the snapshot reads). */
 static pthread_mutex_t times_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* KPROF_SAMPLE=N: k's untimed launches that succeeded (kprof_kernel_untimed_done): the numbers each shard of
- * k->seq drew that were not timed (every N-th, from 0, is), less those that failed or were captured.  A launch in
- * flight counts as if it succeeded (a fold takes it back later if it failed).  0 without a fixed period
- * (KPROF_SAMPLE=auto counts its untimed launches at once). */
+/* k's untimed launches that succeeded (kprof_kernel_untimed_done).  KPROF_SAMPLE=N: the numbers each shard of
+ * k->seq drew that were not timed (every N-th, from 0, is), less those that failed or were captured; a
+ * launch in flight counts as if it succeeded (a fold takes it back later if it failed).  KPROF_SAMPLE=auto:
+ * the shards' counts of them.  0 when every launch is timed. */
 static uint64_t kernel_untimed(const struct kprof_kernel *k)
 {
-    uint64_t n = (uint64_t)kprof_config.sample;
-    if (kprof_config.sample <= 1 || k->is_graph)
+    uint64_t n = (uint64_t)kprof_config.sample, untimed = 0;
+    if (kprof_config.sample == 1 || k->is_graph)
         return 0;
-    uint64_t untimed = 0;
+    if (kprof_config.sample == 0) { /* auto: counted as they succeeded */
+        for (int i = 0; i < KPROF_SEQ_SHARDS; i++)
+            untimed += __atomic_load_n(&k->seq[i].untimed, __ATOMIC_RELAXED);
+        return untimed;
+    }
     for (int i = 0; i < KPROF_SEQ_SHARDS; i++) { /* each shard timed its numbers 0, N, 2N... */
         uint64_t seq = __atomic_load_n(&k->seq[i].n, __ATOMIC_RELAXED);
         untimed += seq - (seq + n - 1) / n;
@@ -651,6 +655,7 @@ void kprof_kernel_reset(struct kprof_kernel *k)
     k->calls = k->timed = k->total_ns = k->first_ns = k->steady_ns = k->max_ns = k->captured = k->graph_calls = 0;
     memset(k->seq, 0, sizeof k->seq);
     k->seq_first_drawn = 0;
+    k->seq_shards_used = 0;
     k->untimed_lost = k->folded = 0;
     k->first_timed = 0;
     k->min_ns = k->offset_min_ns = UINT64_MAX;

@@ -60,10 +60,9 @@ static void demand_one(void)
     __atomic_store_n(&budget.factor, (uint64_t)(f * (double)FACTOR_ONE), __ATOMIC_RELAXED);
 }
 
-int kprof_sample_auto(struct kprof_sampling *s, const char *mangled)
+int kprof_sample_auto(struct kprof_sampling *s, const char *mangled, uint64_t i, unsigned shard)
 {
     kprof_tls_sample_weight = 1.0f;
-    uint64_t i = __atomic_fetch_add(&s->seq, 1, __ATOMIC_RELAXED);
     if (i == 0) {
         demand_one();
         return 1;
@@ -75,7 +74,7 @@ int kprof_sample_auto(struct kprof_sampling *s, const char *mangled)
     if (pk < KPROF_AUTO_FLOOR)
         pk = KPROF_AUTO_FLOOR;
     /* u uniform in [0, 1) from the top 53 bits of the hash. */
-    double u = (double)(kprof_mix64(budget.seed ^ kprof_mix64(name_hash(s, mangled) + i)) >> 11) * 0x1.0p-53;
+    double u = (double)(kprof_mix64(budget.seed ^ kprof_mix64(name_hash(s, mangled) + i + ((uint64_t)shard << 48))) >> 11) * 0x1.0p-53;
     if (u >= pk)
         return 0;
     demand_one();
