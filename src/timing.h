@@ -115,6 +115,19 @@ extern int kprof_orders_active;
  * Lock-free (one relaxed atomic increment); safe from any thread. */
 void kprof_chain_break(void);
 
+/* 1 once KPROF_SAMPLE has left some launch untimed (kprof_sampled_untimed, before that launch is made).
+ * Until then a sampled run's timed launches start at their stream's last stop as every-launch timing's do
+ * (one event a launch: a PyTorch step whose kernels were all in KPROF_SAMPLE=auto's warm-up recorded two,
+ * and auto cost 1.19x against every launch's 1.11x on an H100); after it, none does, since a launch left
+ * untimed breaks no chain (kprof_chain_break's shared count would cost each sampled launch an atomic add
+ * that every launching thread shares).  Atomic; never cleared. */
+extern int kprof_sampled_untimed_seen;
+static inline void kprof_sampled_untimed(void)
+{
+    if (__builtin_expect(!__atomic_load_n(&kprof_sampled_untimed_seen, __ATOMIC_RELAXED), 0))
+        __atomic_store_n(&kprof_sampled_untimed_seen, 1, __ATOMIC_SEQ_CST);
+}
+
 /* An operation libkprof does not time (a wait, a host function...) was put on `stream` (per_thread: a
  * _ptsz/_ptds caller, for whom stream 0 is the per-thread default stream) in the current context: the
  * next kernel there has it (pred: enum kprof_pred), not libkprof's last timed call, as its predecessor.

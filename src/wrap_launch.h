@@ -82,6 +82,8 @@ static inline enum kprof_time_want kprof_launch_want(struct kprof_kernel *k)
             t_.entry_ns = c_.t0_ns;                                                                \
             kprof_timing_begin(&t_, c_.ctx_assumed ? NULL : c_.ctx_before, (stream), (per_thread), w_); \
         }                                                                                          \
+        if (w_ == KPROF_TIME_NONE) /* before the launch: no chain spans it */                      \
+            kprof_sampled_untimed();                                                               \
         struct kprof_delegate d_ = { k_, w_, 0 };                                                  \
         if ((runtime) && KPROF_UNLIKELY(t_.no_context && k_))                                      \
             kprof_tls_delegate = &d_;                                                              \

@@ -39,6 +39,7 @@ enum { EPOCH_BREAK, EPOCH_LEGACY, EPOCH_OTHER };
 #define GAP_DRAW_KEY 0x9e3779b9u
 #define COPY_DRAW_KEY 0x85ebca6bu
 static unsigned long epochs[3];
+int kprof_sampled_untimed_seen;
 
 __thread struct kprof_delegate *kprof_tls_delegate __attribute__((tls_model("initial-exec")));
 
@@ -444,7 +445,8 @@ static int begin_find_pool(struct kprof_timing *t, struct begin *g, CUcontext ct
     g->p = p;
     g->s = s;
     g->legacy = s == NULL || s == CU_STREAM_LEGACY;
-    g->chains = kprof_config.one_event && kprof_config.sample == 1;
+    g->chains = kprof_config.one_event &&
+                (kprof_config.sample == 1 || !__atomic_load_n(&kprof_sampled_untimed_seen, __ATOMIC_SEQ_CST));
     if (g->chains && s == CU_STREAM_PER_THREAD && !watch_thread_exit())
         __atomic_store_n(&exit_unwatched, 1, __ATOMIC_RELAXED);
     g->may_share = g->chains && (want == KPROF_TIME_LAUNCH || want == KPROF_TIME_GRAPH) && !g->capturing &&
