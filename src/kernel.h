@@ -53,10 +53,11 @@ struct kprof_kernel {
     uint64_t graph_calls;      /* of calls, those run as kernel nodes of graph launches (atomic): timed with
                                 * their graph, not here */
     int in_conditional;        /* a kernel node of a conditional graph body: launches there are unknown */
-    /* KPROF_SAMPLE=N: the launches offered for timing so far, counted per launching thread's shard
-     * (kprof_sample_this): each on a cache line of its own, so that threads launching one kernel share no
-     * counter (an atomic add that 4 launching threads shared cost each launch about 0.1 us on the H100).
-     * seq_gap keeps the first shard's line apart from the fields before it. */
+    /* KPROF_SAMPLE=N and auto: the launches offered for timing so far, counted per launching thread's
+     * shard (kprof_sample_this), and auto's untimed ones: each shard on a cache line of its own, so that
+     * threads launching one kernel share no counter (an atomic add that 4 launching threads shared cost
+     * each launch about 0.1 us on an H100).  seq_gap keeps the first shard's line apart from the fields
+     * before it. */
     char seq_gap[KPROF_CACHE_LINE];
     struct kprof_seq_shard seq[KPROF_SEQ_SHARDS];
     int seq_first_drawn;       /* 1 once some shard has drawn number 0: the kernel's first launch (atomic) */

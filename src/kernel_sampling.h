@@ -11,7 +11,8 @@
 #include "sampling.h"
 
 /* The shard of k's launch counters this thread counts in (struct kprof_seq_shard; sampling.h). */
-static inline __attribute__((always_inline)) struct kprof_seq_shard *kprof_seq_shard_of(struct kprof_kernel *k)
+static inline __attribute__((always_inline)) struct kprof_seq_shard *
+kprof_seq_shard_of(struct kprof_kernel *k)
 {
     unsigned shard = kprof_tls_seq_shard;
     if (KPROF_UNLIKELY(shard == 0))
@@ -36,10 +37,10 @@ static inline int kprof_sample_auto_this(struct kprof_kernel *k)
     return kprof_sample_auto(&k->sampling, k->mangled, j * (uint64_t)__builtin_popcount(used), shard);
 }
 
-/* KPROF_SAMPLE=N: 1 when this launch of k is to be timed (the first, then every Nth of this thread's
- * shard); KPROF_SAMPLE=auto:
- * as kprof_sample_auto chooses.  KPROF_AUTO_CHECK=1: always 1, with auto's choice made alongside and left
- * in kprof_tls_sample_weight (1/p when auto would have timed the launch, 0 when not).  Lock-free. */
+/* KPROF_SAMPLE=N: 1 when this launch of k is to be timed (number 0, then every Nth, of this thread's
+ * shard; the kernel's first launch is also First, kprof_tls_sample_first); KPROF_SAMPLE=auto: as
+ * kprof_sample_auto chooses.  KPROF_AUTO_CHECK=1: always 1, with auto's choice made alongside and left in
+ * kprof_tls_sample_weight (1/p when auto would have timed the launch, 0 when not).  Lock-free. */
 static inline __attribute__((always_inline)) int kprof_sample_this(struct kprof_kernel *k)
 {
     if (KPROF_LIKELY(kprof_config.sample == 1) || !k) {

@@ -114,7 +114,8 @@ static inline void kprof_kernel_shape(struct kprof_kernel *k, dim3 grid, dim3 bl
  * numbers do not say which were timed: each that succeeded counted here, in the shard's untimed).  Its
  * shape is not noted (kprof_kernel_shape: the last timed launch's, which every kernel's first is).  After
  * kprof_sample_this for the same launch.  Thread-safe, lock-free. */
-static inline __attribute__((always_inline)) void kprof_kernel_untimed_done(struct kprof_kernel *k, int counted)
+static inline __attribute__((always_inline)) void
+kprof_kernel_untimed_done(struct kprof_kernel *k, int counted)
 {
     if (kprof_config.sample == 0) { /* auto: its numbers say nothing of which were timed: counted here */
         if (counted)

@@ -46,20 +46,21 @@ struct kprof_seq_shard {
     char pad[KPROF_CACHE_LINE - 2 * sizeof(uint64_t)];
 };
 
-/* KPROF_SAMPLE=N and auto: 1 + the shard of struct kprof_kernel's launch counters this thread counts in, 0 until
- * its first sampled launch, when kprof_seq_shard_assign gives it the next shard in turn (threads past
- * KPROF_SEQ_SHARDS share them) and returns it.  Thread-safe. */
+/* KPROF_SAMPLE=N and auto: 1 + the shard of struct kprof_kernel's launch counters this thread counts in,
+ * 0 until its first sampled launch, when kprof_seq_shard_assign gives it the next shard in turn (threads
+ * past KPROF_SEQ_SHARDS share them) and returns it.  Thread-safe. */
 extern __thread unsigned kprof_tls_seq_shard __attribute__((tls_model("initial-exec")));
 unsigned kprof_seq_shard_assign(void);
 
-/* KPROF_SAMPLE=auto: 1 when this launch of the kernel named `mangled` is to be timed.  Launch number i (from
- * 0; counted in shard `shard`, 0 to KPROF_SEQ_SHARDS - 1, a launching thread's, so that threads launching
- * one kernel share no counter: kprof_sample_auto_this) is timed with probability p = min(1, max(W / (i + 1),
- * KPROF_AUTO_FLOOR)) x f, number 0 always (p = 1), where W is the kernel's warm-up (struct kprof_sampling's warmup, at least
- * KPROF_AUTO_WARMUP) and f <= 1 keeps the process's timed launches within KPROF_SAMPLE_BUDGET per second
- * (the demand measured over windows of 100 ms).  The draw is a hash of KPROF_SEED, the mangled name, i and
- * the shard (shard 0 adds nothing), so a run with the same seed and launch order times the same launches (while f is 1, and W is the same
- * when each launch is drawn: both follow what was measured), and periodic programs do not alias.  Sets
+/* KPROF_SAMPLE=auto: 1 when this launch of the kernel named `mangled` is to be timed.  Launch number i
+ * (from 0; counted in shard `shard`, 0 to KPROF_SEQ_SHARDS - 1, a launching thread's, so that threads
+ * launching one kernel share no counter: kprof_sample_auto_this) is timed with probability
+ * p = min(1, max(W / (i + 1), KPROF_AUTO_FLOOR)) x f, number 0 always (p = 1), where W is the kernel's
+ * warm-up (struct kprof_sampling's warmup, at least KPROF_AUTO_WARMUP) and f <= 1 keeps the process's
+ * timed launches within KPROF_SAMPLE_BUDGET per second (the demand measured over windows of 100 ms).  The
+ * draw is a hash of KPROF_SEED, the mangled name, i and the shard (shard 0 adds nothing), so a run with
+ * the same seed and launch order times the same launches (while f is 1, and W is the same when each
+ * launch is drawn: both follow what was measured), and periodic programs do not alias.  Sets
  * kprof_tls_sample_weight.  Thread-safe, lock-free. */
 int kprof_sample_auto(struct kprof_sampling *s, const char *mangled, uint64_t i, unsigned shard);
 
