@@ -112,16 +112,19 @@ static inline void kprof_kernel_shape(struct kprof_kernel *k, dim3 grid, dim3 bl
  * statistics add the untimed numbers to calls when they are read (kprof_kernels_snapshot), less those of
  * untimed launches that failed or were captured, which the launch reports here (KPROF_SAMPLE=auto, whose
  * numbers do not say which were timed: each that succeeded counted here, in the shard's untimed).  Its
- * shape is not noted (kprof_kernel_shape: the last timed launch's, which every kernel's first is).  After
+ * shape is noted only while the kernel has none (kprof_kernel_shape: the last timed launch's, but a
+ * kernel whose timed launches all failed would have none: a grid of 0 launches nothing).  After
  * kprof_sample_this for the same launch.  Thread-safe, lock-free. */
 static inline __attribute__((always_inline)) void
-kprof_kernel_untimed_done(struct kprof_kernel *k, int counted)
+kprof_kernel_untimed_done(struct kprof_kernel *k, int counted, dim3 grid, dim3 block)
 {
     if (kprof_config.sample == 0) { /* auto: its numbers say nothing of which were timed: counted here */
         if (counted)
             __atomic_fetch_add(&k->seq[kprof_tls_seq_shard - 1].untimed, 1, __ATOMIC_RELAXED);
     } else if (!counted)
         __atomic_fetch_add(&k->untimed_lost, 1, __ATOMIC_RELAXED);
+    if (counted && KPROF_UNLIKELY(__atomic_load_n(&k->grid[0], __ATOMIC_RELAXED) == 0))
+        kprof_kernel_shape(k, grid, block);
 }
 /* Adds one timed launch of kernel s->target, as the harvester read it, to its aggregate under one taking
  * of the kernels' times lock: its GPU duration (s->dur_ns; KPROF_TARGET_KERNEL_FIRST: its first launch),

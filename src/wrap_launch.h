@@ -99,7 +99,7 @@ static inline enum kprof_time_want kprof_launch_want(struct kprof_kernel *k)
         }                                                                                          \
         int first_ = 0;                                                                            \
         if (w_ == KPROF_TIME_NONE) /* k_ != NULL: counted through its number (kprof_kernel_untimed_done) */ \
-            kprof_kernel_untimed_done(k_, ok_);                                                    \
+            kprof_kernel_untimed_done(k_, ok_, (grid), (block));                                   \
         else                                                                                       \
             first_ = ok_ && kprof_kernel_count(k_, (grid), (block));                               \
         SEG(11);                                                                                   \

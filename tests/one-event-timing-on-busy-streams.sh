@@ -67,3 +67,9 @@ case $SAN_PRELOAD in
 *asan*) echo "note: under AddressSanitizer freed memory is quarantined, so no stream handle comes back" ;;
 *) expect_grep 'handle reused' "$WORK/reuse:after_reuse.out" "(the fake did give the new stream a destroyed one's handle)" ;;
 esac
+# A graph launch KPROF_SAMPLE=N leaves untimed ends the chains too: a one-node graph of a 1 ms kernel
+# launched twice (the second untimed under KPROF_SAMPLE=4), then a 10 us kernel; it read 1010 us, from the
+# first graph launch's stop (a break-it helper).
+FAKEGPU_KERNEL_NS="graph_k=1000000,short_k=10000" KPROF_SAMPLE=4 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/graph.json" \
+    run_kprof "$PROGS/preds" graphthen >/dev/null || fail "preds graphthen failed"
+expect_eq "$(kernel_field "$WORK/graph.json" short_k first_ns)" 10000 "KPROF_SAMPLE=4: short_k its own 10 us after an untimed graph launch"

@@ -42,3 +42,11 @@ done
 one=$(kernel_field "$WORK/a1.json" kernel_a timed) four=$(kernel_field "$WORK/a4.json" kernel_a timed)
 expect_eq "$(jq -n "$one >= 100 and $four >= 100 and $four < 2 * $one")" true \
     "KPROF_SAMPLE=auto: kernel_a's timed launches, 4 threads ($four) under twice one thread's making them all ($one)"
+
+# An untimed launch notes no launch shape (the kernel's is its last timed launch's), but one whose kernel
+# has none yet does: fail_k's first launch (number 0, timed) failed and the next five went untimed under
+# KPROF_SAMPLE=10, and the report gave grid and block [0,0,0] (a break-it helper).
+KPROF_SAMPLE=10 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/fail.json" run_kprof "$PROGS/preds" failfirst >/dev/null ||
+    fail "preds failfirst failed"
+expect_eq "$(jq -c '[.kernels[] | [.name, .calls, .timed, .grid, .block]]' "$WORK/fail.json")" \
+    '[["fail_k",5,0,[64,1,1],[128,1,1]]]' "KPROF_SAMPLE=10, first launch failed: calls, timed, shape of the launches made"

@@ -458,6 +458,8 @@ KPROF_EXPORT CUresult cuGraphExecDestroy(CUgraphExec exec)
         struct kprof_graph *g_ = kprof_graph_for(exec);                                            \
         struct kprof_timing t_;                                                                    \
         enum kprof_time_want w_ = kprof_launch_want(g_ ? g_->row : NULL);                          \
+        if (w_ == KPROF_TIME_NONE) /* KPROF_SAMPLE=N: no chain spans it (timing.h) */              \
+            kprof_sampled_untimed();                                                               \
         t_.entry_ns = c_.t0_ns;                                                                    \
         kprof_timing_begin(&t_, c_.ctx_before, (stream), (per_thread), w_ == KPROF_TIME_LAUNCH ? KPROF_TIME_GRAPH : w_); \
         CUresult r_ = (call);                                                                      \

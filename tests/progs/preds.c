@@ -32,7 +32,8 @@
  * (65 copies of 4 MiB back to back on one stream, near_k on another as the first begins, far_k after the
  * last: the copies' stream met first), "htodbesidedeep" (17 copies, near_k as the 17th begins, its stream
  * met first), "htodbesidegraph" (as htodbeside with a one-node graph of graph_k for near_k, 5 rounds, then
- * 5 rounds of the graph with no copy), "twos" (pair_k 400 times in twos, each two waited for, then a 200 us
+ * 5 rounds of the graph with no copy), "graphthen" (a one-node graph of graph_k launched twice, then short_k),
+ * "failfirst" (fail_k's first launch fails, then 5 succeed), "twos" (pair_k 400 times in twos, each two waited for, then a 200 us
  * nap: the first of two on an idle stream, the second on a stream still busy with the first), "params"
  * (kernels with C++ names, so that libkprof can count their parameters: busy_k(Blob) behind lead 5 times
  * back to back, then idle_k(Blob) 10 times on an idle stream, each waited for), "paced" (idle_k 400 times
@@ -687,6 +688,37 @@ static int htodbesidegraph(CUstream s, CUstream other)
     return 0;
 }
 
+/* "graphthen": a one-node graph of graph_k launched twice on s, then short_k once, then a synchronize (under
+ * KPROF_SAMPLE=N the second graph launch goes untimed: short_k must not start at the first one's stop). */
+static int graphthen(CUstream s)
+{
+    CUgraph g;
+    CUgraphNode kn;
+    CUgraphExec exec;
+    CUDA_KERNEL_NODE_PARAMS kp = one_block("graph_k");
+    CK(cuGraphCreate(&g, 0));
+    CK(cuGraphAddKernelNode(&kn, g, NULL, 0, &kp));
+    CK(cuGraphInstantiate(&exec, g, 0));
+    CK(cuGraphLaunch(exec, s));
+    CK(cuGraphLaunch(exec, s));
+    launch(fn("short_k"), s);
+    CK(cuCtxSynchronize());
+    return 0;
+}
+
+/* "failfirst": fail_k's first launch fails (a block of 2048 threads), then 5 launches of 64 blocks of 128
+ * succeed, then a synchronize. */
+static int failfirst(CUstream s)
+{
+    CUfunction f = fn("fail_k");
+    if (cuLaunchKernel(f, 64, 1, 1, 2048, 1, 1, 0, s, NULL, NULL) == CUDA_SUCCESS)
+        return 1;
+    for (int i = 0; i < 5; i++)
+        CK(cuLaunchKernel(f, 64, 1, 1, 128, 1, 1, 0, s, NULL, NULL));
+    CK(cuCtxSynchronize());
+    return 0;
+}
+
 /* "crossdestroy": a stream of this context destroyed while another device's context is current (as CUDA
  * allows), then a stream made here again (FAKEGPU_REUSE_STREAM_HANDLE=1 gives it the same handle) and a
  * kernel launched on each.  FAKEGPU_DEVICES=2. */
@@ -761,6 +793,8 @@ int main(int argc, char **argv)
              : !strcmp(mode, "htodbesidedeep") ? htodbesidemany(s, other, 17, 16, 1)
              : !strcmp(mode, "htodbesidegraph") ? htodbesidegraph(s, other)
              : !strcmp(mode, "crossdestroy") ? crossdestroy(ctx)
+             : !strcmp(mode, "graphthen") ? graphthen(s)
+             : !strcmp(mode, "failfirst") ? failfirst(s)
                                      : preds(s, other);
     printf("preds %s: ok\n", mode);
     return rc;
