@@ -167,6 +167,14 @@ void kprof_events_context_ending(CUcontext ctx, int device, long timeout_ms);
  * hold word and events the destruction would free under it (pinned memory unmapped: a launch made on
  * another thread while the program exits, say).  Returns how many were still inside.  Thread-safe. */
 long kprof_events_wait_in_flight(long timeout_ms);
+/* Around a context's destruction, before kprof_events_wait_in_flight and until the destruction has
+ * returned: while any is in progress, a call that would begin timing stays untimed, so that none begins
+ * after the wait and then writes a hold word or records events that the destruction frees under it
+ * (ThreadSanitizer saw kprof_hold_release write freed memory: a detached thread's timed launch as the
+ * program's exit released the primary context).  Calls on other contexts meanwhile stay untimed too.  Each
+ * begin needs its end.  Thread-safe. */
+void kprof_events_teardown_begin(void);
+void kprof_events_teardown_end(void);
 /* How long a context's destruction waits for timed calls in flight, ms (a launch that loads its module
  * can take some hundreds of ms; a call stuck longer is left to its fate). */
 #define KPROF_IN_FLIGHT_WAIT_MS 1000

@@ -482,14 +482,19 @@ DTWINS(GRAPH_LAUNCH, cuGraphLaunch, _ptsz, (CUgraphExec exec, CUstream s), (exec
     do {                                                                                           \
         if (kprof_config.disabled)                                                                 \
             return (call);                                                                         \
+        kprof_events_teardown_begin(); /* no timed call begins from here on (timing.h) */          \
         kprof_events_wait_in_flight(KPROF_IN_FLIGHT_WAIT_MS); /* also finished: timing.h */        \
-        if (kprof_is_finished())                                                                   \
-            return (call);                                                                         \
-        kprof_events_context_ending((ctx), (dev), kprof_config.exit_timeout_ms);                   \
-        CUcontext gone_ctx_ = (ctx) ? (ctx) : kprof_wrap_primary_of(dev);                          \
-        CUresult r_ = (call);                                                                      \
-        if (r_ == CUDA_SUCCESS && (gone))                                                          \
-            kprof_wrap_context_gone((ctx), (dev), gone_ctx_);                                      \
+        CUresult r_;                                                                               \
+        if (kprof_is_finished()) {                                                                 \
+            r_ = (call);                                                                           \
+        } else {                                                                                   \
+            kprof_events_context_ending((ctx), (dev), kprof_config.exit_timeout_ms);               \
+            CUcontext gone_ctx_ = (ctx) ? (ctx) : kprof_wrap_primary_of(dev);                      \
+            r_ = (call);                                                                           \
+            if (r_ == CUDA_SUCCESS && (gone))                                                      \
+                kprof_wrap_context_gone((ctx), (dev), gone_ctx_);                                  \
+        }                                                                                          \
+        kprof_events_teardown_end();                                                               \
         return r_;                                                                                 \
     } while (0)
 

@@ -152,19 +152,25 @@ RT_TWINS(HOST, cudaStreamSynchronize, _ptsz, (cudaStream_t stream), (stream))
 KPROF_EXPORT cudaError_t cudaDeviceReset(void)
 {
     KPROF_REAL_OR_RETURN(cudaDeviceReset);
-    if (!kprof_config.disabled)
-        kprof_events_wait_in_flight(KPROF_IN_FLIGHT_WAIT_MS); /* timed calls on other threads (timing.h) */
-    CUcontext ctx = NULL;
-    if (kprof_is_finished() || kprof_config.disabled || !kprof_driver_ready() || !kprof_driver_is_initialized() ||
-        kprof_drv.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx)
+    if (kprof_config.disabled)
         return real_();
-    kprof_events_context_ending(ctx, -1, kprof_config.exit_timeout_ms);
-    /* It resets the current device's primary context, which need not be the current context. */
-    CUdevice dev = -1;
-    CUcontext primary = kprof_drv.cuCtxGetDevice(&dev) == CUDA_SUCCESS ? kprof_wrap_primary_of((int)dev) : NULL;
-    cudaError_t r = real_();
-    if (r == cudaSuccess)
-        kprof_wrap_context_gone(ctx, -1, primary);
+    kprof_events_teardown_begin(); /* no timed call begins from here on (timing.h) */
+    kprof_events_wait_in_flight(KPROF_IN_FLIGHT_WAIT_MS); /* timed calls on other threads (timing.h) */
+    CUcontext ctx = NULL;
+    cudaError_t r;
+    if (kprof_is_finished() || !kprof_driver_ready() || !kprof_driver_is_initialized() ||
+        kprof_drv.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx) {
+        r = real_();
+    } else {
+        kprof_events_context_ending(ctx, -1, kprof_config.exit_timeout_ms);
+        /* It resets the current device's primary context, which need not be the current context. */
+        CUdevice dev = -1;
+        CUcontext primary = kprof_drv.cuCtxGetDevice(&dev) == CUDA_SUCCESS ? kprof_wrap_primary_of((int)dev) : NULL;
+        r = real_();
+        if (r == cudaSuccess)
+            kprof_wrap_context_gone(ctx, -1, primary);
+    }
+    kprof_events_teardown_end();
     return r;
 }
 

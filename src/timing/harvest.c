@@ -883,6 +883,16 @@ long kprof_events_wait_in_flight(long timeout_ms)
     return n;
 }
 
+void kprof_events_teardown_begin(void)
+{
+    __atomic_add_fetch(&kprof_ev.teardowns, 1, __ATOMIC_SEQ_CST); /* before reading in_flight (timing.c) */
+}
+
+void kprof_events_teardown_end(void)
+{
+    __atomic_sub_fetch(&kprof_ev.teardowns, 1, __ATOMIC_SEQ_CST);
+}
+
 void kprof_events_context_ending(CUcontext ctx, int dev, long timeout_ms)
 {
     uint64_t deadline = kprof_now_ns() + (uint64_t)timeout_ms * 1000000u;

@@ -425,10 +425,15 @@ static int begin_find_pool(struct kprof_timing *t, struct begin *g, CUcontext ct
     }
     if (want == KPROF_TIME_NONE)
         return 0;
-    __atomic_add_fetch(&kprof_ev.in_flight, 1, __ATOMIC_ACQUIRE); /* until begin_undo or kprof_timing_end */
-    struct pool *p = kprof_ev_tls_pool;
-    if (!p || p->ctx != ctx || __atomic_load_n(&p->dead, __ATOMIC_RELAXED))
-        p = kprof_ev_tls_pool = kprof_ev_pool_for(ctx);
+    __atomic_add_fetch(&kprof_ev.in_flight, 1, __ATOMIC_SEQ_CST); /* until begin_undo or kprof_timing_end */
+    struct pool *p = NULL;
+    /* A context being destroyed (kprof_events_teardown_begin, then a wait for in_flight to fall to 0):
+     * either the destruction sees this call in flight and waits, or this call sees it and stays untimed. */
+    if (KPROF_LIKELY(__atomic_load_n(&kprof_ev.teardowns, __ATOMIC_SEQ_CST) == 0)) {
+        p = kprof_ev_tls_pool;
+        if (!p || p->ctx != ctx || __atomic_load_n(&p->dead, __ATOMIC_RELAXED))
+            p = kprof_ev_tls_pool = kprof_ev_pool_for(ctx);
+    }
     if (!p) {
         __atomic_sub_fetch(&kprof_ev.in_flight, 1, __ATOMIC_RELEASE);
         untimed(t);

@@ -129,7 +129,8 @@ struct kprof_ev {
     /* Timed calls between begin_find_pool and their end (atomic; timing.c), on a cache line of its own: every
      * timed call adds to it and takes from it, and the lock above is taken as often. */
     long in_flight __attribute__((aligned(64)));
-    char in_flight_line[64 - sizeof(long)];
+    int teardowns;                /* contexts being destroyed (atomic; kprof_events_teardown_begin) */
+    char in_flight_line[64 - sizeof(long) - sizeof(int)];
     int harvester_started, harvester_stop, harvester_sleeping;
     pthread_t harvester;
     struct kprof_event_counters n;
