@@ -37,8 +37,9 @@ static inline int kprof_sample_auto_this(struct kprof_kernel *k)
     return kprof_sample_auto(&k->sampling, k->mangled, j * (uint64_t)__builtin_popcount(used), shard);
 }
 
-/* KPROF_SAMPLE=N: 1 when this launch of k is to be timed (number 0, then every Nth, of this thread's
- * shard; the kernel's first launch is also First, kprof_tls_sample_first); KPROF_SAMPLE=auto: as
+/* KPROF_SAMPLE=N: 1 when this launch of k is to be timed: the kernel's first (number 0 of the shard that
+ * counts it first, reported as First: kprof_tls_sample_first), then numbers N, 2N... of each thread's
+ * shard (a shard's number 0 otherwise untimed, so that threads that come and go time no more); auto: as
  * kprof_sample_auto chooses.  KPROF_AUTO_CHECK=1: always 1, with auto's choice made alongside and left in
  * kprof_tls_sample_weight (1/p when auto would have timed the launch, 0 when not).  Lock-free. */
 static inline __attribute__((always_inline)) int kprof_sample_this(struct kprof_kernel *k)
@@ -58,8 +59,12 @@ static inline __attribute__((always_inline)) int kprof_sample_this(struct kprof_
         return kprof_sample_auto_this(k);
     }
     uint64_t seq = __atomic_fetch_add(&kprof_seq_shard_of(k)->n, 1, __ATOMIC_RELAXED);
-    if (KPROF_UNLIKELY(seq == 0) && !__atomic_exchange_n(&k->seq_first_drawn, 1, __ATOMIC_RELAXED))
+    if (KPROF_UNLIKELY(seq == 0)) { /* timed only as the kernel's first: a thread's own first is not */
+        if (__atomic_exchange_n(&k->seq_first_drawn, 1, __ATOMIC_RELAXED))
+            return 0;
         kprof_tls_sample_first = k;
+        return 1;
+    }
     return seq % (uint64_t)kprof_config.sample == 0;
 }
 

@@ -299,10 +299,10 @@ struct kprof_kernel *kprof_kernel_for_kernel(CUkernel k)
 /* The timed figures of every kernel (the harvester adds, the snapshot reads). */
 static pthread_mutex_t times_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* k's untimed launches that succeeded (kprof_kernel_untimed_done).  KPROF_SAMPLE=N: the numbers each shard of
- * k->seq drew that were not timed (every N-th, from 0, is), less those that failed or were captured; a
- * launch in flight counts as if it succeeded (a fold takes it back later if it failed).  KPROF_SAMPLE=auto:
- * the shards' counts of them.  0 when every launch is timed. */
+/* k's untimed launches that succeeded (kprof_kernel_untimed_done).  KPROF_SAMPLE=N: the numbers each
+ * shard of k->seq drew that were not timed (N, 2N... are, and the kernel's first), less those that failed
+ * or were captured; a launch in flight counts as if it succeeded (a fold takes it back later if it failed).
+ * KPROF_SAMPLE=auto: the shards' counts of them.  0 when every launch is timed. */
 static uint64_t kernel_untimed(const struct kprof_kernel *k)
 {
     uint64_t n = (uint64_t)kprof_config.sample, untimed = 0;
@@ -313,10 +313,11 @@ static uint64_t kernel_untimed(const struct kprof_kernel *k)
             untimed += __atomic_load_n(&k->seq[i].untimed, __ATOMIC_RELAXED);
         return untimed;
     }
-    for (int i = 0; i < KPROF_SEQ_SHARDS; i++) { /* each shard timed its numbers 0, N, 2N... */
+    for (int i = 0; i < KPROF_SEQ_SHARDS; i++) { /* each shard timed its numbers N, 2N... */
         uint64_t seq = __atomic_load_n(&k->seq[i].n, __ATOMIC_RELAXED);
-        untimed += seq - (seq + n - 1) / n;
+        untimed += seq ? seq - (seq - 1) / n : 0;
     }
+    untimed -= __atomic_load_n(&k->seq_first_drawn, __ATOMIC_RELAXED) != 0; /* and the kernel's first */
     return untimed - __atomic_load_n(&k->untimed_lost, __ATOMIC_RELAXED);
 }
 
