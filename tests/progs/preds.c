@@ -658,19 +658,26 @@ static int htodbesidemany(CUstream s, CUstream other, int n, int k, int sfirst)
     return 0;
 }
 
+/* An executable graph of one node, kernel `name` with one block. */
+static CUgraphExec one_node_graph(const char *name)
+{
+    CUgraph g;
+    CUgraphNode kn;
+    CUgraphExec exec;
+    CUDA_KERNEL_NODE_PARAMS kp = one_block(name);
+    CK(cuGraphCreate(&g, 0));
+    CK(cuGraphAddKernelNode(&kn, g, NULL, 0, &kp));
+    CK(cuGraphInstantiate(&exec, g, 0));
+    return exec;
+}
+
 /* A one-node graph of graph_k on s as a 4 MiB copy begins on other, 5 rounds, then 5 with no copy. */
 static int htodbesidegraph(CUstream s, CUstream other)
 {
     static char host[4 << 20];
     CUdeviceptr d;
     CUevent mark, before;
-    CUgraph g;
-    CUgraphNode kn;
-    CUgraphExec exec;
-    CUDA_KERNEL_NODE_PARAMS kp = one_block("graph_k");
-    CK(cuGraphCreate(&g, 0));
-    CK(cuGraphAddKernelNode(&kn, g, NULL, 0, &kp));
-    CK(cuGraphInstantiate(&exec, g, 0));
+    CUgraphExec exec = one_node_graph("graph_k");
     CK(cuMemAlloc(&d, sizeof host));
     CK(cuEventCreate(&mark, CU_EVENT_DISABLE_TIMING));
     CK(cuEventCreate(&before, CU_EVENT_DISABLE_TIMING));
@@ -692,13 +699,7 @@ static int htodbesidegraph(CUstream s, CUstream other)
  * KPROF_SAMPLE=N the second graph launch goes untimed: short_k must not start at the first one's stop). */
 static int graphthen(CUstream s)
 {
-    CUgraph g;
-    CUgraphNode kn;
-    CUgraphExec exec;
-    CUDA_KERNEL_NODE_PARAMS kp = one_block("graph_k");
-    CK(cuGraphCreate(&g, 0));
-    CK(cuGraphAddKernelNode(&kn, g, NULL, 0, &kp));
-    CK(cuGraphInstantiate(&exec, g, 0));
+    CUgraphExec exec = one_node_graph("graph_k");
     CK(cuGraphLaunch(exec, s));
     CK(cuGraphLaunch(exec, s));
     launch(fn("short_k"), s);
