@@ -39,6 +39,10 @@ struct kprof_timing {
     unsigned char ordered; /* 1: the pool's order lock is held until the stop is queued (timing/timing.c) */
     void *order_pool;     /* an untimed launch's turn taken in this pool (kprof_order_untimed), else NULL */
     unsigned char unordered; /* 1: counted among the launches in flight that hold no order lock (timing/timing.c) */
+    /* The stream's queue when the call holds its turn (turn 2: the stream is shared by threads) or is
+     * counted in its `open` calls (turn 1), else NULL and 0 (timing/timing.c, stream_turn_begin) */
+    void *turn_queue;
+    unsigned char turn;
     unsigned hold_slot;   /* then: the hold's word and number */
     uint32_t hold_seq;
     /* KPROF_HOLD=N: drawn 2 (among its shape's first), 1 (drawn after), 0 (not: measured the cheap way), -1
@@ -106,6 +110,11 @@ extern __thread struct kprof_delegate *kprof_tls_delegate __attribute__((tls_mod
  * timed in it: docs/accuracy.md, point 11); from then on a launch left untimed by KPROF_SAMPLE also goes
  * through kprof_timing_begin, to take its turn (timing/order.c).  Atomic; never cleared. */
 extern int kprof_orders_active;
+
+/* 1 once some stream has had calls timed from two threads (timing/timing.c, stream_turn_begin): from then
+ * on a launch left untimed by KPROF_SAMPLE also goes through kprof_timing_begin, to take its stream's turn
+ * if its stream is one of those.  Atomic; never cleared. */
+extern int kprof_shared_streams_active;
 
 /* Called for every operation put on a stream that is not timed with events (the app's event records,
  * waits on events, host functions, stream memory operations and the other STREAMOP wrappers of api.def,

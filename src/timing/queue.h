@@ -3,6 +3,7 @@
 #ifndef KPROF_TIMING_QUEUE_H
 #define KPROF_TIMING_QUEUE_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "cuda_api.h"
@@ -113,6 +114,16 @@ struct queue {
      * a few queues, and the harvester walks only those. */
     unsigned char gone;
     unsigned later;          /* streams that had this queue after the first (they share its trace row) */
+    /* Threads sharing the stream (timing.c, stream_turn_begin).  `owner`: the first thread to time a call
+     * on it (pthread_self; kprof_ev.lock); `threads` 1 once another thread has (atomic, never cleared):
+     * from then on every call on the stream, timed or left untimed, takes `turn` from before its start to
+     * after its pair is queued, so that no other thread's work lands between its events.  `open`: calls
+     * begun on it without the turn whose pairs are not queued yet (atomic), waited for by the first call
+     * that takes the turn. */
+    unsigned long owner;
+    int threads;
+    int open;
+    pthread_mutex_t turn;
     char name[64];           /* the first stream's name (its trace row's) */
     struct pool *pool;       /* the pool it was made in */
     struct queue *next_spare;

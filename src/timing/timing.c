@@ -40,6 +40,7 @@ enum { EPOCH_BREAK, EPOCH_LEGACY, EPOCH_OTHER };
 #define COPY_DRAW_KEY 0x85ebca6bu
 static unsigned long epochs[3];
 int kprof_sampled_untimed_seen;
+int kprof_shared_streams_active;
 
 __thread struct kprof_delegate *kprof_tls_delegate __attribute__((tls_model("initial-exec")));
 
@@ -334,6 +335,114 @@ static int backlog_outlasts_launch(const struct backlog *bl, const struct pool *
     return 0;
 }
 
+/* ---- streams shared by threads --------------------------------------------------------------
+ * A pair's start, its work and its stop are three calls: on a stream that several threads launch on,
+ * another thread's work queued between them lands inside the pair, which reads it as its own (8 threads
+ * alternating a long and a 1 us kernel on one non-blocking stream of an H100: the short one read up to
+ * 1.6 ms), and the pairs reach the stream's queue in another order than the stream runs them.  Once a
+ * second thread times a call on a stream (struct queue's threads), each call on it takes the stream's turn
+ * from before its start until its pair is queued; calls begun before that are counted in q->open, and the
+ * first call to take the turn waits for them.  A thread's first pairs on such a stream may still hold
+ * another's work (its own first timed call is what tells libkprof the stream is shared).  The legacy
+ * default stream's ordered launches hold their context's order lock instead (order.c), which covers this;
+ * a per-thread default stream is one thread's. */
+
+/* The queue whose turn this thread holds (a nested timed call on the same stream does not wait for it). */
+static __thread struct queue *tls_turn_held __attribute__((tls_model("initial-exec")));
+
+/* Takes q's turn, then waits for the calls begun on it without the turn to be queued: 200 ms at most each
+ * (a launch may block in the driver behind work that waits for the app's other threads; then the call goes
+ * on without the turn).  Sets t->turn_queue and t->turn.  Without kprof_ev.lock. */
+static void stream_turn_take(struct kprof_timing *t, struct queue *q)
+{
+    if (tls_turn_held == q)
+        return;
+    struct timespec until = kprof_deadline_ms(200);
+    if (pthread_mutex_trylock(&q->turn) != 0 && pthread_mutex_timedlock(&q->turn, &until) != 0) {
+        static int said;
+        if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+            kprof_info("a call waited 200 ms for another thread's timed call on the same stream; timed without "
+                       "waiting");
+        return;
+    }
+    t->turn_queue = q;
+    t->turn = 2;
+    tls_turn_held = q;
+    uint64_t give_up = 0;
+    while (__atomic_load_n(&q->open, __ATOMIC_SEQ_CST) > 0) {
+        uint64_t now = kprof_now_ns();
+        if (!give_up)
+            give_up = now + 200000000u;
+        else if (now >= give_up)
+            break;
+        sched_yield();
+    }
+}
+
+/* A timed call on q (kprof_ev.lock held): counted in q->open while q is one thread's; on a stream another
+ * thread has timed calls on, its turn taken (kprof_ev.lock released meanwhile).  Not on a per-thread default
+ * stream, nor for a launch that holds its context's order lock. */
+static void stream_turn_begin(struct kprof_timing *t, struct queue *q)
+{
+    if (!q || q->key.stream == CU_STREAM_PER_THREAD || t->ordered)
+        return;
+    if (KPROF_LIKELY(!__atomic_load_n(&q->threads, __ATOMIC_RELAXED))) {
+        unsigned long self = (unsigned long)pthread_self();
+        if (q->owner == 0)
+            q->owner = self;
+        if (q->owner == self) {
+            __atomic_add_fetch(&q->open, 1, __ATOMIC_SEQ_CST);
+            t->turn_queue = q;
+            t->turn = 1;
+            return;
+        }
+        __atomic_store_n(&q->threads, 1, __ATOMIC_SEQ_CST);
+        if (!__atomic_load_n(&kprof_shared_streams_active, __ATOMIC_RELAXED))
+            __atomic_store_n(&kprof_shared_streams_active, 1, __ATOMIC_SEQ_CST);
+    }
+    pthread_mutex_unlock(&kprof_ev.lock);
+    stream_turn_take(t, q);
+    pthread_mutex_lock(&kprof_ev.lock);
+}
+
+/* A launch left untimed (KPROF_SAMPLE) once kprof_shared_streams_active: on a stream shared by threads it
+ * takes the turn too, so that it does not land inside another thread's pair. */
+static void stream_turn_untimed(struct kprof_timing *t, CUcontext ctx, CUstream stream, int per_thread)
+{
+    if (ctx == NULL && kprof_drv.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS)
+        return;
+    if (ctx == NULL || (stream == NULL && per_thread) || stream == CU_STREAM_PER_THREAD)
+        return;
+    struct qkey key;
+    memset(&key, 0, sizeof key);
+    key.ctx = ctx;
+    key.stream = stream == NULL ? CU_STREAM_LEGACY : stream;
+    struct queue *q;
+    pthread_mutex_lock(&kprof_ev.lock);
+    HASH_FIND(hh, kprof_ev.queues, &key, sizeof key, q);
+    int shared = q && __atomic_load_n(&q->threads, __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&kprof_ev.lock);
+    if (shared)
+        stream_turn_take(t, q);
+}
+
+/* Gives back what stream_turn_begin or stream_turn_untimed took, once the call's pair is queued (or the
+ * call stays untimed). */
+static void stream_turn_end(struct kprof_timing *t)
+{
+    struct queue *q = t->turn_queue;
+    if (KPROF_LIKELY(q == NULL))
+        return;
+    if (t->turn == 2) {
+        tls_turn_held = NULL;
+        pthread_mutex_unlock(&q->turn);
+    } else {
+        __atomic_sub_fetch(&q->open, 1, __ATOMIC_SEQ_CST);
+    }
+    t->turn_queue = NULL;
+    t->turn = 0;
+}
+
 /* The call t begins will run untimed: no launch after it may start at an earlier stop.  Said again when
  * the call has been made (kprof_timing_end), for a launch another thread began in between. */
 static void untimed(struct kprof_timing *t)
@@ -477,6 +586,7 @@ static void begin_find_queue(struct kprof_timing *t, struct begin *g, enum kprof
         pthread_mutex_lock(&kprof_ev.lock);
         g->q = queue_for(t, p);
     }
+    stream_turn_begin(t, g->q);
 }
 
 /* The hold a launch on q would get: 1 (HELD) where its last work was a kernel or a wait, 2 (HELD_KERNEL)
@@ -755,9 +865,13 @@ void kprof_timing_begin(struct kprof_timing *t, CUcontext ctx, cudaStream_t stre
     t->gap = 0;
     t->idle_shared = 0;
     t->order_pool = NULL;
+    t->turn_queue = NULL;
+    t->turn = 0;
     int capturing = __atomic_load_n(&kprof_captures_active, __ATOMIC_RELAXED) > 0;
     if (want == KPROF_TIME_NONE && KPROF_UNLIKELY(__atomic_load_n(&kprof_orders_active, __ATOMIC_RELAXED)))
         kprof_order_untimed(t, ctx, stream, per_thread); /* its turn, as the timed launches take theirs */
+    if (want == KPROF_TIME_NONE && KPROF_UNLIKELY(__atomic_load_n(&kprof_shared_streams_active, __ATOMIC_RELAXED)))
+        stream_turn_untimed(t, ctx, (CUstream)stream, per_thread); /* the stream's turn, if threads share it */
     if (want == KPROF_TIME_NONE && !capturing)
         return; /* KPROF_SAMPLE skips this launch, and no stream can be capturing: nothing to ask */
     struct backlog bl, busy; /* apart from g, whose fields then stay in registers */
@@ -951,6 +1065,7 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
     int counted = t->pool != NULL; /* in flight since begin_find_pool */
     t->end_ns = 0;
     int r = timing_end(t, ok, kind, target, bytes, grid, block);
+    stream_turn_end(t); /* once the pair is queued: the stream's next call comes after it */
     if (counted)
         __atomic_sub_fetch(&kprof_ev.in_flight, 1, __ATOMIC_RELEASE);
     return r;

@@ -51,6 +51,7 @@ graphs_conditional             graphs       60
 graph_and_direct               graphs       60
 param_blocks                   params       60
 concurrent_streams             concurrency  60
+shared_stream_threads          concurrency  60
 sync_copy_loop                 copies       60
 launch_apis                    launch-apis  60
 torch_train.py                 python       90

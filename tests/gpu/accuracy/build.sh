@@ -34,6 +34,7 @@ graphs_conditional      graphs_conditional.cu    shared   -
 graph_and_direct        graph_and_direct.cu      static   -
 param_blocks            param_blocks.cu          static   -
 concurrent_streams      concurrent_streams.cu    static   -
+shared_stream_threads   shared_stream_threads.cu shared   -
 sync_copy_loop          sync_copy_loop.cu        shared   -
 launch_apis             launch_apis.cu           static   -
 "

@@ -1,0 +1,89 @@
+/* shared_stream.c: host threads launching on ONE non-blocking stream, which all of them share.  A pair's
+ * start, its kernel and its stop are three calls; another thread's launch queued between them lands inside
+ * the pair, which then reads that kernel as its own.  Modes, one per argument:
+ *   "race": 3 rounds of a launch of slow_tiny (whose launch takes host time under
+ *       FAKEGPU_LAUNCH_SLEEP_US=slow=us) while, 20 ms in, another thread launches big_k; then 3 rounds of
+ *       slow_big while another thread launches tiny_k 5 times; each round waited for.
+ *   "alternate": 8 threads at once, each launching big_k then tiny_k 100 times (the pattern of a break-it
+ *       run on an H100, where tiny_k, 1 us, read up to 1.6 ms); under KPROF_SAMPLE, the launches left
+ *       untimed land between other threads' events too.
+ * Prints "shared_stream MODE: ok" at the end. */
+#include <pthread.h>
+#include <string.h>
+#include <unistd.h>
+#include "fakeprog.h"
+
+static void slowshort(void) {}
+static void slowlong(void) {}
+static void longk(void) {}
+static void shortk(void) {}
+
+static cudaStream_t shared;
+
+static void run(void (*stub)(void), int n)
+{
+    for (int i = 0; i < n; i++)
+        CHECK(launch(stub, (dim3){ 1, 1, 1 }, (dim3){ 32, 1, 1 }, shared));
+}
+
+struct job {
+    void (*stub)(void);
+    int n;
+    unsigned delay_ms;
+};
+
+static void *late(void *arg)
+{
+    const struct job *j = arg;
+    usleep(j->delay_ms * 1000u);
+    run(j->stub, j->n);
+    return NULL;
+}
+
+/* Two threads: `first` at once, `second` delay_ms later while the first is still inside its slow launch. */
+static void race_round(struct job first, struct job second)
+{
+    pthread_t a, b;
+    pthread_create(&a, NULL, late, &first);
+    pthread_create(&b, NULL, late, &second);
+    pthread_join(a, NULL);
+    pthread_join(b, NULL);
+    CHECK(cudaStreamSynchronize(shared));
+}
+
+static void *alternate(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < 100; i++) {
+        run(longk, 1);
+        run(shortk, 1);
+    }
+    return NULL;
+}
+
+int main(int argc, char **argv)
+{
+    const char *mode = argc > 1 ? argv[1] : "race";
+    void **m = register_module();
+    register_kernel(m, slowshort, "slow_tiny");
+    register_kernel(m, slowlong, "slow_big");
+    register_kernel(m, longk, "big_k");
+    register_kernel(m, shortk, "tiny_k");
+    __cudaRegisterFatBinaryEnd(m);
+    CHECK(cudaStreamCreateWithFlags(&shared, cudaStreamNonBlocking));
+    if (!strcmp(mode, "race")) {
+        for (int r = 0; r < 3; r++)
+            race_round((struct job){ slowshort, 1, 0 }, (struct job){ longk, 1, 20 });
+        for (int r = 0; r < 3; r++)
+            race_round((struct job){ slowlong, 1, 0 }, (struct job){ shortk, 5, 20 });
+    } else if (!strcmp(mode, "alternate")) {
+        run_threads(8, alternate);
+        CHECK(cudaStreamSynchronize(shared));
+    } else {
+        fprintf(stderr, "shared_stream: unknown mode %s\n", mode);
+        return 2;
+    }
+    CHECK(cudaStreamDestroy(shared));
+    printf("shared_stream %s: ok\n", mode);
+    return 0;
+}
