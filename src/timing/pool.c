@@ -403,12 +403,15 @@ long kprof_ev_reclaim_kept(struct pool *p)
     return n;
 }
 
+unsigned long kprof_ev_queues_retired;
+
 int kprof_ev_queue_retire(struct queue *q)
 {
     if (!q->gone || q->count > 0)
         return 0;
     kprof_ev_queue_drop_kept(q);
     HASH_DEL(kprof_ev.queues, q);
+    __atomic_add_fetch(&kprof_ev_queues_retired, 1, __ATOMIC_SEQ_CST);
     memset(&q->key, 0, sizeof q->key);
     q->next_spare = q->pool->spare;
     q->pool->spare = q;

@@ -405,6 +405,16 @@ static void stream_turn_begin(struct kprof_timing *t, struct queue *q)
     pthread_mutex_lock(&kprof_ev.lock);
 }
 
+/* The queue this thread's last untimed launch found for its stream, and kprof_ev_queues_retired then: a
+ * launch loop finds it again without kprof_ev.lock (queues are never freed, and one not retired since is
+ * still its stream's). */
+static __thread struct {
+    CUcontext ctx;
+    CUstream stream;
+    unsigned long retired;
+    struct queue *q;
+} tls_untimed_queue __attribute__((tls_model("initial-exec")));
+
 /* A launch left untimed (KPROF_SAMPLE) once kprof_shared_streams_active: on a stream shared by threads it
  * takes the turn too, so that it does not land inside another thread's pair. */
 static void stream_turn_untimed(struct kprof_timing *t, CUcontext ctx, CUstream stream, int per_thread)
@@ -413,16 +423,25 @@ static void stream_turn_untimed(struct kprof_timing *t, CUcontext ctx, CUstream 
         return;
     if (ctx == NULL || (stream == NULL && per_thread) || stream == CU_STREAM_PER_THREAD)
         return;
-    struct qkey key;
-    memset(&key, 0, sizeof key);
-    key.ctx = ctx;
-    key.stream = stream == NULL ? CU_STREAM_LEGACY : stream;
-    struct queue *q;
-    pthread_mutex_lock(&kprof_ev.lock);
-    HASH_FIND(hh, kprof_ev.queues, &key, sizeof key, q);
-    int shared = q && __atomic_load_n(&q->threads, __ATOMIC_RELAXED);
-    pthread_mutex_unlock(&kprof_ev.lock);
-    if (shared)
+    CUstream s = stream == NULL ? CU_STREAM_LEGACY : stream;
+    unsigned long retired = __atomic_load_n(&kprof_ev_queues_retired, __ATOMIC_SEQ_CST);
+    struct queue *q = tls_untimed_queue.q;
+    if (!q || tls_untimed_queue.ctx != ctx || tls_untimed_queue.stream != s || tls_untimed_queue.retired != retired) {
+        struct qkey key;
+        memset(&key, 0, sizeof key);
+        key.ctx = ctx;
+        key.stream = s;
+        pthread_mutex_lock(&kprof_ev.lock);
+        HASH_FIND(hh, kprof_ev.queues, &key, sizeof key, q);
+        pthread_mutex_unlock(&kprof_ev.lock);
+        if (!q)
+            return; /* no call timed on the stream yet: not cached, the next launch asks again */
+        tls_untimed_queue.ctx = ctx;
+        tls_untimed_queue.stream = s;
+        tls_untimed_queue.retired = retired;
+        tls_untimed_queue.q = q;
+    }
+    if (__atomic_load_n(&q->threads, __ATOMIC_RELAXED))
         stream_turn_take(t, q);
 }
 

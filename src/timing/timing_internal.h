@@ -192,6 +192,9 @@ int kprof_ev_pool_matches(const struct pool *p, CUcontext ctx, int dev);
  * its pool's spare list, never freed (a thread may still hold it as its last queue).  Returns 1 if it did.
  * kprof_ev.lock held; harvest passes only (they walk the table, so no other thread may take a queue out). */
 int kprof_ev_queue_retire(struct queue *q);
+/* Queues retired so far (atomic): a thread's cached queue of a stream is that stream's while this has not
+ * moved (timing.c, stream_turn_untimed). */
+extern unsigned long kprof_ev_queues_retired;
 /* KPROF_HOLD=N: the last pair of q, just read (pr: its copy; q->count now 0), keeps its stop event for the
  * next launch on the stream instead of giving it back to the pool (queue.h, kept), if that launch could
  * start there: a kernel's, its stop its own to give.  Returns 1 if kept.  kprof_ev.lock held; harvest
