@@ -872,13 +872,22 @@ long kprof_events_drain(long timeout_ms)
     return left;
 }
 
-/* kprof_ev.in_flight counts the timed calls between finding their pool (timing.c's begin_find_pool) and
- * their end (kprof_timing_end, or begin_undo when they stay untimed). */
+/* kprof_ev.in_flight's shards count the timed calls between finding their pool (timing.c's
+ * begin_find_pool) and their end (kprof_timing_end, or begin_undo when they stay untimed); a thread counts in
+ * one shard, so each stays at 0 or more. */
+static long in_flight(void)
+{
+    long n = 0;
+    for (int i = 0; i < KPROF_FLIGHT_SHARDS; i++)
+        n += __atomic_load_n(&kprof_ev.in_flight[i].n, __ATOMIC_SEQ_CST);
+    return n;
+}
+
 long kprof_events_wait_in_flight(long timeout_ms)
 {
     uint64_t deadline = kprof_now_ns() + (uint64_t)timeout_ms * 1000000u;
     long n;
-    while ((n = __atomic_load_n(&kprof_ev.in_flight, __ATOMIC_ACQUIRE)) > 0 && kprof_now_ns() < deadline)
+    while ((n = in_flight()) > 0 && kprof_now_ns() < deadline)
         sleep_us(100);
     return n;
 }

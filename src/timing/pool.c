@@ -359,7 +359,8 @@ static void events_reset(void)
         q->last_stop_seq = 0;
     }
     kprof_ev.pending = 0;
-    kprof_ev.in_flight = 0; /* the parent's other threads do not exist here */
+    for (int i = 0; i < KPROF_FLIGHT_SHARDS; i++)
+        kprof_ev.in_flight[i].n = 0; /* the parent's other threads do not exist here */
     kprof_ev.harvester_started = kprof_ev.harvester_stop = kprof_ev.harvester_sleeping = 0;
     memset(&kprof_ev.n, 0, sizeof kprof_ev.n);
     kprof_ev_tls_pool = NULL;
@@ -404,6 +405,16 @@ long kprof_ev_reclaim_kept(struct pool *p)
 }
 
 unsigned long kprof_ev_queues_retired;
+
+__thread unsigned kprof_ev_tls_flight __attribute__((tls_model("initial-exec")));
+
+unsigned kprof_ev_flight_assign(void)
+{
+    static unsigned next;
+    unsigned i = 1 + __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED) % KPROF_FLIGHT_SHARDS;
+    kprof_ev_tls_flight = i;
+    return i;
+}
 
 int kprof_ev_queue_retire(struct queue *q)
 {

@@ -29,7 +29,7 @@
 #include "probe_seg.h"
 
 /* Stream-order counters for one-event timing (relaxed atomics): operations libkprof did not time, and
- * timed calls begun on a legacy default stream and on any other stream.  A launch may start at the stop
+ * timed calls begun on a legacy default stream and on any other stream that synchronises with it.  A launch may start at the stop
  * of its stream's last timed call only if no untimed operation, and no timed call on a stream it waits
  * for implicitly (the legacy default stream waits for blocking streams, they wait for it), came since. */
 enum { EPOCH_BREAK, EPOCH_LEGACY, EPOCH_OTHER };
@@ -495,7 +495,7 @@ static void begin_undo(struct kprof_timing *t, struct pool *p, struct queue *q, 
     t->held = 0;
     kprof_order_end(t, p);
     untimed(t);
-    __atomic_sub_fetch(&kprof_ev.in_flight, 1, __ATOMIC_RELEASE); /* counted by begin_find_pool */
+    __atomic_sub_fetch(kprof_ev_flight(), 1, __ATOMIC_RELEASE); /* counted by begin_find_pool */
 }
 
 /* What kprof_timing_begin learns about a call on its way to the start event, step by step. */
@@ -553,7 +553,7 @@ static int begin_find_pool(struct kprof_timing *t, struct begin *g, CUcontext ct
     }
     if (want == KPROF_TIME_NONE)
         return 0;
-    __atomic_add_fetch(&kprof_ev.in_flight, 1, __ATOMIC_SEQ_CST); /* until begin_undo or kprof_timing_end */
+    __atomic_add_fetch(kprof_ev_flight(), 1, __ATOMIC_SEQ_CST); /* until begin_undo or kprof_timing_end */
     struct pool *p = NULL;
     /* A context being destroyed (kprof_events_teardown_begin, then a wait for in_flight to fall to 0):
      * either the destruction sees this call in flight and waits, or this call sees it and stays untimed. */
@@ -563,7 +563,7 @@ static int begin_find_pool(struct kprof_timing *t, struct begin *g, CUcontext ct
             p = kprof_ev_tls_pool = kprof_ev_pool_for(ctx);
     }
     if (!p) {
-        __atomic_sub_fetch(&kprof_ev.in_flight, 1, __ATOMIC_RELEASE);
+        __atomic_sub_fetch(kprof_ev_flight(), 1, __ATOMIC_RELEASE);
         untimed(t);
         return 0;
     }
@@ -856,8 +856,12 @@ static void begin_record_start(struct kprof_timing *t, struct begin *g)
         t->epoch[EPOCH_BREAK] = __atomic_load_n(&epochs[EPOCH_BREAK], __ATOMIC_RELAXED);
         t->epoch[EPOCH_LEGACY] = g->legacy ? __atomic_add_fetch(&epochs[EPOCH_LEGACY], 1, __ATOMIC_RELAXED)
                                            : __atomic_load_n(&epochs[EPOCH_LEGACY], __ATOMIC_RELAXED);
-        t->epoch[EPOCH_OTHER] = g->legacy ? __atomic_load_n(&epochs[EPOCH_OTHER], __ATOMIC_RELAXED)
-                                          : __atomic_add_fetch(&epochs[EPOCH_OTHER], 1, __ATOMIC_RELAXED);
+        /* Only a stream that synchronises with the legacy stream (blocking, or of a kind not known) moves
+         * EPOCH_OTHER: a non-blocking stream's work never delays the legacy stream's, and threads launching
+         * at once on their own non-blocking streams would move the counters' cache line between them. */
+        t->epoch[EPOCH_OTHER] = g->legacy || g->blocking == 0
+                                    ? __atomic_load_n(&epochs[EPOCH_OTHER], __ATOMIC_RELAXED)
+                                    : __atomic_add_fetch(&epochs[EPOCH_OTHER], 1, __ATOMIC_RELAXED);
     } else {
         memset(t->epoch, 0, sizeof t->epoch); /* never read: no launch shares without chains */
     }
@@ -1086,7 +1090,7 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
     int r = timing_end(t, ok, kind, target, bytes, grid, block);
     stream_turn_end(t); /* once the pair is queued: the stream's next call comes after it */
     if (counted)
-        __atomic_sub_fetch(&kprof_ev.in_flight, 1, __ATOMIC_RELEASE);
+        __atomic_sub_fetch(kprof_ev_flight(), 1, __ATOMIC_RELEASE);
     return r;
 }
 

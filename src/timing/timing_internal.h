@@ -116,6 +116,9 @@ struct pool {
 /* Locking: kprof_ev.lock guards the pools' lists, the queues and the counters, and is never held across a
  * driver call (a driver's own fork handlers take its locks, and libkprof's must not wait on them).  One
  * harvest pass runs at a time, claimed with the `harvesting` flag rather than a lock for the same reason. */
+/* Shards of kprof_ev.in_flight: threads past this many share them in turn. */
+#define KPROF_FLIGHT_SHARDS 8
+
 struct kprof_ev {
     pthread_mutex_t lock;         /* pools, queues and counters */
     pthread_cond_t wake;          /* harvester: work arrived or stop */
@@ -126,17 +129,35 @@ struct kprof_ev {
     struct queue *queues;         /* uthash by qkey */
     unsigned nqueues;
     long pending;
-    /* Timed calls between begin_find_pool and their end (atomic; timing.c), on a cache line of its own: every
-     * timed call adds to it and takes from it, and the lock above is taken as often. */
-    long in_flight __attribute__((aligned(64)));
-    int teardowns;                /* contexts being destroyed (atomic; kprof_events_teardown_begin) */
-    char in_flight_line[64 - sizeof(long) - sizeof(int)];
+    /* Contexts being destroyed (atomic; kprof_events_teardown_begin), read by every timed call: on a cache
+     * line of its own, written only by a teardown. */
+    int teardowns __attribute__((aligned(64)));
+    /* Timed calls between begin_find_pool and their end (atomic; timing.c), counted by each thread in a
+     * shard of its own (kprof_ev_flight): every timed call adds to one and takes from it, and with one
+     * counter threads launching at once moved its cache line between them twice a launch.  Their sum is
+     * what kprof_events_wait_in_flight waits for. */
+    struct kprof_flight {
+        long n;
+        char line[64 - sizeof(long)];
+    } in_flight[KPROF_FLIGHT_SHARDS] __attribute__((aligned(64)));
     int harvester_started, harvester_stop, harvester_sleeping;
     pthread_t harvester;
     struct kprof_event_counters n;
 };
 /* The timing layer's one state (defined in pool.c). */
 extern struct kprof_ev kprof_ev;
+
+/* This thread's shard of kprof_ev.in_flight (1 + its index; 0 until its first timed call). */
+extern __thread unsigned kprof_ev_tls_flight __attribute__((tls_model("initial-exec")));
+unsigned kprof_ev_flight_assign(void);
+/* This thread's in-flight counter (atomic). */
+static inline long *kprof_ev_flight(void)
+{
+    unsigned i = kprof_ev_tls_flight;
+    if (__builtin_expect(i == 0, 0))
+        i = kprof_ev_flight_assign();
+    return &kprof_ev.in_flight[i - 1].n;
+}
 
 /* The pool last used by this thread: most threads use one context, so the list walk is rare (pool.c). */
 extern __thread struct pool *kprof_ev_tls_pool __attribute__((tls_model("initial-exec")));
