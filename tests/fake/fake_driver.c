@@ -66,6 +66,10 @@ static struct {
     uint64_t event_seen_ns;    /* FAKEGPU_EVENT_SEEN_NS: with the virtual host clock, the host sees an event
                                   complete this long after its stamp (a query answers CUDA_ERROR_NOT_READY
                                   until then, a synchronize returns then): 4 to 5 us on an H200 */
+    /* FAKEGPU_EVENT_SEEN_FAST="ns/every": every every-th event record of the process is seen complete ns
+     * after its stamp instead (a record the GPU happened to process sooner) */
+    uint64_t seen_fast_ns;
+    unsigned long seen_fast_every;
     uint64_t query_host_ns;    /* FAKEGPU_QUERY_HOST_NS: with the virtual host clock, a cuEventQuery on the main
                                   thread takes this much host time (a driver lock other threads contend for) */
     unsigned long query_delay_us; /* FAKEGPU_FIRST_QUERY_DELAY_US: the first cuEventQuery off the main
@@ -363,6 +367,12 @@ static void load_config(void)
         cfg.later_substr = strndup(later, (size_t)(leq - later));
     cfg.event_record_host_ns = env_num("FAKEGPU_EVENT_RECORD_HOST_NS", 0, 1000000000ULL);
     cfg.event_seen_ns = env_num("FAKEGPU_EVENT_SEEN_NS", 0, 1000000000ULL);
+    const char *sf = getenv("FAKEGPU_EVENT_SEEN_FAST");
+    if (sf && *sf && (sscanf(sf, "%llu/%lu", (unsigned long long *)&cfg.seen_fast_ns, &cfg.seen_fast_every) != 2 ||
+                      cfg.seen_fast_every == 0)) {
+        fprintf(stderr, "fakegpu: FAKEGPU_EVENT_SEEN_FAST=%s is not ns/every; ignored\n", sf);
+        cfg.seen_fast_every = 0;
+    }
     cfg.query_host_ns = env_num("FAKEGPU_QUERY_HOST_NS", 0, 1000000000ULL);
     parse_kernel_ns();
     parse_handoff_ns();
@@ -519,6 +529,7 @@ struct CUevent_st {
     int recorded;
     uint64_t t;         /* virtual time stamped at record, ns */
     uint64_t stream_id; /* stream it was last recorded on */
+    uint64_t seen_ns;   /* FAKEGPU_EVENT_SEEN_NS, or FAKEGPU_EVENT_SEEN_FAST's ns for this record */
     unsigned pending;   /* cuEventQuery calls still to be answered NOT_READY */
     uint64_t seq;       /* order of the record among all records */
 };
@@ -2011,6 +2022,7 @@ static void event_stamp(struct CUevent_st *e, struct CUstream_st *s)
     e->recorded = 1;
     e->pending = cfg.pending_queries;
     e->seq = ++g.next_seq;
+    e->seen_ns = cfg.seen_fast_every && e->seq % cfg.seen_fast_every == 0 ? cfg.seen_fast_ns : cfg.event_seen_ns;
 }
 
 static CUresult event_record(CUevent hEvent, CUstream hStream, int ptds)
@@ -2232,7 +2244,7 @@ CUresult cuEventQuery(CUevent hEvent)
         RETURN(CUDA_SUCCESS);
     if (cfg.hang || held_before(e->stream_id, e->seq))
         RETURN(CUDA_ERROR_NOT_READY);
-    if (cfg.event_seen_ns && cfg.host_now && e->t + cfg.event_seen_ns > gpu_now())
+    if (e->seen_ns && cfg.host_now && e->t + e->seen_ns > gpu_now())
         RETURN(CUDA_ERROR_NOT_READY); /* not seen yet */
     if (event_complete(e)) {
         event_seen(e);
@@ -2253,7 +2265,7 @@ CUresult cuEventSynchronize(CUevent hEvent)
         RETURN(rc);
     if (!cfg.hang && e->recorded) {
         holds_wait(e->stream_id, e->seq);
-        host_waits(e->t + (cfg.host_now ? cfg.event_seen_ns : 0));
+        host_waits(e->t + (cfg.host_now ? e->seen_ns : 0));
         event_done(e);
         event_seen(e);
     }
