@@ -6,7 +6,10 @@
 # every mode).  Once a second thread times a call on a stream, libkprof queues each call's start, work and
 # stop on it in one go (the stream's turn), and a launch left untimed by KPROF_SAMPLE takes the turn too.
 # The fake's slow launches (FAKEGPU_LAUNCH_SLEEP_US) let the other thread's launch come while the first is
-# inside its launch call.
+# inside its launch call.  On streams that synchronise with the legacy default stream the launches also hold
+# their context's order lock (legacy-and-blocking-streams-ordered.sh): a break-it helper found calls that
+# held a stream's turn waiting for that lock while its holder waited for them (200 ms each time: "a call
+# waited 200 ms" in KPROF_LOG=info), and copies on a shared blocking stream landing inside launches' pairs.
 . "${top_srcdir:-..}/tests/lib.sh"
 need_jq
 export FAKEGPU_KERNEL_NS="slow_tiny=1000,slow_big=1000000,big_k=100000,tiny_k=1000"
@@ -38,3 +41,15 @@ for mode in every sample2 auto; do
         done
     done
 done
+
+for mode in newblocking copyblocking; do
+    FAKEGPU_KERNEL_NS=tiny_k=1000 FAKEGPU_LAUNCH_SLEEP_US=tiny=50 KPROF_LOG=info FAKEGPU_TRUTH="$WORK/truth.$mode" \
+        KPROF_FORMAT=json KPROF_OUTPUT="$WORK/$mode.json" run_kprof "$PROGS/shared_stream" $mode >"$WORK/$mode.out" 2>&1 ||
+        fail "shared_stream $mode failed: $(cat "$WORK/$mode.out")"
+    truth_matches "$WORK/$mode.json" "$WORK/truth.$mode"
+    expect_no_grep "waited 200 ms" "$WORK/$mode.out" "$mode: no call waited out a turn or the order lock"
+    expect_eq "$(kernel_field "$WORK/$mode.json" tiny_k min_ns),$(kernel_field "$WORK/$mode.json" tiny_k max_ns)" \
+        1000,1000 "$mode: tiny_k's min and max"
+done
+expect_eq "$(jq -c '[.copies[] | .count, .min_ns, .max_ns]' "$WORK/copyblocking.json")" '[300,1048576,1048576]' \
+    "copyblocking: no launch inside a copy's pair"

@@ -381,10 +381,13 @@ static void stream_turn_take(struct kprof_timing *t, struct queue *q)
 
 /* A timed call on q (kprof_ev.lock held): counted in q->open while q is one thread's; on a stream another
  * thread has timed calls on, its turn taken (kprof_ev.lock released meanwhile).  Not on a per-thread default
- * stream, nor for a launch that holds its context's order lock. */
+ * stream.  A launch that holds its context's order lock takes the turn too (copies on its stream take no
+ * order lock, only the turn): the order lock is always taken first, and a call never waits for it while it
+ * holds a turn or is counted in q->open (begin_take_turn gives them back first), since the order lock's
+ * holder may wait for a call that waits for the turn (kprof_order_begin waits for the unordered calls). */
 static void stream_turn_begin(struct kprof_timing *t, struct queue *q)
 {
-    if (!q || q->key.stream == CU_STREAM_PER_THREAD || t->ordered)
+    if (!q || q->key.stream == CU_STREAM_PER_THREAD)
         return;
     if (KPROF_LIKELY(!__atomic_load_n(&q->threads, __ATOMIC_RELAXED))) {
         unsigned long self = (unsigned long)pthread_self();
@@ -804,8 +807,19 @@ static int begin_choose_start(struct kprof_timing *t, struct begin *g)
 static void begin_take_turn(struct kprof_timing *t, struct begin *g)
 {
     if (t->unordered && g->blocking > 0) {
-        kprof_order_begin(t, g->p, 1); /* a stream's first timed launch, found blocking only now */
-        g->now_ns = 0;                 /* it may have waited for its turn */
+        /* A stream's first timed launch, found blocking only now: its stream's turn (or its place among the
+         * stream's open calls) given back while it waits for the order lock, then taken again in that
+         * order (stream_turn_begin).  Its start is not chosen yet at a stream's first launch (nothing to
+         * lend), so nothing lands between. */
+        int turn = t->turn_queue != NULL;
+        stream_turn_end(t);
+        kprof_order_begin(t, g->p, 1);
+        if (turn) {
+            pthread_mutex_lock(&kprof_ev.lock);
+            stream_turn_begin(t, g->q);
+            pthread_mutex_unlock(&kprof_ev.lock);
+        }
+        g->now_ns = 0; /* it may have waited for its turn */
     } else if (t->unordered && !g->legacy && g->blocking == 0) {
         kprof_order_end(t, g->p); /* found non-blocking */
     }

@@ -7,6 +7,13 @@
  *   "alternate": 8 threads at once, each launching big_k then tiny_k 100 times (the pattern of a break-it
  *       run on an H100, where tiny_k, 1 us, read up to 1.6 ms); under KPROF_SAMPLE, the launches left
  *       untimed land between other threads' events too.
+ *   "newblocking": tiny_k once on the legacy default stream (the context has seen both kinds of stream),
+ *       then 200 rounds, each on a new blocking stream that 4 threads, starting together, launch tiny_k on
+ *       10 times each (a break-it helper: a call holding the stream's turn waited for the context's order
+ *       lock, whose holder waited for a call that waited for the turn, 200 ms each time).
+ *   "copyblocking": tiny_k once on the legacy default stream, then on one shared blocking stream, one
+ *       thread copies 1 MiB host to device 300 times (cudaMemcpyAsync) while 3 threads launch tiny_k 300
+ *       times each (the launches there are ordered, and the copies were not kept out of their pairs).
  * Prints "shared_stream MODE: ok" at the end. */
 #include <pthread.h>
 #include <string.h>
@@ -51,6 +58,32 @@ static void race_round(struct job first, struct job second)
     CHECK(cudaStreamSynchronize(shared));
 }
 
+static pthread_barrier_t together;
+
+static void *ten_tiny(void *arg)
+{
+    (void)arg;
+    pthread_barrier_wait(&together);
+    run(shortk, 10);
+    return NULL;
+}
+
+static void *hbuf, *dbuf;
+static int copier;
+
+static void *copy_or_launch(void *arg)
+{
+    (void)arg;
+    int me = __atomic_fetch_add(&copier, 1, __ATOMIC_RELAXED);
+    for (int i = 0; i < 300; i++) {
+        if (me == 0)
+            CHECK(cudaMemcpyAsync(dbuf, hbuf, 1 << 20, cudaMemcpyHostToDevice, shared));
+        else
+            run(shortk, 1);
+    }
+    return NULL;
+}
+
 static void *alternate(void *arg)
 {
     (void)arg;
@@ -79,6 +112,27 @@ int main(int argc, char **argv)
     } else if (!strcmp(mode, "alternate")) {
         run_threads(8, alternate);
         CHECK(cudaStreamSynchronize(shared));
+    } else if (!strcmp(mode, "newblocking")) {
+        CHECK(cudaStreamDestroy(shared));
+        CHECK(launch(shortk, (dim3){ 1, 1, 1 }, (dim3){ 32, 1, 1 }, 0));
+        CHECK(cudaDeviceSynchronize());
+        pthread_barrier_init(&together, NULL, 4);
+        for (int r = 0; r < 200; r++) {
+            CHECK(cudaStreamCreate(&shared));
+            run_threads(4, ten_tiny);
+            CHECK(cudaStreamSynchronize(shared));
+            if (r < 199)
+                CHECK(cudaStreamDestroy(shared));
+        }
+    } else if (!strcmp(mode, "copyblocking")) {
+        CHECK(cudaStreamDestroy(shared));
+        CHECK(cudaStreamCreate(&shared));
+        CHECK(cudaMallocHost(&hbuf, 1 << 20));
+        CHECK(cudaMalloc(&dbuf, 1 << 20));
+        CHECK(launch(shortk, (dim3){ 1, 1, 1 }, (dim3){ 32, 1, 1 }, 0));
+        CHECK(cudaDeviceSynchronize());
+        run_threads(4, copy_or_launch);
+        CHECK(cudaDeviceSynchronize());
     } else {
         fprintf(stderr, "shared_stream: unknown mode %s\n", mode);
         return 2;
