@@ -72,9 +72,9 @@ struct kprof_calibration {
     double beside_htod_ns;
     /* The least host time from an event record's return to the host's seeing the event complete (ns; 0
      * when not calibrated): a lower bound from polling records on the idle private stream, each taken
-     * from the start of the last query that found it pending, the least two of 24 left out.  An event recorded less than half of it ago
-     * is pending without asking (kprof_calibration_surely_pending: a cuEventQuery costs the launching
-     * thread as much as a record; 1.3 to 3.2 us on an H200). */
+     * from the start of the last query that found it pending, the least two of 24 left out.  An event
+     * recorded less than half of it ago is pending without asking (kprof_calibration_surely_pending: a
+     * cuEventQuery costs the launching thread as much as a record; 1.3 to 3.2 us on an H200). */
     double seen_ns;
     /* What each KiB of a kernel's parameter block beyond the calibration kernel's KPROF_CALIB_PARAM_BYTES
      * adds to its hand-off (ns per KiB, never below 0; 0 when not calibrated): the GPU takes in a launch's

@@ -29,9 +29,10 @@
 #include "probe_seg.h"
 
 /* Stream-order counters for one-event timing (relaxed atomics): operations libkprof did not time, and
- * timed calls begun on a legacy default stream and on any other stream that synchronises with it.  A launch may start at the stop
- * of its stream's last timed call only if no untimed operation, and no timed call on a stream it waits
- * for implicitly (the legacy default stream waits for blocking streams, they wait for it), came since. */
+ * timed calls begun on a legacy default stream and on any other stream that synchronises with it.  A
+ * launch may start at the stop of its stream's last timed call only if no untimed operation, and no timed
+ * call on a stream it waits for implicitly (the legacy default stream waits for blocking streams, they
+ * wait for it), came since. */
 enum { EPOCH_BREAK, EPOCH_LEGACY, EPOCH_OTHER };
 #define IDLE_SKIP 7
 /* KPROF_HOLD=N: the shape key of the draw behind a short backlog, and behind a copy, memset or host
@@ -343,9 +344,9 @@ static int backlog_outlasts_launch(const struct backlog *bl, const struct pool *
  * second thread times a call on a stream (struct queue's threads), each call on it takes the stream's turn
  * from before its start until its pair is queued; calls begun before that are counted in q->open, and the
  * first call to take the turn waits for them.  A thread's first pairs on such a stream may still hold
- * another's work (its own first timed call is what tells libkprof the stream is shared).  The legacy
- * default stream's ordered launches hold their context's order lock instead (order.c), which covers this;
- * a per-thread default stream is one thread's. */
+ * another's work (its own first timed call is what tells libkprof the stream is shared).  Launches that
+ * hold their context's order lock (order.c) take the turn too, after it; a per-thread default stream is
+ * one thread's. */
 
 /* The queue whose turn this thread holds (a nested timed call on the same stream does not wait for it). */
 static __thread struct queue *tls_turn_held __attribute__((tls_model("initial-exec")));
