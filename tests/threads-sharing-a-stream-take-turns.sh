@@ -24,6 +24,13 @@ for k in slow_tiny:1000 slow_big:1000000 big_k:100000 tiny_k:1000; do
     done
 done
 
+# A thread's first call finds no current context and stays untimed; it takes its stream's turn all the same.
+FAKEGPU_LAUNCH_SLEEP_US="slow=100000" FAKEGPU_TRUTH="$WORK/truth.first" KPROF_FORMAT=json KPROF_OUTPUT="$WORK/first.json" \
+    run_kprof "$PROGS/shared_stream" firstcopy >"$WORK/first.out" 2>&1 || fail "shared_stream firstcopy failed: $(cat "$WORK/first.out")"
+truth_matches "$WORK/first.json" "$WORK/truth.first"
+expect_eq "$(kernel_field "$WORK/first.json" slow_tiny min_ns),$(kernel_field "$WORK/first.json" slow_tiny max_ns)" \
+    1000,1000 "firstcopy: a new thread's first call, a copy, not inside slow_tiny's pairs"
+
 for mode in every sample2 auto; do
     case $mode in
     every) smp=1 ;;

@@ -449,6 +449,30 @@ static void stream_turn_untimed(struct kprof_timing *t, CUcontext ctx, CUstream 
         stream_turn_take(t, q);
 }
 
+/* A thread's call made while it has no current context (its first, as a rule: the call will make the
+ * context current, and stays untimed): it still takes part in its stream's turns as a timed call does
+ * (stream_turn_begin: the stream's first thread, counted in its open calls, or another, its turn taken),
+ * so that its work does not land inside another thread's pair (a break-it helper: a thread's first
+ * cudaMemcpyAsync on a blocking stream inside another thread's kernel pair, 1049 us for a 1 us kernel).
+ * The stream's context is asked of the stream itself, and only a context libkprof already times in (its
+ * pool made) is looked at; the legacy and per-thread default streams are left out (their context is the
+ * one the call will make current). */
+static void stream_turn_first_call(struct kprof_timing *t, CUstream stream)
+{
+    CUcontext ctx = NULL;
+    if (stream == NULL || stream == CU_STREAM_LEGACY || stream == CU_STREAM_PER_THREAD || !kprof_drv.cuStreamGetCtx ||
+        kprof_drv.cuStreamGetCtx(stream, &ctx) != CUDA_SUCCESS || ctx == NULL)
+        return;
+    struct pool *p = kprof_ev_pool_find(ctx);
+    if (!p || __atomic_load_n(&p->dead, __ATOMIC_RELAXED) || __atomic_load_n(&kprof_ev.teardowns, __ATOMIC_SEQ_CST))
+        return;
+    t->ctx = ctx;
+    t->stream = stream;
+    pthread_mutex_lock(&kprof_ev.lock);
+    stream_turn_begin(t, queue_for(t, p));
+    pthread_mutex_unlock(&kprof_ev.lock);
+}
+
 /* Gives back what stream_turn_begin or stream_turn_untimed took, once the call's pair is queued (or the
  * call stays untimed). */
 static void stream_turn_end(struct kprof_timing *t)
@@ -538,6 +562,8 @@ static int begin_find_pool(struct kprof_timing *t, struct begin *g, CUcontext ct
          * nested driver launch times it: see struct kprof_delegate). */
         t->no_context = 1;
         untimed(t);
+        if (KPROF_LIKELY(kprof_driver_is_initialized()))
+            stream_turn_first_call(t, (CUstream)stream);
         return 0;
     }
     CUstream s = (CUstream)stream;

@@ -11,6 +11,9 @@
  *       then 200 rounds, each on a new blocking stream that 4 threads, starting together, launch tiny_k on
  *       10 times each (a break-it helper: a call holding the stream's turn waited for the context's order
  *       lock, whose holder waited for a call that waited for the turn, 200 ms each time).
+ *   "firstcopy": 3 rounds of a launch of slow_tiny while, 20 ms in, a new thread makes its first call, a
+ *       1 MiB cudaMemcpyAsync (a thread's first call finds no current context, and stays untimed: it
+ *       landed inside the other thread's pair all the same); each round waited for.
  *   "copyblocking": tiny_k once on the legacy default stream, then on one shared blocking stream, one
  *       thread copies 1 MiB host to device 300 times (cudaMemcpyAsync) while 3 threads launch tiny_k 300
  *       times each (the launches there are ordered, and the copies were not kept out of their pairs).
@@ -34,16 +37,22 @@ static void run(void (*stub)(void), int n)
 }
 
 struct job {
-    void (*stub)(void);
+    void (*stub)(void); /* NULL: a 1 MiB host-to-device copy instead */
     int n;
     unsigned delay_ms;
 };
+
+static void *hbuf, *dbuf;
 
 static void *late(void *arg)
 {
     const struct job *j = arg;
     usleep(j->delay_ms * 1000u);
-    run(j->stub, j->n);
+    if (j->stub)
+        run(j->stub, j->n);
+    else
+        for (int i = 0; i < j->n; i++)
+            CHECK(cudaMemcpyAsync(dbuf, hbuf, 1 << 20, cudaMemcpyHostToDevice, shared));
     return NULL;
 }
 
@@ -68,7 +77,6 @@ static void *ten_tiny(void *arg)
     return NULL;
 }
 
-static void *hbuf, *dbuf;
 static int copier;
 
 static void *copy_or_launch(void *arg)
@@ -112,6 +120,11 @@ int main(int argc, char **argv)
     } else if (!strcmp(mode, "alternate")) {
         run_threads(8, alternate);
         CHECK(cudaStreamSynchronize(shared));
+    } else if (!strcmp(mode, "firstcopy")) {
+        CHECK(cudaMallocHost(&hbuf, 1 << 20));
+        CHECK(cudaMalloc(&dbuf, 1 << 20));
+        for (int r = 0; r < 3; r++)
+            race_round((struct job){ slowshort, 1, 0 }, (struct job){ NULL, 1, 20 });
     } else if (!strcmp(mode, "newblocking")) {
         CHECK(cudaStreamDestroy(shared));
         CHECK(launch(shortk, (dim3){ 1, 1, 1 }, (dim3){ 32, 1, 1 }, 0));
