@@ -116,6 +116,10 @@ extern int kprof_orders_active;
  * if its stream is one of those.  Atomic; never cleared. */
 extern int kprof_shared_streams_active;
 
+/* 1 once kprof_orders_active or kprof_shared_streams_active is: the one flag the untimed launch path reads
+ * to know whether it must go through kprof_timing_begin for a turn.  Atomic; never cleared. */
+extern int kprof_untimed_turns;
+
 /* Called for every operation put on a stream that is not timed with events (the app's event records,
  * waits on events, host functions, stream memory operations and the other STREAMOP wrappers of api.def,
  * a launch left untimed by KPROF_INCLUDE/EXCLUDE, a pause, a failure to time, a thread's first call),

@@ -72,11 +72,10 @@ static inline enum kprof_time_want kprof_launch_want(struct kprof_kernel *k)
         kprof_preload((handle), c_.ctx_before, (runtime), k_);                                     \
         SEG(0);                                                                                    \
         struct kprof_timing t_;                                                                    \
-        /* Untimed, no capture to look for and no turn to take (kprof_orders_active,               \
-         * kprof_shared_streams_active): no timing call. */                                        \
+        /* Untimed, no capture to look for and no turn to take (kprof_untimed_turns): no timing   \
+         * call. */                                                                                \
         int tm_ = w_ != KPROF_TIME_NONE || __atomic_load_n(&kprof_captures_active, __ATOMIC_RELAXED) > 0 || \
-                  KPROF_UNLIKELY(__atomic_load_n(&kprof_orders_active, __ATOMIC_RELAXED)) ||   \
-                  KPROF_UNLIKELY(__atomic_load_n(&kprof_shared_streams_active, __ATOMIC_RELAXED)); \
+                  KPROF_UNLIKELY(__atomic_load_n(&kprof_untimed_turns, __ATOMIC_RELAXED));     \
         t_.captured = t_.no_context = 0;                                                           \
         if (tm_) {                                                                                 \
             t_.hold_shapes = kprof_hold_words(k_, (grid), (block), &t_.hold_key, &t_.hold_nshapes);  \

@@ -38,8 +38,10 @@ static void order_launch(struct kprof_timing *t, struct pool *p)
 static int order_needed(struct pool *p)
 {
     int needed = __atomic_load_n(&p->blocking_seen, __ATOMIC_SEQ_CST) && __atomic_load_n(&p->legacy_seen, __ATOMIC_SEQ_CST);
-    if (needed && !__atomic_load_n(&kprof_orders_active, __ATOMIC_RELAXED))
+    if (needed && !__atomic_load_n(&kprof_orders_active, __ATOMIC_RELAXED)) {
         __atomic_store_n(&kprof_orders_active, 1, __ATOMIC_SEQ_CST); /* untimed launches take turns too */
+        __atomic_store_n(&kprof_untimed_turns, 1, __ATOMIC_SEQ_CST);
+    }
     return needed;
 }
 

@@ -42,6 +42,7 @@ enum { EPOCH_BREAK, EPOCH_LEGACY, EPOCH_OTHER };
 static unsigned long epochs[3];
 int kprof_sampled_untimed_seen;
 int kprof_shared_streams_active;
+int kprof_untimed_turns;
 
 __thread struct kprof_delegate *kprof_tls_delegate __attribute__((tls_model("initial-exec")));
 
@@ -401,8 +402,10 @@ static void stream_turn_begin(struct kprof_timing *t, struct queue *q)
             return;
         }
         __atomic_store_n(&q->threads, 1, __ATOMIC_SEQ_CST);
-        if (!__atomic_load_n(&kprof_shared_streams_active, __ATOMIC_RELAXED))
+        if (!__atomic_load_n(&kprof_shared_streams_active, __ATOMIC_RELAXED)) {
             __atomic_store_n(&kprof_shared_streams_active, 1, __ATOMIC_SEQ_CST);
+            __atomic_store_n(&kprof_untimed_turns, 1, __ATOMIC_SEQ_CST);
+        }
     }
     pthread_mutex_unlock(&kprof_ev.lock);
     stream_turn_take(t, q);
