@@ -7,6 +7,14 @@
  *   "alternate": 8 threads at once, each launching big_k then tiny_k 100 times (the pattern of a break-it
  *       run on an H100, where tiny_k, 1 us, read up to 1.6 ms); under KPROF_SAMPLE, the launches left
  *       untimed land between other threads' events too.
+ *   "firstlaunch": tiny_k on the legacy default stream and on a blocking stream (launches on those are
+ *       ordered), then 20 rounds on a new blocking stream: a new thread whose first call is a launch of
+ *       tiny_k (5 times) while an older thread launches tiny_k 5 times (a break-it helper: the new thread's
+ *       launch held the stream's turn while its nested driver launch waited for the order lock, 200 ms).
+ *   "resets": 4 threads launching tiny_k on the legacy default stream until told to stop, each waiting for
+ *       it every 50th launch, while the main thread resets the device 10 times, 20 ms apart (the fake GPU
+ *       freed the legacy stream at a reset while a call waiting for libkprof's hold still used it; errors
+ *       of the launches are the reset's and not checked).
  *   "newblocking": tiny_k once on the legacy default stream (the context has seen both kinds of stream),
  *       then 200 rounds, each on a new blocking stream that 4 threads, starting together, launch tiny_k on
  *       10 times each (a break-it helper: a call holding the stream's turn waited for the context's order
@@ -43,6 +51,28 @@ struct job {
 };
 
 static void *hbuf, *dbuf;
+static pthread_barrier_t together;
+
+/* The thread's first CUDA call is the launch itself (launch() would look the kernel up first, which makes
+ * the context current). */
+static void *fresh_launches(void *arg)
+{
+    (void)arg;
+    void *args[1] = { NULL };
+    pthread_barrier_wait(&together);
+    for (int i = 0; i < 5; i++)
+        CHECK(__cudaLaunchKernel((cudaKernel_t)(void *)shortk, (dim3){ 1, 1, 1 }, (dim3){ 32, 1, 1 }, args, 0, shared));
+    return NULL;
+}
+
+static void *older_launches(void *arg)
+{
+    (void)arg;
+    CHECK(cudaFree(0));
+    pthread_barrier_wait(&together);
+    run(shortk, 5);
+    return NULL;
+}
 
 static void *late(void *arg)
 {
@@ -67,8 +97,6 @@ static void race_round(struct job first, struct job second)
     CHECK(cudaStreamSynchronize(shared));
 }
 
-static pthread_barrier_t together;
-
 static void *ten_tiny(void *arg)
 {
     (void)arg;
@@ -88,6 +116,19 @@ static void *copy_or_launch(void *arg)
             CHECK(cudaMemcpyAsync(dbuf, hbuf, 1 << 20, cudaMemcpyHostToDevice, shared));
         else
             run(shortk, 1);
+    }
+    return NULL;
+}
+
+static int stop;
+
+static void *until_stopped(void *arg)
+{
+    (void)arg;
+    for (int i = 0; !__atomic_load_n(&stop, __ATOMIC_ACQUIRE); i++) {
+        (void)launch(shortk, (dim3){ 1, 1, 1 }, (dim3){ 32, 1, 1 }, 0);
+        if (i % 50 == 0)
+            (void)cudaStreamSynchronize(0);
     }
     return NULL;
 }
@@ -125,6 +166,38 @@ int main(int argc, char **argv)
         CHECK(cudaMalloc(&dbuf, 1 << 20));
         for (int r = 0; r < 3; r++)
             race_round((struct job){ slowshort, 1, 0 }, (struct job){ NULL, 1, 20 });
+    } else if (!strcmp(mode, "firstlaunch")) {
+        CHECK(launch(shortk, (dim3){ 1, 1, 1 }, (dim3){ 32, 1, 1 }, 0));
+        CHECK(cudaStreamDestroy(shared));
+        CHECK(cudaStreamCreate(&shared));
+        CHECK(launch(shortk, (dim3){ 1, 1, 1 }, (dim3){ 32, 1, 1 }, shared));
+        CHECK(cudaDeviceSynchronize());
+        pthread_barrier_init(&together, NULL, 2);
+        for (int r = 0; r < 20; r++) {
+            CHECK(cudaStreamDestroy(shared));
+            CHECK(cudaStreamCreate(&shared));
+            pthread_t x, y;
+            pthread_create(&x, NULL, fresh_launches, NULL);
+            pthread_create(&y, NULL, older_launches, NULL);
+            pthread_join(x, NULL);
+            pthread_join(y, NULL);
+            CHECK(cudaStreamSynchronize(shared));
+        }
+    } else if (!strcmp(mode, "resets")) {
+        pthread_t th[4];
+        for (int i = 0; i < 4; i++)
+            pthread_create(&th[i], NULL, until_stopped, NULL);
+        for (int r = 0; r < 10; r++) {
+            usleep(20000);
+            (void)cudaDeviceReset();
+        }
+        usleep(20000);
+        __atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
+        for (int i = 0; i < 4; i++)
+            pthread_join(th[i], NULL);
+        (void)cudaDeviceSynchronize();
+        printf("shared_stream resets: ok\n");
+        return 0;
     } else if (!strcmp(mode, "newblocking")) {
         CHECK(cudaStreamDestroy(shared));
         CHECK(launch(shortk, (dim3){ 1, 1, 1 }, (dim3){ 32, 1, 1 }, 0));
