@@ -599,6 +599,8 @@ static struct {
     uint64_t next_capture_id;
     uint64_t next_stream_id;
     uint64_t next_seq;
+    /* legacy and per-thread default streams of deactivated contexts, never freed (ctx_deactivate) */
+    struct CUstream_st *dead_streams;
     struct stream_done *done;
     unsigned long next_thread_id;
     struct kernel_truth *kernels;
@@ -813,8 +815,10 @@ static void ctx_deactivate(struct CUctx_st *c)
     for (s = c->streams; s; s = next) {
         next = s->next;
         s->next = NULL;
-        if (s->kind != S_USER)
-            free(s); /* never handed out as a handle */
+        if (s->kind != S_USER) { /* never handed out as a handle, but a call on another thread that waits */
+            s->next = g.dead_streams; /* for a hold (holds_wait: the lock let go) may still hold it: kept */
+            g.dead_streams = s;
+        }
         /* user streams stay registered as tombstones until cuStreamDestroy */
     }
     c->streams = NULL;
