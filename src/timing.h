@@ -71,6 +71,13 @@ struct kprof_timing {
     uint64_t end_ns;
 };
 
+/* After kprof_timing_begin(t, NULL, stream, per_thread, KPROF_TIME_NONE) for a kernel launch left untimed
+ * by KPROF_SAMPLE that its thread makes with no current context (its first CUDA call, as a rule): the call
+ * still takes part in its stream's turns (timing/timing.c, "streams shared by threads"), the stream's
+ * context asked of the stream (cuStreamGetCtx); nothing for the legacy and per-thread default streams.
+ * kprof_timing_end gives back what it took.  Called with the guard raised. */
+void kprof_timing_untimed_first_call(struct kprof_timing *t, cudaStream_t stream, int per_thread);
+
 /* What kprof_timing_begin is asked for: nothing (KPROF_SAMPLE skips the call), a start and a stop event
  * of the call's own (copies, memsets), or, for kernel launches (LAUNCH) and graph launches (GRAPH), either
  * that or, when the stream is still busy with the previous timed call, only a stop event (one-event

@@ -72,16 +72,19 @@ static inline enum kprof_time_want kprof_launch_want(struct kprof_kernel *k)
         kprof_preload((handle), c_.ctx_before, (runtime), k_);                                     \
         SEG(0);                                                                                    \
         struct kprof_timing t_;                                                                    \
-        /* Untimed, no capture to look for and no turn to take (kprof_untimed_turns): no timing   \
-         * call. */                                                                                \
+        /* Untimed, no capture to look for and no turn to take (kprof_untimed_turns, or a thread's  \
+         * first call, made without a context): no timing call. */                                 \
         int tm_ = w_ != KPROF_TIME_NONE || __atomic_load_n(&kprof_captures_active, __ATOMIC_RELAXED) > 0 || \
-                  KPROF_UNLIKELY(__atomic_load_n(&kprof_untimed_turns, __ATOMIC_RELAXED));     \
+                  KPROF_UNLIKELY(__atomic_load_n(&kprof_untimed_turns, __ATOMIC_RELAXED)) ||   \
+                  KPROF_UNLIKELY(c_.without_ctx);                                                  \
         t_.captured = t_.no_context = 0;                                                           \
         if (tm_) {                                                                                 \
             t_.hold_shapes = kprof_hold_words(k_, (grid), (block), &t_.hold_key, &t_.hold_nshapes);  \
             SEG(14);                                                                               \
             t_.entry_ns = c_.t0_ns;                                                                \
             kprof_timing_begin(&t_, c_.ctx_assumed ? NULL : c_.ctx_before, (stream), (per_thread), w_); \
+            if (w_ == KPROF_TIME_NONE && KPROF_UNLIKELY(c_.without_ctx))                          \
+                kprof_timing_untimed_first_call(&t_, (stream), (per_thread));                      \
         }                                                                                          \
         if (w_ == KPROF_TIME_NONE) /* before the launch: no chain spans it */                      \
             kprof_sampled_untimed();                                                               \

@@ -31,6 +31,14 @@ truth_matches "$WORK/first.json" "$WORK/truth.first"
 expect_eq "$(kernel_field "$WORK/first.json" slow_tiny min_ns),$(kernel_field "$WORK/first.json" slow_tiny max_ns)" \
     1000,1000 "firstcopy: a new thread's first call, a copy, not inside slow_tiny's pairs"
 
+# The same for a thread's first call that is a launch KPROF_SAMPLE leaves untimed.
+FAKEGPU_LAUNCH_SLEEP_US="slow=100000" KPROF_SAMPLE=4 KPROF_SEED=7 FAKEGPU_TRUTH="$WORK/truth.fu" KPROF_FORMAT=json \
+    KPROF_OUTPUT="$WORK/fu.json" run_kprof "$PROGS/shared_stream" firstuntimed >"$WORK/fu.out" 2>&1 ||
+    fail "shared_stream firstuntimed failed: $(cat "$WORK/fu.out")"
+truth_matches "$WORK/fu.json" "$WORK/truth.fu"
+expect_eq "$(kernel_field "$WORK/fu.json" slow_tiny min_ns),$(kernel_field "$WORK/fu.json" slow_tiny max_ns)" \
+    1000,1000 "firstuntimed: a new thread's first call, an untimed launch, not inside slow_tiny's pairs"
+
 for mode in every sample2 auto; do
     case $mode in
     every) smp=1 ;;

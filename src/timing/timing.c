@@ -476,6 +476,26 @@ static void stream_turn_first_call(struct kprof_timing *t, CUstream stream)
     pthread_mutex_unlock(&kprof_ev.lock);
 }
 
+void kprof_timing_untimed_first_call(struct kprof_timing *t, cudaStream_t stream, int per_thread)
+{
+    CUstream s = (CUstream)stream;
+    CUcontext ctx = NULL;
+    if (t->turn_queue || t->order_pool || s == NULL || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD ||
+        !kprof_driver_is_initialized() || !kprof_drv.cuStreamGetCtx ||
+        kprof_drv.cuStreamGetCtx(s, &ctx) != CUDA_SUCCESS || ctx == NULL)
+        return;
+    if (KPROF_UNLIKELY(__atomic_load_n(&kprof_orders_active, __ATOMIC_RELAXED)))
+        kprof_order_untimed(t, ctx, stream, per_thread); /* the order lock first, then the turn */
+    struct pool *p = kprof_ev_pool_find(ctx);
+    if (!p || __atomic_load_n(&p->dead, __ATOMIC_RELAXED) || __atomic_load_n(&kprof_ev.teardowns, __ATOMIC_SEQ_CST))
+        return;
+    t->ctx = ctx;
+    t->stream = s;
+    pthread_mutex_lock(&kprof_ev.lock);
+    stream_turn_begin(t, queue_for(t, p));
+    pthread_mutex_unlock(&kprof_ev.lock);
+}
+
 /* Gives back what stream_turn_begin or stream_turn_untimed took, once the call's pair is queued (or the
  * call stays untimed). */
 static void stream_turn_end(struct kprof_timing *t)

@@ -11,6 +11,9 @@
  *       ordered), then 20 rounds on a new blocking stream: a new thread whose first call is a launch of
  *       tiny_k (5 times) while an older thread launches tiny_k 5 times (a break-it helper: the new thread's
  *       launch held the stream's turn while its nested driver launch waited for the order lock, 200 ms).
+ *   "firstuntimed": big_k 20 times, then 10 rounds of a launch of slow_tiny while, 20 ms in, a new thread's
+ *       first call is a launch of big_k, which KPROF_SAMPLE=N leaves untimed (each thread's first launch of
+ *       a kernel after its first is) (a break-it helper: slow_tiny read 101 us, big_k inside its pair).
  *   "resets": 4 threads launching tiny_k on the legacy default stream until told to stop, each waiting for
  *       it every 50th launch, while the main thread resets the device 10 times, 20 ms apart (the fake GPU
  *       freed the legacy stream at a reset while a call waiting for libkprof's hold still used it; errors
@@ -62,6 +65,22 @@ static void *fresh_launches(void *arg)
     pthread_barrier_wait(&together);
     for (int i = 0; i < 5; i++)
         CHECK(__cudaLaunchKernel((cudaKernel_t)(void *)shortk, (dim3){ 1, 1, 1 }, (dim3){ 32, 1, 1 }, args, 0, shared));
+    return NULL;
+}
+
+static void *fresh_big(void *arg)
+{
+    (void)arg;
+    void *args[1] = { NULL };
+    usleep(20000);
+    CHECK(__cudaLaunchKernel((cudaKernel_t)(void *)longk, (dim3){ 1, 1, 1 }, (dim3){ 32, 1, 1 }, args, 0, shared));
+    return NULL;
+}
+
+static void *one_slow_tiny(void *arg)
+{
+    (void)arg;
+    run(slowshort, 1);
     return NULL;
 }
 
@@ -179,6 +198,17 @@ int main(int argc, char **argv)
             pthread_t x, y;
             pthread_create(&x, NULL, fresh_launches, NULL);
             pthread_create(&y, NULL, older_launches, NULL);
+            pthread_join(x, NULL);
+            pthread_join(y, NULL);
+            CHECK(cudaStreamSynchronize(shared));
+        }
+    } else if (!strcmp(mode, "firstuntimed")) {
+        run(longk, 20);
+        CHECK(cudaStreamSynchronize(shared));
+        for (int r = 0; r < 10; r++) {
+            pthread_t x, y;
+            pthread_create(&x, NULL, one_slow_tiny, NULL);
+            pthread_create(&y, NULL, fresh_big, NULL);
             pthread_join(x, NULL);
             pthread_join(y, NULL);
             CHECK(cudaStreamSynchronize(shared));
