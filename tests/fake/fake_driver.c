@@ -168,6 +168,7 @@ enum work_kind { W_NONE, W_KERNEL, W_HTOD, W_DTOH, W_DTOD, W_MEMSET, W_WAIT, W_H
 /* Holds (see hold_put) */
 static int held_before(uint64_t stream_id, uint64_t seq);
 static void holds_wait(uint64_t stream_id, uint64_t seq);
+static void holds_drop_in(uintptr_t base, size_t size);
 struct alloc;
 static struct alloc *alloc_of(uintptr_t p);
 #define ANY_STREAM UINT64_MAX
@@ -828,6 +829,7 @@ static void ctx_deactivate(struct CUctx_st *c)
             continue;
         if (a->type != A_HOST)
             g.mem_used -= a->size;
+        holds_drop_in(a->base, a->size); /* their kernels end with the context; a waiting call reads no word */
         HASH_DEL(g.allocs, a);
         free((void *)a->base);
         free(a);
@@ -2143,6 +2145,19 @@ static struct hold {
     uint64_t give_up; /* with the virtual host clock, a kprof_hold: the GPU time it lets go by itself */
 } holds[MAX_HOLDS];
 static int nholds;
+
+/* Drops the holds whose word lies in [base, base + size): memory a reset or destruction is freeing. */
+static void holds_drop_in(uintptr_t base, size_t size)
+{
+    for (int i = 0; i < nholds;) {
+        uintptr_t w = (uintptr_t)holds[i].word;
+        if (w >= base && w - base < size) {
+            holds[i] = holds[--nholds];
+            continue;
+        }
+        i++;
+    }
+}
 
 /* 1 when an unreleased hold placed on stream_id (ANY_STREAM: any) before seq remains; drops the released. */
 static int held_before(uint64_t stream_id, uint64_t seq)
