@@ -459,13 +459,16 @@ static void stream_turn_untimed(struct kprof_timing *t, CUcontext ctx, CUstream 
  * cudaMemcpyAsync on a blocking stream inside another thread's kernel pair, 1049 us for a 1 us kernel).
  * The stream's context is asked of the stream itself, and only a context libkprof already times in (its
  * pool made) is looked at; the legacy and per-thread default streams are left out (their context is the
- * one the call will make current). */
-static void stream_turn_first_call(struct kprof_timing *t, CUstream stream)
+ * one the call will make current).  A launch left untimed by KPROF_SAMPLE (`sampled_out`) takes its
+ * context's order lock first where launches are ordered (order.c), as a timed one does. */
+static void stream_turn_first_call(struct kprof_timing *t, CUstream stream, int sampled_out, int per_thread)
 {
     CUcontext ctx = NULL;
     if (stream == NULL || stream == CU_STREAM_LEGACY || stream == CU_STREAM_PER_THREAD || !kprof_drv.cuStreamGetCtx ||
         kprof_drv.cuStreamGetCtx(stream, &ctx) != CUDA_SUCCESS || ctx == NULL)
         return;
+    if (sampled_out && KPROF_UNLIKELY(__atomic_load_n(&kprof_orders_active, __ATOMIC_RELAXED)))
+        kprof_order_untimed(t, ctx, (cudaStream_t)stream, per_thread); /* the order lock first, then the turn */
     struct pool *p = kprof_ev_pool_find(ctx);
     if (!p || __atomic_load_n(&p->dead, __ATOMIC_RELAXED) || __atomic_load_n(&kprof_ev.teardowns, __ATOMIC_SEQ_CST))
         return;
@@ -478,22 +481,8 @@ static void stream_turn_first_call(struct kprof_timing *t, CUstream stream)
 
 void kprof_timing_untimed_first_call(struct kprof_timing *t, cudaStream_t stream, int per_thread)
 {
-    CUstream s = (CUstream)stream;
-    CUcontext ctx = NULL;
-    if (t->turn_queue || t->order_pool || s == NULL || s == CU_STREAM_LEGACY || s == CU_STREAM_PER_THREAD ||
-        !kprof_driver_is_initialized() || !kprof_drv.cuStreamGetCtx ||
-        kprof_drv.cuStreamGetCtx(s, &ctx) != CUDA_SUCCESS || ctx == NULL)
-        return;
-    if (KPROF_UNLIKELY(__atomic_load_n(&kprof_orders_active, __ATOMIC_RELAXED)))
-        kprof_order_untimed(t, ctx, stream, per_thread); /* the order lock first, then the turn */
-    struct pool *p = kprof_ev_pool_find(ctx);
-    if (!p || __atomic_load_n(&p->dead, __ATOMIC_RELAXED) || __atomic_load_n(&kprof_ev.teardowns, __ATOMIC_SEQ_CST))
-        return;
-    t->ctx = ctx;
-    t->stream = s;
-    pthread_mutex_lock(&kprof_ev.lock);
-    stream_turn_begin(t, queue_for(t, p));
-    pthread_mutex_unlock(&kprof_ev.lock);
+    if (!t->turn_queue && !t->order_pool && kprof_driver_is_initialized())
+        stream_turn_first_call(t, (CUstream)stream, 1, per_thread);
 }
 
 /* Gives back what stream_turn_begin or stream_turn_untimed took, once the call's pair is queued (or the
@@ -590,7 +579,7 @@ static int begin_find_pool(struct kprof_timing *t, struct begin *g, CUcontext ct
          * first would be held while that launch waits for the order lock (a break-it helper: 200 ms
          * twice, in 41 to 51 of 100 rounds of a new thread's first launch on a blocking stream). */
         if (KPROF_LIKELY(kprof_driver_is_initialized()) && (want == KPROF_TIME_PAIR || want == KPROF_TIME_GRAPH))
-            stream_turn_first_call(t, (CUstream)stream);
+            stream_turn_first_call(t, (CUstream)stream, 0, per_thread);
         return 0;
     }
     CUstream s = (CUstream)stream;
