@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <sys/mman.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -171,6 +172,7 @@ static void holds_wait(uint64_t stream_id, uint64_t seq);
 static void holds_drop_in(uintptr_t base, size_t size);
 struct alloc;
 static struct alloc *alloc_of(uintptr_t p);
+static void mem_release(struct alloc *a);
 #define ANY_STREAM UINT64_MAX
 
 static unsigned long long env_num(const char *name, unsigned long long def, unsigned long long max)
@@ -565,6 +567,7 @@ struct alloc {
     uintptr_t base;
     size_t size;
     enum alloc_type type;
+    int registered; /* A_HOST memory of the caller's own, registered (cuMemHostRegister): never freed here */
     struct CUctx_st *ctx;
     UT_hash_handle hh;
 };
@@ -831,7 +834,7 @@ static void ctx_deactivate(struct CUctx_st *c)
             g.mem_used -= a->size;
         holds_drop_in(a->base, a->size); /* their kernels end with the context; a waiting call reads no word */
         HASH_DEL(g.allocs, a);
-        free((void *)a->base);
+        mem_release(a); /* registered memory is the caller's: only its registration ends */
         free(a);
     }
 }
@@ -2828,6 +2831,26 @@ CUresult cuLaunchCooperativeKernel_ptsz(CUfunction f, unsigned int gridDimX, uns
 
 /* ------------------------------------------------------------------ memory */
 
+/* The bytes mapped for pinned host memory of `size` bytes: whole pages. */
+static size_t host_bytes(size_t size)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    return (size + page - 1) / page * page;
+}
+
+/* Gives back the memory of allocation a: pinned host memory unmapped, as the driver does (a write to it
+ * after cuMemFreeHost or the end of its context faults, as on a real GPU's host); the caller's own
+ * registered memory left alone. */
+static void mem_release(struct alloc *a)
+{
+    if (a->registered)
+        return;
+    if (a->type == A_HOST)
+        munmap((void *)a->base, host_bytes(a->size));
+    else
+        free((void *)a->base);
+}
+
 static CUresult mem_alloc(void **out, size_t size, enum alloc_type type, struct CUctx_st *c)
 {
     struct alloc *a;
@@ -2837,10 +2860,19 @@ static CUresult mem_alloc(void **out, size_t size, enum alloc_type type, struct 
         return CUDA_ERROR_INVALID_VALUE;
     if (size > cfg.mem_bytes || (type != A_HOST && size > cfg.mem_bytes - g.mem_used))
         return CUDA_ERROR_OUT_OF_MEMORY;
-    p = aligned_alloc(ALIGN, (size + ALIGN - 1) / ALIGN * ALIGN);
+    if (type == A_HOST) { /* pinned host memory is mapped for it, and unmapped when freed */
+        p = mmap(NULL, host_bytes(size), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED)
+            p = NULL;
+    } else {
+        p = aligned_alloc(ALIGN, (size + ALIGN - 1) / ALIGN * ALIGN);
+    }
     a = calloc(1, sizeof *a);
     if (!p || !a) {
-        free(p);
+        if (p && type == A_HOST)
+            munmap(p, host_bytes(size));
+        else
+            free(p);
         free(a);
         return CUDA_ERROR_OUT_OF_MEMORY;
     }
@@ -2862,12 +2894,12 @@ static CUresult mem_free(uintptr_t base, int host)
     struct alloc *a;
 
     HASH_FIND(hh, g.allocs, &base, sizeof base, a);
-    if (!a || (a->type == A_HOST) != host)
+    if (!a || (a->type == A_HOST) != host || a->registered)
         return CUDA_ERROR_INVALID_VALUE;
     if (a->type != A_HOST)
         g.mem_used -= a->size;
     HASH_DEL(g.allocs, a);
-    free((void *)a->base);
+    mem_release(a);
     free(a);
     return CUDA_SUCCESS;
 }
@@ -2936,6 +2968,60 @@ static CUresult free_api(uintptr_t p, int host)
 
 CUresult cuMemFree_v2(CUdeviceptr dptr) { return free_api(dptr, 0); }
 CUresult cuMemFreeHost(void *p) { return free_api((uintptr_t)p, 1); }
+
+/* Registers [p, p + bytesize) as pinned host memory of the current context (unified addressing: its
+ * device pointer is p); the memory stays the caller's, and a destroyed context's registrations end with
+ * it.  Ranges that overlap one known already are refused, as the driver does
+ * (CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED). */
+CUresult cuMemHostRegister_v2(void *p, size_t bytesize, unsigned int Flags)
+{
+    struct CUctx_st *c;
+    struct alloc *a, *tmp;
+    CUresult rc;
+
+    (void)Flags;
+    lock();
+    if ((rc = need_ctx(&c)) || (rc = unsafe_call()))
+        RETURN(rc);
+    if (!p || bytesize == 0)
+        RETURN(CUDA_ERROR_INVALID_VALUE);
+    HASH_ITER(hh, g.allocs, a, tmp)
+        if ((uintptr_t)p < a->base + a->size && a->base < (uintptr_t)p + bytesize)
+            RETURN(CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED);
+    if (!(a = calloc(1, sizeof *a)))
+        RETURN(CUDA_ERROR_OUT_OF_MEMORY);
+    a->base = (uintptr_t)p;
+    a->size = bytesize;
+    a->type = A_HOST;
+    a->registered = 1;
+    a->ctx = c;
+    HASH_ADD(hh, g.allocs, base, sizeof a->base, a);
+    RETURN(CUDA_SUCCESS);
+}
+
+CUresult cuMemHostRegister(void *p, size_t bytesize, unsigned int Flags)
+{
+    return cuMemHostRegister_v2(p, bytesize, Flags);
+}
+
+CUresult cuMemHostUnregister(void *p)
+{
+    struct CUctx_st *c;
+    struct alloc *a;
+    uintptr_t base = (uintptr_t)p;
+    CUresult rc;
+
+    lock();
+    if ((rc = need_ctx(&c)) || (rc = unsafe_call()))
+        RETURN(rc);
+    HASH_FIND(hh, g.allocs, &base, sizeof base, a);
+    if (!a || !a->registered)
+        RETURN(CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED);
+    holds_drop_in(a->base, a->size);
+    HASH_DEL(g.allocs, a);
+    free(a);
+    RETURN(CUDA_SUCCESS);
+}
 
 static CUresult alloc_async(CUdeviceptr *dptr, size_t size, CUstream h, int ptds)
 {
@@ -4303,6 +4389,9 @@ static const struct proc procs[] = {
     P("cuMemHostGetDevicePointer", 3020, cuMemHostGetDevicePointer_v2),
     P("cuMemHostAlloc", 2020, cuMemHostAlloc),
     P("cuMemFreeHost", 2000, cuMemFreeHost),
+    P("cuMemHostRegister", 4000, cuMemHostRegister),
+    P("cuMemHostRegister", 6050, cuMemHostRegister_v2),
+    P("cuMemHostUnregister", 4000, cuMemHostUnregister),
     P("cuMemAllocManaged", 6000, cuMemAllocManaged),
     T("cuMemAllocAsync", 11020, cuMemAllocAsync, cuMemAllocAsync_ptsz),
     T("cuMemFreeAsync", 11020, cuMemFreeAsync, cuMemFreeAsync_ptsz),

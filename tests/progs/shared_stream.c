@@ -16,11 +16,9 @@
  *       a kernel after its first is) (a break-it helper: slow_tiny read 101 us, big_k inside its pair).
  *   "resets": 4 threads launching tiny_k on the legacy default stream until told to stop, each waiting for
  *       it every 50th launch, while the main thread resets the device 10 times, 20 ms apart (the fake GPU
- *       freed the legacy stream at a reset while a call waiting for libkprof's hold still used it; errors
- *       of the launches are the reset's and not checked).  Not in a test yet: under ThreadSanitizer 1 run
- *       in 2 still reads freed memory (a held launch that loads its kernel after a reset waits for its own
- *       hold on the fake, the reset's wait for calls in flight gives up after 1 s, and the launch's hold
- *       release then writes the hold word the reset freed).
+ *       freed the legacy stream at a reset while a call waiting for libkprof's hold still used it; then
+ *       a launch's hold release wrote the hold word after the reset freed it: errors of the launches are
+ *       the reset's and not checked).
  *   "newblocking": tiny_k once on the legacy default stream (the context has seen both kinds of stream),
  *       then 200 rounds, each on a new blocking stream that 4 threads, starting together, launch tiny_k on
  *       10 times each (a break-it helper: a call holding the stream's turn waited for the context's order
