@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cuda_api.h"
 #include "calibrate.h"
 #include "log.h"
@@ -380,19 +381,42 @@ static double measure_param_ns_per_kib(struct bench *b, int device)
     return 0.0;
 }
 
-/* Makes c's holds (struct kprof_hold): KPROF_HOLD_SLOTS words of pinned memory, the kprof_hold kernel of
- * mod, and one hold placed and released on `own` to see that the driver takes it.  Leaves h->ok 0 when
- * any of it fails (kernels are then timed without holds). */
+/* KPROF_HOLD_SLOTS words of host memory the device can read, for c's holds: a page libkprof owns,
+ * registered with the current context (cuMemHostRegister), never freed.  A context that ends (a reset
+ * while the app's other threads launch) takes its registration with it, not the page: a launch that
+ * placed a hold before the reset and releases it after writes memory that is still there (pinned memory
+ * of cuMemAllocHost would have been freed with the context: under ThreadSanitizer 1 run in 2 of 4
+ * threads launching while the main thread reset the device 10 times wrote it after the reset).  A page
+ * a context (one calibration each); where the driver refuses to register it, cuMemAllocHost's memory as
+ * before.  NULL when neither works. */
+static uint32_t *hold_words(void)
+{
+    size_t page = (size_t)sysconf(_SC_PAGESIZE), bytes = KPROF_HOLD_SLOTS * sizeof(uint32_t);
+    void *words = NULL;
+    if (page < bytes || page > (1u << 20))
+        page = bytes;
+    if (kprof_drv.cuMemHostRegister_v2 && posix_memalign(&words, page, page) == 0) {
+        memset(words, 0, page);
+        if (kprof_drv.cuMemHostRegister_v2(words, page, CU_MEMHOSTREGISTER_DEVICEMAP) == CUDA_SUCCESS)
+            return words;
+        free(words);
+        words = NULL;
+    }
+    if (kprof_drv.cuMemAllocHost_v2(&words, bytes) != CUDA_SUCCESS)
+        return NULL;
+    memset(words, 0, bytes);
+    return words;
+}
+
+/* Makes c's holds (struct kprof_hold): KPROF_HOLD_SLOTS words the device reads (hold_words), the
+ * kprof_hold kernel of mod, and one hold placed and released on `own` to see that the driver takes it.
+ * Leaves h->ok 0 when any of it fails (kernels are then timed without holds). */
 static void hold_make(struct kprof_hold *h, CUmodule mod, CUstream own)
 {
     memset(h, 0, sizeof *h);
-    void *words = NULL;
-    if (!kprof_config.hold || !kprof_drv.cuMemHostGetDevicePointer_v2 ||
-        kprof_drv.cuMemAllocHost_v2(&words, KPROF_HOLD_SLOTS * sizeof(uint32_t)) != CUDA_SUCCESS)
+    if (!kprof_config.hold || !kprof_drv.cuMemHostGetDevicePointer_v2 || !(h->words = hold_words()))
         return;
-    memset(words, 0, KPROF_HOLD_SLOTS * sizeof(uint32_t));
-    h->words = words;
-    if (kprof_drv.cuMemHostGetDevicePointer_v2(&h->dwords, words, 0) != CUDA_SUCCESS)
+    if (kprof_drv.cuMemHostGetDevicePointer_v2(&h->dwords, h->words, 0) != CUDA_SUCCESS)
         return;
     if (kprof_drv.cuModuleGetFunction(&h->gate, mod, "kprof_hold") != CUDA_SUCCESS)
         return;

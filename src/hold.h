@@ -29,7 +29,7 @@
 struct kprof_hold {
     int ok;               /* 1: holds can be placed in this context */
     CUfunction gate;      /* the kprof_hold kernel */
-    uint32_t *words;      /* KPROF_HOLD_SLOTS words of pinned host memory */
+    uint32_t *words;      /* KPROF_HOLD_SLOTS words of host memory the device reads (calibrate.c, hold_words) */
     CUdeviceptr dwords;   /* their address on the device */
 };
 

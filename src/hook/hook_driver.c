@@ -510,7 +510,7 @@ static int primary_gone(CUdevice dev)
 /* The wrappers of the calls that end a context, for a version suffix.  Both versions are wrapped: the
  * first ones are still exported by the driver (a program built against old headers, or asking
  * cuGetProcAddress for an old version, calls them), and a context they end must be seen as well, or
- * libkprof would go on using its dead events and its hold words, pinned memory freed with it. */
+ * libkprof would go on using its dead events and holding streams on words no longer registered. */
 #define CTX_END_WRAPPERS(sfx)                                                                      \
     KPROF_EXPORT CUresult cuDevicePrimaryCtxReset##sfx(CUdevice dev)                               \
     {                                                                                              \
