@@ -48,65 +48,43 @@ static void run(void (*stub)(void), int n)
         CHECK(launch(stub, (dim3){ 1, 1, 1 }, (dim3){ 32, 1, 1 }, shared));
 }
 
+/* One thread's part of a round (late): n launches of stub, or copies, delay_ms after it starts. */
 struct job {
     void (*stub)(void); /* NULL: a 1 MiB host-to-device copy instead */
     int n;
     unsigned delay_ms;
+    int first; /* the thread's first CUDA call is the launch itself, by __cudaLaunchKernel (launch() would
+                * look the kernel up first, which makes the context current) */
+    int meet;  /* the round's threads start together (`together`), each with its context current unless
+                * `first` */
 };
 
 static void *hbuf, *dbuf;
 static pthread_barrier_t together;
 
-/* The thread's first CUDA call is the launch itself (launch() would look the kernel up first, which makes
- * the context current). */
-static void *fresh_launches(void *arg)
-{
-    (void)arg;
-    void *args[1] = { NULL };
-    pthread_barrier_wait(&together);
-    for (int i = 0; i < 5; i++)
-        CHECK(__cudaLaunchKernel((cudaKernel_t)(void *)shortk, (dim3){ 1, 1, 1 }, (dim3){ 32, 1, 1 }, args, 0, shared));
-    return NULL;
-}
-
-static void *fresh_big(void *arg)
-{
-    (void)arg;
-    void *args[1] = { NULL };
-    usleep(20000);
-    CHECK(__cudaLaunchKernel((cudaKernel_t)(void *)longk, (dim3){ 1, 1, 1 }, (dim3){ 32, 1, 1 }, args, 0, shared));
-    return NULL;
-}
-
-static void *one_slow_tiny(void *arg)
-{
-    (void)arg;
-    run(slowshort, 1);
-    return NULL;
-}
-
-static void *older_launches(void *arg)
-{
-    (void)arg;
-    CHECK(cudaFree(0));
-    pthread_barrier_wait(&together);
-    run(shortk, 5);
-    return NULL;
-}
-
 static void *late(void *arg)
 {
     const struct job *j = arg;
+    void *args[1] = { NULL };
+    if (j->meet) {
+        if (!j->first)
+            CHECK(cudaFree(0));
+        pthread_barrier_wait(&together);
+    }
     usleep(j->delay_ms * 1000u);
-    if (j->stub)
-        run(j->stub, j->n);
-    else
-        for (int i = 0; i < j->n; i++)
+    for (int i = 0; i < j->n; i++)
+        if (!j->stub)
             CHECK(cudaMemcpyAsync(dbuf, hbuf, 1 << 20, cudaMemcpyHostToDevice, shared));
+        else if (j->first)
+            CHECK(__cudaLaunchKernel((cudaKernel_t)(void *)j->stub, (dim3){ 1, 1, 1 }, (dim3){ 32, 1, 1 }, args, 0,
+                                     shared));
+        else
+            run(j->stub, 1);
     return NULL;
 }
 
-/* Two threads: `first` at once, `second` delay_ms later while the first is still inside its slow launch. */
+/* Two threads: `first` at once, `second` delay_ms later (while the first is still inside its slow launch),
+ * or both together (`meet`); then the stream waited for. */
 static void race_round(struct job first, struct job second)
 {
     pthread_t a, b;
@@ -175,9 +153,11 @@ int main(int argc, char **argv)
     CHECK(cudaStreamCreateWithFlags(&shared, cudaStreamNonBlocking));
     if (!strcmp(mode, "race")) {
         for (int r = 0; r < 3; r++)
-            race_round((struct job){ slowshort, 1, 0 }, (struct job){ longk, 1, 20 });
+            race_round((struct job){ .stub = slowshort, .n = 1 },
+                       (struct job){ .stub = longk, .n = 1, .delay_ms = 20 });
         for (int r = 0; r < 3; r++)
-            race_round((struct job){ slowlong, 1, 0 }, (struct job){ shortk, 5, 20 });
+            race_round((struct job){ .stub = slowlong, .n = 1 },
+                       (struct job){ .stub = shortk, .n = 5, .delay_ms = 20 });
     } else if (!strcmp(mode, "alternate")) {
         run_threads(8, alternate);
         CHECK(cudaStreamSynchronize(shared));
@@ -185,7 +165,8 @@ int main(int argc, char **argv)
         CHECK(cudaMallocHost(&hbuf, 1 << 20));
         CHECK(cudaMalloc(&dbuf, 1 << 20));
         for (int r = 0; r < 3; r++)
-            race_round((struct job){ slowshort, 1, 0 }, (struct job){ NULL, 1, 20 });
+            race_round((struct job){ .stub = slowshort, .n = 1 },
+                       (struct job){ .stub = NULL, .n = 1, .delay_ms = 20 });
     } else if (!strcmp(mode, "firstlaunch")) {
         CHECK(launch(shortk, (dim3){ 1, 1, 1 }, (dim3){ 32, 1, 1 }, 0));
         CHECK(cudaStreamDestroy(shared));
@@ -196,24 +177,15 @@ int main(int argc, char **argv)
         for (int r = 0; r < 20; r++) {
             CHECK(cudaStreamDestroy(shared));
             CHECK(cudaStreamCreate(&shared));
-            pthread_t x, y;
-            pthread_create(&x, NULL, fresh_launches, NULL);
-            pthread_create(&y, NULL, older_launches, NULL);
-            pthread_join(x, NULL);
-            pthread_join(y, NULL);
-            CHECK(cudaStreamSynchronize(shared));
+            race_round((struct job){ .stub = shortk, .n = 5, .first = 1, .meet = 1 },
+                       (struct job){ .stub = shortk, .n = 5, .meet = 1 });
         }
     } else if (!strcmp(mode, "firstuntimed")) {
         run(longk, 20);
         CHECK(cudaStreamSynchronize(shared));
-        for (int r = 0; r < 10; r++) {
-            pthread_t x, y;
-            pthread_create(&x, NULL, one_slow_tiny, NULL);
-            pthread_create(&y, NULL, fresh_big, NULL);
-            pthread_join(x, NULL);
-            pthread_join(y, NULL);
-            CHECK(cudaStreamSynchronize(shared));
-        }
+        for (int r = 0; r < 10; r++)
+            race_round((struct job){ .stub = slowshort, .n = 1 },
+                       (struct job){ .stub = longk, .n = 1, .delay_ms = 20, .first = 1 });
     } else if (!strcmp(mode, "resets")) {
         pthread_t th[4];
         for (int i = 0; i < 4; i++)
