@@ -112,6 +112,18 @@ static long thread_id(void)
     return (long)gettid();
 }
 
+/* The key of stream's queue in ctx: NULL is the legacy default stream, or the per-thread one where
+ * per_thread; a per-thread default stream's key holds the calling thread's id (each thread its own). */
+static struct qkey queue_key(CUcontext ctx, CUstream stream, int per_thread)
+{
+    struct qkey key;
+    memset(&key, 0, sizeof key); /* no padding left unset in the hashed bytes */
+    key.ctx = ctx;
+    key.stream = stream != NULL ? stream : per_thread ? CU_STREAM_PER_THREAD : CU_STREAM_LEGACY;
+    key.tid = key.stream == CU_STREAM_PER_THREAD ? thread_id() : 0;
+    return key;
+}
+
 static struct queue *queue_for(const struct kprof_timing *t, struct pool *p);
 /* Takes an event from p, creating one if p may grow; NULL (counted) when p is exhausted or creation
  * failed.  Without kprof_ev.lock. */
@@ -434,10 +446,7 @@ static void stream_turn_untimed(struct kprof_timing *t, CUcontext ctx, CUstream 
     unsigned long retired = __atomic_load_n(&kprof_ev_queues_retired, __ATOMIC_SEQ_CST);
     struct queue *q = tls_untimed_queue.q;
     if (!q || tls_untimed_queue.ctx != ctx || tls_untimed_queue.stream != s || tls_untimed_queue.retired != retired) {
-        struct qkey key;
-        memset(&key, 0, sizeof key);
-        key.ctx = ctx;
-        key.stream = s;
+        struct qkey key = queue_key(ctx, s, 0);
         pthread_mutex_lock(&kprof_ev.lock);
         HASH_FIND(hh, kprof_ev.queues, &key, sizeof key, q);
         pthread_mutex_unlock(&kprof_ev.lock);
@@ -1037,11 +1046,7 @@ static void queue_own(struct queue *q)
 /* The queue of a stream, created (and its name given to the statistics) on first use; kprof_ev.lock held. */
 static struct queue *queue_for(const struct kprof_timing *t, struct pool *p)
 {
-    struct qkey key;
-    memset(&key, 0, sizeof key);
-    key.ctx = t->ctx;
-    key.stream = t->stream == NULL ? CU_STREAM_LEGACY : t->stream;
-    key.tid = key.stream == CU_STREAM_PER_THREAD ? thread_id() : 0;
+    struct qkey key = queue_key(t->ctx, t->stream, 0);
     struct queue *q = tls_queue;
     if (q && q->key.ctx == key.ctx && q->key.stream == key.stream && q->key.tid == key.tid) {
         if (KPROF_UNLIKELY(q->gone))
@@ -1093,20 +1098,18 @@ static struct queue *queue_for(const struct kprof_timing *t, struct pool *p)
 
 void kprof_stream_other(CUstream stream, int per_thread, int pred)
 {
-    struct qkey key;
-    memset(&key, 0, sizeof key);
+    CUcontext ctx = NULL;
     /* A stream destroyed while another context is current, as CUDA allows (a device's context left current
      * by another library): the queue is its own context's, which cuStreamGetCtx gives; the current
      * context's key found none, and a later stream given the handle took the destroyed one's queue as its
      * own (tests/stream-destroyed-under-another-context-retired.sh).  Only then: a driver call more on
      * every other untimed operation would cost each its time. */
     if (pred == KPROF_STREAM_DESTROYED && stream && stream != CU_STREAM_LEGACY && stream != CU_STREAM_PER_THREAD &&
-        kprof_drv.cuStreamGetCtx && kprof_drv.cuStreamGetCtx(stream, &key.ctx) == CUDA_SUCCESS && key.ctx) {
-        /* key.ctx: the stream's own */
-    } else if (kprof_drv.cuCtxGetCurrent(&key.ctx) != CUDA_SUCCESS || !key.ctx)
+        kprof_drv.cuStreamGetCtx && kprof_drv.cuStreamGetCtx(stream, &ctx) == CUDA_SUCCESS && ctx) {
+        /* ctx: the stream's own */
+    } else if (kprof_drv.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx)
         return;
-    key.stream = stream == NULL ? (per_thread ? CU_STREAM_PER_THREAD : CU_STREAM_LEGACY) : stream;
-    key.tid = key.stream == CU_STREAM_PER_THREAD ? thread_id() : 0;
+    struct qkey key = queue_key(ctx, stream, per_thread);
     struct queue *q;
     pthread_mutex_lock(&kprof_ev.lock);
     HASH_FIND(hh, kprof_ev.queues, &key, sizeof key, q);
