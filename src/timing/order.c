@@ -21,7 +21,7 @@ int kprof_orders_active;
 static void order_launch(struct kprof_timing *t, struct pool *p)
 {
     struct timespec until = kprof_deadline_ms(200);
-    if (pthread_mutex_trylock(&p->order) != 0 && pthread_mutex_timedlock(&p->order, &until) != 0) {
+    if (!kprof_turnlock_take(&p->order, &until)) {
         static int said;
         if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
             kprof_info("a launch waited 200 ms for another thread's timed launch; timed without waiting");
@@ -70,7 +70,7 @@ void kprof_order_end(struct kprof_timing *t, struct pool *p)
 {
     if (t->ordered) {
         t->ordered = 0;
-        pthread_mutex_unlock(&p->order);
+        kprof_turnlock_give(&p->order);
     }
     if (t->unordered) {
         t->unordered = 0;

@@ -179,7 +179,6 @@ struct pool *kprof_ev_pool_for(CUcontext ctx)
     if (n) {
         n->ctx = ctx;
         n->device = -1;
-        pthread_mutex_init(&n->order, NULL);
         pool_start_timeline(n);
         pthread_mutex_lock(&kprof_ev.lock);
         p = pool_find(ctx);
@@ -349,9 +348,12 @@ static void fork_child(void)
 static void events_reset(void)
 {
     kprof_ev.harvesting = kprof_ev.forking = 0;
-    for (struct pool *p = kprof_ev.pools; p; p = p->next)
+    for (struct pool *p = kprof_ev.pools; p; p = p->next) {
         __atomic_store_n(&p->dead, 1, __ATOMIC_RELAXED);
+        kprof_turnlock_reset(&p->order); /* a parent's thread may have held it */
+    }
     for (struct queue *q = kprof_ev.queues; q; q = q->hh.next) {
+        kprof_turnlock_reset(&q->turn);
         q->head = q->count = 0;
         q->fills_queued = 0; /* the pools' fill_queued are dead with them */
         q->popped = q->pushed;

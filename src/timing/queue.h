@@ -9,6 +9,7 @@
 #include "cuda_api.h"
 #include "kprof_hash.h"
 #include "timing.h"
+#include "turnlock.h"
 
 struct pool;
 
@@ -123,7 +124,7 @@ struct queue {
     unsigned long owner;
     int threads;
     int open;
-    pthread_mutex_t turn;
+    struct kprof_turnlock turn; /* turnlock.h: a thread launching in a loop takes no one's turn for long */
     char name[64];           /* the first stream's name (its trace row's) */
     struct pool *pool;       /* the pool it was made in */
     struct queue *next_spare;

@@ -372,7 +372,7 @@ static void stream_turn_take(struct kprof_timing *t, struct queue *q)
     if (tls_turn_held == q)
         return;
     struct timespec until = kprof_deadline_ms(200);
-    if (pthread_mutex_trylock(&q->turn) != 0 && pthread_mutex_timedlock(&q->turn, &until) != 0) {
+    if (!kprof_turnlock_take(&q->turn, &until)) {
         static int said;
         if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
             kprof_info("a call waited 200 ms for another thread's timed call on the same stream; timed without "
@@ -503,7 +503,7 @@ static void stream_turn_end(struct kprof_timing *t)
         return;
     if (t->turn == 2) {
         tls_turn_held = NULL;
-        pthread_mutex_unlock(&q->turn);
+        kprof_turnlock_give(&q->turn);
     } else {
         __atomic_sub_fetch(&q->open, 1, __ATOMIC_SEQ_CST);
     }

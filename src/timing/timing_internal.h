@@ -81,7 +81,7 @@ struct pool {
     int blocking_seen;           /* a stream that synchronises with the legacy default stream (a blocking
                                     stream, a per-thread default stream) has been timed (atomic) */
     int legacy_seen;             /* the legacy default stream has been timed (atomic) */
-    pthread_mutex_t order;       /* once both have been seen: held by a timed launch on the legacy stream or
+    struct kprof_turnlock order; /* once both have been seen: held by a timed launch on the legacy stream or
                                     a blocking one from before its hold to after its stop (see
                                     order_launch); held across driver calls, so waited for a bounded time */
     int unordered;               /* launches in flight on such streams (or on streams of a kind not known

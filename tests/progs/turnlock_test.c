@@ -1,0 +1,200 @@
+/* turnlock_test.c: src/timing/turnlock.c on its own (tests/turns-handed-over-in-order.sh).
+ *   order: 200 rounds: the main thread holds the lock while another thread asks for it, gives it back and
+ *       asks again at once (a launch loop's pattern); the other thread must have had it first (a glibc
+ *       mutex let the main thread take it back before the woken waiter ran).
+ *   giveup: a waiter whose deadline passes gets 0 and its ticket is passed over: the next waiter has the
+ *       lock as soon as it is given back, and the lock is free for anyone after.
+ *   crowd: 8 threads taking and giving it 3000 times each with a 1 s deadline: a count kept under the
+ *       lock comes out exact, and no caller waits out its deadline.
+ *   reset: kprof_turnlock_reset makes a held lock with a waiter's ticket free again.
+ * Prints "ok: ..." per part, or "FAIL: ..." and exits 1. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "clock.h"
+#include "timing/turnlock.h"
+
+static struct kprof_turnlock lock;
+
+static void fail(const char *what)
+{
+    printf("FAIL: %s\n", what);
+    exit(1);
+}
+
+static unsigned waiting(void)
+{
+    pthread_mutex_lock(&lock.m);
+    unsigned w = lock.waiting;
+    pthread_mutex_unlock(&lock.m);
+    return w;
+}
+
+/* Waits until `n` callers hold a ticket. */
+static void until_waiting(unsigned n)
+{
+    while (waiting() != n)
+        usleep(100);
+}
+
+static int took;
+
+static void *take_hold_give(void *arg)
+{
+    (void)arg;
+    struct timespec until = kprof_deadline_ms(5000);
+    if (!kprof_turnlock_take(&lock, &until))
+        fail("order: the waiter's 5 s deadline passed");
+    __atomic_store_n(&took, 1, __ATOMIC_RELEASE);
+    usleep(200);
+    kprof_turnlock_give(&lock);
+    return NULL;
+}
+
+static void order(void)
+{
+    for (int r = 0; r < 200; r++) {
+        struct timespec until = kprof_deadline_ms(5000);
+        if (!kprof_turnlock_take(&lock, &until))
+            fail("order: a free lock not taken");
+        __atomic_store_n(&took, 0, __ATOMIC_RELEASE);
+        pthread_t th;
+        pthread_create(&th, NULL, take_hold_give, NULL);
+        until_waiting(1);
+        kprof_turnlock_give(&lock);
+        until = kprof_deadline_ms(5000);
+        if (!kprof_turnlock_take(&lock, &until))
+            fail("order: the main thread's 5 s deadline passed");
+        if (!__atomic_load_n(&took, __ATOMIC_ACQUIRE)) {
+            printf("FAIL: order: round %d: taken back by the thread that gave it, before the waiter had it\n", r);
+            exit(1);
+        }
+        kprof_turnlock_give(&lock);
+        pthread_join(th, NULL);
+    }
+    printf("ok: order: 200 rounds, the waiter had the lock before the thread that gave it back took it again\n");
+}
+
+static int short_result = -1, long_result = -1;
+
+static void *short_waiter(void *arg)
+{
+    (void)arg;
+    struct timespec until = kprof_deadline_ms(50);
+    __atomic_store_n(&short_result, kprof_turnlock_take(&lock, &until), __ATOMIC_RELEASE);
+    return NULL;
+}
+
+static void *long_waiter(void *arg)
+{
+    (void)arg;
+    struct timespec until = kprof_deadline_ms(5000);
+    int r = kprof_turnlock_take(&lock, &until);
+    __atomic_store_n(&long_result, r, __ATOMIC_RELEASE);
+    if (r)
+        kprof_turnlock_give(&lock);
+    return NULL;
+}
+
+static void giveup(void)
+{
+    struct timespec until = kprof_deadline_ms(5000);
+    if (!kprof_turnlock_take(&lock, &until))
+        fail("giveup: a free lock not taken");
+    pthread_t s, l;
+    pthread_create(&s, NULL, short_waiter, NULL);
+    until_waiting(1);
+    pthread_create(&l, NULL, long_waiter, NULL);
+    while (waiting() != 2 && __atomic_load_n(&short_result, __ATOMIC_ACQUIRE) == -1)
+        usleep(100); /* both hold tickets (or, on a loaded machine, the first gave up already) */
+    pthread_join(s, NULL);
+    if (short_result != 0)
+        fail("giveup: a waiter whose 50 ms deadline passed took the held lock");
+    kprof_turnlock_give(&lock);
+    pthread_join(l, NULL);
+    if (long_result != 1)
+        fail("giveup: the waiter behind a given-up ticket did not have the lock");
+    until = kprof_deadline_ms(1000);
+    if (!kprof_turnlock_take(&lock, &until))
+        fail("giveup: the lock not free after the two waiters");
+    kprof_turnlock_give(&lock);
+    if (lock.ngiven_up != 0 || lock.waiting != 0 || lock.held)
+        fail("giveup: given-up tickets, waiters or a holder left behind");
+    printf("ok: giveup: a waiter whose deadline passed got 0, the next one had the lock, then it was free\n");
+}
+
+#define CROWD 8
+#define ROUNDS 3000
+static long count;
+static int missed;
+
+static void *crowd_member(void *arg)
+{
+    (void)arg;
+    for (int i = 0; i < ROUNDS; i++) {
+        struct timespec until = kprof_deadline_ms(1000);
+        if (!kprof_turnlock_take(&lock, &until)) {
+            __atomic_add_fetch(&missed, 1, __ATOMIC_RELAXED);
+            continue;
+        }
+        long c = count; /* unguarded but for the lock: a lost update shows a lock that let two in */
+        if (i % 64 == 0)
+            sched_yield();
+        count = c + 1;
+        kprof_turnlock_give(&lock);
+    }
+    return NULL;
+}
+
+static void crowd(void)
+{
+    pthread_t th[CROWD];
+    for (int i = 0; i < CROWD; i++)
+        pthread_create(&th[i], NULL, crowd_member, NULL);
+    for (int i = 0; i < CROWD; i++)
+        pthread_join(th[i], NULL);
+    if (missed) {
+        printf("FAIL: crowd: %d takes waited out their 1 s deadline\n", missed);
+        exit(1);
+    }
+    if (count != (long)CROWD * ROUNDS) {
+        printf("FAIL: crowd: count %ld, expected %ld\n", count, (long)CROWD * ROUNDS);
+        exit(1);
+    }
+    printf("ok: crowd: %d threads x %d, count exact, no deadline waited out\n", CROWD, ROUNDS);
+}
+
+static void reset(void)
+{
+    struct timespec until = kprof_deadline_ms(1000);
+    if (!kprof_turnlock_take(&lock, &until))
+        fail("reset: a free lock not taken");
+    pthread_t s;
+    short_result = -1;
+    pthread_create(&s, NULL, short_waiter, NULL);
+    pthread_join(s, NULL);
+    kprof_turnlock_reset(&lock);
+    until = kprof_deadline_ms(1000);
+    if (!kprof_turnlock_take(&lock, &until))
+        fail("reset: the lock not free after kprof_turnlock_reset");
+    kprof_turnlock_give(&lock);
+    printf("ok: reset: free again\n");
+}
+
+int main(int argc, char **argv)
+{
+    const char *part = argc > 1 ? argv[1] : "all";
+    int all = !strcmp(part, "all");
+    if (all || !strcmp(part, "order"))
+        order();
+    if (all || !strcmp(part, "giveup"))
+        giveup();
+    if (all || !strcmp(part, "crowd"))
+        crowd();
+    if (all || !strcmp(part, "reset"))
+        reset();
+    return 0;
+}
