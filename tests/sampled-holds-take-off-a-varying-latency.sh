@@ -36,7 +36,8 @@ within() { # within NAME KERNEL TRUTH PERCENT WHAT: the kernel's total in NAME.j
 missed=0
 for seed in 1 3 7; do
     run "j$seed" manyshapes FAKEGPU_KERNEL_NS=shape_k=1000/1600/1300/1000/1600 \
-        FAKEGPU_LAUNCH_JITTER_NS=0/0/0/0/0/0/2100 KPROF_SEED=$seed
+        FAKEGPU_LAUNCH_JITTER_NS=0/0/0/0/0/0/2100 KPROF_SEED=$seed KPROF_LOG=debug
+    cp "$WORK/err" "$WORK/j$seed.err"
     got=$(kernel_field "$WORK/j$seed.json" shape_k total_ns)
     if [ "$got" -ge 299520 ] && [ "$got" -le 324480 ]; then
         pass "seed $seed, lengths and a latency that vary: shape_k's total $got ns (312000)"
@@ -71,12 +72,11 @@ run i idle FAKEGPU_KERNEL_NS=idle_k=1000/1000/1000/1000/50000 KPROF_SEED=1
 within i idle_k 109000 0.5 "one shape of 11 launches, every 5th 50 times as long, no latency"
 # KPROF_LOG=debug says, at exit, which kernels' shapes were taken off together, and what they read (with
 # lengths of 1 us the shapes' differences are beyond chance on their own in some runs: no such line).
-(export FAKEGPU_KERNEL_NS=shape_k=1000/1600/1300/1000/1600 FAKEGPU_LAUNCH_JITTER_NS=0/0/0/0/0/0/2100 KPROF_SEED=1 \
-    KPROF_LOG=debug \
-    KPROF_OUTPUT="$WORK/dbg.txt"; run_clocked "$PROGS/preds" manyshapes) >/dev/null 2>"$WORK/dbg.err" ||
-    fail "preds manyshapes failed with KPROF_LOG=debug"
+# Looked for in the three seeds' runs above: the test is one of chance, and the CI's ThreadSanitizer build
+# found no such line in seed 1's run once (its pace moves the draws).
+cat "$WORK/j1.err" "$WORK/j3.err" "$WORK/j7.err" >"$WORK/dbg.err"
 expect_grep '^libkprof: device 0: kernel shape_k \(held\): the unheld launches of its shapes each within chance read [0-9]+ ns \+- [0-9]+ over their shapes.* drawn ones together, [0-9]+ of them: their offsets taken off$' \
-    "$WORK/dbg.err" "KPROF_LOG=debug: the shapes taken off together"
+    "$WORK/dbg.err" "KPROF_LOG=debug: the shapes taken off together, in one of the three seeds' runs at least"
 # One kernel, two shapes: 1200 blocks (5 ns a block of idle latency: an offset of 6 us, beyond chance on
 # its own) and 1 block (no offset), whose lengths are 0.5 us but every 16th 60 us.  A form that pooled
 # the two shapes' offsets and gave the mean to the 1-block shape, its own within chance of it, read 28 to
