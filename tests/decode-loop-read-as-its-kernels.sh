@@ -10,7 +10,7 @@
 # for the kernels whose lengths vary: dk2's references fix its mean within about 0.7%, one standard error;
 # an AddressSanitizer build in a parallel make check read dk2 1.9% short once; on the H200
 # torch_decode's small kernels read 5 to 49% over CUPTI's, which this model of the loop does not show:
-# docs/accuracy.md).  Every launch held (KPROF_HOLD=1): exact but for the lengths' draws.
+# docs/accuracy.md).  Every launch held (KPROF_HOLD=1): nearly exact (below).
 . "${top_srcdir:-..}/tests/lib.sh"
 need_jq
 decode_env # tests/lib.sh: the model above, and expect_decode its kernels' truths
@@ -23,4 +23,10 @@ for seed in 1 2; do
 done
 KPROF_HOLD=1 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/h.json" run_clocked "$PROGS/preds" decode >"$WORK/out" 2>&1 ||
     fail "preds decode failed with KPROF_HOLD=1: $(cat "$WORK/out")"
-expect_decode "$WORK/h.json" 0.1 "KPROF_HOLD=1"
+# KPROF_HOLD=1 holds every launch with a start of its own; those that share the last stop are read from it.
+# dk1's first launch, right behind dk0's first, does in every run (dk0's length not known yet, and on the
+# fake, which loads no module before a first launch, not started yet: taken to keep the stream busy), and
+# reads the 1.9 us gap between; and a launch behind dk2 now and then reads up to 2.3 us of gap when the
+# backlog is misjudged (8 runs: 0 to 2 such launches).  0.1% failed once in a parallel make check (dk1
+# +0.11%, 6.6 us): 0.2%.
+expect_decode "$WORK/h.json" 0.2 "KPROF_HOLD=1"
