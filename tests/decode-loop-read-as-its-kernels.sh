@@ -26,8 +26,7 @@ KPROF_HOLD=1 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/h.json" run_clocked "$PROGS/p
 # KPROF_HOLD=1 holds every launch with a start of its own; those that share the last stop are read from it.
 # dk1's first launch, right behind dk0's first, does in every run (dk0's length not known yet, and on the
 # fake, where loading a kernel before its first launch takes no time, not started yet: taken to keep the
-# stream busy), and
-# reads the 1.9 us gap between; and a launch behind dk2 now and then reads up to 2.3 us of gap when the
-# backlog is misjudged (8 runs: 0 to 2 such launches).  0.1% failed once in a parallel make check (dk1
-# +0.11%, 6.6 us): 0.2%.
+# stream busy), and reads the 1.9 us gap between; and a launch behind dk2 now and then reads up to 2.3 us
+# of gap when the backlog is misjudged (8 runs: 0 to 2 such launches).  0.1% failed once in a parallel
+# make check (dk1 +0.11%, 6.6 us): 0.2%.
 expect_decode "$WORK/h.json" 0.2 "KPROF_HOLD=1"
