@@ -40,7 +40,7 @@ struct kprof_timing {
     void *order_pool;     /* an untimed launch's turn taken in this pool (kprof_order_untimed), else NULL */
     unsigned char unordered; /* 1: counted among the launches in flight that hold no order lock (timing/timing.c) */
     /* The stream's queue when the call holds its turn (turn 2: the stream is shared by threads) or is
-     * counted in its `open` calls (turn 1), else NULL and 0 (timing/timing.c, stream_turn_begin) */
+     * counted in its `open` calls (turn 1), else NULL and 0 (timing/turns.c, kprof_turn_begin) */
     void *turn_queue;
     unsigned char turn;
     unsigned hold_slot;   /* then: the hold's word and number */
@@ -73,7 +73,7 @@ struct kprof_timing {
 
 /* After kprof_timing_begin(t, NULL, stream, per_thread, KPROF_TIME_NONE) for a kernel launch left untimed
  * by KPROF_SAMPLE that its thread makes with no current context (its first CUDA call, as a rule): the call
- * still takes part in its stream's turns (timing/timing.c, "streams shared by threads"), the stream's
+ * still takes part in its stream's turns (timing/turns.c), the stream's
  * context asked of the stream (cuStreamGetCtx); nothing for the legacy and per-thread default streams.
  * kprof_timing_end gives back what it took.  Called with the guard raised. */
 void kprof_timing_untimed_first_call(struct kprof_timing *t, cudaStream_t stream, int per_thread);
@@ -118,7 +118,7 @@ extern __thread struct kprof_delegate *kprof_tls_delegate __attribute__((tls_mod
  * through kprof_timing_begin, to take its turn (timing/order.c).  Atomic; never cleared. */
 extern int kprof_orders_active;
 
-/* 1 once some stream has had calls timed from two threads (timing/timing.c, stream_turn_begin): from then
+/* 1 once some stream has had calls timed from two threads (timing/turns.c, kprof_turn_begin): from then
  * on a launch left untimed by KPROF_SAMPLE also goes through kprof_timing_begin, to take its stream's turn
  * if its stream is one of those.  Atomic; never cleared. */
 extern int kprof_shared_streams_active;

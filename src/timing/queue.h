@@ -115,7 +115,7 @@ struct queue {
      * a few queues, and the harvester walks only those. */
     unsigned char gone;
     unsigned later;          /* streams that had this queue after the first (they share its trace row) */
-    /* Threads sharing the stream (timing.c, stream_turn_begin).  `owner`: the first thread to time a call
+    /* Threads sharing the stream (turns.c, kprof_turn_begin).  `owner`: the first thread to time a call
      * on it (pthread_self; kprof_ev.lock); `threads` 1 once another thread has (atomic, never cleared):
      * from then on every call on the stream, timed or left untimed, takes `turn` from before its start to
      * after its pair is queued, so that no other thread's work lands between its events.  `open`: calls

@@ -114,7 +114,7 @@ static long thread_id(void)
 
 /* The key of stream's queue in ctx: NULL is the legacy default stream, or the per-thread one where
  * per_thread; a per-thread default stream's key holds the calling thread's id (each thread its own). */
-static struct qkey queue_key(CUcontext ctx, CUstream stream, int per_thread)
+struct qkey kprof_queue_key(CUcontext ctx, CUstream stream, int per_thread)
 {
     struct qkey key;
     memset(&key, 0, sizeof key); /* no padding left unset in the hashed bytes */
@@ -124,7 +124,6 @@ static struct qkey queue_key(CUcontext ctx, CUstream stream, int per_thread)
     return key;
 }
 
-static struct queue *queue_for(const struct kprof_timing *t, struct pool *p);
 /* Takes an event from p, creating one if p may grow; NULL (counted) when p is exhausted or creation
  * failed.  Without kprof_ev.lock. */
 static CUevent event_get(struct pool *p)
@@ -349,168 +348,6 @@ static int backlog_outlasts_launch(const struct backlog *bl, const struct pool *
     return 0;
 }
 
-/* ---- streams shared by threads --------------------------------------------------------------
- * A pair's start, its work and its stop are three calls: on a stream that several threads launch on,
- * another thread's work queued between them lands inside the pair, which reads it as its own (8 threads
- * alternating a long and a 1 us kernel on one non-blocking stream of an H100: the short one read up to
- * 1.6 ms), and the pairs reach the stream's queue in another order than the stream runs them.  Once a
- * second thread times a call on a stream (struct queue's threads), each call on it takes the stream's turn
- * from before its start until its pair is queued; calls begun before that are counted in q->open, and the
- * first call to take the turn waits for them.  A thread's first pairs on such a stream may still hold
- * another's work (its own first timed call is what tells libkprof the stream is shared).  Launches that
- * hold their context's order lock (order.c) take the turn too, after it; a per-thread default stream is
- * one thread's. */
-
-/* The queue whose turn this thread holds (a nested timed call on the same stream does not wait for it). */
-static __thread struct queue *tls_turn_held __attribute__((tls_model("initial-exec")));
-
-/* Takes q's turn, then waits for the calls begun on it without the turn to be queued: 200 ms at most each
- * (a launch may block in the driver behind work that waits for the app's other threads; then the call goes
- * on without the turn).  Sets t->turn_queue and t->turn.  Without kprof_ev.lock. */
-static void stream_turn_take(struct kprof_timing *t, struct queue *q)
-{
-    if (tls_turn_held == q)
-        return;
-    struct timespec until = kprof_deadline_ms(200);
-    if (!kprof_turnlock_take(&q->turn, &until)) {
-        static int said;
-        if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
-            kprof_info("a call waited 200 ms for another thread's timed call on the same stream; timed without "
-                       "waiting");
-        return;
-    }
-    t->turn_queue = q;
-    t->turn = 2;
-    tls_turn_held = q;
-    uint64_t give_up = 0;
-    while (__atomic_load_n(&q->open, __ATOMIC_SEQ_CST) > 0) {
-        uint64_t now = kprof_now_ns();
-        if (!give_up)
-            give_up = now + 200000000u;
-        else if (now >= give_up)
-            break;
-        sched_yield();
-    }
-}
-
-/* A timed call on q (kprof_ev.lock held): counted in q->open while q is one thread's; on a stream another
- * thread has timed calls on, its turn taken (kprof_ev.lock released meanwhile).  Not on a per-thread default
- * stream.  A launch that holds its context's order lock takes the turn too (copies on its stream take no
- * order lock, only the turn): the order lock is always taken first, and a call never waits for it while it
- * holds a turn or is counted in q->open (begin_take_turn gives them back first), since the order lock's
- * holder may wait for a call that waits for the turn (kprof_order_begin waits for the unordered calls). */
-static void stream_turn_begin(struct kprof_timing *t, struct queue *q)
-{
-    if (!q || q->key.stream == CU_STREAM_PER_THREAD)
-        return;
-    if (KPROF_LIKELY(!__atomic_load_n(&q->threads, __ATOMIC_RELAXED))) {
-        unsigned long self = (unsigned long)pthread_self();
-        if (q->owner == 0)
-            q->owner = self;
-        if (q->owner == self) {
-            __atomic_add_fetch(&q->open, 1, __ATOMIC_SEQ_CST);
-            t->turn_queue = q;
-            t->turn = 1;
-            return;
-        }
-        __atomic_store_n(&q->threads, 1, __ATOMIC_SEQ_CST);
-        if (!__atomic_load_n(&kprof_shared_streams_active, __ATOMIC_RELAXED)) {
-            __atomic_store_n(&kprof_shared_streams_active, 1, __ATOMIC_SEQ_CST);
-            __atomic_store_n(&kprof_untimed_turns, 1, __ATOMIC_SEQ_CST);
-        }
-    }
-    pthread_mutex_unlock(&kprof_ev.lock);
-    stream_turn_take(t, q);
-    pthread_mutex_lock(&kprof_ev.lock);
-}
-
-/* The queue this thread's last untimed launch found for its stream, and kprof_ev_queues_retired then: a
- * launch loop finds it again without kprof_ev.lock (queues are never freed, and one not retired since is
- * still its stream's). */
-static __thread struct {
-    CUcontext ctx;
-    CUstream stream;
-    unsigned long retired;
-    struct queue *q;
-} tls_untimed_queue __attribute__((tls_model("initial-exec")));
-
-/* A launch left untimed (KPROF_SAMPLE) once kprof_shared_streams_active: on a stream shared by threads it
- * takes the turn too, so that it does not land inside another thread's pair. */
-static void stream_turn_untimed(struct kprof_timing *t, CUcontext ctx, CUstream stream, int per_thread)
-{
-    if (ctx == NULL && kprof_drv.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS)
-        return;
-    if (ctx == NULL || (stream == NULL && per_thread) || stream == CU_STREAM_PER_THREAD)
-        return;
-    CUstream s = stream == NULL ? CU_STREAM_LEGACY : stream;
-    unsigned long retired = __atomic_load_n(&kprof_ev_queues_retired, __ATOMIC_SEQ_CST);
-    struct queue *q = tls_untimed_queue.q;
-    if (!q || tls_untimed_queue.ctx != ctx || tls_untimed_queue.stream != s || tls_untimed_queue.retired != retired) {
-        struct qkey key = queue_key(ctx, s, 0);
-        pthread_mutex_lock(&kprof_ev.lock);
-        HASH_FIND(hh, kprof_ev.queues, &key, sizeof key, q);
-        pthread_mutex_unlock(&kprof_ev.lock);
-        if (!q)
-            return; /* no call timed on the stream yet: not cached, the next launch asks again */
-        tls_untimed_queue.ctx = ctx;
-        tls_untimed_queue.stream = s;
-        tls_untimed_queue.retired = retired;
-        tls_untimed_queue.q = q;
-    }
-    if (__atomic_load_n(&q->threads, __ATOMIC_RELAXED))
-        stream_turn_take(t, q);
-}
-
-/* A thread's call made while it has no current context (its first, as a rule: the call will make the
- * context current, and stays untimed): it still takes part in its stream's turns as a timed call does
- * (stream_turn_begin: the stream's first thread, counted in its open calls, or another, its turn taken),
- * so that its work does not land inside another thread's pair (a break-it helper: a thread's first
- * cudaMemcpyAsync on a blocking stream inside another thread's kernel pair, 1049 us for a 1 us kernel).
- * The stream's context is asked of the stream itself, and only a context libkprof already times in (its
- * pool made) is looked at; the legacy and per-thread default streams are left out (their context is the
- * one the call will make current).  A launch left untimed by KPROF_SAMPLE (`sampled_out`) takes its
- * context's order lock first where launches are ordered (order.c), as a timed one does. */
-static void stream_turn_first_call(struct kprof_timing *t, CUstream stream, int sampled_out, int per_thread)
-{
-    CUcontext ctx = NULL;
-    if (stream == NULL || stream == CU_STREAM_LEGACY || stream == CU_STREAM_PER_THREAD || !kprof_drv.cuStreamGetCtx ||
-        kprof_drv.cuStreamGetCtx(stream, &ctx) != CUDA_SUCCESS || ctx == NULL)
-        return;
-    if (sampled_out && KPROF_UNLIKELY(__atomic_load_n(&kprof_orders_active, __ATOMIC_RELAXED)))
-        kprof_order_untimed(t, ctx, (cudaStream_t)stream, per_thread); /* the order lock first, then the turn */
-    struct pool *p = kprof_ev_pool_find(ctx);
-    if (!p || __atomic_load_n(&p->dead, __ATOMIC_RELAXED) || __atomic_load_n(&kprof_ev.teardowns, __ATOMIC_SEQ_CST))
-        return;
-    t->ctx = ctx;
-    t->stream = stream;
-    pthread_mutex_lock(&kprof_ev.lock);
-    stream_turn_begin(t, queue_for(t, p));
-    pthread_mutex_unlock(&kprof_ev.lock);
-}
-
-void kprof_timing_untimed_first_call(struct kprof_timing *t, cudaStream_t stream, int per_thread)
-{
-    if (!t->turn_queue && !t->order_pool && kprof_driver_is_initialized())
-        stream_turn_first_call(t, (CUstream)stream, 1, per_thread);
-}
-
-/* Gives back what stream_turn_begin or stream_turn_untimed took, once the call's pair is queued (or the
- * call stays untimed). */
-static void stream_turn_end(struct kprof_timing *t)
-{
-    struct queue *q = t->turn_queue;
-    if (KPROF_LIKELY(q == NULL))
-        return;
-    if (t->turn == 2) {
-        tls_turn_held = NULL;
-        kprof_turnlock_give(&q->turn);
-    } else {
-        __atomic_sub_fetch(&q->open, 1, __ATOMIC_SEQ_CST);
-    }
-    t->turn_queue = NULL;
-    t->turn = 0;
-}
-
 /* The call t begins will run untimed: no launch after it may start at an earlier stop.  Said again when
  * the call has been made (kprof_timing_end), for a launch another thread began in between. */
 static void untimed(struct kprof_timing *t)
@@ -588,7 +425,7 @@ static int begin_find_pool(struct kprof_timing *t, struct begin *g, CUcontext ct
          * first would be held while that launch waits for the order lock (a break-it helper: 200 ms
          * twice, in 41 to 51 of 100 rounds of a new thread's first launch on a blocking stream). */
         if (KPROF_LIKELY(kprof_driver_is_initialized()) && (want == KPROF_TIME_PAIR || want == KPROF_TIME_GRAPH))
-            stream_turn_first_call(t, (CUstream)stream, 0, per_thread);
+            kprof_turn_first_call(t, (CUstream)stream, 0, per_thread);
         return 0;
     }
     CUstream s = (CUstream)stream;
@@ -653,14 +490,14 @@ static void begin_find_queue(struct kprof_timing *t, struct begin *g, enum kprof
     if (g->ordering && g->legacy)
         kprof_order_begin(t, p, 1);
     pthread_mutex_lock(&kprof_ev.lock);
-    g->q = queue_for(t, p);
+    g->q = kprof_queue_for(t, p);
     if (g->ordering && !g->legacy && g->q && __atomic_load_n(&g->q->blocking, __ATOMIC_RELAXED) != 0) {
         pthread_mutex_unlock(&kprof_ev.lock); /* never waited for under kprof_ev.lock */
         kprof_order_begin(t, p, __atomic_load_n(&g->q->blocking, __ATOMIC_RELAXED) > 0);
         pthread_mutex_lock(&kprof_ev.lock);
-        g->q = queue_for(t, p);
+        g->q = kprof_queue_for(t, p);
     }
-    stream_turn_begin(t, g->q);
+    kprof_turn_begin(t, g->q);
 }
 
 /* The hold a launch on q would get: 1 (HELD) where its last work was a kernel or a wait, 2 (HELD_KERNEL)
@@ -861,14 +698,14 @@ static void begin_take_turn(struct kprof_timing *t, struct begin *g)
     if (t->unordered && g->blocking > 0) {
         /* A stream's first timed launch, found blocking only now: its stream's turn (or its place among the
          * stream's open calls) given back while it waits for the order lock, then taken again in that
-         * order (stream_turn_begin).  Its start is not chosen yet at a stream's first launch (nothing to
+         * order (kprof_turn_begin).  Its start is not chosen yet at a stream's first launch (nothing to
          * lend), so nothing lands between. */
         int turn = t->turn_queue != NULL;
-        stream_turn_end(t);
+        kprof_turn_end(t);
         kprof_order_begin(t, g->p, 1);
         if (turn) {
             pthread_mutex_lock(&kprof_ev.lock);
-            stream_turn_begin(t, g->q);
+            kprof_turn_begin(t, g->q);
             pthread_mutex_unlock(&kprof_ev.lock);
         }
         g->now_ns = 0; /* it may have waited for its turn */
@@ -960,7 +797,7 @@ void kprof_timing_begin(struct kprof_timing *t, CUcontext ctx, cudaStream_t stre
     if (want == KPROF_TIME_NONE && KPROF_UNLIKELY(__atomic_load_n(&kprof_orders_active, __ATOMIC_RELAXED)))
         kprof_order_untimed(t, ctx, stream, per_thread); /* its turn, as the timed launches take theirs */
     if (want == KPROF_TIME_NONE && KPROF_UNLIKELY(__atomic_load_n(&kprof_shared_streams_active, __ATOMIC_RELAXED)))
-        stream_turn_untimed(t, ctx, (CUstream)stream, per_thread); /* the stream's turn, if threads share it */
+        kprof_turn_untimed(t, ctx, (CUstream)stream, per_thread); /* the stream's turn, if threads share it */
     if (want == KPROF_TIME_NONE && !capturing)
         return; /* KPROF_SAMPLE skips this launch, and no stream can be capturing: nothing to ask */
     struct backlog bl, busy; /* apart from g, whose fields then stay in registers */
@@ -1044,9 +881,9 @@ static void queue_own(struct queue *q)
 }
 
 /* The queue of a stream, created (and its name given to the statistics) on first use; kprof_ev.lock held. */
-static struct queue *queue_for(const struct kprof_timing *t, struct pool *p)
+struct queue *kprof_queue_for(const struct kprof_timing *t, struct pool *p)
 {
-    struct qkey key = queue_key(t->ctx, t->stream, 0);
+    struct qkey key = kprof_queue_key(t->ctx, t->stream, 0);
     struct queue *q = tls_queue;
     if (q && q->key.ctx == key.ctx && q->key.stream == key.stream && q->key.tid == key.tid) {
         if (KPROF_UNLIKELY(q->gone))
@@ -1109,7 +946,7 @@ void kprof_stream_other(CUstream stream, int per_thread, int pred)
         /* ctx: the stream's own */
     } else if (kprof_drv.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx)
         return;
-    struct qkey key = queue_key(ctx, stream, per_thread);
+    struct qkey key = kprof_queue_key(ctx, stream, per_thread);
     struct queue *q;
     pthread_mutex_lock(&kprof_ev.lock);
     HASH_FIND(hh, kprof_ev.queues, &key, sizeof key, q);
@@ -1148,7 +985,7 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
     int counted = t->pool != NULL; /* in flight since begin_find_pool */
     t->end_ns = 0;
     int r = timing_end(t, ok, kind, target, bytes, grid, block);
-    stream_turn_end(t); /* once the pair is queued: the stream's next call comes after it */
+    kprof_turn_end(t); /* once the pair is queued: the stream's next call comes after it */
     if (counted)
         __atomic_sub_fetch(kprof_ev_flight(), 1, __ATOMIC_RELEASE);
     return r;

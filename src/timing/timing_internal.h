@@ -214,7 +214,7 @@ int kprof_ev_pool_matches(const struct pool *p, CUcontext ctx, int dev);
  * kprof_ev.lock held; harvest passes only (they walk the table, so no other thread may take a queue out). */
 int kprof_ev_queue_retire(struct queue *q);
 /* Queues retired so far (atomic): a thread's cached queue of a stream is that stream's while this has not
- * moved (timing.c, stream_turn_untimed). */
+ * moved (turns.c, kprof_turn_untimed). */
 extern unsigned long kprof_ev_queues_retired;
 /* KPROF_HOLD=N: the last pair of q, just read (pr: its copy; q->count now 0), keeps its stop event for the
  * next launch on the stream instead of giving it back to the pool (queue.h, kept), if that launch could
@@ -230,6 +230,33 @@ long kprof_ev_reclaim_kept(struct pool *p);
 void kprof_ev_ref_request(struct pool *p, uint64_t now);
 /* Starts the harvesting thread (kprof_ev.harvester_started set on success); kprof_ev.lock held. */
 void kprof_ev_start_harvester(void);
+
+/* timing.c: the key of stream's queue in ctx (NULL: the legacy default stream, or the per-thread one where
+ * per_thread; a per-thread default stream's key holds the calling thread's id). */
+struct qkey kprof_queue_key(CUcontext ctx, CUstream stream, int per_thread);
+/* timing.c: the queue of t's stream in t's context (t->ctx, t->stream), made (and its name given to the
+ * statistics) on first use; NULL when out of memory.  kprof_ev.lock held. */
+struct queue *kprof_queue_for(const struct kprof_timing *t, struct pool *p);
+
+/* turns.c: streams shared by threads, each call on such a stream queued whole (its start, its work, its
+ * stop) while it holds the stream's turn (queue.h: owner, threads, open, turn).
+ * kprof_turn_begin: a timed call on q (NULL: none), kprof_ev.lock held (released while it waits): counted
+ * in q->open while q is one thread's, else its turn taken; sets t->turn_queue and t->turn.
+ * kprof_turn_untimed: a launch left untimed (KPROF_SAMPLE) once kprof_shared_streams_active, on a stream
+ * (ctx NULL: the current context's) other threads share: its turn taken.  Without kprof_ev.lock.
+ * kprof_turn_first_call: a call made with no current context (a thread's first) on `stream`, whose context
+ * is asked of the stream: takes part in the turns as a timed call does; sampled_out: a launch left
+ * untimed by KPROF_SAMPLE, which takes its context's order lock first where launches are ordered.
+ * kprof_turn_end: gives back what they took, once the call's pair is queued (or it stays untimed). */
+void kprof_turn_begin(struct kprof_timing *t, struct queue *q);
+void kprof_turn_untimed(struct kprof_timing *t, CUcontext ctx, CUstream stream, int per_thread);
+void kprof_turn_first_call(struct kprof_timing *t, CUstream stream, int sampled_out, int per_thread);
+void kprof_turn_give(struct kprof_timing *t);
+static inline void kprof_turn_end(struct kprof_timing *t)
+{
+    if (KPROF_UNLIKELY(t->turn_queue != NULL))
+        kprof_turn_give(t);
+}
 
 /* order.c: a timed launch on a stream that synchronises with the other kind (sync 1: the legacy default
  * stream or a blocking stream), or that may (sync 0: its kind is asked later, then call again with 1):

@@ -1,8 +1,8 @@
 /* turnlock.h: a lock with a deadline that no caller waits for long while others take it again and again.
  *
- * A stream's turn (timing.c, "streams shared by threads") and a context's order lock (order.c) were glibc
- * mutexes, which are not fair: a thread that gives one back and asks again at once, as a launch loop
- * does, takes it again before a waiter woken by the unlock has run.  A waiter could lose that race for its
+ * A stream's turn (turns.c) and a context's order lock (order.c) were glibc mutexes, which are not fair:
+ * a thread that gives one back and asks again at once, as a launch loop does, takes it again before a
+ * waiter woken by the unlock has run.  A waiter could lose that race for its
  * whole 200 ms deadline (the CI's AddressSanitizer build, 3 threads launching and one copying on a shared
  * blocking stream 300 times each), and then went on without the lock: 200 ms taken from the app, and a
  * pair open to other threads' work.
