@@ -10,30 +10,45 @@ static int before(const struct timespec *a, const struct timespec *b)
     return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
 }
 
-/* Whether ticket `me` may take l now (l->m held). */
-static int my_turn(const struct kprof_turnlock *l, unsigned long me)
+/* Waits on `cond` until `until` (NULL: no deadline), l->m held; the answer of the wait. */
+static int sleep_on(struct kprof_turnlock *l, pthread_cond_t *cond, const struct timespec *until)
 {
-    return !l->held && l->serving == me;
+    return until ? pthread_cond_timedwait(cond, &l->m, until) : pthread_cond_wait(cond, &l->m);
 }
 
-/* Waits on l's condition until `until` (NULL: no deadline), l->m held; the answer of the wait. */
-static int sleep_on(struct kprof_turnlock *l, const struct timespec *until)
+/* Takes w out of l's queue; l->m held. */
+static void unqueue(struct kprof_turnlock *l, struct kprof_turnlock_waiter *w)
 {
-    l->sleeping++;
-    int rc = until ? pthread_cond_timedwait(&l->c, &l->m, until) : pthread_cond_wait(&l->c, &l->m);
-    l->sleeping--;
-    return rc;
+    if (w->prev)
+        w->prev->next = w->next;
+    else
+        l->head = w->next;
+    if (w->next)
+        w->next->prev = w->prev;
+    else
+        l->tail = w->prev;
+    l->waiting--;
+}
+
+/* Wakes whoever may take l now that it is free: the queue's head, else the callers asleep outside it (one
+ * of them takes it, the others sleep again).  l->m held. */
+static void wake_next(struct kprof_turnlock *l)
+{
+    if (l->head)
+        pthread_cond_signal(&l->head->wake);
+    else if (l->sleeping)
+        pthread_cond_broadcast(&l->c);
 }
 
 int kprof_turnlock_take(struct kprof_turnlock *l, const struct timespec *until)
 {
     pthread_mutex_lock(&l->m);
-    if (!l->held && l->waiting == 0) {
+    if (!l->held && !l->head) {
         l->held = 1;
         pthread_mutex_unlock(&l->m);
         return 1;
     }
-    /* Out of turn while no caller holds a ticket, KPROF_TURNLOCK_STARVE_MS at most. */
+    /* Out of turn while nobody is queued, KPROF_TURNLOCK_STARVE_MS at most. */
     struct timespec starve;
     clock_gettime(CLOCK_REALTIME, &starve);
     starve.tv_nsec += KPROF_TURNLOCK_STARVE_MS * 1000000L;
@@ -42,53 +57,52 @@ int kprof_turnlock_take(struct kprof_turnlock *l, const struct timespec *until)
         starve.tv_nsec -= 1000000000L;
     }
     int last = until && before(until, &starve); /* the caller's deadline comes first */
-    while (l->held || l->waiting > 0) {
-        if (sleep_on(l, last ? until : &starve) == ETIMEDOUT && (l->held || l->waiting > 0)) {
+    while (l->held || l->head) {
+        l->sleeping++;
+        int rc = sleep_on(l, &l->c, last ? until : &starve);
+        l->sleeping--;
+        if (rc == ETIMEDOUT && (l->held || l->head)) {
             if (last) {
                 pthread_mutex_unlock(&l->m);
                 return 0;
             }
-            goto ticket;
+            goto queue;
         }
     }
     l->held = 1;
     pthread_mutex_unlock(&l->m);
     return 1;
-ticket:;
-    /* With no ticket out, serving == next: the first ticket is served first. */
-    unsigned long me = l->next++;
+queue:;
+    struct kprof_turnlock_waiter me = { NULL, l->tail, PTHREAD_COND_INITIALIZER };
+    if (l->tail)
+        l->tail->next = &me;
+    else
+        l->head = &me;
+    l->tail = &me;
     l->waiting++;
-    while (!my_turn(l, me)) {
-        int can_give_up = until && l->ngiven_up < KPROF_TURNLOCK_GIVEN_UP;
-        if (sleep_on(l, can_give_up ? until : NULL) == ETIMEDOUT && !my_turn(l, me) && can_give_up) {
-            l->given_up[l->ngiven_up++] = me; /* passed over when its turn comes (kprof_turnlock_give) */
-            l->waiting--;
+    while (l->held || l->head != &me) {
+        if (sleep_on(l, &me.wake, until) == ETIMEDOUT && (l->held || l->head != &me)) {
+            int was_head = l->head == &me;
+            unqueue(l, &me);
+            if (was_head && !l->held)
+                wake_next(l); /* not reached (free, and its head: it would have taken it), kept for safety */
             pthread_mutex_unlock(&l->m);
+            pthread_cond_destroy(&me.wake);
             return 0;
         }
     }
+    unqueue(l, &me);
     l->held = 1;
-    l->serving = me + 1;
-    l->waiting--;
     pthread_mutex_unlock(&l->m);
+    pthread_cond_destroy(&me.wake);
     return 1;
 }
 
 void kprof_turnlock_give(struct kprof_turnlock *l)
 {
     pthread_mutex_lock(&l->m);
-    for (unsigned i = 0; i < l->ngiven_up;) { /* the given-up tickets that come next, in any order */
-        if (l->given_up[i] == l->serving) {
-            l->given_up[i] = l->given_up[--l->ngiven_up];
-            l->serving++;
-            i = 0;
-        } else {
-            i++;
-        }
-    }
     l->held = 0;
-    if (l->sleeping)
-        pthread_cond_broadcast(&l->c);
+    wake_next(l);
     pthread_mutex_unlock(&l->m);
 }
 

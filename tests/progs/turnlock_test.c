@@ -6,9 +6,17 @@
  *       lock as soon as it is given back, and the lock is free for anyone after.
  *   crowd: 8 threads taking and giving it 3000 times each with a 1 s deadline: a count kept under the
  *       lock comes out exact, and no caller waits out its deadline.
- *   reset: kprof_turnlock_reset makes a held lock with a waiter's ticket free again.
+ *   reset: kprof_turnlock_reset makes a held lock free again.
+ *   many: 40 threads wait for a held lock with 50 ms deadlines, all give up at once (a break-it helper: the
+ *       first form kept given-up tickets in an array of 32 and wrote past it, over the fields after the
+ *       lock: a stream's name and hash handle, a context's count of unordered launches); bytes after the
+ *       lock stay as they were, and it is free for anyone after.
+ *   repeat: one thread asks 40 times in a row, 20 ms deadline each, while another holds the lock: each ask
+ *       gives up after its deadline (the first form waited with no deadline from the 33rd on, its given-up
+ *       tickets only passed over at the next give).
  * Prints "ok: ..." per part, or "FAIL: ..." and exits 1. */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -121,8 +129,8 @@ static void giveup(void)
     if (!kprof_turnlock_take(&lock, &until))
         fail("giveup: the lock not free after the two waiters");
     kprof_turnlock_give(&lock);
-    if (lock.ngiven_up != 0 || lock.waiting != 0 || lock.held)
-        fail("giveup: given-up tickets, waiters or a holder left behind");
+    if (lock.head || lock.tail || lock.waiting != 0 || lock.held)
+        fail("giveup: waiters or a holder left behind");
     printf("ok: giveup: a waiter whose deadline passed got 0, the next one had the lock, then it was free\n");
 }
 
@@ -167,6 +175,83 @@ static void crowd(void)
     printf("ok: crowd: %d threads x %d, count exact, no deadline waited out\n", CROWD, ROUNDS);
 }
 
+/* The lock with bytes after it that no take or give may touch. */
+static struct {
+    struct kprof_turnlock l;
+    unsigned char after[256];
+} guarded;
+
+static void *give_up_on_guarded(void *arg)
+{
+    (void)arg;
+    struct timespec until = kprof_deadline_ms(50);
+    if (kprof_turnlock_take(&guarded.l, &until))
+        fail("many: a held lock taken");
+    return NULL;
+}
+
+static void many(void)
+{
+    memset(guarded.after, 0xa5, sizeof guarded.after);
+    struct timespec until = kprof_deadline_ms(1000);
+    if (!kprof_turnlock_take(&guarded.l, &until))
+        fail("many: a free lock not taken");
+    pthread_t th[40];
+    for (int i = 0; i < 40; i++)
+        pthread_create(&th[i], NULL, give_up_on_guarded, NULL);
+    for (int i = 0; i < 40; i++)
+        pthread_join(th[i], NULL);
+    for (size_t i = 0; i < sizeof guarded.after; i++)
+        if (guarded.after[i] != 0xa5)
+            fail("many: bytes after the lock written");
+    kprof_turnlock_give(&guarded.l);
+    until = kprof_deadline_ms(1000);
+    if (!kprof_turnlock_take(&guarded.l, &until))
+        fail("many: the lock not free after 40 waiters gave up");
+    kprof_turnlock_give(&guarded.l);
+    if (guarded.l.head || guarded.l.waiting || guarded.l.sleeping)
+        fail("many: waiters left behind");
+    printf("ok: many: 40 waiters gave up at once, nothing after the lock written, free after\n");
+}
+
+static int holding;
+
+static void *hold_for_2s(void *arg)
+{
+    (void)arg;
+    struct timespec until = kprof_deadline_ms(1000);
+    if (!kprof_turnlock_take(&lock, &until))
+        fail("repeat: a free lock not taken");
+    __atomic_store_n(&holding, 1, __ATOMIC_RELEASE);
+    sleep(2);
+    kprof_turnlock_give(&lock);
+    return NULL;
+}
+
+static void repeat(void)
+{
+    pthread_t h;
+    pthread_create(&h, NULL, hold_for_2s, NULL);
+    while (!__atomic_load_n(&holding, __ATOMIC_ACQUIRE))
+        usleep(100);
+    for (int i = 0; i < 40; i++) {
+        uint64_t t0 = kprof_now_ns();
+        struct timespec until = kprof_deadline_ms(20);
+        int got = kprof_turnlock_take(&lock, &until);
+        uint64_t waited = kprof_now_ns() - t0;
+        if (got) {
+            printf("FAIL: repeat: ask %d took the held lock after %.0f ms\n", i, (double)waited / 1e6);
+            exit(1);
+        }
+        if (waited > 1000000000u) {
+            printf("FAIL: repeat: ask %d waited %.0f ms, its deadline 20 ms\n", i, (double)waited / 1e6);
+            exit(1);
+        }
+    }
+    pthread_join(h, NULL);
+    printf("ok: repeat: 40 asks in a row while the lock was held, each gave up at its deadline\n");
+}
+
 static void reset(void)
 {
     struct timespec until = kprof_deadline_ms(1000);
@@ -196,5 +281,9 @@ int main(int argc, char **argv)
         crowd();
     if (all || !strcmp(part, "reset"))
         reset();
+    if (all || !strcmp(part, "many"))
+        many();
+    if (all || !strcmp(part, "repeat"))
+        repeat();
     return 0;
 }
