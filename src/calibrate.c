@@ -385,10 +385,11 @@ static double measure_param_ns_per_kib(struct bench *b, int device)
  * registered with the current context (cuMemHostRegister), never freed.  A context that ends (a reset
  * while the app's other threads launch) takes its registration with it, not the page: a launch that
  * placed a hold before the reset and releases it after writes memory that is still there (pinned memory
- * of cuMemAllocHost would have been freed with the context: under ThreadSanitizer 1 run in 2 of 4
- * threads launching while the main thread reset the device 10 times wrote it after the reset).  A page
- * a context (one calibration each); where the driver refuses to register it, cuMemAllocHost's memory as
- * before.  NULL when neither works. */
+ * of cuMemAllocHost is freed with the context: with 4 threads launching while the main thread reset the
+ * device 10 times, ThreadSanitizer saw the release write it after the reset in 4 runs of 4, and with the
+ * fake's pinned memory unmapped as the driver's is, the app died of a SEGV: 3 runs of 3).  A page a
+ * context (one calibration each; sysconf failing: the words alone); where the driver refuses to register
+ * it, cuMemAllocHost's memory as before.  NULL when neither works. */
 static uint32_t *hold_words(void)
 {
     size_t page = (size_t)sysconf(_SC_PAGESIZE), bytes = KPROF_HOLD_SLOTS * sizeof(uint32_t);
