@@ -9,8 +9,12 @@
 # threads, 3000 each, 6.4 s against 0.1 s).  A break-it helper found the first form's array of 32
 # given-up tickets written past by 33 waiters giving up at once (a SEGV in the harvester, or a context's
 # launches 200 ms each from then on), and a 33rd ask in a row waiting with no deadline: "many", "repeat".
+# A second helper: a thread cancelled while it waited left the lock's mutex locked (the holder's give hung
+# for ever: condition waits are cancellation points), and a deadline out of range was asked again and
+# again with the mutex held: "cancel", "badtime" (each hung or failed before).
 . "${top_srcdir:-..}/tests/lib.sh"
-"$PROGS/turnlock_test" >"$WORK/out" 2>&1 || fail "turnlock_test: $(cat "$WORK/out")"
-for part in order giveup crowd reset many repeat; do
+timeout -k 10 "${KPROF_TEST_TIMEOUT:-300}" "$PROGS/turnlock_test" >"$WORK/out" 2>&1 ||
+    fail "turnlock_test (exit $?): $(cat "$WORK/out")"
+for part in order giveup crowd reset many repeat cancel badtime; do
     expect_grep "^ok: $part:" "$WORK/out" "turnlock_test $part"
 done

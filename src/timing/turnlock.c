@@ -10,10 +10,13 @@ static int before(const struct timespec *a, const struct timespec *b)
     return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
 }
 
-/* Waits on `cond` until `until` (NULL: no deadline), l->m held; the answer of the wait. */
+/* Waits on `cond` until `until` (NULL: no deadline), l->m held: 0 when woken (or for no reason), else
+ * ETIMEDOUT, also for a deadline the wait refuses (EINVAL: a tv_nsec out of range), which would otherwise
+ * be asked again and again with l->m held. */
 static int sleep_on(struct kprof_turnlock *l, pthread_cond_t *cond, const struct timespec *until)
 {
-    return until ? pthread_cond_timedwait(cond, &l->m, until) : pthread_cond_wait(cond, &l->m);
+    int rc = until ? pthread_cond_timedwait(cond, &l->m, until) : pthread_cond_wait(cond, &l->m);
+    return rc == 0 ? 0 : ETIMEDOUT;
 }
 
 /* Takes w out of l's queue; l->m held. */
@@ -40,6 +43,9 @@ static void wake_next(struct kprof_turnlock *l)
         pthread_cond_broadcast(&l->c);
 }
 
+/* The wait of kprof_turnlock_take once the lock was found taken (l->m held, released on return). */
+static int take_slow(struct kprof_turnlock *l, const struct timespec *until);
+
 int kprof_turnlock_take(struct kprof_turnlock *l, const struct timespec *until)
 {
     pthread_mutex_lock(&l->m);
@@ -48,6 +54,19 @@ int kprof_turnlock_take(struct kprof_turnlock *l, const struct timespec *until)
         pthread_mutex_unlock(&l->m);
         return 1;
     }
+    /* Condition waits are cancellation points: a thread of the app cancelled while it waited would leave
+     * l->m locked (and its queue node on a stack that is gone), and every other caller waiting for ever (a
+     * break-it helper: the thread that held the stream's turn hung in its give).  The mutex this replaced
+     * was no cancellation point. */
+    int cancel;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
+    int r = take_slow(l, until);
+    pthread_setcancelstate(cancel, NULL);
+    return r;
+}
+
+static int take_slow(struct kprof_turnlock *l, const struct timespec *until)
+{
     /* Out of turn while nobody is queued, KPROF_TURNLOCK_STARVE_MS at most. */
     struct timespec starve;
     clock_gettime(CLOCK_REALTIME, &starve);

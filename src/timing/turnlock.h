@@ -15,6 +15,11 @@
  * leaves the queue.  Each queued waiter sleeps on a condition of its own, woken when it comes to the head
  * of the queue and the lock is free.
  *
+ * The waits are no cancellation points (as pthread_mutex_timedlock's).  Deadlines and the 1 ms are read on
+ * CLOCK_REALTIME, as the mutex's were (the tests' virtual clock, tests/fake/hostclock.c, is the monotonic
+ * one): a clock set back while a caller waits lengthens its wait (a break-it helper: a waiter outside the
+ * queue, never woken while others are queued, waited up to the whole 3 s run).
+ *
  * All zero bytes is a free turnlock (glibc's mutexes and condition variables are all zero bytes when
  * initialised), so one in calloc'ed or memset memory needs no initialisation; kprof_turnlock_reset makes
  * one free again in a forked child, where the parent's other threads are gone.  Thread-safe. */

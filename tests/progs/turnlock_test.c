@@ -14,6 +14,11 @@
  *   repeat: one thread asks 40 times in a row, 20 ms deadline each, while another holds the lock: each ask
  *       gives up after its deadline (the first form waited with no deadline from the 33rd on, its given-up
  *       tickets only passed over at the next give).
+ *   cancel: a thread cancelled while it waits, before the 1 ms and once queued: the lock's own mutex is
+ *       not left locked, nor the thread in the queue (a break-it helper: condition waits are cancellation
+ *       points, and the holder's give then waited for ever).
+ *   badtime: a deadline whose tv_nsec is out of range gives up at once (the wait refused it with EINVAL,
+ *       and the caller asked again and again holding the lock's mutex).
  * Prints "ok: ..." per part, or "FAIL: ..." and exits 1. */
 #include <pthread.h>
 #include <stdint.h>
@@ -92,6 +97,17 @@ static void *short_waiter(void *arg)
 {
     (void)arg;
     struct timespec until = kprof_deadline_ms(50);
+    __atomic_store_n(&short_result, kprof_turnlock_take(&lock, &until), __ATOMIC_RELEASE);
+    return NULL;
+}
+
+/* A deadline 2 s on, with its nanoseconds out of range (as a careless computation would leave it). */
+static void *bad_deadline_waiter(void *arg)
+{
+    (void)arg;
+    struct timespec until = kprof_deadline_ms(0);
+    until.tv_sec += 1;
+    until.tv_nsec += 1000000000L;
     __atomic_store_n(&short_result, kprof_turnlock_take(&lock, &until), __ATOMIC_RELEASE);
     return NULL;
 }
@@ -252,6 +268,66 @@ static void repeat(void)
     printf("ok: repeat: 40 asks in a row while the lock was held, each gave up at its deadline\n");
 }
 
+static int waiter_started;
+
+static void *wait_to_be_cancelled(void *arg)
+{
+    (void)arg;
+    __atomic_store_n(&waiter_started, 1, __ATOMIC_RELEASE);
+    struct timespec until = kprof_deadline_ms(5000);
+    if (kprof_turnlock_take(&lock, &until))
+        kprof_turnlock_give(&lock);
+    return NULL;
+}
+
+static void cancel(void)
+{
+    for (int queued = 0; queued <= 1; queued++) {
+        struct timespec until = kprof_deadline_ms(1000);
+        if (!kprof_turnlock_take(&lock, &until))
+            fail("cancel: a free lock not taken");
+        __atomic_store_n(&waiter_started, 0, __ATOMIC_RELEASE);
+        pthread_t w;
+        pthread_create(&w, NULL, wait_to_be_cancelled, NULL);
+        while (!__atomic_load_n(&waiter_started, __ATOMIC_ACQUIRE))
+            usleep(50);
+        if (queued)
+            until_waiting(1);
+        pthread_cancel(w);
+        usleep(queued ? 20000 : 200); /* a cancellation acted on at the wait would do it here */
+        if (pthread_mutex_trylock(&lock.m) != 0) {
+            printf("FAIL: cancel: the lock's mutex left locked by a thread cancelled %s\n",
+                   queued ? "in the queue" : "before the 1 ms");
+            exit(1);
+        }
+        pthread_mutex_unlock(&lock.m);
+        kprof_turnlock_give(&lock); /* the waiter takes it, gives it back, and is cancelled after */
+        pthread_join(w, NULL);
+        until = kprof_deadline_ms(1000);
+        if (!kprof_turnlock_take(&lock, &until))
+            fail("cancel: the lock not free after the cancelled waiter");
+        kprof_turnlock_give(&lock);
+        if (lock.head || lock.waiting)
+            fail("cancel: the cancelled waiter left in the queue");
+    }
+    printf("ok: cancel: waiters cancelled before the 1 ms and in the queue left the lock usable\n");
+}
+
+static void badtime(void)
+{
+    struct timespec until = kprof_deadline_ms(1000);
+    if (!kprof_turnlock_take(&lock, &until))
+        fail("badtime: a free lock not taken");
+    pthread_t s;
+    short_result = -1;
+    pthread_create(&s, NULL, bad_deadline_waiter, NULL);
+    pthread_join(s, NULL);
+    if (short_result != 0)
+        fail("badtime: a held lock taken");
+    kprof_turnlock_give(&lock);
+    printf("ok: badtime: a deadline out of range gave up, the lock free for its holder to give\n");
+}
+
 static void reset(void)
 {
     struct timespec until = kprof_deadline_ms(1000);
@@ -285,5 +361,9 @@ int main(int argc, char **argv)
         many();
     if (all || !strcmp(part, "repeat"))
         repeat();
+    if (all || !strcmp(part, "cancel"))
+        cancel();
+    if (all || !strcmp(part, "badtime"))
+        badtime();
     return 0;
 }
