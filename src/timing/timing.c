@@ -1,7 +1,8 @@
-/* timing.c: timing a call with a driver event pair: kprof_timing_begin and kprof_timing_end, the
- * per-stream queues of pairs in flight, one-event chains (a launch starting at its stream's last stop)
- * and holds; the ordering of launches on streams that wait for each other is order.c's, a queue's kept
- * stop and its retirement pool.c's. */
+/* timing.c: timing a call with a driver event pair: kprof_timing_begin and kprof_timing_end, the pairs
+ * put on their stream's queue, one-event chains (a launch starting at its stream's last stop) and holds;
+ * finding or making a stream's queue is queues.c's, threads sharing a stream take turns in turns.c, the
+ * ordering of launches on streams that wait for each other is order.c's, a queue's kept stop and its
+ * retirement pool.c's. */
 #include <pthread.h>
 #include <stddef.h>
 #include <sched.h>
@@ -41,10 +42,10 @@ enum { EPOCH_BREAK, EPOCH_LEGACY, EPOCH_OTHER };
 #define COPY_DRAW_KEY 0x85ebca6bu
 static unsigned long epochs[3];
 int kprof_sampled_untimed_seen;
-int kprof_shared_streams_active;
-int kprof_untimed_turns;
 
 __thread struct kprof_delegate *kprof_tls_delegate __attribute__((tls_model("initial-exec")));
+
+static struct queue *queue_for(const struct kprof_timing *t, struct pool *p);
 
 void kprof_chain_break(void)
 {
@@ -56,8 +57,6 @@ __attribute__((constructor(101))) static void chain_break_on_untimed_calls(void)
 {
     kprof_call_on_untimed(kprof_chain_break);
 }
-
-static long thread_id(void);
 
 /* A thread's per-thread default stream has a queue keyed by its thread id, which the kernel gives to a
  * later thread once this one has exited: the thread's exit ends every chain (so the newcomer's first
@@ -78,7 +77,7 @@ static void on_thread_exit(void *v)
 {
     (void)v;
     kprof_chain_break();
-    long tid = thread_id();
+    long tid = (long)gettid(); /* its per-thread stream's key (queues.c, kprof_queue_key) */
     pthread_mutex_lock(&kprof_ev.lock);
     for (int i = 0; i < THREAD_QUEUES; i++) {
         struct queue *q = tls_own_queues[i];
@@ -105,23 +104,6 @@ static int watch_thread_exit(void)
     pthread_once(&exit_key_once, exit_key_create);
     exit_watched = exit_key_ok && pthread_setspecific(exit_key, (void *)1) == 0;
     return exit_watched;
-}
-
-static long thread_id(void)
-{
-    return (long)gettid();
-}
-
-/* The key of stream's queue in ctx: NULL is the legacy default stream, or the per-thread one where
- * per_thread; a per-thread default stream's key holds the calling thread's id (each thread its own). */
-struct qkey kprof_queue_key(CUcontext ctx, CUstream stream, int per_thread)
-{
-    struct qkey key;
-    memset(&key, 0, sizeof key); /* no padding left unset in the hashed bytes */
-    key.ctx = ctx;
-    key.stream = stream != NULL ? stream : per_thread ? CU_STREAM_PER_THREAD : CU_STREAM_LEGACY;
-    key.tid = key.stream == CU_STREAM_PER_THREAD ? thread_id() : 0;
-    return key;
 }
 
 /* Takes an event from p, creating one if p may grow; NULL (counted) when p is exhausted or creation
@@ -490,12 +472,12 @@ static void begin_find_queue(struct kprof_timing *t, struct begin *g, enum kprof
     if (g->ordering && g->legacy)
         kprof_order_begin(t, p, 1);
     pthread_mutex_lock(&kprof_ev.lock);
-    g->q = kprof_queue_for(t, p);
+    g->q = queue_for(t, p);
     if (g->ordering && !g->legacy && g->q && __atomic_load_n(&g->q->blocking, __ATOMIC_RELAXED) != 0) {
         pthread_mutex_unlock(&kprof_ev.lock); /* never waited for under kprof_ev.lock */
         kprof_order_begin(t, p, __atomic_load_n(&g->q->blocking, __ATOMIC_RELAXED) > 0);
         pthread_mutex_lock(&kprof_ev.lock);
-        g->q = kprof_queue_for(t, p);
+        g->q = queue_for(t, p);
     }
     kprof_turn_begin(t, g->q);
 }
@@ -833,38 +815,6 @@ void kprof_timing_begin(struct kprof_timing *t, CUcontext ctx, cudaStream_t stre
     SEG(5);
 }
 
-/* The queue this thread last timed a call on: launch loops find theirs without hashing the key (queues
- * are never freed; a retired one's key is cleared, so it matches no stream). */
-static __thread struct queue *tls_queue __attribute__((tls_model("initial-exec")));
-
-/* A new queue for key in pool p: a spare one of p's if there is one (its ring, trace row and first name
- * kept), else a new one (*fresh set); NULL when out of memory.  kprof_ev.lock held. */
-static struct queue *queue_new(struct pool *p, const struct qkey *key, int *fresh)
-{
-    struct queue *q = p->spare;
-    *fresh = q == NULL;
-    if (q) {
-        p->spare = q->next_spare;
-        struct pair *ring = q->ring;
-        size_t cap = q->cap;
-        unsigned index = q->index, later = q->later;
-        char name[sizeof q->name];
-        memcpy(name, q->name, sizeof name);
-        memset(q, 0, sizeof *q);
-        q->ring = ring;
-        q->cap = cap;
-        q->index = index;
-        q->later = later + 1;
-        memcpy(q->name, name, sizeof name);
-    } else if (!(q = calloc(1, sizeof *q)))
-        return NULL;
-    q->key = *key;
-    q->pool = p;
-    q->last_pred = KPROF_PRED_UNKNOWN; /* whatever the app put there before libkprof timed anything */
-    q->blocking = key->stream == CU_STREAM_LEGACY ? 0 : key->stream == CU_STREAM_PER_THREAD ? 1 : -1;
-    return q;
-}
-
 /* Notes q as a per-thread default stream's queue of this thread (watched for the thread's exit). */
 static void queue_own(struct queue *q)
 {
@@ -880,87 +830,15 @@ static void queue_own(struct queue *q)
         tls_own_queues[free_slot] = q;
 }
 
-/* The queue of a stream, created (and its name given to the statistics) on first use; kprof_ev.lock held. */
-struct queue *kprof_queue_for(const struct kprof_timing *t, struct pool *p)
+/* The queue of t's stream (kprof_queue_for), a per-thread default stream's noted as this thread's when it
+ * was looked up (not the thread's last).  kprof_ev.lock held. */
+static struct queue *queue_for(const struct kprof_timing *t, struct pool *p)
 {
-    struct qkey key = kprof_queue_key(t->ctx, t->stream, 0);
-    struct queue *q = tls_queue;
-    if (q && q->key.ctx == key.ctx && q->key.stream == key.stream && q->key.tid == key.tid) {
-        if (KPROF_UNLIKELY(q->gone))
-            q->gone = 0; /* a new stream given a destroyed one's handle, or a new thread its id */
-        return q;
-    }
-    HASH_FIND(hh, kprof_ev.queues, &key, sizeof key, q);
-    if (q) {
-        q->gone = 0;
-        if (key.stream == CU_STREAM_PER_THREAD)
-            queue_own(q);
-        return tls_queue = q;
-    }
-    int fresh;
-    q = queue_new(p, &key, &fresh);
-    if (!q)
-        return NULL;
-    if (q->blocking == 1)
-        kprof_order_seen(p, 0);
-    HASH_ADD(hh, kprof_ev.queues, key, sizeof key, q);
-    struct queue *found;
-    HASH_FIND(hh, kprof_ev.queues, &key, sizeof key, found);
-    if (found != q) { /* uthash ran out of memory and did not add it */
-        q->next_spare = p->spare; /* its ring may be in use as a spare's; kept */
-        p->spare = q;
-        return NULL;
-    }
-    char name[sizeof q->name];
-    if (key.stream == CU_STREAM_LEGACY)
-        snprintf(name, sizeof name, "legacy default stream");
-    else if (key.stream == CU_STREAM_PER_THREAD)
-        snprintf(name, sizeof name, "per-thread default stream (thread %ld)", key.tid);
-    else
-        snprintf(name, sizeof name, "stream %u (%p)", ++p->nstreams, (void *)key.stream);
-    if (fresh) {
-        q->index = kprof_ev.nqueues++;
-        memcpy(q->name, name, sizeof name);
-        kprof_stream_named(q->index, p->device, name);
-    } else {
-        char row[sizeof name * 3];
-        snprintf(row, sizeof row, "%s, then %u later stream%s: the last %s", q->name, q->later,
-                 q->later == 1 ? "" : "s", name);
-        kprof_stream_named(q->index, p->device, row);
-    }
-    if (key.stream == CU_STREAM_PER_THREAD)
+    int looked_up;
+    struct queue *q = kprof_queue_for(t, p, &looked_up);
+    if (q && looked_up && q->key.stream == CU_STREAM_PER_THREAD)
         queue_own(q);
-    return tls_queue = q;
-}
-
-void kprof_stream_other(CUstream stream, int per_thread, int pred)
-{
-    CUcontext ctx = NULL;
-    /* A stream destroyed while another context is current, as CUDA allows (a device's context left current
-     * by another library): the queue is its own context's, which cuStreamGetCtx gives; the current
-     * context's key found none, and a later stream given the handle took the destroyed one's queue as its
-     * own (tests/stream-destroyed-under-another-context-retired.sh).  Only then: a driver call more on
-     * every other untimed operation would cost each its time. */
-    if (pred == KPROF_STREAM_DESTROYED && stream && stream != CU_STREAM_LEGACY && stream != CU_STREAM_PER_THREAD &&
-        kprof_drv.cuStreamGetCtx && kprof_drv.cuStreamGetCtx(stream, &ctx) == CUDA_SUCCESS && ctx) {
-        /* ctx: the stream's own */
-    } else if (kprof_drv.cuCtxGetCurrent(&ctx) != CUDA_SUCCESS || !ctx)
-        return;
-    struct qkey key = kprof_queue_key(ctx, stream, per_thread);
-    struct queue *q;
-    pthread_mutex_lock(&kprof_ev.lock);
-    HASH_FIND(hh, kprof_ev.queues, &key, sizeof key, q);
-    if (q && pred == KPROF_STREAM_DESTROYED) {
-        __atomic_store_n(&q->blocking, (signed char)-1, __ATOMIC_RELAXED); /* asked again at its next launch */
-        q->last_pred = KPROF_PRED_UNKNOWN;
-        q->host_fn = 0;
-        q->gone = 1; /* retired by the harvester once its pairs are read */
-        kprof_ev_queue_drop_kept(q);
-    } else if (q && pred == KPROF_STREAM_HOST_FUNCTION)
-        q->host_fn = 1;
-    else if (q)
-        q->last_pred = (unsigned char)pred;
-    pthread_mutex_unlock(&kprof_ev.lock);
+    return q;
 }
 
 /* Gives back the events of a call that will not be queued (the shared start to its first pair). */

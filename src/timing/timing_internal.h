@@ -231,12 +231,13 @@ void kprof_ev_ref_request(struct pool *p, uint64_t now);
 /* Starts the harvesting thread (kprof_ev.harvester_started set on success); kprof_ev.lock held. */
 void kprof_ev_start_harvester(void);
 
-/* timing.c: the key of stream's queue in ctx (NULL: the legacy default stream, or the per-thread one where
+/* queues.c: the key of stream's queue in ctx (NULL: the legacy default stream, or the per-thread one where
  * per_thread; a per-thread default stream's key holds the calling thread's id). */
 struct qkey kprof_queue_key(CUcontext ctx, CUstream stream, int per_thread);
-/* timing.c: the queue of t's stream in t's context (t->ctx, t->stream), made (and its name given to the
- * statistics) on first use; NULL when out of memory.  kprof_ev.lock held. */
-struct queue *kprof_queue_for(const struct kprof_timing *t, struct pool *p);
+/* queues.c: the queue of t's stream in t's context (t->ctx, t->stream) in pool p, made (and its name given
+ * to the statistics) on first use; NULL when out of memory.  *looked_up (may be NULL): 1 when it was found
+ * in the table or made, 0 when it was this thread's last queue.  kprof_ev.lock held. */
+struct queue *kprof_queue_for(const struct kprof_timing *t, struct pool *p, int *looked_up);
 
 /* turns.c: streams shared by threads, each call on such a stream queued whole (its start, its work, its
  * stop) while it holds the stream's turn (queue.h: owner, threads, open, turn).

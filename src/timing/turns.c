@@ -21,6 +21,9 @@
 #include "timing.h"
 #include "timing_internal.h"
 
+int kprof_shared_streams_active;
+int kprof_untimed_turns;
+
 /* The queue whose turn this thread holds (a nested timed call on the same stream does not wait for it). */
 static __thread struct queue *tls_turn_held __attribute__((tls_model("initial-exec")));
 
@@ -144,7 +147,7 @@ void kprof_turn_first_call(struct kprof_timing *t, CUstream stream, int sampled_
     t->ctx = ctx;
     t->stream = stream;
     pthread_mutex_lock(&kprof_ev.lock);
-    kprof_turn_begin(t, kprof_queue_for(t, p));
+    kprof_turn_begin(t, kprof_queue_for(t, p, NULL)); /* never a per-thread stream's */
     pthread_mutex_unlock(&kprof_ev.lock);
 }
 
