@@ -53,19 +53,28 @@ static void until_waiting(unsigned n)
         usleep(100);
 }
 
-static int took;
+/* A thread that takes the lock (5 s deadline), sets *flag, holds it hold_us and gives it back. */
+struct holder {
+    int *flag;
+    unsigned hold_us;
+    const char *part;
+};
 
-static void *take_hold_give(void *arg)
+static void *take_mark_hold_give(void *arg)
 {
-    (void)arg;
+    const struct holder *h = arg;
     struct timespec until = kprof_deadline_ms(5000);
-    if (!kprof_turnlock_take(&lock, &until))
-        fail("order: the waiter's 5 s deadline passed");
-    __atomic_store_n(&took, 1, __ATOMIC_RELEASE);
-    usleep(200);
+    if (!kprof_turnlock_take(&lock, &until)) {
+        printf("FAIL: %s: the holder's 5 s deadline passed\n", h->part);
+        exit(1);
+    }
+    __atomic_store_n(h->flag, 1, __ATOMIC_RELEASE);
+    usleep(h->hold_us);
     kprof_turnlock_give(&lock);
     return NULL;
 }
+
+static int took;
 
 static void order(void)
 {
@@ -75,7 +84,8 @@ static void order(void)
             fail("order: a free lock not taken");
         __atomic_store_n(&took, 0, __ATOMIC_RELEASE);
         pthread_t th;
-        pthread_create(&th, NULL, take_hold_give, NULL);
+        struct holder h = { &took, 200, "order" };
+        pthread_create(&th, NULL, take_mark_hold_give, &h);
         until_waiting(1);
         kprof_turnlock_give(&lock);
         until = kprof_deadline_ms(5000);
@@ -232,22 +242,11 @@ static void many(void)
 
 static int holding;
 
-static void *hold_for_2s(void *arg)
-{
-    (void)arg;
-    struct timespec until = kprof_deadline_ms(1000);
-    if (!kprof_turnlock_take(&lock, &until))
-        fail("repeat: a free lock not taken");
-    __atomic_store_n(&holding, 1, __ATOMIC_RELEASE);
-    sleep(2);
-    kprof_turnlock_give(&lock);
-    return NULL;
-}
-
 static void repeat(void)
 {
     pthread_t h;
-    pthread_create(&h, NULL, hold_for_2s, NULL);
+    struct holder hd = { &holding, 2000000, "repeat" };
+    pthread_create(&h, NULL, take_mark_hold_give, &hd);
     while (!__atomic_load_n(&holding, __ATOMIC_ACQUIRE))
         usleep(100);
     for (int i = 0; i < 40; i++) {
