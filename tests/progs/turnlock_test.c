@@ -312,15 +312,24 @@ static void cancel(void)
     printf("ok: cancel: waiters cancelled before the 1 ms and in the queue left the lock usable\n");
 }
 
-static void badtime(void)
+/* Takes the lock, then runs `waiter` (which sets short_result) on another thread to its end, the lock
+ * still held. */
+static void waiter_on_held_lock(void *(*waiter)(void *), const char *part)
 {
     struct timespec until = kprof_deadline_ms(1000);
-    if (!kprof_turnlock_take(&lock, &until))
-        fail("badtime: a free lock not taken");
+    if (!kprof_turnlock_take(&lock, &until)) {
+        printf("FAIL: %s: a free lock not taken\n", part);
+        exit(1);
+    }
     pthread_t s;
     short_result = -1;
-    pthread_create(&s, NULL, bad_deadline_waiter, NULL);
+    pthread_create(&s, NULL, waiter, NULL);
     pthread_join(s, NULL);
+}
+
+static void badtime(void)
+{
+    waiter_on_held_lock(bad_deadline_waiter, "badtime");
     if (short_result != 0)
         fail("badtime: a held lock taken");
     kprof_turnlock_give(&lock);
@@ -329,15 +338,9 @@ static void badtime(void)
 
 static void reset(void)
 {
-    struct timespec until = kprof_deadline_ms(1000);
-    if (!kprof_turnlock_take(&lock, &until))
-        fail("reset: a free lock not taken");
-    pthread_t s;
-    short_result = -1;
-    pthread_create(&s, NULL, short_waiter, NULL);
-    pthread_join(s, NULL);
+    waiter_on_held_lock(short_waiter, "reset");
     kprof_turnlock_reset(&lock);
-    until = kprof_deadline_ms(1000);
+    struct timespec until = kprof_deadline_ms(1000);
     if (!kprof_turnlock_take(&lock, &until))
         fail("reset: the lock not free after kprof_turnlock_reset");
     kprof_turnlock_give(&lock);
@@ -346,23 +349,14 @@ static void reset(void)
 
 int main(int argc, char **argv)
 {
+    static const struct {
+        const char *name;
+        void (*run)(void);
+    } parts[] = { { "order", order }, { "giveup", giveup }, { "crowd", crowd }, { "reset", reset },
+                  { "many", many },   { "repeat", repeat }, { "cancel", cancel }, { "badtime", badtime } };
     const char *part = argc > 1 ? argv[1] : "all";
-    int all = !strcmp(part, "all");
-    if (all || !strcmp(part, "order"))
-        order();
-    if (all || !strcmp(part, "giveup"))
-        giveup();
-    if (all || !strcmp(part, "crowd"))
-        crowd();
-    if (all || !strcmp(part, "reset"))
-        reset();
-    if (all || !strcmp(part, "many"))
-        many();
-    if (all || !strcmp(part, "repeat"))
-        repeat();
-    if (all || !strcmp(part, "cancel"))
-        cancel();
-    if (all || !strcmp(part, "badtime"))
-        badtime();
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        if (!strcmp(part, "all") || !strcmp(part, parts[i].name))
+            parts[i].run();
     return 0;
 }
