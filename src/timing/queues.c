@@ -13,11 +13,6 @@
 #include "transfers.h"
 #include "timing_internal.h"
 
-static long thread_id(void)
-{
-    return (long)gettid();
-}
-
 /* The key of stream's queue in ctx: NULL is the legacy default stream, or the per-thread one where
  * per_thread; a per-thread default stream's key holds the calling thread's id (each thread its own). */
 struct qkey kprof_queue_key(CUcontext ctx, CUstream stream, int per_thread)
@@ -26,7 +21,7 @@ struct qkey kprof_queue_key(CUcontext ctx, CUstream stream, int per_thread)
     memset(&key, 0, sizeof key); /* no padding left unset in the hashed bytes */
     key.ctx = ctx;
     key.stream = stream != NULL ? stream : per_thread ? CU_STREAM_PER_THREAD : CU_STREAM_LEGACY;
-    key.tid = key.stream == CU_STREAM_PER_THREAD ? thread_id() : 0;
+    key.tid = key.stream == CU_STREAM_PER_THREAD ? (long)gettid() : 0;
     return key;
 }
 

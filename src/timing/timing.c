@@ -77,7 +77,7 @@ static void on_thread_exit(void *v)
 {
     (void)v;
     kprof_chain_break();
-    long tid = (long)gettid(); /* its per-thread stream's key (queues.c, kprof_queue_key) */
+    long tid = kprof_queue_key(NULL, CU_STREAM_PER_THREAD, 0).tid; /* its per-thread stream's key */
     pthread_mutex_lock(&kprof_ev.lock);
     for (int i = 0; i < THREAD_QUEUES; i++) {
         struct queue *q = tls_own_queues[i];

@@ -101,10 +101,7 @@ queue:;
     l->waiting++;
     while (l->held || l->head != &me) {
         if (sleep_on(l, &me.wake, until) == ETIMEDOUT && (l->held || l->head != &me)) {
-            int was_head = l->head == &me;
-            unqueue(l, &me);
-            if (was_head && !l->held)
-                wake_next(l); /* not reached (free, and its head: it would have taken it), kept for safety */
+            unqueue(l, &me); /* held, or not the head: nobody to wake for it */
             pthread_mutex_unlock(&l->m);
             pthread_cond_destroy(&me.wake);
             return 0;
