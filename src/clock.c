@@ -1,4 +1,6 @@
 /* clock.c: the host clocks libkprof reads. */
+#include <sys/syscall.h>
+#include <unistd.h>
 #include "clock.h"
 
 uint64_t kprof_start_ns;
@@ -10,10 +12,9 @@ uint64_t kprof_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-struct timespec kprof_deadline_ms(long ms)
+/* t moved on by ms milliseconds. */
+static struct timespec later(struct timespec t, long ms)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_REALTIME, &t);
     t.tv_sec += ms / 1000;
     t.tv_nsec += (ms % 1000) * 1000000;
     if (t.tv_nsec >= 1000000000) {
@@ -21,4 +22,18 @@ struct timespec kprof_deadline_ms(long ms)
         t.tv_nsec -= 1000000000;
     }
     return t;
+}
+
+struct timespec kprof_deadline_ms(long ms)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return later(t, ms);
+}
+
+struct timespec kprof_wait_deadline_ms(long ms)
+{
+    struct timespec t = { 0, 0 };
+    syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &t);
+    return later(t, ms);
 }

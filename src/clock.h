@@ -8,8 +8,15 @@
 /* Host monotonic clock (CLOCK_MONOTONIC), in ns.  Thread-safe, async-signal-safe. */
 uint64_t kprof_now_ns(void);
 
-/* The CLOCK_REALTIME time `ms` milliseconds from now, for pthread_*_timedlock and sem_timedwait. */
+/* The CLOCK_REALTIME time `ms` milliseconds from now, for pthread_*_timedlock and sem_timedwait (a clock
+ * set back while a caller waits lengthens its wait by as much: for locks held briefly). */
 struct timespec kprof_deadline_ms(long ms);
+
+/* The kernel's CLOCK_MONOTONIC time `ms` milliseconds from now, for pthread_cond_clockwait(...,
+ * CLOCK_MONOTONIC, ...): read by system call, so neither a clock set back nor a clock_gettime preloaded
+ * before libkprof (the tests' virtual clock, tests/fake/hostclock.c) moves it.  About 0.1 us: for the
+ * paths that wait.  Thread-safe. */
+struct timespec kprof_wait_deadline_ms(long ms);
 
 /* Host clock (kprof_now_ns) when libkprof started: the origin of the process timeline, in ns.  Set by
  * the constructor, and again in a forked child. */

@@ -814,8 +814,8 @@ static void *harvester_main(void *arg)
          * Stopping wakes either. */
         while (!kprof_ev.harvester_stop && kprof_ev.pending == 0) {
             if (dozes < DOZE_TIMES && kprof_config.sample != 1) {
-                struct timespec until = kprof_deadline_ms(DOZE_MS);
-                pthread_cond_timedwait(&kprof_ev.wake, &kprof_ev.lock, &until);
+                struct timespec until = kprof_wait_deadline_ms(DOZE_MS);
+                pthread_cond_clockwait(&kprof_ev.wake, &kprof_ev.lock, CLOCK_MONOTONIC, &until);
                 dozes++;
                 continue;
             }

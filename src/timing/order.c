@@ -20,8 +20,7 @@ int kprof_orders_active;
  * threads): then unordered. */
 static void order_launch(struct kprof_timing *t, struct pool *p)
 {
-    struct timespec until = kprof_deadline_ms(200);
-    if (!kprof_turnlock_take(&p->order, &until)) {
+    if (!kprof_turnlock_take(&p->order, 200)) {
         static int said;
         if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
             kprof_info("a launch waited 200 ms for another thread's timed launch; timed without waiting");

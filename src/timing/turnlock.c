@@ -2,6 +2,7 @@
  * (turnlock.h). */
 #include <errno.h>
 #include <string.h>
+#include "clock.h"
 #include "turnlock.h"
 
 /* Whether `a` comes before `b`. */
@@ -10,12 +11,12 @@ static int before(const struct timespec *a, const struct timespec *b)
     return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
 }
 
-/* Waits on `cond` until `until` (NULL: no deadline), l->m held: 0 when woken (or for no reason), else
- * ETIMEDOUT, also for a deadline the wait refuses (EINVAL: a tv_nsec out of range), which would otherwise
- * be asked again and again with l->m held. */
+/* Waits on `cond` until `until` (kprof_wait_deadline_ms; NULL: no deadline), l->m held: 0 when woken (or
+ * for no reason), else ETIMEDOUT, also for a deadline the wait refuses (EINVAL), which would otherwise be
+ * asked again and again with l->m held. */
 static int sleep_on(struct kprof_turnlock *l, pthread_cond_t *cond, const struct timespec *until)
 {
-    int rc = until ? pthread_cond_timedwait(cond, &l->m, until) : pthread_cond_wait(cond, &l->m);
+    int rc = until ? pthread_cond_clockwait(cond, &l->m, CLOCK_MONOTONIC, until) : pthread_cond_wait(cond, &l->m);
     return rc == 0 ? 0 : ETIMEDOUT;
 }
 
@@ -44,9 +45,9 @@ static void wake_next(struct kprof_turnlock *l)
 }
 
 /* The wait of kprof_turnlock_take once the lock was found taken (l->m held, released on return). */
-static int take_slow(struct kprof_turnlock *l, const struct timespec *until);
+static int take_slow(struct kprof_turnlock *l, long timeout_ms);
 
-int kprof_turnlock_take(struct kprof_turnlock *l, const struct timespec *until)
+int kprof_turnlock_take(struct kprof_turnlock *l, long timeout_ms)
 {
     pthread_mutex_lock(&l->m);
     if (!l->held && !l->head) {
@@ -60,21 +61,17 @@ int kprof_turnlock_take(struct kprof_turnlock *l, const struct timespec *until)
      * was no cancellation point. */
     int cancel;
     pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
-    int r = take_slow(l, until);
+    int r = take_slow(l, timeout_ms);
     pthread_setcancelstate(cancel, NULL);
     return r;
 }
 
-static int take_slow(struct kprof_turnlock *l, const struct timespec *until)
+static int take_slow(struct kprof_turnlock *l, long timeout_ms)
 {
     /* Out of turn while nobody is queued, KPROF_TURNLOCK_STARVE_MS at most. */
-    struct timespec starve;
-    clock_gettime(CLOCK_REALTIME, &starve);
-    starve.tv_nsec += KPROF_TURNLOCK_STARVE_MS * 1000000L;
-    if (starve.tv_nsec >= 1000000000L) {
-        starve.tv_sec++;
-        starve.tv_nsec -= 1000000000L;
-    }
+    struct timespec starve = kprof_wait_deadline_ms(KPROF_TURNLOCK_STARVE_MS);
+    struct timespec deadline = kprof_wait_deadline_ms(timeout_ms < 0 ? 0 : timeout_ms);
+    const struct timespec *until = timeout_ms < 0 ? NULL : &deadline;
     int last = until && before(until, &starve); /* the caller's deadline comes first */
     while (l->held || l->head) {
         l->sleeping++;

@@ -15,10 +15,11 @@
  * leaves the queue.  Each queued waiter sleeps on a condition of its own, woken when it comes to the head
  * of the queue and the lock is free.
  *
- * The waits are no cancellation points (as pthread_mutex_timedlock's).  Deadlines and the 1 ms are read on
- * CLOCK_REALTIME, as the mutex's were (the tests' virtual clock, tests/fake/hostclock.c, is the monotonic
- * one): a clock set back while a caller waits lengthens its wait (a break-it helper: a waiter outside the
- * queue, never woken while others are queued, waited up to the whole 3 s run).
+ * The waits are no cancellation points (as pthread_mutex_timedlock's).  Deadlines and the 1 ms are on the
+ * kernel's CLOCK_MONOTONIC (kprof_wait_deadline_ms), read only once a caller has to wait: they were on
+ * CLOCK_REALTIME, as the mutex's were, and a clock set back lengthened every wait by as much (a break-it
+ * helper: a waiter outside the queue, never woken while others are queued, waited up to the whole 3 s
+ * run; with the clock 10 s back, 200 hand-overs took over a minute).
  *
  * All zero bytes is a free turnlock (glibc's mutexes and condition variables are all zero bytes when
  * initialised), so one in calloc'ed or memset memory needs no initialisation; kprof_turnlock_reset makes
@@ -49,9 +50,9 @@ struct kprof_turnlock {
 
 /* Takes l: at once when it is free and nobody is queued; else asleep until it is, for
  * KPROF_TURNLOCK_STARVE_MS at most, then in l's queue until it is the head and l is free.  Returns 1 when
- * taken, 0 when the CLOCK_REALTIME deadline `until` (kprof_deadline_ms; NULL: none) passed first: the
- * caller goes on without it, out of the queue. */
-int kprof_turnlock_take(struct kprof_turnlock *l, const struct timespec *until);
+ * taken, 0 when `timeout_ms` milliseconds (negative: no limit) passed first: the caller goes on without
+ * it, out of the queue. */
+int kprof_turnlock_take(struct kprof_turnlock *l, long timeout_ms);
 
 /* Gives l back (its holder only): to the head of the queue, if any; else to whoever takes it first. */
 void kprof_turnlock_give(struct kprof_turnlock *l);

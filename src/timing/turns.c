@@ -34,8 +34,7 @@ static void stream_turn_take(struct kprof_timing *t, struct queue *q)
 {
     if (tls_turn_held == q)
         return;
-    struct timespec until = kprof_deadline_ms(200);
-    if (!kprof_turnlock_take(&q->turn, &until)) {
+    if (!kprof_turnlock_take(&q->turn, 200)) {
         static int said;
         if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
             kprof_info("a call waited 200 ms for another thread's timed call on the same stream; timed without "

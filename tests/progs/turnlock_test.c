@@ -17,20 +17,35 @@
  *   cancel: a thread cancelled while it waits, before the 1 ms and once queued: the lock's own mutex is
  *       not left locked, nor the thread in the queue (a break-it helper: condition waits are cancellation
  *       points, and the holder's give then waited for ever).
- *   badtime: a deadline whose tv_nsec is out of range gives up at once (the wait refused it with EINVAL,
- *       and the caller asked again and again holding the lock's mutex).
+ *   clockstep: CLOCK_REALTIME read 10 s ahead (as after the clock was set back by 10 s): "order" again, and
+ *       a waiter with a 50 ms deadline gives up within 1 s (a break-it helper: deadlines and the 1 ms were
+ *       read on CLOCK_REALTIME, and a clock set back lengthened every wait by as much).
  * Prints "ok: ..." per part, or "FAIL: ..." and exits 1. */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include "clock.h"
 #include "timing/turnlock.h"
 
 static struct kprof_turnlock lock;
+
+/* The clock as this program's code (turnlock.c and clock.c among it) reads it: CLOCK_REALTIME
+ * realtime_ahead_s ahead of the kernel's, which times the waits ("clockstep"). */
+static int realtime_ahead_s;
+
+int clock_gettime(clockid_t id, struct timespec *ts)
+{
+    if (syscall(SYS_clock_gettime, id, ts) != 0)
+        return -1;
+    if (id == CLOCK_REALTIME)
+        ts->tv_sec += __atomic_load_n(&realtime_ahead_s, __ATOMIC_RELAXED);
+    return 0;
+}
 
 static void fail(const char *what)
 {
@@ -63,8 +78,7 @@ struct holder {
 static void *take_mark_hold_give(void *arg)
 {
     const struct holder *h = arg;
-    struct timespec until = kprof_deadline_ms(5000);
-    if (!kprof_turnlock_take(&lock, &until)) {
+    if (!kprof_turnlock_take(&lock, 5000)) {
         printf("FAIL: %s: the holder's 5 s deadline passed\n", h->part);
         exit(1);
     }
@@ -79,8 +93,7 @@ static int took;
 static void order(void)
 {
     for (int r = 0; r < 200; r++) {
-        struct timespec until = kprof_deadline_ms(5000);
-        if (!kprof_turnlock_take(&lock, &until))
+        if (!kprof_turnlock_take(&lock, 5000))
             fail("order: a free lock not taken");
         __atomic_store_n(&took, 0, __ATOMIC_RELEASE);
         pthread_t th;
@@ -88,8 +101,7 @@ static void order(void)
         pthread_create(&th, NULL, take_mark_hold_give, &h);
         until_waiting(1);
         kprof_turnlock_give(&lock);
-        until = kprof_deadline_ms(5000);
-        if (!kprof_turnlock_take(&lock, &until))
+        if (!kprof_turnlock_take(&lock, 5000))
             fail("order: the main thread's 5 s deadline passed");
         if (!__atomic_load_n(&took, __ATOMIC_ACQUIRE)) {
             printf("FAIL: order: round %d: taken back by the thread that gave it, before the waiter had it\n", r);
@@ -106,27 +118,14 @@ static int short_result = -1, long_result = -1;
 static void *short_waiter(void *arg)
 {
     (void)arg;
-    struct timespec until = kprof_deadline_ms(50);
-    __atomic_store_n(&short_result, kprof_turnlock_take(&lock, &until), __ATOMIC_RELEASE);
-    return NULL;
-}
-
-/* A deadline 2 s on, with its nanoseconds out of range (as a careless computation would leave it). */
-static void *bad_deadline_waiter(void *arg)
-{
-    (void)arg;
-    struct timespec until = kprof_deadline_ms(0);
-    until.tv_sec += 1;
-    until.tv_nsec += 1000000000L;
-    __atomic_store_n(&short_result, kprof_turnlock_take(&lock, &until), __ATOMIC_RELEASE);
+    __atomic_store_n(&short_result, kprof_turnlock_take(&lock, 50), __ATOMIC_RELEASE);
     return NULL;
 }
 
 static void *long_waiter(void *arg)
 {
     (void)arg;
-    struct timespec until = kprof_deadline_ms(5000);
-    int r = kprof_turnlock_take(&lock, &until);
+    int r = kprof_turnlock_take(&lock, 5000);
     __atomic_store_n(&long_result, r, __ATOMIC_RELEASE);
     if (r)
         kprof_turnlock_give(&lock);
@@ -135,8 +134,7 @@ static void *long_waiter(void *arg)
 
 static void giveup(void)
 {
-    struct timespec until = kprof_deadline_ms(5000);
-    if (!kprof_turnlock_take(&lock, &until))
+    if (!kprof_turnlock_take(&lock, 5000))
         fail("giveup: a free lock not taken");
     pthread_t s, l;
     pthread_create(&s, NULL, short_waiter, NULL);
@@ -151,8 +149,7 @@ static void giveup(void)
     pthread_join(l, NULL);
     if (long_result != 1)
         fail("giveup: the waiter behind a given-up ticket did not have the lock");
-    until = kprof_deadline_ms(1000);
-    if (!kprof_turnlock_take(&lock, &until))
+    if (!kprof_turnlock_take(&lock, 1000))
         fail("giveup: the lock not free after the two waiters");
     kprof_turnlock_give(&lock);
     if (lock.head || lock.tail || lock.waiting != 0 || lock.held)
@@ -169,8 +166,7 @@ static void *crowd_member(void *arg)
 {
     (void)arg;
     for (int i = 0; i < ROUNDS; i++) {
-        struct timespec until = kprof_deadline_ms(1000);
-        if (!kprof_turnlock_take(&lock, &until)) {
+        if (!kprof_turnlock_take(&lock, 1000)) {
             __atomic_add_fetch(&missed, 1, __ATOMIC_RELAXED);
             continue;
         }
@@ -210,8 +206,7 @@ static struct {
 static void *give_up_on_guarded(void *arg)
 {
     (void)arg;
-    struct timespec until = kprof_deadline_ms(50);
-    if (kprof_turnlock_take(&guarded.l, &until))
+    if (kprof_turnlock_take(&guarded.l, 50))
         fail("many: a held lock taken");
     return NULL;
 }
@@ -219,8 +214,7 @@ static void *give_up_on_guarded(void *arg)
 static void many(void)
 {
     memset(guarded.after, 0xa5, sizeof guarded.after);
-    struct timespec until = kprof_deadline_ms(1000);
-    if (!kprof_turnlock_take(&guarded.l, &until))
+    if (!kprof_turnlock_take(&guarded.l, 1000))
         fail("many: a free lock not taken");
     pthread_t th[40];
     for (int i = 0; i < 40; i++)
@@ -231,8 +225,7 @@ static void many(void)
         if (guarded.after[i] != 0xa5)
             fail("many: bytes after the lock written");
     kprof_turnlock_give(&guarded.l);
-    until = kprof_deadline_ms(1000);
-    if (!kprof_turnlock_take(&guarded.l, &until))
+    if (!kprof_turnlock_take(&guarded.l, 1000))
         fail("many: the lock not free after 40 waiters gave up");
     kprof_turnlock_give(&guarded.l);
     if (guarded.l.head || guarded.l.waiting || guarded.l.sleeping)
@@ -251,8 +244,7 @@ static void repeat(void)
         usleep(100);
     for (int i = 0; i < 40; i++) {
         uint64_t t0 = kprof_now_ns();
-        struct timespec until = kprof_deadline_ms(20);
-        int got = kprof_turnlock_take(&lock, &until);
+        int got = kprof_turnlock_take(&lock, 20);
         uint64_t waited = kprof_now_ns() - t0;
         if (got) {
             printf("FAIL: repeat: ask %d took the held lock after %.0f ms\n", i, (double)waited / 1e6);
@@ -273,8 +265,7 @@ static void *wait_to_be_cancelled(void *arg)
 {
     (void)arg;
     __atomic_store_n(&waiter_started, 1, __ATOMIC_RELEASE);
-    struct timespec until = kprof_deadline_ms(5000);
-    if (kprof_turnlock_take(&lock, &until))
+    if (kprof_turnlock_take(&lock, 5000))
         kprof_turnlock_give(&lock);
     return NULL;
 }
@@ -282,8 +273,7 @@ static void *wait_to_be_cancelled(void *arg)
 static void cancel(void)
 {
     for (int queued = 0; queued <= 1; queued++) {
-        struct timespec until = kprof_deadline_ms(1000);
-        if (!kprof_turnlock_take(&lock, &until))
+        if (!kprof_turnlock_take(&lock, 1000))
             fail("cancel: a free lock not taken");
         __atomic_store_n(&waiter_started, 0, __ATOMIC_RELEASE);
         pthread_t w;
@@ -302,8 +292,7 @@ static void cancel(void)
         pthread_mutex_unlock(&lock.m);
         kprof_turnlock_give(&lock); /* the waiter takes it, gives it back, and is cancelled after */
         pthread_join(w, NULL);
-        until = kprof_deadline_ms(1000);
-        if (!kprof_turnlock_take(&lock, &until))
+        if (!kprof_turnlock_take(&lock, 1000))
             fail("cancel: the lock not free after the cancelled waiter");
         kprof_turnlock_give(&lock);
         if (lock.head || lock.waiting)
@@ -316,8 +305,7 @@ static void cancel(void)
  * still held. */
 static void waiter_on_held_lock(void *(*waiter)(void *), const char *part)
 {
-    struct timespec until = kprof_deadline_ms(1000);
-    if (!kprof_turnlock_take(&lock, &until)) {
+    if (!kprof_turnlock_take(&lock, 1000)) {
         printf("FAIL: %s: a free lock not taken\n", part);
         exit(1);
     }
@@ -327,21 +315,39 @@ static void waiter_on_held_lock(void *(*waiter)(void *), const char *part)
     pthread_join(s, NULL);
 }
 
-static void badtime(void)
+/* Seconds since an arbitrary start, on the kernel's monotonic clock. */
+static double mono_s(void)
 {
-    waiter_on_held_lock(bad_deadline_waiter, "badtime");
+    struct timespec t;
+    syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static void clockstep(void)
+{
+    __atomic_store_n(&realtime_ahead_s, 10, __ATOMIC_RELAXED);
+    double t0 = mono_s();
+    order();
+    double t1 = mono_s();
+    waiter_on_held_lock(short_waiter, "clockstep");
+    double t2 = mono_s();
     if (short_result != 0)
-        fail("badtime: a held lock taken");
+        fail("clockstep: a held lock taken");
     kprof_turnlock_give(&lock);
-    printf("ok: badtime: a deadline out of range gave up, the lock free for its holder to give\n");
+    __atomic_store_n(&realtime_ahead_s, 0, __ATOMIC_RELAXED);
+    if (t2 - t1 > 1.0) {
+        printf("FAIL: clockstep: a 50 ms deadline waited %.2f s with CLOCK_REALTIME 10 s ahead\n", t2 - t1);
+        exit(1);
+    }
+    printf("ok: clockstep: with CLOCK_REALTIME 10 s ahead, order in %.2f s, a 50 ms deadline given up after "
+           "%.3f s\n", t1 - t0, t2 - t1);
 }
 
 static void reset(void)
 {
     waiter_on_held_lock(short_waiter, "reset");
     kprof_turnlock_reset(&lock);
-    struct timespec until = kprof_deadline_ms(1000);
-    if (!kprof_turnlock_take(&lock, &until))
+    if (!kprof_turnlock_take(&lock, 1000))
         fail("reset: the lock not free after kprof_turnlock_reset");
     kprof_turnlock_give(&lock);
     printf("ok: reset: free again\n");
@@ -353,7 +359,7 @@ int main(int argc, char **argv)
         const char *name;
         void (*run)(void);
     } parts[] = { { "order", order }, { "giveup", giveup }, { "crowd", crowd }, { "reset", reset },
-                  { "many", many },   { "repeat", repeat }, { "cancel", cancel }, { "badtime", badtime } };
+                  { "many", many },   { "repeat", repeat }, { "cancel", cancel }, { "clockstep", clockstep } };
     const char *part = argc > 1 ? argv[1] : "all";
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
         if (!strcmp(part, "all") || !strcmp(part, parts[i].name))
