@@ -14,8 +14,8 @@ struct timespec kprof_deadline_ms(long ms);
 
 /* The kernel's CLOCK_MONOTONIC time `ms` milliseconds from now, for pthread_cond_clockwait(...,
  * CLOCK_MONOTONIC, ...): read by system call, so neither a clock set back nor a clock_gettime preloaded
- * before libkprof (the tests' virtual clock, tests/fake/hostclock.c) moves it.  About 0.1 us: for the
- * paths that wait.  Thread-safe. */
+ * before libkprof (the tests' virtual clock, tests/fake/hostclock.c) moves it; where a sandbox refuses the
+ * system call, read by clock_gettime.  About 0.1 us: for the paths that wait.  Thread-safe. */
 struct timespec kprof_wait_deadline_ms(long ms);
 
 /* Host clock (kprof_now_ns) when libkprof started: the origin of the process timeline, in ns.  Set by

@@ -20,8 +20,14 @@
  *   clockstep: CLOCK_REALTIME read 10 s ahead (as after the clock was set back by 10 s): "order" again, and
  *       a waiter with a 50 ms deadline gives up within 1 s (a break-it helper: deadlines and the 1 ms were
  *       read on CLOCK_REALTIME, and a clock set back lengthened every wait by as much).
+ *   nosyscall: the clock's system call refused (EPERM, as a seccomp filter may): a waiter with a 5 s
+ *       deadline has a lock held 50 ms (a break-it helper: the deadline was read as 0, long past, and every
+ *       wait gave up at once).
  * Prints "ok: ..." per part, or "FAIL: ..." and exits 1. */
+#include <dlfcn.h>
+#include <errno.h>
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,9 +44,13 @@ static struct kprof_turnlock lock;
  * realtime_ahead_s ahead of the kernel's, which times the waits ("clockstep"). */
 static int realtime_ahead_s;
 
+static int (*real_clock_gettime)(clockid_t, struct timespec *);
+
 int clock_gettime(clockid_t id, struct timespec *ts)
 {
-    if (syscall(SYS_clock_gettime, id, ts) != 0)
+    if (!real_clock_gettime)
+        real_clock_gettime = (int (*)(clockid_t, struct timespec *))dlsym(RTLD_NEXT, "clock_gettime");
+    if (real_clock_gettime(id, ts) != 0)
         return -1;
     if (id == CLOCK_REALTIME)
         ts->tv_sec += __atomic_load_n(&realtime_ahead_s, __ATOMIC_RELAXED);
@@ -315,11 +325,33 @@ static void waiter_on_held_lock(void *(*waiter)(void *), const char *part)
     pthread_join(s, NULL);
 }
 
-/* Seconds since an arbitrary start, on the kernel's monotonic clock. */
+/* A system call as this program's code (clock.c among it) makes it: clock_gettime refused (EPERM, as a
+ * seccomp filter may) while clock_syscall_fails is set ("nosyscall"). */
+static int clock_syscall_fails;
+
+long syscall(long n, ...)
+{
+    static long (*real)(long, ...);
+    if (!real)
+        real = (long (*)(long, ...))dlsym(RTLD_NEXT, "syscall");
+    if (n == SYS_clock_gettime && __atomic_load_n(&clock_syscall_fails, __ATOMIC_RELAXED)) {
+        errno = EPERM;
+        return -1;
+    }
+    va_list ap;
+    va_start(ap, n);
+    long a[6];
+    for (int i = 0; i < 6; i++)
+        a[i] = va_arg(ap, long);
+    va_end(ap);
+    return real(n, a[0], a[1], a[2], a[3], a[4], a[5]);
+}
+
+/* Seconds since an arbitrary start, on the monotonic clock. */
 static double mono_s(void)
 {
     struct timespec t;
-    syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &t);
+    clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
@@ -343,6 +375,24 @@ static void clockstep(void)
            "%.3f s\n", t1 - t0, t2 - t1);
 }
 
+static void nosyscall(void)
+{
+    __atomic_store_n(&clock_syscall_fails, 1, __ATOMIC_RELAXED);
+    if (!kprof_turnlock_take(&lock, 1000))
+        fail("nosyscall: a free lock not taken");
+    pthread_t l;
+    long_result = -1;
+    pthread_create(&l, NULL, long_waiter, NULL);
+    usleep(50000);
+    kprof_turnlock_give(&lock);
+    pthread_join(l, NULL);
+    __atomic_store_n(&clock_syscall_fails, 0, __ATOMIC_RELAXED);
+    if (long_result != 1)
+        fail("nosyscall: with the clock's system call refused, a waiter with a 5 s deadline gave up on a lock "
+             "held 50 ms");
+    printf("ok: nosyscall: with the clock's system call refused, a waiter had the lock held 50 ms\n");
+}
+
 static void reset(void)
 {
     waiter_on_held_lock(short_waiter, "reset");
@@ -359,7 +409,8 @@ int main(int argc, char **argv)
         const char *name;
         void (*run)(void);
     } parts[] = { { "order", order }, { "giveup", giveup }, { "crowd", crowd }, { "reset", reset },
-                  { "many", many },   { "repeat", repeat }, { "cancel", cancel }, { "clockstep", clockstep } };
+                  { "many", many },   { "repeat", repeat }, { "cancel", cancel }, { "clockstep", clockstep },
+                  { "nosyscall", nosyscall } };
     const char *part = argc > 1 ? argv[1] : "all";
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
         if (!strcmp(part, "all") || !strcmp(part, parts[i].name))
