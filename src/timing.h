@@ -69,7 +69,31 @@ struct kprof_timing {
     /* Set by kprof_timing_end: its last host clock read, once the stop event was recorded (0: none), for
      * the caller's kprof_call's end_ns. */
     uint64_t end_ns;
+    /* 1 from kprof_timing_begin to kprof_timing_end (KPROF_TIMING_DECLARE sets it to 0). */
+    unsigned char open;
 };
+
+/* Ends a timed call that kprof_timing_begin began and no kprof_timing_end will: as a failed call (ok 0),
+ * giving back what it holds (the stream's turn, the context's order lock, its hold on the stream, its
+ * events, its place among the calls in flight).  For KPROF_TIMING_DECLARE's cleanup. */
+void kprof_timing_abandon(struct kprof_timing *t);
+
+static inline void kprof_timing_unwound(struct kprof_timing *t)
+{
+    if (__builtin_expect(t->open, 0))
+        kprof_timing_abandon(t);
+}
+
+/* Declares `struct kprof_timing name` in a wrapper's body, not begun (open 0).  Should the thread be
+ * cancelled inside the real call (pthread_cancel at a cancellation point in the driver), its unwinding
+ * ends the timed call (kprof_timing_abandon; libkprof is built with -fexceptions, which runs cleanups when
+ * a cancellation unwinds C frames): a cancelled thread kept the stream's turn and the order lock, and each
+ * later call on the stream, or ordered launch in the context, waited 200 ms for them (a break-it
+ * helper), and its hold was never released.  On every other way out of the scope the call has ended, and
+ * the cleanup is a test of `open`. */
+#define KPROF_TIMING_DECLARE(name)                                                                 \
+    struct kprof_timing name __attribute__((cleanup(kprof_timing_unwound)));                       \
+    name.open = 0
 
 /* After kprof_timing_begin(t, NULL, stream, per_thread, KPROF_TIME_NONE) for a kernel launch left untimed
  * by KPROF_SAMPLE that its thread makes with no current context (its first CUDA call, as a rule): the call

@@ -145,7 +145,7 @@ static inline void kprof_wrap_alloc_record(enum kprof_mem kind, void *ptr, size_
             kprof_call_end(&c_, z_ == (success));                                                  \
             return z_;                                                                             \
         }                                                                                          \
-        struct kprof_timing t_;                                                                    \
+        KPROF_TIMING_DECLARE(t_);                                                                  \
         t_.entry_ns = c_.t0_ns;                                                                    \
         kprof_timing_begin(&t_, c_.ctx_before, (stream), (per_thread), KPROF_TIME_PAIR);           \
         type r_ = (call);                                                                          \

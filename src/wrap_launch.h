@@ -71,7 +71,7 @@ static inline enum kprof_time_want kprof_launch_want(struct kprof_kernel *k)
         kprof_call_host(&c_, w_ == KPROF_TIME_NONE);                                               \
         kprof_preload((handle), c_.ctx_before, (runtime), k_);                                     \
         SEG(0);                                                                                    \
-        struct kprof_timing t_;                                                                    \
+        KPROF_TIMING_DECLARE(t_);                                                                  \
         /* Untimed, no capture to look for and no turn to take (kprof_untimed_turns, or a thread's  \
          * first call, made without a context): no timing call. */                                 \
         int tm_ = w_ != KPROF_TIME_NONE || __atomic_load_n(&kprof_captures_active, __ATOMIC_RELAXED) > 0 || \
@@ -126,7 +126,7 @@ static inline enum kprof_time_want kprof_launch_want(struct kprof_kernel *k)
         CUcontext cx_ = NULL;                                                                      \
         if (kprof_drv.cuCtxGetCurrent(&cx_) == CUDA_SUCCESS)                                       \
             kprof_preload((handle), cx_, 0, (d)->k);                                               \
-        struct kprof_timing t_;                                                                    \
+        KPROF_TIMING_DECLARE(t_);                                                                  \
         t_.hold_shapes = kprof_hold_words((d)->k, (grid), (block), &t_.hold_key, &t_.hold_nshapes);  \
         t_.entry_ns = 0;                                                                           \
         kprof_timing_begin(&t_, cx_, (stream), (per_thread), (d)->want);                           \

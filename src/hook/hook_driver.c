@@ -456,7 +456,7 @@ KPROF_EXPORT CUresult cuGraphExecDestroy(CUgraphExec exec)
         if (!kprof_call_begin(&c_, (api)))                                                         \
             return (call);                                                                         \
         struct kprof_graph *g_ = kprof_graph_for(exec);                                            \
-        struct kprof_timing t_;                                                                    \
+        KPROF_TIMING_DECLARE(t_);                                                                  \
         enum kprof_time_want w_ = kprof_launch_want(g_ ? g_->row : NULL);                          \
         if (w_ == KPROF_TIME_NONE) /* KPROF_SAMPLE=N: no chain spans it (timing.h) */              \
             kprof_sampled_untimed();                                                               \

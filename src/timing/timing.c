@@ -759,6 +759,7 @@ static void begin_record_start(struct kprof_timing *t, struct begin *g)
 void kprof_timing_begin(struct kprof_timing *t, CUcontext ctx, cudaStream_t stream, int per_thread,
                         enum kprof_time_want want)
 {
+    t->open = 1;
     t->pool = NULL;
     t->captured = 0;
     t->broke = 0;
@@ -861,12 +862,21 @@ int kprof_timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kind
                      uint64_t bytes, const unsigned *grid, const unsigned *block)
 {
     int counted = t->pool != NULL; /* in flight since begin_find_pool */
+    t->open = 0;
     t->end_ns = 0;
     int r = timing_end(t, ok, kind, target, bytes, grid, block);
     kprof_turn_end(t); /* once the pair is queued: the stream's next call comes after it */
     if (counted)
         __atomic_sub_fetch(kprof_ev_flight(), 1, __ATOMIC_RELEASE);
     return r;
+}
+
+void kprof_timing_abandon(struct kprof_timing *t)
+{
+    static int said;
+    if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+        kprof_info("a thread was cancelled inside a timed CUDA call: the call counts as failed, untimed");
+    kprof_timing_end(t, 0, KPROF_TARGET_KERNEL, NULL, 0, NULL, NULL);
 }
 
 /* kprof_timing_end, but for the in-flight count. */

@@ -29,9 +29,18 @@
  *   "copyblocking": tiny_k once on the legacy default stream, then on one shared blocking stream, one
  *       thread copies 1 MiB host to device 300 times (cudaMemcpyAsync) while 3 threads launch tiny_k 300
  *       times each (the launches there are ordered, and the copies were not kept out of their pairs).
+ *   "cancelled": a thread launching slow_tiny on the shared stream (its launch takes host time under
+ *       FAKEGPU_LAUNCH_SLEEP_US=slow=us, a usleep: a cancellation point, as a blocking call in a driver may
+ *       be) is cancelled 100 ms into its launch, then the main thread launches tiny_k 10 times there; then
+ *       the same on a blocking stream with the legacy default stream in use (launches ordered), the main
+ *       thread's 10 on the legacy stream.  Prints each part's 10 launches' wall time (a break-it helper:
+ *       the cancelled thread kept the stream's turn, and the order lock, and each later call waited 200 ms
+ *       for it).
  * Prints "shared_stream MODE: ok" at the end. */
 #include <pthread.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #include "fakeprog.h"
 
@@ -141,6 +150,44 @@ static void *alternate(void *arg)
     return NULL;
 }
 
+static void *slow_launch(void *arg)
+{
+    (void)arg;
+    CHECK(cudaFree(0));
+    CHECK(launch(slowshort, (dim3){ 1, 1, 1 }, (dim3){ 32, 1, 1 }, shared));
+    return NULL;
+}
+
+/* Wall-clock seconds (CLOCK_REALTIME: the tests' virtual clock is the monotonic one). */
+static double wall_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+/* "cancelled": one part; the main thread's 10 launches go on `after`. */
+static void cancelled_part(const char *name, cudaStream_t after)
+{
+    CHECK(launch(shortk, (dim3){ 1, 1, 1 }, (dim3){ 32, 1, 1 }, shared)); /* the main thread's, first */
+    pthread_t th;
+    pthread_create(&th, NULL, slow_launch, NULL);
+    double until = wall_s() + 0.1;
+    while (wall_s() < until) {
+        struct timespec ms = { 0, 1000000 };
+        syscall(SYS_nanosleep, &ms, NULL); /* real time: a nanosleep on the main thread moves the virtual clock */
+    }
+    pthread_cancel(th);
+    void *r;
+    pthread_join(th, &r);
+    double t0 = wall_s();
+    for (int i = 0; i < 10; i++)
+        CHECK(launch(shortk, (dim3){ 1, 1, 1 }, (dim3){ 32, 1, 1 }, after));
+    CHECK(cudaDeviceSynchronize());
+    printf("shared_stream cancelled: %s: launcher %s, 10 launches took %.3f s\n", name,
+           r == PTHREAD_CANCELED ? "cancelled" : "not cancelled", wall_s() - t0);
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "race";
@@ -213,6 +260,13 @@ int main(int argc, char **argv)
             if (r < 199)
                 CHECK(cudaStreamDestroy(shared));
         }
+    } else if (!strcmp(mode, "cancelled")) {
+        cancelled_part("shared stream", shared);
+        CHECK(cudaStreamDestroy(shared));
+        CHECK(cudaStreamCreate(&shared));
+        CHECK(launch(shortk, (dim3){ 1, 1, 1 }, (dim3){ 32, 1, 1 }, 0));
+        CHECK(cudaDeviceSynchronize());
+        cancelled_part("legacy stream", 0);
     } else if (!strcmp(mode, "copyblocking")) {
         CHECK(cudaStreamDestroy(shared));
         CHECK(cudaStreamCreate(&shared));
