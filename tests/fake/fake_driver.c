@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -2685,6 +2686,20 @@ static void hold_settle(struct CUstream_st *s, uint64_t delay_ns)
     s->hold_ev = NULL;
 }
 
+/* FAKEGPU_LAUNCH_SLEEP_US's sleep: a cancellation point, as usleep is (and a blocking call in a driver may
+ * be), but by the raw system call and pthread_testcancel, which no sanitizer intercepts: a thread
+ * cancelled inside ThreadSanitizer's usleep interceptor unwinds past the interceptor's end, and TSan then
+ * no longer sees that thread's mutexes (libkprof's cleanup's kprof_ev.lock read as a race). */
+static void launch_sleep(unsigned long us)
+{
+    struct timespec t = { (time_t)(us / 1000000u), (long)(us % 1000000u) * 1000 }, left;
+    while (syscall(SYS_nanosleep, &t, &left) != 0 && errno == EINTR) {
+        pthread_testcancel();
+        t = left;
+    }
+    pthread_testcancel();
+}
+
 static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by, unsigned bz,
                        unsigned shmem, CUstream hStream, int ptds, void **params)
 {
@@ -2699,7 +2714,7 @@ static CUresult launch(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsi
             cfg.host_advance((uint64_t)cfg.sleep_us * 1000u);
         } else {
             unlock(); /* FAKEGPU_LAUNCH_SLEEP_US: the host's time in this launch, other threads' calls go on */
-            usleep(cfg.sleep_us);
+            launch_sleep(cfg.sleep_us);
             lock();
         }
     }
