@@ -69,7 +69,7 @@ struct kprof_timing {
     /* Set by kprof_timing_end: its last host clock read, once the stop event was recorded (0: none), for
      * the caller's kprof_call's end_ns. */
     uint64_t end_ns;
-    /* 1 from kprof_timing_begin to kprof_timing_end (KPROF_TIMING_DECLARE sets it to 0). */
+    /* 1 from kprof_timing_begin's return to kprof_timing_end (KPROF_TIMING_DECLARE sets it to 0). */
     unsigned char open;
 };
 

@@ -756,10 +756,22 @@ static void begin_record_start(struct kprof_timing *t, struct begin *g)
     t->pool = g->p;
 }
 
+static void timing_begin(struct kprof_timing *t, CUcontext ctx, cudaStream_t stream, int per_thread,
+                         enum kprof_time_want want);
+
 void kprof_timing_begin(struct kprof_timing *t, CUcontext ctx, cudaStream_t stream, int per_thread,
                         enum kprof_time_want want)
 {
+    timing_begin(t, ctx, stream, per_thread, want);
+    /* Only now: a thread cancelled inside the begin's own driver calls leaves what it took (as before the
+     * cleanup), where ending the call from fields not yet set would give the pool an event it never had. */
     t->open = 1;
+}
+
+static inline __attribute__((always_inline)) void timing_begin(struct kprof_timing *t, CUcontext ctx,
+                                                               cudaStream_t stream, int per_thread,
+                                                               enum kprof_time_want want)
+{
     t->pool = NULL;
     t->captured = 0;
     t->broke = 0;
