@@ -196,9 +196,16 @@ void kprof_log(enum kprof_log_level level, const char *fmt, ...)
         free(msg);
     struct kprof_sigpipe sp;
     kprof_sigpipe_block(&sp);
+    /* write() is a cancellation point, and libkprof logs while it holds state of its own (a pool being made
+     * for a context, a call counted in flight): a thread of the app cancelled there left it held (a
+     * break-it helper: every later launch of the context waited 10 s for the pool, and exit 1 s for the
+     * call in flight). */
+    int cancel;
+    pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
     int fd = kprof_stderr_fd();
     ssize_t w = fd >= 0 ? write(fd, buf, (size_t)(o - buf)) : 0;
     (void)w;
+    pthread_setcancelstate(cancel, NULL);
     kprof_sigpipe_restore(&sp);
     errno = saved_errno;
 }

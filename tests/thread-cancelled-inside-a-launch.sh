@@ -28,3 +28,21 @@ for hold in 0 default; do
     expect_grep 'a thread was cancelled inside a timed CUDA call' "$WORK/out" "KPROF_HOLD=$hold: said once"
     expect_grep 'tiny_k' "$WORK/r.txt" "KPROF_HOLD=$hold: the report written"
 done
+# A second helper: a thread's first CUDA call, a launch (its nested driver launch timed on its behalf), then
+# a launch from the thread's own cleanup as the cancellation unwinds (here a C cleanup built with
+# -fexceptions; the helper's C++ destructor of an RAII guard died of a SEGV in 10 runs of 10: the driver
+# wrapper took the cleanup's launch for the dead frame's delegated one; this C form ran before the fix as
+# well, and guards the path); and a thread cancelled while libkprof's info message, a write(), ended the
+# context's calibration: the making of its pool stayed held, and the next launch waited 10 s.
+unset KPROF_HOLD
+KPROF_LOG=info KPROF_OUTPUT="$WORK/c.txt" run_kprof "$PROGS/shared_stream" cancelledcleanup >"$WORK/c.out" 2>&1 ||
+    fail "shared_stream cancelledcleanup failed (exit $?): $(grep -v '^fakegpu: launch' "$WORK/c.out" | tail -c 1500)"
+expect_grep "^shared_stream cancelledcleanup: launcher cancelled, its cleanup's launch returned 0$" "$WORK/c.out" \
+    "a launch from the cancelled thread's cleanup ran"
+KPROF_LOG=info KPROF_OUTPUT="$WORK/k.txt" run_kprof "$PROGS/shared_stream" cancelledcalibration >"$WORK/k.out" 2>&1 ||
+    fail "shared_stream cancelledcalibration failed (exit $?): $(grep -v '^fakegpu: launch' "$WORK/k.out" | tail -c 1500)"
+line=$(grep '^shared_stream cancelledcalibration: launcher' "$WORK/k.out") || fail "cancelledcalibration: no result line"
+s=${line##*took }; s=${s% s}
+awk -v s="$s" 'BEGIN { exit !(s < 0.5) }' ||
+    fail "cancelledcalibration: the 10 launches after a thread cancelled in the calibration took $s s"
+pass "cancelledcalibration: the 10 launches after took $s s"

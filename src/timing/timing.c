@@ -887,7 +887,10 @@ void kprof_timing_abandon(struct kprof_timing *t)
 {
     static int said;
     if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
-        kprof_info("a thread was cancelled inside a timed CUDA call: the call counts as failed, untimed");
+        kprof_info("a thread was cancelled inside a timed CUDA call: the call is left out of the report");
+    /* A runtime launch's delegate (wrap_launch.h) lay in the frame the unwinding leaves: a launch from the
+     * app's own cleanup (a C++ destructor) on this thread would have used it (a SEGV, a break-it helper). */
+    kprof_tls_delegate = NULL;
     kprof_timing_end(t, 0, KPROF_TARGET_KERNEL, NULL, 0, NULL, NULL);
 }
 

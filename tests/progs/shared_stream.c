@@ -36,6 +36,16 @@
  *       thread's 10 on the legacy stream.  Prints each part's 10 launches' wall time (a break-it helper:
  *       the cancelled thread kept the stream's turn, and the order lock, and each later call waited 200 ms
  *       for it).
+ *   "cancelledcleanup": a new thread's first CUDA call, a launch of slow_tiny (its nested driver launch
+ *       timed on its behalf: the thread has no current context yet), cancelled 100 ms in; a cleanup of the
+ *       thread's own (__attribute__((cleanup)), built with -fexceptions, as a C++ destructor) launches
+ *       tiny_k as the cancellation unwinds (a break-it helper: a SEGV in the driver launch wrapper, which
+ *       took the launch for the dead frame's delegated one).  Prints the cleanup launch's result.
+ *   "cancelledcalibration": a new thread's launch of tiny_k, the context's first timed call (libkprof
+ *       calibrates on it), cancelled 5 ms in; then the main thread launches tiny_k 10 times (a break-it
+ *       helper: with KPROF_LOG=info the calibration's message, a write(), was a cancellation point while
+ *       the thread held the making of the context's pool, and the next launch waited 10 s for it).
+ *       Prints the 10 launches' wall time.
  * Prints "shared_stream MODE: ok" at the end. */
 #include <pthread.h>
 #include <string.h>
@@ -188,6 +198,49 @@ static void cancelled_part(const char *name, cudaStream_t after)
            r == PTHREAD_CANCELED ? "cancelled" : "not cancelled", wall_s() - t0);
 }
 
+static int cleanup_launch_rc = -1;
+
+/* Zeroes 16 KiB of stack below the caller: what the unwound frames left there (a stale pointer into them
+ * then reads zeros, as after a C++ destructor's own use of that stack). */
+static __attribute__((noinline)) void scrub_stack(void)
+{
+    volatile char pad[16384];
+    for (size_t i = 0; i < sizeof pad; i++)
+        pad[i] = 0;
+}
+
+static void launch_on_unwind(int *unused)
+{
+    (void)unused;
+    scrub_stack();
+    cleanup_launch_rc = (int)launch(shortk, (dim3){ 1, 1, 1 }, (dim3){ 32, 1, 1 }, shared);
+}
+
+static void *first_call_launch(void *arg)
+{
+    int guard __attribute__((cleanup(launch_on_unwind))) = 0;
+    (void)guard;
+    launch(arg ? slowshort : shortk, (dim3){ 1, 1, 1 }, (dim3){ 32, 1, 1 }, arg ? shared : 0);
+    cleanup_launch_rc = -2; /* not cancelled: no launch from the cleanup counted */
+    return NULL;
+}
+
+/* Cancels a new thread running fn(arg) `ms` milliseconds (real time) after its start; its exit value. */
+static void *cancel_after(void *(*fn)(void *), void *arg, double ms)
+{
+    pthread_t th;
+    pthread_create(&th, NULL, fn, arg);
+    double until = wall_s() + ms / 1000.0;
+    while (wall_s() < until) {
+        struct timespec t = { 0, 200000 };
+        syscall(SYS_nanosleep, &t, NULL); /* real time: a nanosleep on the main thread moves the virtual clock */
+    }
+    pthread_cancel(th);
+    void *r;
+    pthread_join(th, &r);
+    return r;
+}
+
 int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "race";
@@ -267,6 +320,19 @@ int main(int argc, char **argv)
         CHECK(launch(shortk, (dim3){ 1, 1, 1 }, (dim3){ 32, 1, 1 }, 0));
         CHECK(cudaDeviceSynchronize());
         cancelled_part("legacy stream", 0);
+    } else if (!strcmp(mode, "cancelledcleanup")) {
+        void *r = cancel_after(first_call_launch, (void *)1, 100);
+        CHECK(cudaDeviceSynchronize());
+        printf("shared_stream cancelledcleanup: launcher %s, its cleanup's launch returned %d\n",
+               r == PTHREAD_CANCELED ? "cancelled" : "not cancelled", cleanup_launch_rc);
+    } else if (!strcmp(mode, "cancelledcalibration")) {
+        void *r = cancel_after(first_call_launch, NULL, 5);
+        double t0 = wall_s();
+        for (int i = 0; i < 10; i++)
+            CHECK(launch(shortk, (dim3){ 1, 1, 1 }, (dim3){ 32, 1, 1 }, 0));
+        CHECK(cudaDeviceSynchronize());
+        printf("shared_stream cancelledcalibration: launcher %s, 10 launches took %.3f s\n",
+               r == PTHREAD_CANCELED ? "cancelled" : "not cancelled", wall_s() - t0);
     } else if (!strcmp(mode, "copyblocking")) {
         CHECK(cudaStreamDestroy(shared));
         CHECK(cudaStreamCreate(&shared));
