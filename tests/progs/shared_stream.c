@@ -176,20 +176,27 @@ static double wall_s(void)
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
 
-/* "cancelled": one part; the main thread's 10 launches go on `after`. */
-static void cancelled_part(const char *name, cudaStream_t after)
+/* Cancels a new thread running fn(arg) `ms` milliseconds (real time) after its start; its exit value. */
+static void *cancel_after(void *(*fn)(void *), void *arg, double ms)
 {
-    CHECK(launch(shortk, (dim3){ 1, 1, 1 }, (dim3){ 32, 1, 1 }, shared)); /* the main thread's, first */
     pthread_t th;
-    pthread_create(&th, NULL, slow_launch, NULL);
-    double until = wall_s() + 0.1;
+    pthread_create(&th, NULL, fn, arg);
+    double until = wall_s() + ms / 1000.0;
     while (wall_s() < until) {
-        struct timespec ms = { 0, 1000000 };
-        syscall(SYS_nanosleep, &ms, NULL); /* real time: a nanosleep on the main thread moves the virtual clock */
+        struct timespec t = { 0, 200000 };
+        syscall(SYS_nanosleep, &t, NULL); /* real time: a nanosleep on the main thread moves the virtual clock */
     }
     pthread_cancel(th);
     void *r;
     pthread_join(th, &r);
+    return r;
+}
+
+/* "cancelled": one part; the main thread's 10 launches go on `after`. */
+static void cancelled_part(const char *name, cudaStream_t after)
+{
+    CHECK(launch(shortk, (dim3){ 1, 1, 1 }, (dim3){ 32, 1, 1 }, shared)); /* the main thread's, first */
+    void *r = cancel_after(slow_launch, NULL, 100);
     double t0 = wall_s();
     for (int i = 0; i < 10; i++)
         CHECK(launch(shortk, (dim3){ 1, 1, 1 }, (dim3){ 32, 1, 1 }, after));
@@ -223,22 +230,6 @@ static void *first_call_launch(void *arg)
     launch(arg ? slowshort : shortk, (dim3){ 1, 1, 1 }, (dim3){ 32, 1, 1 }, arg ? shared : 0);
     cleanup_launch_rc = -2; /* not cancelled: no launch from the cleanup counted */
     return NULL;
-}
-
-/* Cancels a new thread running fn(arg) `ms` milliseconds (real time) after its start; its exit value. */
-static void *cancel_after(void *(*fn)(void *), void *arg, double ms)
-{
-    pthread_t th;
-    pthread_create(&th, NULL, fn, arg);
-    double until = wall_s() + ms / 1000.0;
-    while (wall_s() < until) {
-        struct timespec t = { 0, 200000 };
-        syscall(SYS_nanosleep, &t, NULL); /* real time: a nanosleep on the main thread moves the virtual clock */
-    }
-    pthread_cancel(th);
-    void *r;
-    pthread_join(th, &r);
-    return r;
 }
 
 int main(int argc, char **argv)
