@@ -12,8 +12,7 @@ uint64_t kprof_now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* t moved on by ms milliseconds. */
-static struct timespec later(struct timespec t, long ms)
+struct timespec kprof_timespec_later(struct timespec t, long ms)
 {
     t.tv_sec += ms / 1000;
     t.tv_nsec += (ms % 1000) * 1000000;
@@ -28,7 +27,7 @@ struct timespec kprof_deadline_ms(long ms)
 {
     struct timespec t;
     clock_gettime(CLOCK_REALTIME, &t);
-    return later(t, ms);
+    return kprof_timespec_later(t, ms);
 }
 
 struct timespec kprof_wait_deadline_ms(long ms)
@@ -38,5 +37,5 @@ struct timespec kprof_wait_deadline_ms(long ms)
      * then that (the deadline read as 0 was long past, and every wait gave up at once). */
     if (syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &t) != 0)
         clock_gettime(CLOCK_MONOTONIC, &t);
-    return later(t, ms);
+    return kprof_timespec_later(t, ms);
 }

@@ -18,6 +18,9 @@ struct timespec kprof_deadline_ms(long ms);
  * system call, read by clock_gettime.  About 0.1 us: for the paths that wait.  Thread-safe. */
 struct timespec kprof_wait_deadline_ms(long ms);
 
+/* t moved on by ms milliseconds (ms >= 0), tv_nsec kept below 1e9: more deadlines from one clock reading. */
+struct timespec kprof_timespec_later(struct timespec t, long ms);
+
 /* Host clock (kprof_now_ns) when libkprof started: the origin of the process timeline, in ns.  Set by
  * the constructor, and again in a forked child. */
 extern uint64_t kprof_start_ns;

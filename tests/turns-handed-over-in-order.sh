@@ -14,10 +14,11 @@
 # again with the mutex held: "cancel" (hung before; the deadline is a timeout in ms now, the timespec
 # computed inside, so a bad one has no way in).  A third: deadlines and the 1 ms on CLOCK_REALTIME, so a
 # clock set back lengthened the waits by as much: "clockstep" (with the clock 10 s back, "order" took over a
-# minute); then, read by a system call, a deadline read as 0 where a sandbox refused it: "nosyscall".
+# minute); then, read by a system call, a deadline read as 0 where a sandbox refused it: "nosyscall"; a waiter read that clock twice where once does:
+# "onesyscall".
 . "${top_srcdir:-..}/tests/lib.sh"
 timeout -k 10 "${KPROF_TEST_TIMEOUT:-300}" "$PROGS/turnlock_test" >"$WORK/out" 2>&1 ||
     fail "turnlock_test (exit $?): $(cat "$WORK/out")"
-for part in order giveup crowd reset many repeat cancel clockstep nosyscall; do
+for part in order giveup crowd reset many repeat cancel clockstep nosyscall onesyscall; do
     expect_grep "^ok: $part:" "$WORK/out" "turnlock_test $part"
 done

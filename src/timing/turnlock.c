@@ -68,9 +68,11 @@ int kprof_turnlock_take(struct kprof_turnlock *l, long timeout_ms)
 
 static int take_slow(struct kprof_turnlock *l, long timeout_ms)
 {
-    /* Out of turn while nobody is queued, KPROF_TURNLOCK_STARVE_MS at most. */
-    struct timespec starve = kprof_wait_deadline_ms(KPROF_TURNLOCK_STARVE_MS);
-    struct timespec deadline = kprof_wait_deadline_ms(timeout_ms < 0 ? 0 : timeout_ms);
+    /* Out of turn while nobody is queued, KPROF_TURNLOCK_STARVE_MS at most (both from one reading: each is
+     * a system call). */
+    struct timespec now = kprof_wait_deadline_ms(0);
+    struct timespec starve = kprof_timespec_later(now, KPROF_TURNLOCK_STARVE_MS);
+    struct timespec deadline = kprof_timespec_later(now, timeout_ms < 0 ? 0 : timeout_ms);
     const struct timespec *until = timeout_ms < 0 ? NULL : &deadline;
     int last = until && before(until, &starve); /* the caller's deadline comes first */
     while (l->held || l->head) {

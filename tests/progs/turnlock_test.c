@@ -23,6 +23,8 @@
  *   nosyscall: the clock's system call refused (EPERM, as a seccomp filter may): a waiter with a 5 s
  *       deadline has a lock held 50 ms (a break-it helper: the deadline was read as 0, long past, and every
  *       wait gave up at once).
+ *   onesyscall: a waiter on a held lock reads the clock by one system call (its deadline and the 1 ms
+ *       before it queues come from one reading; a review found two).
  * Prints "ok: ..." per part, or "FAIL: ..." and exits 1. */
 #include <dlfcn.h>
 #include <errno.h>
@@ -328,12 +330,15 @@ static void waiter_on_held_lock(void *(*waiter)(void *), const char *part)
 /* A system call as this program's code (clock.c among it) makes it: clock_gettime refused (EPERM, as a
  * seccomp filter may) while clock_syscall_fails is set ("nosyscall"). */
 static int clock_syscall_fails;
+static int clock_syscalls; /* clock_gettime system calls made ("onesyscall") */
 
 long syscall(long n, ...)
 {
     static long (*real)(long, ...);
     if (!real)
         real = (long (*)(long, ...))dlsym(RTLD_NEXT, "syscall");
+    if (n == SYS_clock_gettime)
+        __atomic_add_fetch(&clock_syscalls, 1, __ATOMIC_RELAXED);
     if (n == SYS_clock_gettime && __atomic_load_n(&clock_syscall_fails, __ATOMIC_RELAXED)) {
         errno = EPERM;
         return -1;
@@ -393,6 +398,21 @@ static void nosyscall(void)
     printf("ok: nosyscall: with the clock's system call refused, a waiter had the lock held 50 ms\n");
 }
 
+static void onesyscall(void)
+{
+    int before = __atomic_load_n(&clock_syscalls, __ATOMIC_RELAXED);
+    waiter_on_held_lock(short_waiter, "onesyscall");
+    int made = __atomic_load_n(&clock_syscalls, __ATOMIC_RELAXED) - before;
+    kprof_turnlock_give(&lock);
+    if (short_result != 0)
+        fail("onesyscall: a held lock taken");
+    if (made != 1) {
+        printf("FAIL: onesyscall: a waiter on a held lock made %d clock system calls (1 expected)\n", made);
+        exit(1);
+    }
+    printf("ok: onesyscall: a waiter on a held lock read the clock by one system call\n");
+}
+
 static void reset(void)
 {
     waiter_on_held_lock(short_waiter, "reset");
@@ -410,7 +430,7 @@ int main(int argc, char **argv)
         void (*run)(void);
     } parts[] = { { "order", order }, { "giveup", giveup }, { "crowd", crowd }, { "reset", reset },
                   { "many", many },   { "repeat", repeat }, { "cancel", cancel }, { "clockstep", clockstep },
-                  { "nosyscall", nosyscall } };
+                  { "nosyscall", nosyscall }, { "onesyscall", onesyscall } };
     const char *part = argc > 1 ? argv[1] : "all";
     for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
         if (!strcmp(part, "all") || !strcmp(part, parts[i].name))
