@@ -12,7 +12,8 @@
 # (per-kernel means against CUPTI's, for kprof and pairs) and scale (10 million launches: added resident
 # memory and exit time).  Logs go to OUTDIR.  CASES="launch reduce" runs only the cases whose names start
 # with those words (and accuracy/scale only when named); REPS sets the rounds; MODES a subset of modes,
-# where mode "base" is another build of libkprof (KPROF_BASE_LIB), for A/B rounds.
+# where mode "base" is another build of libkprof (KPROF_BASE_LIB), for A/B rounds; PIN confines every run to
+# a set of CPUs (below).
 set -u
 out=${1:-${OUT:-/tmp/kprof-bench}}
 mkdir -p "$out"
@@ -26,21 +27,59 @@ export LD_LIBRARY_PATH=/usr/local/cuda-13.0/targets/x86_64-linux/lib${LD_LIBRARY
 export PYTHONUNBUFFERED=1
 MODES=${MODES:-plain floor kprof pairs sample16 sample64 auto cupti}
 
+# PIN: the CPUs every run of every mode is confined to (taskset -c), so that rounds do not move with the
+# cores the scheduler picks: "local" (the GPU's NUMA-local CPUs this process may use, leaving out the first,
+# at most 6), a list for taskset (0-5,8), or "none" (default).
+pin_cpus() {
+    case ${PIN:-none} in
+    none) return ;;
+    local)
+        local bus allowed local_list
+        bus=$(nvidia-smi --query-gpu=pci.bus_id --format=csv,noheader 2>/dev/null | head -n1 | tr A-Z a-z | sed 's/^0000//')
+        allowed=$(awk '/^Cpus_allowed_list/ {print $2}' /proc/self/status)
+        local_list=$(cat "/sys/bus/pci/devices/$bus/local_cpulist" 2>/dev/null)
+        python3 - "$allowed" "$local_list" <<'PY'
+import sys
+def cpus(s):
+    r = set()
+    for part in filter(None, (x.strip() for x in s.split(","))):
+        a, _, b = part.partition("-")
+        r.update(range(int(a), int(b or a) + 1))
+    return r
+allowed = cpus(sys.argv[1])
+c = sorted(allowed & cpus(sys.argv[2])) or sorted(allowed)
+print(",".join(map(str, c[1:7] if len(c) > 1 else c)))
+PY
+        ;;
+    *) echo "$PIN" ;;
+    esac
+}
+pin=()
+cpus=$(pin_cpus)
+if [ -n "$cpus" ]; then
+    if command -v taskset >/dev/null && taskset -c "$cpus" true 2>/dev/null; then
+        pin=(taskset -c "$cpus")
+    else
+        echo "run-bench.sh: PIN=$PIN: cannot confine runs to CPUs '$cpus' (taskset); runs are not pinned" >&2
+        cpus=
+    fi
+fi
+
 # run MODE CMD...: one run; prints the program's output
 run() {
     local mode=$1; shift
     case $mode in
-    plain) "$@" ;;
-    floor) "$@" --record ;;
-    kprof) KPROF_OUTPUT=/dev/null LD_PRELOAD="$lib" "$@" ;;
-    base) KPROF_OUTPUT=/dev/null LD_PRELOAD="${base_lib:?mode base needs KPROF_BASE_LIB}" "$@" ;;
-    pairs) KPROF_ONE_EVENT=0 KPROF_OUTPUT=/dev/null LD_PRELOAD="$lib" "$@" ;;
-    hold1) KPROF_HOLD=1 KPROF_OUTPUT=/dev/null LD_PRELOAD="$lib" "$@" ;;
-    sample16) KPROF_SAMPLE=16 KPROF_OUTPUT=/dev/null LD_PRELOAD="$lib" "$@" ;;
-    sample64) KPROF_SAMPLE=64 KPROF_OUTPUT=/dev/null LD_PRELOAD="$lib" "$@" ;;
-    untimed) KPROF_SAMPLE=1000000 KPROF_OUTPUT=/dev/null LD_PRELOAD="$lib" "$@" ;;
-    auto) KPROF_SAMPLE=auto KPROF_OUTPUT=/dev/null LD_PRELOAD="$lib" "$@" ;;
-    cupti) CUDA_INJECTION64_PATH="$cupti" CUPTI_TRACE_OUT=/dev/null "$@" ;;
+    plain) "${pin[@]}" "$@" ;;
+    floor) "${pin[@]}" "$@" --record ;;
+    kprof) "${pin[@]}" env KPROF_OUTPUT=/dev/null LD_PRELOAD="$lib" "$@" ;;
+    base) "${pin[@]}" env KPROF_OUTPUT=/dev/null LD_PRELOAD="${base_lib:?mode base needs KPROF_BASE_LIB}" "$@" ;;
+    pairs) "${pin[@]}" env KPROF_ONE_EVENT=0 KPROF_OUTPUT=/dev/null LD_PRELOAD="$lib" "$@" ;;
+    hold1) "${pin[@]}" env KPROF_HOLD=1 KPROF_OUTPUT=/dev/null LD_PRELOAD="$lib" "$@" ;;
+    sample16) "${pin[@]}" env KPROF_SAMPLE=16 KPROF_OUTPUT=/dev/null LD_PRELOAD="$lib" "$@" ;;
+    sample64) "${pin[@]}" env KPROF_SAMPLE=64 KPROF_OUTPUT=/dev/null LD_PRELOAD="$lib" "$@" ;;
+    untimed) "${pin[@]}" env KPROF_SAMPLE=1000000 KPROF_OUTPUT=/dev/null LD_PRELOAD="$lib" "$@" ;;
+    auto) "${pin[@]}" env KPROF_SAMPLE=auto KPROF_OUTPUT=/dev/null LD_PRELOAD="$lib" "$@" ;;
+    cupti) "${pin[@]}" env CUDA_INJECTION64_PATH="$cupti" CUPTI_TRACE_OUT=/dev/null "$@" ;;
     esac
 }
 
@@ -85,6 +124,7 @@ PY
 }
 
 nvidia-smi -L
+[ -n "$cpus" ] && echo "every run confined to CPUs $cpus (PIN=$PIN)"
 echo "== overhead: medians of $REPS interleaved runs; ratios to the run without libkprof"
 bench "launch 200k, 1 stream/1 thread" region_us "$B" launch --n 200000 --streams 1
 bench "launch 200k, 4 streams/4 threads" region_us "$B" launch --n 200000 --streams 4
