@@ -136,6 +136,9 @@ bench "copy 64 MiB x 20, pageable" region_us "$B" copy --bytes 67108864 --n 20 -
 bench "reduce, its own timed loop (us/launch)" sed "$top/kernels/reduce" --iters 50
 bench "PyTorch steady-state step (ms)" step_ms python3 "$top/tests/gpu/torch_workload.py" --steps 50 --warmup 10
 bench "decode, eager LLM, 12 layers (ms/token)" token_ms python3 "$top/tests/gpu/decode_loop.py"
+# The same loop's profiled blocks against its paused ones within each run (decode_loop.py --ab; 1 without
+# a profiler): the ratio without the machine's moves from run to run.
+bench "decode A/B, profiled/paused blocks of one run" ab_ratio python3 "$top/tests/gpu/decode_loop.py" --ab --tokens 512 --block 16
 
 # accuracy and scale each run when CASES is all (or unset) or names them; one not named is skipped, and
 # the other still runs (CASES=scale used to exit here, before the scale case).
