@@ -43,7 +43,10 @@ extern __thread void *kprof_tls_sample_first __attribute__((tls_model("initial-e
 struct kprof_seq_shard {
     uint64_t n;       /* launches of the kernel this shard's threads offered for timing (atomic) */
     uint64_t untimed; /* KPROF_SAMPLE=auto: of them, those left untimed that succeeded (atomic) */
-    char pad[KPROF_CACHE_LINE - 2 * sizeof(uint64_t)];
+    uint64_t due;     /* KPROF_SAMPLE=N: no multiple of N lies below it among the numbers still to come from
+                       * n, so a launch numbered below it is untimed without a division (atomic; read before
+                       * n's number is taken: kprof_sample_this) */
+    char pad[KPROF_CACHE_LINE - 3 * sizeof(uint64_t)];
 };
 
 /* KPROF_SAMPLE=N and auto: 1 + the shard of struct kprof_kernel's launch counters this thread counts in,

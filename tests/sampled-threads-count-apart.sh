@@ -10,13 +10,17 @@
 . "${top_srcdir:-..}/tests/lib.sh"
 need_jq
 export FAKEGPU_KERNEL_NS="kernel_a=2000,kernel_b=3000"
-for t in 1 2 9; do
+for t in 1 2 9 17; do
     KPROF_SAMPLE=16 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/s$t.json" run_kprof "$PROGS/many_launches" 1000 $t \
         >/dev/null 2>"$WORK/err" || fail "many_launches with $t threads failed: $(cat "$WORK/err")"
     # kernel_a: 1000 launches a thread, floor(999 / 16) = 62 timed past the first; kernel_b 100, 6.  Nine
     # threads: eight counters, one of them with 2000 launches of kernel_a (124) and 200 of kernel_b (12).
+    # Seventeen: one counter of three threads (3000 and 300 launches: 187 and 18), seven of two; threads
+    # sharing a counter take its numbers in any order, and a launch numbered below the counter's next
+    # multiple of N is left untimed without a division (kernel_sampling.h): the count stays exact.
     case $t in
     9) ta=$((1 + 7 * 62 + 124)) tb=$((1 + 7 * 6 + 12)) ;;
+    17) ta=$((1 + 187 + 7 * 124)) tb=$((1 + 18 + 7 * 12)) ;;
     *) ta=$((1 + t * 62)) tb=$((1 + t * 6)) ;;
     esac
     expect_eq "$(jq -c '[.kernels[] | [.name, .calls, .timed, (.first_ns != null), .total_ns]] | sort' "$WORK/s$t.json")" \
