@@ -26,6 +26,8 @@ p.add_argument("--heads", type=int, default=16)
 p.add_argument("--vocab", type=int, default=32000)
 p.add_argument("--ab", action="store_true")
 args = p.parse_args()
+if args.ab and args.tokens // args.block < 4:
+    p.error("--ab needs at least 4 blocks (--tokens / --block)")
 
 torch.manual_seed(0)
 dev, dt = torch.device("cuda"), torch.float16
