@@ -613,6 +613,10 @@ static struct {
     struct counter memsets;
     struct counter allocs_by_type[3];
     int truth_written;
+    /* cuEventQuery calls made on the main thread since the app's first kernel ran (the truth file's
+     * "queries"; not libkprof's calibration at the context's creation) */
+    unsigned long long main_queries;
+    int app_ran; /* a kernel not named kprof_* has run */
     unsigned long long hold_timeout_max; /* the longest timeout a kprof_hold was given (FAKEGPU_REPORT_HOLDS) */
     int forked; /* this process is a fork() child of one that used the driver */
 } g = { .lock = PTHREAD_MUTEX_INITIALIZER };
@@ -2261,6 +2265,7 @@ CUresult cuEventQuery(CUevent hEvent)
     if (cfg.query_host_ns && cfg.host_now && gettid() == getpid())
         cfg.host_advance(cfg.query_host_ns); /* before the answer, as a call waiting for a lock */
     lock();
+    g.main_queries += g.app_ran && gettid() == getpid();
     if ((rc = get_event(hEvent, &e)) || (rc = unsafe_call()))
         RETURN(rc);
     if (!e->recorded)
@@ -2636,6 +2641,7 @@ static void kernel_ran(const char *name, uint64_t ns)
         k->launches++;
         k->ns += ns;
     }
+    g.app_ran |= strncmp(name, "kprof_", 6) != 0;
 }
 
 static struct alloc *alloc_of(uintptr_t p);
@@ -4507,6 +4513,7 @@ static void write_truth(void)
         fprintf(f, "copy %s %llu %llu\n", copy_names[i], (unsigned long long)g.copies[i].count,
                 (unsigned long long)g.copies[i].bytes);
     fprintf(f, "memset %llu %llu\n", (unsigned long long)g.memsets.count, (unsigned long long)g.memsets.bytes);
+    fprintf(f, "queries main_after_first_kernel %llu\n", g.main_queries);
     for (int i = 0; i < 3; i++)
         fprintf(f, "alloc %s %llu %llu\n", alloc_names[i], (unsigned long long)g.allocs_by_type[i].count,
                 (unsigned long long)g.allocs_by_type[i].bytes);
