@@ -13,7 +13,7 @@
 . "${top_srcdir:-..}/tests/lib.sh"
 need_jq
 export FAKEGPU_KERNEL_NS='longk=100000,skipme=100000,default=1000' FAKEGPU_EVENT_PENDING_QUERIES=1000
-for mode in KPROF_ONE_EVENT=1 KPROF_ONE_EVENT=0 KPROF_SAMPLE=auto KPROF_SAMPLE=2; do
+for mode in KPROF_ONE_EVENT=1 KPROF_HOLD=1 KPROF_ONE_EVENT=0 KPROF_SAMPLE=auto KPROF_SAMPLE=2; do
     r=$WORK/$mode.json
     (export "$mode"; KPROF_EXCLUDE=skipme KPROF_FORMAT=json KPROF_OUTPUT="$r" run_kprof "$PROGS/chain" >"$WORK/out") ||
         fail "chain failed ($mode)"
@@ -29,7 +29,7 @@ for mode in KPROF_ONE_EVENT=1 KPROF_ONE_EVENT=0 KPROF_SAMPLE=auto KPROF_SAMPLE=2
     done
     expect_eq "$(kernel_field "$r" skipme calls)" null "skipme: excluded"
 done
-for mode in KPROF_ONE_EVENT=1 KPROF_SAMPLE=auto; do
+for mode in KPROF_HOLD=1 KPROF_SAMPLE=auto; do
     n=$(jqr '.events.one_event' "$WORK/$mode.json")
     [ "$n" -ge 19 ] || fail "$mode: only $n launches timed with one event"
     pass "$mode: $n launches timed with one event (19 of the 20 back-to-back launches at least)"
@@ -39,12 +39,24 @@ expect_eq "$(jqr '.events.one_event' "$WORK/KPROF_SAMPLE=2.json")" 0 \
 expect_eq "$(jqr '.events.one_event' "$WORK/KPROF_ONE_EVENT=0.json")" 0 "KPROF_ONE_EVENT=0: none"
 # On the timeline the 20 back-to-back launches follow one another 1 us apart (the starts of those timed
 # with one event are placed from the previous pair's stop, without a driver call).
-KPROF_EXCLUDE=skipme KPROF_TRACE="$WORK/trace.json" KPROF_OUTPUT=/dev/null run_kprof "$PROGS/chain" >/dev/null
+KPROF_SEED=7 KPROF_EXCLUDE=skipme KPROF_TRACE="$WORK/trace.json" KPROF_OUTPUT=/dev/null run_kprof "$PROGS/chain" >/dev/null
 gaps=$(jq -r '[.traceEvents[] | select(.ph == "X" and .name == "busy()")] | group_by(.tid) | max_by(length)
               | sort_by(.ts) | .[0:20]
               | [range(1; length) as $i | ((.[$i].ts - .[$i - 1].ts) * 1000 | round)] | unique | map(tostring) | join(",")' \
        "$WORK/trace.json")
 expect_eq "$gaps" 1000 "back-to-back launches 1000 ns apart on the timeline"
+# The default (KPROF_HOLD=8): a launch not drawn starts at the previous stop; one drawn as a reference (a
+# shape's first launches, then 1 in 8) gets a start of its own and a hold while the lengths of the work
+# ahead of it are unknown (busy's, here: the fake's events stay pending), since a reference read across
+# a gap would teach that gap (timing.c, choose_lent).
+afters=$(jq -c '[.traceEvents[] | select(.ph == "X" and .name == "busy()")] | group_by(.tid) | max_by(length)
+                | sort_by(.ts) | .[1:20] | map(.args.after) | group_by(.) | map([.[0], length])' "$WORK/trace.json")
+case $afters in
+'[["held",'*'],["kernel (one event)",'*']]') pass "the default: the 19 after the first one event or held: $afters" ;;
+*) fail "the default: the 19 launches after the first read $afters, expected held or one event" ;;
+esac
+n=$(echo "$afters" | jq '.[1][1]')
+[ "$n" -ge 8 ] || fail "the default: only $n of the 19 started at the previous stop"
 # The app's own event record between two launches: with records taking 500 ns of GPU time, every pair
 # holds its own events' 500 ns, which the hand-off calibration measures and takes off (both modes alike),
 # and never the app's record too.

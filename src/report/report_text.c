@@ -310,7 +310,7 @@ void kprof_report_text(FILE *f, const struct kprof_snapshot *s)
                    "longer)\n", (double)KPROF_HOLD_TIMEOUT_NS / 1e6, n->holds_overdue);
     if (n->unheld_drawn || n->gap_shared) { /* KPROF_HOLD=N */
         fprintf(f, "Read with an offset learned from held launches of their kernel and shape (KPROF_HOLD) %ld (not held "
-                   "%ld, started at the previous stop behind a short backlog %ld; read before any offset was learned %ld)\n",
+                   "%ld, started at a busy stream's previous stop %ld; read before any offset was learned %ld)\n",
                 count_sum(n->unheld_drawn, n->gap_shared), n->unheld_drawn, n->gap_shared, n->unheld_unlearned);
         if (n->unheld_no_reference) /* their shapes past a kernel's words for the draw, say (hold.h) */
             fprintf(f, "Of those, read with no offset because no launch of their shape was measured in full %ld "

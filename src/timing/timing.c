@@ -306,10 +306,11 @@ static int blind_ok(const struct kprof_timing *t)
  * run out of work, or the pair would hold the idle gap before the kernel (docs/accuracy.md, point 4).
  * Asks whether the last queued pairs have started (a query each, newest first, but for a start recorded
  * too recently to have completed: calibrate.h, seen_ns; counted in t->unasked) and adds up what is left
- * of those that have not (a kernel not yet timed counts as long enough).  *now: the host clock read since
- * the last driver call, or 0; read here when needed, and 0 again after a query (struct begin's now_ns). */
+ * of those that have not (a kernel not yet timed counts as long enough, unless `known`: then as too short,
+ * for a launch whose reading must be exact).  *now: the host clock read since the last driver call, or 0;
+ * read here when needed, and 0 again after a query (struct begin's now_ns). */
 static int backlog_outlasts_launch(const struct backlog *bl, const struct pool *p, struct kprof_timing *t,
-                                   uint64_t *now)
+                                   uint64_t *now, int known)
 {
     double need = backlog_needed_ns(), ahead = 0.0;
     for (int i = 0; i < bl->n; i++) {
@@ -322,7 +323,7 @@ static int backlog_outlasts_launch(const struct backlog *bl, const struct pool *
         if (!surely && kprof_event_query_uncaptured(bl->start[i]) != CUDA_ERROR_NOT_READY)
             return 0; /* that pair has started: what is left of it is unknown, assume it is short */
         if (bl->expect_ns[i] < 0.0)
-            return 1; /* a kernel of unknown length that has not started: the first launches of a kernel */
+            return !known; /* a kernel of unknown length that has not started: the first launches of a kernel */
         ahead += bl->expect_ns[i];
         if (ahead >= need)
             return 1;
@@ -624,7 +625,7 @@ static void choose_lent(struct kprof_timing *t, struct begin *g)
     /* The lent event still pending: the stream is busy, and this launch starts where that call stopped,
      * if the stream stays busy until its kernel arrives.  KPROF_HOLD=N: a launch not drawn starts there
      * all the same (gap 1: its shape's learned offset takes the gap off, timing/offsets.c); a drawn one
-     * that would have is the reference it learns from (gap 2).  A stop recorded too recently to have been
+     * is the reference it learns from (gap 2).  A stop recorded too recently to have been
      * seen complete is pending without a query (calibrate.h, seen_ns). */
     g->now_ns = g->lent ? kprof_now_ns() : 0;
     int unasked = g->lent && kprof_calibration_surely_pending(&p->calib, g->lent_host_ns, g->now_ns);
@@ -632,8 +633,15 @@ static void choose_lent(struct kprof_timing *t, struct begin *g)
         g->now_ns = 0; /* the query below */
     int pending = g->lent && (unasked || kprof_event_query_uncaptured(g->lent) == CUDA_ERROR_NOT_READY);
     t->unasked = (unsigned char)unasked;
-    int outlasts = pending && !t->short_backlog && backlog_outlasts_launch(g->bl, p, t, &g->now_ns);
-    t->gap = pending && !outlasts && t->drawn >= 0 ? (t->drawn ? 2 : 1) : 0;
+    /* KPROF_HOLD=N: a launch not drawn starts at the lent stop without asking whether the backlog outlasts
+     * it (a query of its newest start, 0.2 to 0.6 us by host): its gap offset, learned from the drawn
+     * launches among the same ones (gap 2), is their mean gap, 0 where the backlog outlasted them.  A drawn
+     * one asks: it shares the start where the backlog's known lengths outlast it (its reading exact, as
+     * before), and gets a start of its own otherwise, behind a kernel not yet timed too: a reference read
+     * across a gap would teach that gap as the kernel's (docs/performance.md, thirty-sixth session). */
+    int outlasts = pending && !t->short_backlog && t->drawn != 0 &&
+                   backlog_outlasts_launch(g->bl, p, t, &g->now_ns, t->drawn > 0);
+    t->gap = pending && t->drawn >= 0 ? (t->drawn ? 2 : 1) : 0;
     if (outlasts || t->gap == 1) {
         g->a = g->lent;
         t->shared = 1;
@@ -707,7 +715,7 @@ static void begin_place_hold(struct kprof_timing *t, struct begin *g)
     t->unasked += (unsigned char)surely;
     if (g->ask_busy && !t->shared &&
         (surely || kprof_event_query_uncaptured(g->busy->last_stop) == CUDA_ERROR_NOT_READY) &&
-        backlog_outlasts_launch(g->busy, p, t, &now))
+        backlog_outlasts_launch(g->busy, p, t, &now, 0))
         g->hold = -g->hold; /* the stream stays busy: the pair starts behind its last work, no hold needed */
     for (int i = 0; i < g->nbeside && g->hold > 0 && !t->shared; i++)
         if (kprof_event_query_uncaptured(g->beside[i]) == CUDA_ERROR_NOT_READY) {
