@@ -4,13 +4,13 @@
 # pair's start, 0.2 to 0.6 us on an H100): only whether that stop is still pending.  Its gap offset,
 # learned from the drawn launches among the same ones, takes off whatever gap they had on average (none
 # here).  A drawn launch still asks, and shares the start when the known lengths ahead outlast it.  On
-# the fake GPU (the truth file counts the main thread's queries after the app's first kernel): 20
-# back-to-back 1 ms kernels, each read exactly; one query for a launch not drawn (gap_shared), two for a
-# drawn one.  Before, every one of the 19 asked twice (39 queries).
+# the fake GPU (FAKEGPU_TRUTH_QUERIES=1: the truth file counts the main thread's queries after the app's
+# first kernel): 20 back-to-back 1 ms kernels, each read exactly; one query for a launch not drawn
+# (gap_shared), two for a drawn one.  Before, every one of the 19 asked twice (39 queries).
 . "${top_srcdir:-..}/tests/lib.sh"
 need_jq
 export FAKEGPU_EVENT_PENDING_QUERIES=1000
-FAKEGPU_TRUTH="$WORK/truth" FAKEGPU_KERNEL_NS=long=1000000 KPROF_SEED=7 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/r.json" \
+FAKEGPU_TRUTH="$WORK/truth" FAKEGPU_TRUTH_QUERIES=1 FAKEGPU_KERNEL_NS=long=1000000 KPROF_SEED=7 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/r.json" \
     run_kprof "$PROGS/preds" long >/dev/null 2>"$WORK/err" || fail "preds long failed: $(cat "$WORK/err")"
 expect_eq "$(jq -c '[.kernels[] | select(.name == "long") | .calls, .total_ns, .min_ns, .max_ns]' "$WORK/r.json")" \
     '[21,21000000,1000000,1000000]' "each of the 21 launches reads its 1 ms"

@@ -52,6 +52,8 @@ static struct {
                                   (stderr), the longest stall a hold never released could cause on a GPU */
     size_t mem_bytes;          /* FAKEGPU_MEM_BYTES */
     const char *truth_path;    /* FAKEGPU_TRUTH */
+    int truth_queries;         /* FAKEGPU_TRUTH_QUERIES=1: the truth file also counts the main thread's
+                                  cuEventQuery calls after the app's first kernel ("queries" line) */
     int reuse_ctx_handle;      /* FAKEGPU_REUSE_CTX_HANDLE */
     int reuse_stream_handle;   /* FAKEGPU_REUSE_STREAM_HANDLE=1: the next stream created gets the handle of
                                   the last one destroyed (a real driver's handles are reused memory too);
@@ -358,6 +360,7 @@ static void load_config(void)
     cfg.report_holds = env_num("FAKEGPU_REPORT_HOLDS", 0, 1) != 0;
     cfg.mem_bytes = (size_t)env_num("FAKEGPU_MEM_BYTES", 1ULL << 30, 1ULL << 48);
     cfg.truth_path = getenv("FAKEGPU_TRUTH");
+    cfg.truth_queries = env_num("FAKEGPU_TRUTH_QUERIES", 0, 1) != 0;
     cfg.reuse_ctx_handle = env_num("FAKEGPU_REUSE_CTX_HANDLE", 0, 1) != 0;
     cfg.reuse_func_handle = env_num("FAKEGPU_REUSE_FUNC_HANDLE", 0, 1) != 0;
     const char *reuse_streams = getenv("FAKEGPU_REUSE_STREAM_HANDLE");
@@ -614,7 +617,7 @@ static struct {
     struct counter allocs_by_type[3];
     int truth_written;
     /* cuEventQuery calls made on the main thread since the app's first kernel ran (the truth file's
-     * "queries"; not libkprof's calibration at the context's creation) */
+     * "queries" under FAKEGPU_TRUTH_QUERIES=1; not libkprof's calibration at the context's creation) */
     unsigned long long main_queries;
     int app_ran; /* a kernel not named kprof_* has run */
     unsigned long long hold_timeout_max; /* the longest timeout a kprof_hold was given (FAKEGPU_REPORT_HOLDS) */
@@ -4513,7 +4516,8 @@ static void write_truth(void)
         fprintf(f, "copy %s %llu %llu\n", copy_names[i], (unsigned long long)g.copies[i].count,
                 (unsigned long long)g.copies[i].bytes);
     fprintf(f, "memset %llu %llu\n", (unsigned long long)g.memsets.count, (unsigned long long)g.memsets.bytes);
-    fprintf(f, "queries main_after_first_kernel %llu\n", g.main_queries);
+    if (cfg.truth_queries)
+        fprintf(f, "queries main_after_first_kernel %llu\n", g.main_queries);
     for (int i = 0; i < 3; i++)
         fprintf(f, "alloc %s %llu %llu\n", alloc_names[i], (unsigned long long)g.allocs_by_type[i].count,
                 (unsigned long long)g.allocs_by_type[i].bytes);
