@@ -23,4 +23,3 @@ most=$((1 + gap + 2 * (shared - gap)))
 [ -n "$queries" ] && [ "$queries" -le "$most" ] ||
     fail "$queries queries, expected $most at most: one for each of the $gap not drawn, two for each of the $((shared - gap)) drawn"
 pass "$queries queries: one for each of the $gap not drawn, two for each of the $((shared - gap)) drawn, and the first launch's"
-pass "a launch not drawn on a busy stream asks once"

@@ -2268,7 +2268,8 @@ CUresult cuEventQuery(CUevent hEvent)
     if (cfg.query_host_ns && cfg.host_now && gettid() == getpid())
         cfg.host_advance(cfg.query_host_ns); /* before the answer, as a call waiting for a lock */
     lock();
-    g.main_queries += g.app_ran && gettid() == getpid();
+    if (cfg.truth_queries && g.app_ran) /* no gettid() system call on every query otherwise */
+        g.main_queries += gettid() == getpid();
     if ((rc = get_event(hEvent, &e)) || (rc = unsafe_call()))
         RETURN(rc);
     if (!e->recorded)
@@ -2644,7 +2645,8 @@ static void kernel_ran(const char *name, uint64_t ns)
         k->launches++;
         k->ns += ns;
     }
-    g.app_ran |= strncmp(name, "kprof_", 6) != 0;
+    if (cfg.truth_queries)
+        g.app_ran |= strncmp(name, "kprof_", 6) != 0;
 }
 
 static struct alloc *alloc_of(uintptr_t p);
