@@ -282,7 +282,7 @@ static int beside_htod(const struct queue *q, const struct pair *pr, double at)
         if (o == q || o->key.ctx != q->key.ctx)
             continue;
         for (size_t i = 0; i < o->count && i < BESIDE_SCAN && nev < BESIDE_EVENTS; i++) {
-            const struct pair *c = &o->ring[(o->head + i) % o->cap];
+            const struct pair *c = kprof_ring_at(o, i);
             if (c->pool == p && kprof_big_htod(c->kind, c->target, c->bytes)) {
                 ev[nev++] = c->start;
                 ev[nev++] = c->stop;
@@ -351,7 +351,7 @@ static int fill_first(const struct queue *q, const struct pair *pr)
         if (o == q || o->key.ctx != q->key.ctx || o->fills_queued == 0)
             continue;
         for (size_t i = 0; i < o->count && i < FILL_SCAN; i++) {
-            const struct pair *c = &o->ring[(o->head + i) % o->cap];
+            const struct pair *c = kprof_ring_at(o, i);
             if (c->pool == p && c->fills) {
                 stops[n++] = c->stop;
                 break;
@@ -639,7 +639,7 @@ static long harvest_queues(CUcontext *cur, int *again)
          * stream order, cuEventElapsedTime still refuses a pair that is not complete.) */
         size_t known_done = 0;
         if (q->count > 1) {
-            CUevent newest = q->ring[(q->head + q->count - 1) % q->cap].stop;
+            CUevent newest = kprof_ring_at(q, q->count - 1)->stop;
             size_t n = q->count;
             CUcontext ctx = q->key.ctx;
             pthread_mutex_unlock(&kprof_ev.lock); /* only this pass pops: newest stays queued meanwhile */
@@ -657,7 +657,7 @@ static long harvest_queues(CUcontext *cur, int *again)
             if (n > HARVEST_BATCH)
                 n = HARVEST_BATCH;
             for (size_t i = 0; i < n; i++)
-                batch[i] = q->ring[(q->head + i) % q->cap];
+                batch[i] = *kprof_ring_at(q, i);
             CUcontext ctx = q->key.ctx;
             pthread_mutex_unlock(&kprof_ev.lock);
 
@@ -699,7 +699,7 @@ static long harvest_queues(CUcontext *cur, int *again)
             for (size_t i = 0; i < read; i++) {
                 const struct pair *pr = &batch[i];
                 int own_stop = q->ring[q->head].own_stop; /* may have changed since the copy */
-                q->head = (q->head + 1) % q->cap;
+                q->head = (q->head + 1) & (q->cap - 1);
                 q->count--;
                 q->popped++;
                 kprof_ev.pending--;
@@ -911,7 +911,7 @@ void kprof_events_context_ending(CUcontext ctx, int dev, long timeout_ms)
         pthread_mutex_lock(&kprof_ev.lock);
         for (struct queue *q = kprof_ev.queues; q; q = q->hh.next)
             for (size_t i = 0; i < q->count; i++)
-                left += kprof_ev_pool_matches(q->ring[(q->head + i) % q->cap].pool, ctx, dev);
+                left += kprof_ev_pool_matches(kprof_ring_at(q, i)->pool, ctx, dev);
         pthread_mutex_unlock(&kprof_ev.lock);
         if (left == 0)
             return;

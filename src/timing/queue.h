@@ -86,7 +86,7 @@ struct queue {
     struct qkey key;
     unsigned index; /* this stream's number in the process (the trace's row) */
     struct pair *ring;
-    size_t head, count, cap;
+    size_t head, count, cap; /* cap: 0 or a power of two (64, then doubled), so slots are masked, not divided */
     uint64_t pushed, popped; /* pairs queued and read so far: pair number n is in the ring while n >= popped */
     long fills_queued;       /* of its pairs, kernels that fill the device (struct pair's fills; kprof_ev.lock,
                                 read atomically by harvest.c's fill_first) */
@@ -130,5 +130,12 @@ struct queue {
     struct queue *next_spare;
     UT_hash_handle hh;
 };
+
+/* Pair i of q's ring counted from its head (i < q->cap, q->cap not 0).  The ring's size is a power of two:
+ * a mask, where a 64-bit division by it cost 10 to 40 cycles, several times a timed launch. */
+static inline struct pair *kprof_ring_at(const struct queue *q, size_t i)
+{
+    return &q->ring[(q->head + i) & (q->cap - 1)];
+}
 
 #endif

@@ -154,7 +154,7 @@ static CUevent late_mark(struct pool *p, uint64_t returned, uint64_t *after_ns)
 static void unlend(struct queue *q, struct pool *p, CUevent e, uint64_t seq)
 {
     if (seq >= q->popped && seq - q->popped < q->count)
-        q->ring[(q->head + (seq - q->popped)) % q->cap].own_stop = 1;
+        kprof_ring_at(q, seq - q->popped)->own_stop = 1;
     else if (!p->dead)
         kprof_ev_pool_give(p, e);
 }
@@ -196,10 +196,10 @@ static double backlog_needed_ns(void)
 static double backlog_collect(const struct queue *q, const struct pool *p, struct backlog *bl)
 {
     bl->n = 0;
-    bl->last_stop = q->ring[(q->head + q->count - 1) % q->cap].stop;
-    bl->last_stop_ns = q->ring[(q->head + q->count - 1) % q->cap].stop_host_ns;
+    bl->last_stop = kprof_ring_at(q, q->count - 1)->stop;
+    bl->last_stop_ns = kprof_ring_at(q, q->count - 1)->stop_host_ns;
     for (size_t i = 0; i < BACKLOG && i < q->count; i++) {
-        const struct pair *pr = &q->ring[(q->head + q->count - 1 - i) % q->cap];
+        const struct pair *pr = kprof_ring_at(q, q->count - 1 - i);
         double mean = pr->kind == KPROF_TARGET_COPY ? 0.0 : kprof_kernel_mean_ns(pr->target);
         bl->start_ns[bl->n] = pr->start_rec_ns; /* not the pair before it's stop: threads may interleave */
         bl->start[bl->n] = pr->start;
@@ -229,7 +229,7 @@ static int beside_collect(const struct queue *q, CUcontext ctx, CUevent *out)
     for (const struct queue *o = kprof_ev.queues; o && n < BESIDE_ASKED && looked < BESIDE_SCANNED;
          o = o->hh.next, looked++)
         if (o != q && o->key.ctx == ctx && o->count > 0)
-            out[n++] = o->ring[(o->head + o->count - 1) % o->cap].stop;
+            out[n++] = kprof_ring_at(o, o->count - 1)->stop;
     return n;
 }
 
@@ -241,7 +241,7 @@ static struct pair *lendable(struct queue *q, const struct pool *p, int legacy, 
 {
     if (q->count == 0 && !(kept && q->kept.stop))
         return NULL;
-    struct pair *last = q->count ? &q->ring[(q->head + q->count - 1) % q->cap] : &q->kept;
+    struct pair *last = q->count ? kprof_ring_at(q, q->count - 1) : &q->kept;
     if (!last->own_stop || last->pool != p || p->dead || !chain_intact(last, legacy) ||
         last->kind == KPROF_TARGET_COPY)
         return NULL;
@@ -993,7 +993,7 @@ static int timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kin
         struct pair *r = malloc(cap * sizeof *r);
         if (r) {
             for (size_t i = 0; i < q->count; i++)
-                r[i] = q->ring[(q->head + i) % q->cap];
+                r[i] = *kprof_ring_at(q, i);
             free(q->ring);
             q->ring = r;
             q->head = 0;
@@ -1009,7 +1009,7 @@ static int timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kin
         return 0;
     }
     kprof_ev_queue_drop_kept(q); /* not this launch's start (lend took it): the stream's last stop is now pr's */
-    struct pair *pr = &q->ring[(q->head + q->count) % q->cap];
+    struct pair *pr = kprof_ring_at(q, q->count);
     pr->start = t->start;
     pr->stop = t->stop;
     pr->mark = mark;
