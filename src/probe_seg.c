@@ -38,6 +38,7 @@ void kprof_seg_harvest(uint64_t tsc)
     __atomic_fetch_add(&harvest_tsc, tsc, __ATOMIC_RELAXED);
     __atomic_fetch_add(&harvest_n, 1, __ATOMIC_RELAXED);
 }
+uint64_t kprof_seg_lock_busy[2], kprof_seg_lock_all[2];
 __attribute__((destructor)) static void seg_report(void)
 {
     double ghz = (double)(__rdtsc() - tsc0) / (double)(now_ns() - ns0);
@@ -72,6 +73,9 @@ __attribute__((destructor)) static void seg_report(void)
             fprintf(stderr, "\n");
         }
     }
+    fprintf(stderr, "libkprof-seg: lock busy begin=%lu/%lu end=%lu/%lu\n", (unsigned long)kprof_seg_lock_busy[0],
+            (unsigned long)kprof_seg_lock_all[0], (unsigned long)kprof_seg_lock_busy[1],
+            (unsigned long)kprof_seg_lock_all[1]);
     fprintf(stderr, "libkprof-seg: harvest passes=%lu ns_each=%.0f ns_all=%.0f tsc_ghz=%.3f\n",
             (unsigned long)harvest_n, harvest_n ? (double)harvest_tsc / ghz / (double)harvest_n : 0.0,
             (double)harvest_tsc / ghz, ghz);

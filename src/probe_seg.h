@@ -5,7 +5,10 @@
  * last read to segment i, and at SEG_END adds the launch's segments to its thread's sums for untimed or
  * timed launches (a launch over 2,000,000 ticks, such as the first with its calibration, to a third class
  * instead).  At exit the library prints, to stderr, each class's mean ns per launch by segment, a log2
- * histogram of the launches' ticks, and the harvester's passes (SEG_PASS); see docs/performance.md.
+ * histogram of the launches' ticks, how many of the launch path's two takes of kprof_ev.lock found it held
+ * (SEG_LOCK: begin, end), and the harvester's passes (SEG_PASS); see docs/performance.md.  The probe build
+ * also reads KPROF_PROBE_PASS_US, the least sleep in us between harvest passes (default 0: the release's
+ * pace), to measure what the harvester's pace costs the launching thread.
  * Without the define every macro is empty and the build is the release's.
  *
  * Segments (a launch fills those its path reaches; each holds the time since the previous mark):
@@ -80,6 +83,16 @@ static inline void kprof_seg_end(int timed)
     }
     s->n[timed]++;
 }
+/* Launch-path takes of kprof_ev.lock that found it held (site 0: the begin's, 1: the end's), and all. */
+extern uint64_t kprof_seg_lock_busy[2], kprof_seg_lock_all[2];
+#define SEG_LOCK(m, site)                                                                              \
+    do {                                                                                               \
+        __atomic_add_fetch(&kprof_seg_lock_all[site], 1, __ATOMIC_RELAXED);                            \
+        if (pthread_mutex_trylock(m) != 0) {                                                           \
+            __atomic_add_fetch(&kprof_seg_lock_busy[site], 1, __ATOMIC_RELAXED);                       \
+            pthread_mutex_lock(m);                                                                     \
+        }                                                                                              \
+    } while (0)
 #define SEG_BEGIN() kprof_seg_begin()
 #define SEG(i) kprof_seg_mark(i)
 #define SEG_END(timed) kprof_seg_end(timed)
@@ -91,6 +104,7 @@ static inline void kprof_seg_end(int timed)
         r_;                                                                                            \
     })
 #else
+#define SEG_LOCK(m, site) pthread_mutex_lock(m)
 #define SEG_BEGIN() ((void)0)
 #define SEG(i) ((void)0)
 #define SEG_END(timed) ((void)0)

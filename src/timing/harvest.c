@@ -833,6 +833,17 @@ static void *harvester_main(void *arg)
             idle_us = 100;
         else if (idle_us < 2000)
             idle_us *= 2;
+#ifdef KPROF_PROBE_SEG
+        { /* probe builds: KPROF_PROBE_PASS_US, the least sleep between passes (how much the pace costs) */
+            static long least = -1;
+            if (least < 0) {
+                const char *v = getenv("KPROF_PROBE_PASS_US");
+                least = v ? atol(v) : 0;
+            }
+            if (idle_us < least)
+                idle_us = least;
+        }
+#endif
         sleep_us(idle_us);
     }
     return NULL;

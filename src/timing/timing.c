@@ -472,7 +472,7 @@ static void begin_find_queue(struct kprof_timing *t, struct begin *g, enum kprof
         kprof_order_seen(p, 1);
     if (g->ordering && g->legacy)
         kprof_order_begin(t, p, 1);
-    pthread_mutex_lock(&kprof_ev.lock);
+    SEG_LOCK(&kprof_ev.lock, 0);
     g->q = queue_for(t, p);
     if (g->ordering && !g->legacy && g->q && __atomic_load_n(&g->q->blocking, __ATOMIC_RELAXED) != 0) {
         pthread_mutex_unlock(&kprof_ev.lock); /* never waited for under kprof_ev.lock */
@@ -986,7 +986,7 @@ static int timing_end(struct kprof_timing *t, int ok, enum kprof_target_kind kin
     }
 
     SEG(9);
-    pthread_mutex_lock(&kprof_ev.lock);
+    SEG_LOCK(&kprof_ev.lock, 1);
     struct queue *q = t->queue;
     if (q->count == q->cap) {
         size_t cap = q->cap ? q->cap * 2 : 64;
