@@ -196,8 +196,9 @@ static double backlog_needed_ns(void)
 static double backlog_collect(const struct queue *q, const struct pool *p, struct backlog *bl)
 {
     bl->n = 0;
-    bl->last_stop = kprof_ring_at(q, q->count - 1)->stop;
-    bl->last_stop_ns = kprof_ring_at(q, q->count - 1)->stop_host_ns;
+    const struct pair *last = kprof_ring_at(q, q->count - 1);
+    bl->last_stop = last->stop;
+    bl->last_stop_ns = last->stop_host_ns;
     for (size_t i = 0; i < BACKLOG && i < q->count; i++) {
         const struct pair *pr = kprof_ring_at(q, q->count - 1 - i);
         double mean = pr->kind == KPROF_TARGET_COPY ? 0.0 : kprof_kernel_mean_ns(pr->target);
