@@ -15,12 +15,13 @@ for v in "$@"; do
     for kind in release probe; do
         wt=$(mktemp -d)
         git -C "$top" worktree add -q --detach "$wt" HEAD
+        flags=
+        [ $kind = release ] || flags=-DKPROF_PROBE_SEG
+        # One && chain: set -e does not act in a subshell whose status is tested (a patch that failed to
+        # apply would otherwise build HEAD unpatched under the variant's name).
         (
-            cd "$wt"
-            [ "$v" = head ] || git apply "$top/docs/probes/$v.patch"
-            flags=
-            [ $kind = probe ] && flags=-DKPROF_PROBE_SEG
-            ./autogen.sh >/dev/null 2>&1 && ./configure -q CPPFLAGS="$flags" >/dev/null && make -j"$(nproc)" >/dev/null 2>&1
+            cd "$wt" && { [ "$v" = head ] || git apply "$top/docs/probes/$v.patch"; } &&
+                ./autogen.sh >/dev/null 2>&1 && ./configure -q CPPFLAGS="$flags" >/dev/null && make -j"$(nproc)" >/dev/null 2>&1
         ) || { echo "build-variants.sh: $v ($kind) failed to build" >&2; git -C "$top" worktree remove --force "$wt"; exit 1; }
         name=lib_$v.so
         [ $kind = probe ] && name=lib_probe_$v.so
