@@ -4,8 +4,9 @@
 # many of the launch path's takes of kprof_ev.lock found it held, and the harvester's passes; for "head"
 # also with the harvest passes at least 2 and 20 ms apart (KPROF_PROBE_PASS_US).  Then each variant's
 # release build against head's, `tests/gpu/run-bench.sh` with CASES=launch MODES="plain base kprof"
-# (REPS rounds, default 5).  Logs under $OUT (default /tmp/kprof-variants).  Carry LIBDIR, kernels/,
-# tests/gpu/ and src/.libs (run-bench.sh's defaults).  VARIANTs default to adaptive-mutex harvest-pace-1ms.
+# (REPS rounds, default 5).  Logs under $OUT (default /tmp/kprof-variants).  With the device tool, carry
+# LIBDIR and the build outputs kernels, src/.libs, tests/gpu/libkprof-cupti.so and tools (what run-bench.sh
+# reaches).  VARIANTs default to adaptive-mutex harvest-pace-1ms.
 set -u
 libs=$(cd "${1:?usage: gpu-variants.sh LIBDIR [VARIANT ...]}" && pwd)
 shift
