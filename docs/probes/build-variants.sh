@@ -2,7 +2,7 @@
 # build-variants.sh OUTDIR [VARIANT ...]: builds libkprof at HEAD, as the release and as a probe build
 # (./configure CPPFLAGS=-DKPROF_PROBE_SEG, src/probe_seg.h), with each patch of docs/probes applied in turn,
 # into OUTDIR/lib_NAME.so and OUTDIR/lib_probe_NAME.so ("head" is HEAD unpatched).  VARIANTs are patch names
-# without .patch (default: head adaptive-mutex harvest-pace-1ms).  Each build is made in a temporary git
+# without .patch (default: head harvest-pace-1ms harvest-no-driver).  Each build is made in a temporary git
 # worktree, removed afterwards; the work tree is not touched.  For gpu-variants.sh, on the GPU machine.
 set -eu
 out=${1:?usage: build-variants.sh OUTDIR [VARIANT ...]}
@@ -10,7 +10,7 @@ shift
 top=$(git -C "$(dirname "$0")" rev-parse --show-toplevel)
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
-[ $# -gt 0 ] || set -- head adaptive-mutex harvest-pace-1ms
+[ $# -gt 0 ] || set -- head harvest-pace-1ms harvest-no-driver
 for v in "$@"; do
     for kind in release probe; do
         wt=$(mktemp -d)

@@ -6,11 +6,11 @@
 # release build against head's, `tests/gpu/run-bench.sh` with CASES=launch MODES="plain base kprof"
 # (REPS rounds, default 5).  Logs under $OUT (default /tmp/kprof-variants).  With the device tool, carry
 # LIBDIR and the build outputs kernels, src/.libs, tests/gpu/libkprof-cupti.so and tools (what run-bench.sh
-# reaches).  VARIANTs default to adaptive-mutex harvest-pace-1ms.
+# reaches).  VARIANTs default to harvest-pace-1ms harvest-no-driver.
 set -u
 libs=$(cd "${1:?usage: gpu-variants.sh LIBDIR [VARIANT ...]}" && pwd)
 shift
-[ $# -gt 0 ] || set -- adaptive-mutex harvest-pace-1ms
+[ $# -gt 0 ] || set -- harvest-pace-1ms harvest-no-driver
 top=$(cd "$(dirname "$0")/../.." && pwd)
 O=${OUT:-/tmp/kprof-variants}
 mkdir -p "$O"
