@@ -39,6 +39,7 @@ void kprof_seg_harvest(uint64_t tsc)
     __atomic_fetch_add(&harvest_n, 1, __ATOMIC_RELAXED);
 }
 uint64_t kprof_seg_lock_busy[2], kprof_seg_lock_all[2];
+uint64_t kprof_seg_h_tsc[SEG_H_N], kprof_seg_h_n[SEG_H_N];
 __attribute__((destructor)) static void seg_report(void)
 {
     double ghz = (double)(__rdtsc() - tsc0) / (double)(now_ns() - ns0);
@@ -79,5 +80,12 @@ __attribute__((destructor)) static void seg_report(void)
     fprintf(stderr, "libkprof-seg: harvest passes=%lu ns_each=%.0f ns_all=%.0f tsc_ghz=%.3f\n",
             (unsigned long)harvest_n, harvest_n ? (double)harvest_tsc / ghz / (double)harvest_n : 0.0,
             (double)harvest_tsc / ghz, ghz);
+    static const char *const h_names[SEG_H_N] = { "query_newest", "elapsed", "account", "ctx", "refs", "settle" };
+    fprintf(stderr, "libkprof-seg: harvester ns_each(count):");
+    for (int i = 0; i < SEG_H_N; i++)
+        fprintf(stderr, " %s=%.0f(%lu)", h_names[i],
+                kprof_seg_h_n[i] ? (double)kprof_seg_h_tsc[i] / ghz / (double)kprof_seg_h_n[i] : 0.0,
+                (unsigned long)kprof_seg_h_n[i]);
+    fprintf(stderr, "\n");
 }
 #endif

@@ -645,8 +645,7 @@ static long harvest_queues(CUcontext *cur, int *again)
             pthread_mutex_unlock(&kprof_ev.lock); /* only this pass pops: newest stays queued meanwhile */
             if (*cur != ctx && kprof_drv.cuCtxSetCurrent(ctx) == CUDA_SUCCESS)
                 *cur = ctx;
-            if (*cur == ctx && kprof_drv.cuEventQuery(newest) == CUDA_SUCCESS)
-                known_done = n;
+            SEG_H(SEG_H_QUERY, if (*cur == ctx && kprof_drv.cuEventQuery(newest) == CUDA_SUCCESS) known_done = n);
             pthread_mutex_lock(&kprof_ev.lock);
         }
         /* Up to HARVEST_BATCH pairs known complete are read per lock round trip; else one at a time,
@@ -670,7 +669,7 @@ static long harvest_queues(CUcontext *cur, int *again)
                 r = known_done > 0 ? CUDA_SUCCESS : kprof_drv.cuEventQuery(pr->stop);
                 float ms = 0.0f;
                 if (r == CUDA_SUCCESS)
-                    r = kprof_drv.cuEventElapsedTime_v2(&ms, pr->start, pr->stop);
+                    SEG_H(SEG_H_ELAPSED, r = kprof_drv.cuEventElapsedTime_v2(&ms, pr->start, pr->stop));
                 if (r == CUDA_ERROR_NOT_READY && known_done > 0) {
                     /* The newest stop done and this pair not: two streams' pairs in one queue (a stream
                      * destroyed with work in flight, its handle given to a new one).  Each asked from here
@@ -691,7 +690,7 @@ static long harvest_queues(CUcontext *cur, int *again)
                 if (r == CUDA_ERROR_NOT_READY)
                     break;
                 if (r == CUDA_SUCCESS)
-                    pair_account(q, pr, ms); /* before the events go back to the pool */
+                    SEG_H(SEG_H_ACCOUNT, pair_account(q, pr, ms)); /* before the events go back to the pool */
                 res[read] = r;
             }
 
@@ -749,7 +748,7 @@ static long harvest_once(void)
         return 0; /* fork() is under way */
     }
     CUcontext saved = NULL, cur = NULL;
-    kprof_drv.cuCtxGetCurrent(&saved);
+    SEG_H(SEG_H_CTX, kprof_drv.cuCtxGetCurrent(&saved));
     cur = saved;
 
     pthread_mutex_lock(&kprof_ev.lock);
@@ -757,12 +756,9 @@ static long harvest_once(void)
         if (p->dead)
             continue;
         pthread_mutex_unlock(&kprof_ev.lock);
-        if (cur != p->ctx && kprof_drv.cuCtxSetCurrent(p->ctx) == CUDA_SUCCESS)
-            cur = p->ctx;
-        if (cur == p->ctx) {
-            ref_complete(p);
-            kprof_ev_ref_request(p, kprof_now_ns());
-        }
+        SEG_H(SEG_H_CTX, if (cur != p->ctx && kprof_drv.cuCtxSetCurrent(p->ctx) == CUDA_SUCCESS) cur = p->ctx);
+        if (cur == p->ctx)
+            SEG_H(SEG_H_REF, ref_complete(p); kprof_ev_ref_request(p, kprof_now_ns()));
         pthread_mutex_lock(&kprof_ev.lock);
     }
     /* The queues in turn, again while a pair waited for another queue's (fill_first) and pairs were read. */
@@ -778,10 +774,10 @@ static long harvest_once(void)
     int all = __atomic_load_n(&kprof_ev.settle_all, __ATOMIC_ACQUIRE);
     for (struct pool *p = pools; p; p = p->next)
         if (p->offsets_dirty || all)
-            kprof_offsets_settle(p, all);
+            SEG_H(SEG_H_SETTLE, kprof_offsets_settle(p, all));
 
     if (cur != saved)
-        kprof_drv.cuCtxSetCurrent(saved);
+        SEG_H(SEG_H_CTX, kprof_drv.cuCtxSetCurrent(saved));
     __atomic_store_n(&kprof_ev.harvesting, 0, __ATOMIC_RELEASE);
     return done;
 }
