@@ -646,7 +646,7 @@ static long harvest_queues(CUcontext *cur, int *again)
             if (*cur != ctx && kprof_drv.cuCtxSetCurrent(ctx) == CUDA_SUCCESS)
                 *cur = ctx;
             SEG_H(SEG_H_QUERY, if (*cur == ctx && kprof_drv.cuEventQuery(newest) == CUDA_SUCCESS) known_done = n);
-            pthread_mutex_lock(&kprof_ev.lock);
+            SEG_H(SEG_H_LOCK, pthread_mutex_lock(&kprof_ev.lock));
         }
         /* Up to HARVEST_BATCH pairs known complete are read per lock round trip; else one at a time,
          * each with a query. */
@@ -694,7 +694,7 @@ static long harvest_queues(CUcontext *cur, int *again)
                 res[read] = r;
             }
 
-            pthread_mutex_lock(&kprof_ev.lock);
+            SEG_H(SEG_H_LOCK, pthread_mutex_lock(&kprof_ev.lock));
             for (size_t i = 0; i < read; i++) {
                 const struct pair *pr = &batch[i];
                 int own_stop = q->ring[q->head].own_stop; /* may have changed since the copy */
@@ -751,7 +751,7 @@ static long harvest_once(void)
     SEG_H(SEG_H_CTX, kprof_drv.cuCtxGetCurrent(&saved));
     cur = saved;
 
-    pthread_mutex_lock(&kprof_ev.lock);
+    SEG_H(SEG_H_LOCK, pthread_mutex_lock(&kprof_ev.lock));
     for (struct pool *p = kprof_ev.pools; p; p = p->next) {
         if (p->dead)
             continue;
@@ -759,12 +759,13 @@ static long harvest_once(void)
         SEG_H(SEG_H_CTX, if (cur != p->ctx && kprof_drv.cuCtxSetCurrent(p->ctx) == CUDA_SUCCESS) cur = p->ctx);
         if (cur == p->ctx)
             SEG_H(SEG_H_REF, ref_complete(p); kprof_ev_ref_request(p, kprof_now_ns()));
-        pthread_mutex_lock(&kprof_ev.lock);
+        SEG_H(SEG_H_LOCK, pthread_mutex_lock(&kprof_ev.lock));
     }
     /* The queues in turn, again while a pair waited for another queue's (fill_first) and pairs were read. */
     for (int round = 0, again = 1; again && round < FILL_ROUNDS; round++) {
         again = 0;
-        long n = harvest_queues(&cur, &again);
+        long n;
+        SEG_H(SEG_H_QUEUES, n = harvest_queues(&cur, &again));
         if (n == 0)
             break;
         done += n;
