@@ -53,7 +53,9 @@ static struct {
     size_t mem_bytes;          /* FAKEGPU_MEM_BYTES */
     const char *truth_path;    /* FAKEGPU_TRUTH */
     int truth_queries;         /* FAKEGPU_TRUTH_QUERIES=1: the truth file also counts the main thread's
-                                  cuEventQuery calls after the app's first kernel ("queries" line) */
+                                  cuEventQuery calls after the app's first kernel ("queries
+                                  main_after_first_kernel" line), and the other threads' (libkprof's
+                                  harvester, in a one-thread app: "queries other_threads_after_first_kernel") */
     int reuse_ctx_handle;      /* FAKEGPU_REUSE_CTX_HANDLE */
     int reuse_stream_handle;   /* FAKEGPU_REUSE_STREAM_HANDLE=1: the next stream created gets the handle of
                                   the last one destroyed (a real driver's handles are reused memory too);
@@ -618,7 +620,7 @@ static struct {
     int truth_written;
     /* cuEventQuery calls made on the main thread since the app's first kernel ran (the truth file's
      * "queries" under FAKEGPU_TRUTH_QUERIES=1; not libkprof's calibration at the context's creation) */
-    unsigned long long main_queries;
+    unsigned long long main_queries, other_queries;
     int app_ran; /* a kernel not named kprof_* has run */
     unsigned long long hold_timeout_max; /* the longest timeout a kprof_hold was given (FAKEGPU_REPORT_HOLDS) */
     int forked; /* this process is a fork() child of one that used the driver */
@@ -2268,8 +2270,11 @@ CUresult cuEventQuery(CUevent hEvent)
     if (cfg.query_host_ns && cfg.host_now && gettid() == getpid())
         cfg.host_advance(cfg.query_host_ns); /* before the answer, as a call waiting for a lock */
     lock();
-    if (cfg.truth_queries && g.app_ran) /* no gettid() system call on every query otherwise */
-        g.main_queries += gettid() == getpid();
+    if (cfg.truth_queries && g.app_ran) { /* no gettid() system call on every query otherwise */
+        int main_thread = gettid() == getpid();
+        g.main_queries += main_thread;
+        g.other_queries += !main_thread;
+    }
     if ((rc = get_event(hEvent, &e)) || (rc = unsafe_call()))
         RETURN(rc);
     if (!e->recorded)
@@ -4519,7 +4524,8 @@ static void write_truth(void)
                 (unsigned long long)g.copies[i].bytes);
     fprintf(f, "memset %llu %llu\n", (unsigned long long)g.memsets.count, (unsigned long long)g.memsets.bytes);
     if (cfg.truth_queries)
-        fprintf(f, "queries main_after_first_kernel %llu\n", g.main_queries);
+        fprintf(f, "queries main_after_first_kernel %llu\nqueries other_threads_after_first_kernel %llu\n",
+                g.main_queries, g.other_queries);
     for (int i = 0; i < 3; i++)
         fprintf(f, "alloc %s %llu %llu\n", alloc_names[i], (unsigned long long)g.allocs_by_type[i].count,
                 (unsigned long long)g.allocs_by_type[i].bytes);
