@@ -626,6 +626,57 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
     kprof_sample_record(&s);
 }
 
+/* How many of q's oldest pairs, HARVEST_BATCH at most, have completed, with as few queries as stream order
+ * allows: one stream runs in order, so once a stop has completed so have the stops before it.  The newest
+ * of them is asked first (the usual answer: all of them, for one query); if it has not completed, the
+ * oldest, then the 2nd, 4th, 8th, ... oldest until one has not, and the boundary is found by halving
+ * between (about 2 log2 k queries for k completed, where asking each in turn took k + 1).  A query that fails otherwise
+ * (a context gone) counts as completed: cuEventElapsedTime then fails too, and the pair is dropped as
+ * failed.  (Should two threads share a stream and queue their pairs out of stream order, or a queue hold
+ * two streams' pairs, cuEventElapsedTime still refuses a pair that is not complete: harvest_queues asks
+ * each from there on.)  A cuEventQuery costs 1.1 to 2.2 us on an H100 and slows a thread launching
+ * meanwhile (docs/probes/driver-contention.cu); asking each pair pushed while a pass read the ones before it
+ * cost 0.64 queries a pair on the fake GPU's 1-stream launch loop
+ * (tests/harvester-asks-once-a-round.sh).  Called with kprof_ev.lock held, released around the queries. */
+static size_t completed_prefix(struct queue *q, CUcontext *cur)
+{
+    size_t n = q->count < HARVEST_BATCH ? q->count : HARVEST_BATCH;
+    if (n == 0)
+        return 0;
+    CUevent stops[HARVEST_BATCH];
+    for (size_t i = 0; i < n; i++)
+        stops[i] = kprof_ring_at(q, i)->stop;
+    CUcontext ctx = q->key.ctx;
+    pthread_mutex_unlock(&kprof_ev.lock); /* only this pass pops: these pairs stay queued meanwhile */
+    if (*cur != ctx && kprof_drv.cuCtxSetCurrent(ctx) == CUDA_SUCCESS)
+        *cur = ctx;
+    size_t lo = 0, hi = n - 1; /* pairs before lo completed; the first not completed is in [lo, hi] */
+    CUresult r;
+    SEG_H(SEG_H_QUERY, r = kprof_drv.cuEventQuery(stops[n - 1]));
+    if (r != CUDA_ERROR_NOT_READY) {
+        lo = n;
+    } else {
+        for (size_t i = 0; i < hi; i = 2 * i + 1) { /* the oldest, then 1, 3, 7, ...: few when few completed */
+            SEG_H(SEG_H_QUERY, r = kprof_drv.cuEventQuery(stops[i]));
+            if (r == CUDA_ERROR_NOT_READY) {
+                hi = i;
+                break;
+            }
+            lo = i + 1;
+        }
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            SEG_H(SEG_H_QUERY, r = kprof_drv.cuEventQuery(stops[mid]));
+            if (r != CUDA_ERROR_NOT_READY)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+    }
+    SEG_H(SEG_H_LOCK, pthread_mutex_lock(&kprof_ev.lock));
+    return lo;
+}
+
 /* One round over every queue's completed head pairs, from the oldest: returns the number of pairs read;
  * sets *again when a pair waited for another queue's (fill_first).  *cur is the context current on this
  * thread.  Called and returns with kprof_ev.lock held, which it takes only around queue updates, never
@@ -634,27 +685,12 @@ static long harvest_queues(CUcontext *cur, int *again)
 {
     long done = 0;
     for (struct queue *q = kprof_ev.queues, *next; q; q = next) {
-        /* When the newest pair has completed, so have the ones before it (one stream runs in order):
-         * one query for the lot.  (Should two threads share a stream and queue their pairs out of
-         * stream order, cuEventElapsedTime still refuses a pair that is not complete.) */
-        size_t known_done = 0;
-        if (q->count > 1) {
-            CUevent newest = kprof_ring_at(q, q->count - 1)->stop;
-            size_t n = q->count;
-            CUcontext ctx = q->key.ctx;
-            pthread_mutex_unlock(&kprof_ev.lock); /* only this pass pops: newest stays queued meanwhile */
-            if (*cur != ctx && kprof_drv.cuCtxSetCurrent(ctx) == CUDA_SUCCESS)
-                *cur = ctx;
-            SEG_H(SEG_H_QUERY, if (*cur == ctx && kprof_drv.cuEventQuery(newest) == CUDA_SUCCESS) known_done = n);
-            SEG_H(SEG_H_LOCK, pthread_mutex_lock(&kprof_ev.lock));
-        }
-        /* Up to HARVEST_BATCH pairs known complete are read per lock round trip; else one at a time,
-         * each with a query. */
-        while (q->count > 0) {
+        /* Rounds of up to HARVEST_BATCH pairs known complete (completed_prefix), each read with one lock
+         * round trip; another round only after a full one (a backlog): pairs queued while this pass read
+         * the ones before them wait for the next pass, rather than cost a query each. */
+        for (size_t known_done; (known_done = completed_prefix(q, cur)) > 0;) {
             struct pair batch[HARVEST_BATCH];
-            size_t n = known_done == 0 ? 1 : known_done < q->count ? known_done : q->count;
-            if (n > HARVEST_BATCH)
-                n = HARVEST_BATCH;
+            size_t n = known_done;
             for (size_t i = 0; i < n; i++)
                 batch[i] = *kprof_ring_at(q, i);
             CUcontext ctx = q->key.ctx;
@@ -722,8 +758,7 @@ static long harvest_queues(CUcontext *cur, int *again)
                     kprof_ev.n.failed++;
                 }
             }
-            known_done = known_done > read ? known_done - read : 0;
-            if (r == CUDA_ERROR_NOT_READY)
+            if (r == CUDA_ERROR_NOT_READY || n < HARVEST_BATCH)
                 break;
         }
         next = q->hh.next; /* only this pass takes queues out of the table */
