@@ -19,10 +19,10 @@
 #include "timing_internal.h"
 
 /* kprof_ev.lock is glibc's adaptive mutex where there is one: a launch that finds it held by the harvester's
- * short queue update spins a while before it sleeps, so neither side pays a futex sleep and wake.  On an
- * H100, `tests/gpu/run-bench.sh` A/B rounds against the plain mutex (thirty-ninth session, two hosts,
- * docs/performance.md): 200k launches every one timed, 4 threads -0.21 and -0.69 us a launch (8 rounds of
- * 8 faster on the second host), 1 stream -0.21 and -0.26.  Elsewhere the plain mutex. */
+ * short queue update spins a while before it sleeps, so neither side pays a futex sleep and wake.  On
+ * H100s, `tests/gpu/run-bench.sh` A/B rounds against the plain mutex (thirty-ninth session, three hosts,
+ * docs/performance.md): 200k launches every one timed, 4 threads -0.21, -0.69 and -0.32 us a launch, 1
+ * stream -0.21, -0.26 and +0.13.  Elsewhere the plain mutex. */
 #ifdef PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP
 #define EV_LOCK_INITIALIZER PTHREAD_ADAPTIVE_MUTEX_INITIALIZER_NP
 #define EV_LOCK_TYPE PTHREAD_MUTEX_ADAPTIVE_NP
