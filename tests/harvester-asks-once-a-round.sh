@@ -11,8 +11,9 @@
 . "${top_srcdir:-..}/tests/lib.sh"
 need_jq
 n=20000
-FAKEGPU_EVENT_PENDING_QUERIES=0 FAKEGPU_TRUTH="$WORK/truth" FAKEGPU_TRUTH_QUERIES=1 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/r.json" \
-    run_kprof "$KERNELS/kbench" launch --n $n --streams 1 >/dev/null 2>"$WORK/err" || fail "kbench failed: $(cat "$WORK/err")"
+FAKEGPU_EVENT_PENDING_QUERIES=0 FAKEGPU_TRUTH="$WORK/truth" FAKEGPU_TRUTH_QUERIES=1 \
+    KPROF_FORMAT=json KPROF_OUTPUT="$WORK/r.json" run_kprof "$KERNELS/kbench" launch --n $n --streams 1 \
+    >/dev/null 2>"$WORK/err" || fail "kbench failed: $(cat "$WORK/err")"
 calls=$(jq '[.kernels[] | select(.name | test("empty")) | .calls] | add' "$WORK/r.json")
 [ "$calls" -ge $n ] || fail "$calls launches of the empty kernel counted, expected $n or more"
 queries=$(awk '$1 == "queries" && $2 == "other_threads_after_first_kernel" {print $3}' "$WORK/truth")

@@ -630,9 +630,9 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
  * allows: one stream runs in order, so once a stop has completed so have the stops before it.  The newest
  * of them is asked first (the usual answer: all of them, for one query); if it has not completed, the
  * oldest, then the 2nd, 4th, 8th, ... oldest until one has not, and the boundary is found by halving
- * between (about 2 log2 k queries for k completed, where asking each in turn took k + 1).  A query that fails otherwise
- * (a context gone) counts as completed: cuEventElapsedTime then fails too, and the pair is dropped as
- * failed.  (Should two threads share a stream and queue their pairs out of stream order, or a queue hold
+ * between (about 2 log2 k queries for k completed, where asking each in turn took k + 1).  A query that
+ * fails otherwise (a context gone) counts as completed: cuEventElapsedTime then fails too, and the pair is
+ * dropped as failed.  (Should two threads share a stream and queue their pairs out of stream order, or a queue hold
  * two streams' pairs, cuEventElapsedTime still refuses a pair that is not complete: harvest_queues asks
  * each from there on.)  A cuEventQuery costs 1.1 to 2.2 us on an H100 and slows a thread launching
  * meanwhile (docs/probes/driver-contention.cu); asking each pair pushed while a pass read the ones before it

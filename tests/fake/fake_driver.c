@@ -618,8 +618,9 @@ static struct {
     struct counter memsets;
     struct counter allocs_by_type[3];
     int truth_written;
-    /* cuEventQuery calls made on the main thread since the app's first kernel ran (the truth file's
-     * "queries" under FAKEGPU_TRUTH_QUERIES=1; not libkprof's calibration at the context's creation) */
+    /* cuEventQuery calls made on the main thread, and on the others, since the app's first kernel ran (the
+     * truth file's "queries" lines under FAKEGPU_TRUTH_QUERIES=1; not libkprof's calibration at the
+     * context's creation) */
     unsigned long long main_queries, other_queries;
     int app_ran; /* a kernel not named kprof_* has run */
     unsigned long long hold_timeout_max; /* the longest timeout a kprof_hold was given (FAKEGPU_REPORT_HOLDS) */
