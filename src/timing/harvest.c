@@ -829,6 +829,9 @@ static void *harvester_main(void *arg)
 {
     (void)arg;
     kprof_tls_depth = 1; /* nothing this thread does is the app's */
+    /* Named for whoever lists the app's threads (top -H, gdb, a profiler's timeline), and for the fake GPU's
+     * count of the harvester's queries (FAKEGPU_TRUTH_QUERIES); 15 characters, the most Linux keeps. */
+    pthread_setname_np(pthread_self(), "kprof-harvester");
     /* An event query from another thread would otherwise break an app's global-mode stream capture. */
     CUstreamCaptureMode mode = CU_STREAM_CAPTURE_MODE_RELAXED;
     kprof_drv.cuThreadExchangeStreamCaptureMode(&mode);

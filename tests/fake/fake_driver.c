@@ -54,8 +54,11 @@ static struct {
     const char *truth_path;    /* FAKEGPU_TRUTH */
     int truth_queries;         /* FAKEGPU_TRUTH_QUERIES=1: the truth file also counts the main thread's
                                   cuEventQuery calls after the app's first kernel ("queries
-                                  main_after_first_kernel" line), and the other threads' (libkprof's
-                                  harvester, in a one-thread app: "queries other_threads_after_first_kernel") */
+                                  main_after_first_kernel" line), the other threads' ("queries
+                                  other_threads_after_first_kernel": the app's other threads and libkprof's),
+                                  and of them those of the thread named "kprof-harvester" (libkprof's
+                                  harvester: "queries harvester_after_first_kernel"; the thread's name is read
+                                  on each query then) */
     int reuse_ctx_handle;      /* FAKEGPU_REUSE_CTX_HANDLE */
     int reuse_stream_handle;   /* FAKEGPU_REUSE_STREAM_HANDLE=1: the next stream created gets the handle of
                                   the last one destroyed (a real driver's handles are reused memory too);
@@ -621,7 +624,7 @@ static struct {
     /* cuEventQuery calls made on the main thread, and on the others, since the app's first kernel ran (the
      * truth file's "queries" lines under FAKEGPU_TRUTH_QUERIES=1; not libkprof's calibration at the
      * context's creation) */
-    unsigned long long main_queries, other_queries;
+    unsigned long long main_queries, other_queries, harvester_queries;
     int app_ran; /* a kernel not named kprof_* has run */
     unsigned long long hold_timeout_max; /* the longest timeout a kprof_hold was given (FAKEGPU_REPORT_HOLDS) */
     int forked; /* this process is a fork() child of one that used the driver */
@@ -2273,8 +2276,11 @@ CUresult cuEventQuery(CUevent hEvent)
     lock();
     if (cfg.truth_queries && g.app_ran) { /* no gettid() system call on every query otherwise */
         int main_thread = gettid() == getpid();
+        char name[16] = "";
         g.main_queries += main_thread;
         g.other_queries += !main_thread;
+        g.harvester_queries += !main_thread && pthread_getname_np(pthread_self(), name, sizeof name) == 0 &&
+                               strcmp(name, "kprof-harvester") == 0;
     }
     if ((rc = get_event(hEvent, &e)) || (rc = unsafe_call()))
         RETURN(rc);
@@ -4525,8 +4531,10 @@ static void write_truth(void)
                 (unsigned long long)g.copies[i].bytes);
     fprintf(f, "memset %llu %llu\n", (unsigned long long)g.memsets.count, (unsigned long long)g.memsets.bytes);
     if (cfg.truth_queries)
-        fprintf(f, "queries main_after_first_kernel %llu\nqueries other_threads_after_first_kernel %llu\n",
-                g.main_queries, g.other_queries);
+        fprintf(f,
+                "queries main_after_first_kernel %llu\nqueries other_threads_after_first_kernel %llu\n"
+                "queries harvester_after_first_kernel %llu\n",
+                g.main_queries, g.other_queries, g.harvester_queries);
     for (int i = 0; i < 3; i++)
         fprintf(f, "alloc %s %llu %llu\n", alloc_names[i], (unsigned long long)g.allocs_by_type[i].count,
                 (unsigned long long)g.allocs_by_type[i].bytes);
