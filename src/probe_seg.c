@@ -80,8 +80,8 @@ __attribute__((destructor)) static void seg_report(void)
     fprintf(stderr, "libkprof-seg: harvest passes=%lu ns_each=%.0f ns_all=%.0f tsc_ghz=%.3f\n",
             (unsigned long)harvest_n, harvest_n ? (double)harvest_tsc / ghz / (double)harvest_n : 0.0,
             (double)harvest_tsc / ghz, ghz);
-    static const char *const h_names[SEG_H_N] = { "queries", "probes", "elapsed", "account", "ctx",
-                                                  "refs",    "settle", "lock",    "queues" };
+    static const char *const h_names[SEG_H_N] = { "queries",      "elapsed", "account", "ctx",
+                                                  "refs",         "settle",  "lock",    "queues" };
     fprintf(stderr, "libkprof-seg: harvester ns_each(count):");
     for (int i = 0; i < SEG_H_N; i++)
         fprintf(stderr, " %s=%.0f(%lu)", h_names[i],

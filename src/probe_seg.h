@@ -6,9 +6,8 @@
  * timed launches (a launch over 2,000,000 ticks, such as the first with its calibration, to a third class
  * instead).  At exit the library prints, to stderr, each class's mean ns per launch by segment, a log2
  * histogram of the launches' ticks, how many of the launch path's two takes of kprof_ev.lock found it held
- * (SEG_LOCK: begin, end), the harvester's passes (SEG_PASS) and the parts of them (SEG_H: its queries and
- * its cheap probes, by cuEventElapsedTime, of whether a queue's pairs completed, each pair's
- * cuEventElapsedTime, each pair's accounting, context
+ * (SEG_LOCK: begin, end), the harvester's passes (SEG_PASS) and the parts of them (SEG_H: its queries of
+ * whether a queue's pairs completed, each pair's cuEventElapsedTime, each pair's accounting, context
  * switches, references, settling the offsets, its takes of kprof_ev.lock, each round over the queues: ns
  * each and how many); see docs/performance.md.  The probe build also reads KPROF_PROBE_PASS_US, the least
  * sleep in us between harvest passes (default 0: the release's pace), to measure what the harvester's pace
@@ -109,8 +108,7 @@ extern uint64_t kprof_seg_lock_busy[2], kprof_seg_lock_all[2];
     })
 /* The harvester's parts (SEG_H_*): ticks and times of each, summed over the run (harvest.c). */
 enum {
-    SEG_H_QUERY, SEG_H_PROBE, SEG_H_ELAPSED, SEG_H_ACCOUNT, SEG_H_CTX, SEG_H_REF, SEG_H_SETTLE, SEG_H_LOCK,
-    SEG_H_QUEUES, SEG_H_N
+    SEG_H_QUERY, SEG_H_ELAPSED, SEG_H_ACCOUNT, SEG_H_CTX, SEG_H_REF, SEG_H_SETTLE, SEG_H_LOCK, SEG_H_QUEUES, SEG_H_N
 };
 extern uint64_t kprof_seg_h_tsc[SEG_H_N], kprof_seg_h_n[SEG_H_N];
 #define SEG_H(i, stmt)                                                                                 \

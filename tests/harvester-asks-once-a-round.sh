@@ -2,12 +2,10 @@
 # The harvester asks whether a queue's pairs have completed once for all of them (one stream runs in
 # order: the newest of up to 64 completed, so have the ones before it), and pairs queued while a pass read
 # the ones before them wait for the next pass.  Before, each of those was asked on its own: on the fake
-# GPU's 1-stream loop of 20,000 timed launches the threads other than main (kbench's launching thread,
-# libkprof's harvester and calibration) made 12,806 cuEventQuery calls, against 2,950 after (of which the
-# launching thread's own, about 2,600, stay: harvester-asks-no-query-when-the-stream-keeps-up.sh counts the
-# harvester's alone).  A cuEventQuery costs 1.1 to 2.2 us on an H100 and
+# GPU's 1-stream loop of 20,000 timed launches the other threads (libkprof's harvester and calibration)
+# made 12,806 cuEventQuery calls, against 2,950 after.  A cuEventQuery costs 1.1 to 2.2 us on an H100 and
 # slows a thread launching meanwhile (docs/probes/driver-contention.cu, docs/performance.md).  The truth
-# file (FAKEGPU_TRUTH_QUERIES=1) counts the queries of threads other than the main one; every event answers
+# file (FAKEGPU_TRUTH_QUERIES=1) counts the queries of threads other than the app's one; every event answers
 # its first query as a real one does (FAKEGPU_EVENT_PENDING_QUERIES=0: the tests' default has each answer
 # "not ready" once, which a real driver does not).
 . "${top_srcdir:-..}/tests/lib.sh"

@@ -626,64 +626,39 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
     kprof_sample_record(&s);
 }
 
-/* Whether pair i of `starts`/`stops` has completed, by the cheap or the sure question: cuEventElapsedTime
- * answers CUDA_ERROR_NOT_READY while either event is pending and costs 55 to 120 ns on an H100, where a
- * cuEventQuery costs 1.1 to 2.2 us and slows a thread launching meanwhile (docs/probes/driver-contention.cu).
- * An answer other than "not ready" (a context gone) counts as completed: the pair's own cuEventElapsedTime
- * then fails too, and it is dropped as failed. */
-static int pair_done(const CUevent *starts, const CUevent *stops, size_t i, int sure)
-{
-    CUresult r;
-    if (sure) {
-        SEG_H(SEG_H_QUERY, r = kprof_drv.cuEventQuery(stops[i]));
-    } else {
-        float ms;
-        SEG_H(SEG_H_PROBE, r = kprof_drv.cuEventElapsedTime_v2(&ms, starts[i], stops[i]));
-    }
-    return r != CUDA_ERROR_NOT_READY;
-}
-
-/* How many of q's oldest pairs, HARVEST_BATCH at most, have completed, with as few driver calls as stream
- * order allows: one stream runs in order, so once a stop has completed so have the stops before it.  The
- * newest of them is asked first (the usual answer: all of them, for one call); if it has not completed, the
+/* How many of q's oldest pairs, HARVEST_BATCH at most, have completed, with as few queries as stream order
+ * allows: one stream runs in order, so once a stop has completed so have the stops before it.  The newest
+ * of them is asked first (the usual answer: all of them, for one query); if it has not completed, the
  * oldest, then the 2nd, 4th, 8th, ... oldest until one has not, and the boundary is found by halving
- * between (about 2 log2 k calls for k completed, where asking each in turn took k + 1).  The questions are
- * cuEventElapsedTime's (pair_done), which tell a completed pair from a pending one at a twentieth of a
- * query's cost; only when they find none completed is cuEventQuery asked, the newest first, then the same
- * search: a query is what a driver is sure to answer from the GPU's progress (and the fake GPU completes an
- * event only once asked, FAKEGPU_EVENT_PENDING_QUERIES), so a queue whose oldest pair reads pending is never
- * left waiting on the cheap question.  On a stream that keeps up, then, the harvester asks no query at all.
- * (Should two threads share a stream and queue their pairs out of stream order, or a queue hold two streams'
- * pairs, cuEventElapsedTime still refuses a pair that is not complete: harvest_queues asks each from there
- * on.)  Asking each pair pushed while a pass read the ones before it cost 0.64 queries a pair on the fake
- * GPU's 1-stream launch loop (tests/harvester-asks-once-a-round.sh); the search by queries alone cost 0.17
- * a pair on an H100's (33,412 for 200,000 pairs, the newest of a pass mostly pending), and one a pass on the
- * fake's where every event completes at once (tests/harvester-asks-no-query-when-the-stream-keeps-up.sh).
- * Called with kprof_ev.lock held, released around the driver calls. */
+ * between (about 2 log2 k queries for k completed, where asking each in turn took k + 1).  A query that
+ * fails otherwise (a context gone) counts as completed: cuEventElapsedTime then fails too, and the pair is
+ * dropped as failed.  (Should two threads share a stream and queue their pairs out of stream order, or a queue hold
+ * two streams' pairs, cuEventElapsedTime still refuses a pair that is not complete: harvest_queues asks
+ * each from there on.)  A cuEventQuery costs 1.1 to 2.2 us on an H100 and slows a thread launching
+ * meanwhile (docs/probes/driver-contention.cu); asking each pair pushed while a pass read the ones before it
+ * cost 0.64 queries a pair on the fake GPU's 1-stream launch loop
+ * (tests/harvester-asks-once-a-round.sh).  Called with kprof_ev.lock held, released around the queries. */
 static size_t completed_prefix(struct queue *q, CUcontext *cur)
 {
     size_t n = q->count < HARVEST_BATCH ? q->count : HARVEST_BATCH;
     if (n == 0)
         return 0;
-    CUevent starts[HARVEST_BATCH], stops[HARVEST_BATCH];
-    for (size_t i = 0; i < n; i++) {
-        const struct pair *pr = kprof_ring_at(q, i);
-        starts[i] = pr->start;
-        stops[i] = pr->stop;
-    }
+    CUevent stops[HARVEST_BATCH];
+    for (size_t i = 0; i < n; i++)
+        stops[i] = kprof_ring_at(q, i)->stop;
     CUcontext ctx = q->key.ctx;
     pthread_mutex_unlock(&kprof_ev.lock); /* only this pass pops: these pairs stay queued meanwhile */
     if (*cur != ctx && kprof_drv.cuCtxSetCurrent(ctx) == CUDA_SUCCESS)
         *cur = ctx;
-    size_t lo = 0;
-    for (int sure = 0; sure < 2 && lo == 0; sure++) {
-        size_t hi = n - 1; /* pairs before lo completed; the first not completed is in [lo, hi] */
-        if (pair_done(starts, stops, n - 1, sure)) {
-            lo = n;
-            break;
-        }
+    size_t lo = 0, hi = n - 1; /* pairs before lo completed; the first not completed is in [lo, hi] */
+    CUresult r;
+    SEG_H(SEG_H_QUERY, r = kprof_drv.cuEventQuery(stops[n - 1]));
+    if (r != CUDA_ERROR_NOT_READY) {
+        lo = n;
+    } else {
         for (size_t i = 0; i < hi; i = 2 * i + 1) { /* the oldest, then 1, 3, 7, ...: few when few completed */
-            if (!pair_done(starts, stops, i, sure)) {
+            SEG_H(SEG_H_QUERY, r = kprof_drv.cuEventQuery(stops[i]));
+            if (r == CUDA_ERROR_NOT_READY) {
                 hi = i;
                 break;
             }
@@ -691,7 +666,8 @@ static size_t completed_prefix(struct queue *q, CUcontext *cur)
         }
         while (lo < hi) {
             size_t mid = lo + (hi - lo) / 2;
-            if (pair_done(starts, stops, mid, sure))
+            SEG_H(SEG_H_QUERY, r = kprof_drv.cuEventQuery(stops[mid]));
+            if (r != CUDA_ERROR_NOT_READY)
                 lo = mid + 1;
             else
                 hi = mid;
