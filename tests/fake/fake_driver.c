@@ -649,11 +649,11 @@ static void unlock(void)
 }
 
 /* FAKEGPU_ERRORS_FILE: every error a public function returns through RETURN (CUDA_ERROR_NOT_READY from
- * cuEventQuery and cuStreamQuery (stream_query), an answer rather than an error, aside: from any other, such as
- * cuEventElapsedTime on an event still pending, compute-sanitizer reports it as an error, "Program hit
- * CUDA_ERROR_NOT_READY"), tallied by function and code, and written at exit as lines "error FUNCTION CODE
- * COUNT", so that a test can tell the errors a profiler's own calls got from the program's.  Called with
- * g.lock held. */
+ * cuEventQuery and cuStreamQuery (stream_query), an answer rather than an error, aside: from any other,
+ * such as cuEventElapsedTime on an event still pending, compute-sanitizer reports it as an error, "Program
+ * hit CUDA_ERROR_NOT_READY"), tallied by function and code, and written at exit as lines "error FUNCTION
+ * CODE COUNT", so that a test can tell the errors a profiler's own calls got from the program's.  Called
+ * with g.lock held. */
 #define MAX_ERROR_KINDS 64
 static struct error_tally { const char *fn; CUresult rc; unsigned long n; } errors[MAX_ERROR_KINDS];
 static int nerrors;

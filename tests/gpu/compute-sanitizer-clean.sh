@@ -28,6 +28,7 @@ rc=0
 KPROF_OUTPUT="$WORK/overlap.txt" timeout -k 10 600 "$cs" --tool memcheck --target-processes all \
     env LD_PRELOAD="$KPROF_LIB" "$KERNELS/stream_overlap" >"$WORK/out2" 2>&1 || rc=$?
 cat "$WORK/out2"
-expect_grep 'ERROR SUMMARY: 0 errors' "$WORK/out2" "compute-sanitizer: no error in stream_overlap under libkprof"
+expect_grep 'ERROR SUMMARY: 0 errors' "$WORK/out2" \
+    "compute-sanitizer: no error in stream_overlap under libkprof"
 expect_eq "$rc" 0 "stream_overlap and compute-sanitizer exit 0"
 expect_grep 'scale_chunk' "$WORK/overlap.txt" "and libkprof reported stream_overlap's kernel"
