@@ -44,7 +44,9 @@ FAKEGPU_LAUNCH_HOST_NS=3000 FAKEGPU_EVENT_PENDING_QUERIES=1 LD_LIBRARY_PATH=$fak
 rc=$?
 # (126, 127: kprof found no program to run, and said so.)
 if [ $rc != 126 ] && [ $rc != 127 ]; then
-    echo "demo: the report above was made on the fake CUDA stack (tests/fake): simulated times, not a GPU's" >&2
+    where=" above" # a KPROF_FORMAT or KPROF_OUTPUT of the user's may have sent it elsewhere (csv: files)
+    case "${KPROF_FORMAT:-}${KPROF_OUTPUT:-}" in ?*) where= ;; esac
+    echo "demo: the report$where was made on the fake CUDA stack (tests/fake): simulated times, not a GPU's" >&2
     echo "demo: there a launch call takes 3 us before its kernel is queued (as a GPU's launch latency): a program's own event timing includes it, libkprof takes it off" >&2
     echo "demo: the hand-off calibration's time is the fake's too (hundreds of ms there; 35 to 45 ms a context on an H200)" >&2
 fi
