@@ -644,11 +644,11 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
  * oldest, then the 2nd, 4th, 8th, ... oldest until one has not, and the boundary is found by halving
  * between (about 2 log2 k queries for k completed, where asking each in turn took k + 1).  A query that
  * fails otherwise (a context gone) counts as completed: cuEventElapsedTime then fails too, and the pair is
- * dropped as failed.  (Should two threads share a stream and queue their pairs out of stream order, or a queue hold
- * two streams' pairs, cuEventElapsedTime still refuses a pair that is not complete: harvest_queues asks
- * each from there on.)  A cuEventQuery costs 1.1 to 2.2 us on an H100 and slows a thread launching
- * meanwhile (docs/probes/driver-contention.cu); asking each pair pushed while a pass read the ones before it
- * cost 0.64 queries a pair on the fake GPU's 1-stream launch loop
+ * dropped as failed.  (Should two threads share a stream and queue their pairs out of stream order, or a
+ * queue hold two streams' pairs, cuEventElapsedTime still refuses a pair that is not complete:
+ * harvest_queues asks each from there on.)  A cuEventQuery costs 1.1 to 2.2 us on an H100 and slows a
+ * thread launching meanwhile (docs/probes/driver-contention.cu); asking each pair pushed while a pass read
+ * the ones before it cost 0.64 queries a pair on the fake GPU's 1-stream launch loop
  * (tests/harvester-asks-once-a-round.sh).  Called with kprof_ev.lock held, released around the queries. */
 static size_t completed_prefix(struct queue *q, CUcontext *cur)
 {

@@ -648,20 +648,18 @@ static void unlock(void)
     pthread_mutex_unlock(&g.lock);
 }
 
-/* FAKEGPU_ERRORS_FILE: every error a public function returns through RETURN (CUDA_ERROR_NOT_READY from
- * cuEventQuery and cuStreamQuery (stream_query), an answer rather than an error, aside: from any other,
- * such as cuEventElapsedTime on an event still pending, compute-sanitizer reports it as an error, "Program
- * hit CUDA_ERROR_NOT_READY"), tallied by function and code, and written at exit as lines "error FUNCTION
- * CODE COUNT", so that a test can tell the errors a profiler's own calls got from the program's.  Called
- * with g.lock held. */
+/* FAKEGPU_ERRORS_FILE: every error a public function returns through RETURN, tallied by function and code,
+ * and written at exit as lines "error FUNCTION CODE COUNT", so that a test can tell the errors a profiler's
+ * own calls got from the program's.  The queries' "not ready" is an answer, not an error, and returns
+ * through NOT_READY_ANSWER; from any other function (cuEventElapsedTime on an event still pending) it is
+ * tallied, as compute-sanitizer reports it ("Program hit CUDA_ERROR_NOT_READY").  Called with g.lock held. */
 #define MAX_ERROR_KINDS 64
 static struct error_tally { const char *fn; CUresult rc; unsigned long n; } errors[MAX_ERROR_KINDS];
 static int nerrors;
 
 static void count_error(const char *fn, CUresult rc)
 {
-    if (rc == CUDA_SUCCESS ||
-        (rc == CUDA_ERROR_NOT_READY && (strcmp(fn, "cuEventQuery") == 0 || strcmp(fn, "stream_query") == 0)))
+    if (rc == CUDA_SUCCESS)
         return;
     for (int i = 0; i < nerrors; i++)
         if (errors[i].rc == rc && strcmp(errors[i].fn, fn) == 0) {
@@ -674,6 +672,8 @@ static void count_error(const char *fn, CUresult rc)
 
 /* Every public function takes the lock once, calls static helpers, and unlocks through this. */
 #define RETURN(rc) do { CUresult rc_ = (rc); count_error(__func__, rc_); unlock(); return rc_; } while (0)
+/* cuEventQuery's and cuStreamQuery's "not ready": an answer, not tallied. */
+#define NOT_READY_ANSWER() do { unlock(); return CUDA_ERROR_NOT_READY; } while (0)
 
 static int reg(const void *obj, enum kind kind)
 {
@@ -1853,7 +1853,7 @@ static CUresult stream_query(CUstream h, int ptds)
         RETURN(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED);
     }
     if (cfg.hang || held_before(s->id, UINT64_MAX))
-        RETURN(CUDA_ERROR_NOT_READY);
+        NOT_READY_ANSWER();
     s->seen_idle = 1; /* FAKEGPU_HANDOFF_NS: the host has seen its work done */
     RETURN(CUDA_SUCCESS);
 }
@@ -2290,16 +2290,16 @@ CUresult cuEventQuery(CUevent hEvent)
     if (!e->recorded)
         RETURN(CUDA_SUCCESS);
     if (cfg.hang || held_before(e->stream_id, e->seq))
-        RETURN(CUDA_ERROR_NOT_READY);
+        NOT_READY_ANSWER();
     if (e->seen_ns && cfg.host_now && e->t + e->seen_ns > gpu_now())
-        RETURN(CUDA_ERROR_NOT_READY); /* not seen yet */
+        NOT_READY_ANSWER(); /* not seen yet */
     if (event_complete(e)) {
         event_seen(e);
         RETURN(CUDA_SUCCESS);
     }
     if (--e->pending == 0)
         event_done(e);
-    RETURN(CUDA_ERROR_NOT_READY);
+    NOT_READY_ANSWER();
 }
 
 CUresult cuEventSynchronize(CUevent hEvent)
