@@ -1,21 +1,26 @@
 // kbench.cu: libkprof's benchmark program.  Each mode times its own region (launch loop, copy loop) with
 // the host clock, including the final synchronize, and prints it; the script tests/gpu/run-bench.sh runs
 // it without libkprof, with it, and under a CUPTI tracer, and prints ratios.
-//   kbench launch [--n N] [--streams S] [--record] [--kernels K] [--by-function]
+//   kbench launch [--n N] [--streams S] [--record [--untimed-events]] [--kernels K] [--by-function]
 //                                           S host threads, one stream each, N empty launches in all;
 //                                           --record: each launch followed by one cudaEventRecord on its
 //                                           stream (a ring of 64 timing events a thread), the floor of a
 //                                           profiler timing every launch with one event (run without it);
+//                                           --untimed-events: the ring's events made with
+//                                           cudaEventDisableTiming (no timestamp: what such a record costs);
 //                                           --kernels K (1 to 256): K distinct empty kernels launched in
 //                                           turn (cudaLaunchKernel by host function, as PyTorch's eager
 //                                           ops come), where a model's step has tens to hundreds;
 //                                           --by-function: one kernel launched that way too, not by
 //                                           <<<>>> (nvcc 13's stub calls __cudaLaunchKernel)
 //   kbench copy --bytes B [--n N] [--pinned|--pageable]
-//   kbench spin --us U [--n N] [--idle|--busy|--behind]   kernels that spin about U us, the stream idle or
+//   kbench spin --us U [--n N] [--idle|--busy|--behind] [--record [--untimed-events]]
+//                                           kernels that spin about U us, the stream idle or
 //                                           busy; --behind: each followed by an empty kernel queued behind it,
 //                                           then a synchronize (the empty kernel's queue time is about U us,
-//                                           whatever the host's launch rate)
+//                                           whatever the host's launch rate); --record as for launch: with
+//                                           --busy (the GPU's pace, not the host's) the GPU's own cost of an
+//                                           event between back-to-back kernels
 //   kbench scale [--n N]                    N empty launches; prints resident memory before and after
 #include <chrono>
 #include <cstdio>
@@ -84,9 +89,9 @@ static bool has(int argc, char **argv, const char *name)
 int main(int argc, char **argv)
 {
     static const char usage[] =
-        "usage: kbench launch [--n N] [--streams S] [--record] [--kernels K] [--by-function]\n"
+        "usage: kbench launch [--n N] [--streams S] [--record [--untimed-events]] [--kernels K] [--by-function]\n"
         "       kbench copy --bytes B [--n N] [--pinned|--pageable]\n"
-        "       kbench spin --us U [--n N] [--idle|--busy|--behind]\n"
+        "       kbench spin --us U [--n N] [--idle|--busy|--behind] [--record [--untimed-events]]\n"
         "       kbench scale [--n N]\n"
         "libkprof's benchmark program: each mode times its own region with the host clock and prints it\n"
         "(kbench.cu's opening comment says what each mode does; tests/gpu/run-bench.sh runs them).\n";
@@ -99,6 +104,9 @@ int main(int argc, char **argv)
         return 2;
     }
     const char *mode = argv[1];
+    const bool record = has(argc, argv, "--record");
+    const unsigned event_flags = has(argc, argv, "--untimed-events") ? cudaEventDisableTiming : cudaEventDefault;
+    const char *record_word = !record ? "" : event_flags ? " record-untimed" : " record";
     CK(cudaFree(0));
     if (!strcmp(mode, "launch") || !strcmp(mode, "scale")) {
         long n = arg_long(argc, argv, "--n", !strcmp(mode, "scale") ? 10000000 : 200000);
@@ -116,14 +124,13 @@ int main(int argc, char **argv)
         std::vector<cudaStream_t> s(streams);
         for (auto &x : s)
             CK(cudaStreamCreateWithFlags(&x, cudaStreamNonBlocking));
-        const bool record = has(argc, argv, "--record");
         const bool stub = nkernels == 1 && !has(argc, argv, "--by-function");
         if (nkernels == 1)
             many[0] = empty_kernel;
         std::vector<std::vector<cudaEvent_t>> ev(streams, std::vector<cudaEvent_t>(record ? 64 : 0));
         for (auto &ring : ev)
             for (auto &e : ring)
-                CK(cudaEventCreate(&e));
+                CK(cudaEventCreateWithFlags(&e, event_flags));
         double t0 = now_us();
         std::vector<std::thread> th;
         for (int k = 0; k < streams; k++)
@@ -146,7 +153,7 @@ int main(int argc, char **argv)
             for (auto &e : ring)
                 CK(cudaEventDestroy(e));
         printf("kbench: %s%s n=%ld streams=%d kernels=%ld region_us=%.1f per_launch_us=%.3f rss_before_kib=%ld rss_after_kib=%ld\n",
-               mode, record ? " record" : "", n, streams, nkernels, t1 - t0, (t1 - t0) / (double)n, rss0, rss_kib());
+               mode, record_word, n, streams, nkernels, t1 - t0, (t1 - t0) / (double)n, rss0, rss_kib());
     } else if (!strcmp(mode, "copy")) {
         size_t bytes = (size_t)arg_long(argc, argv, "--bytes", 4096);
         long n = arg_long(argc, argv, "--n", 10000);
@@ -174,11 +181,16 @@ int main(int argc, char **argv)
         int khz = 0;
         CK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0));
         long long cycles = (long long)(us * (double)khz / 1000.0);
+        std::vector<cudaEvent_t> ring(record ? 64 : 0);
+        for (auto &e : ring)
+            CK(cudaEventCreateWithFlags(&e, event_flags));
         spin_kernel<<<1, 32>>>(cycles);
         CK(cudaDeviceSynchronize());
         double t0 = now_us();
         for (long i = 0; i < n; i++) {
             spin_kernel<<<1, 32>>>(cycles);
+            if (record)
+                cudaEventRecord(ring[i & 63], 0);
             if (behind)
                 empty_kernel<<<1, 1>>>();
             if (idle)
@@ -186,9 +198,11 @@ int main(int argc, char **argv)
         }
         CK(cudaDeviceSynchronize());
         double t1 = now_us();
-        printf("kbench: spin us=%.0f n=%ld %s cycles=%lld region_us=%.1f\n", us, n,
-               behind ? "behind" : idle ? "idle" : "busy", cycles,
-               t1 - t0);
+        CK(cudaGetLastError());
+        for (auto &e : ring)
+            CK(cudaEventDestroy(e));
+        printf("kbench: spin%s us=%.0f n=%ld %s cycles=%lld region_us=%.1f per_kernel_us=%.3f\n", record_word, us, n,
+               behind ? "behind" : idle ? "idle" : "busy", cycles, t1 - t0, (t1 - t0) / (double)n);
     } else {
         fprintf(stderr, "kbench: unknown mode %s\n%s", mode, usage);
         return 2;

@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
 # run-bench.sh OUTDIR: libkprof's overhead and accuracy on the GPU (issue: overhead near the floor of event
-# timing).  Each case runs without libkprof (plain), the launch and PyTorch cases also without libkprof but with one
-# cudaEventRecord after each launch or op (floor: `kbench launch --record`, `torch_workload.py --record`, the
-# floor of event timing), with it
+# timing).  Each case runs without libkprof (plain), the launch, spin and PyTorch cases also without libkprof but with one
+# cudaEventRecord of a timing event after each launch or op (floor: `kbench launch --record`, `torch_workload.py
+# --record`, the floor of event timing; floor0: the same with events made without timing, which the GPU passes
+# at less cost on a busy stream), on any case with libkprof's interception but one timing event recorded after
+# each call and nothing else (evfloor; evfloor2: one before and one after, as an idle stream needs; a build
+# with docs/probes/event-floor.patch, KPROF_FLOOR_LIB: the floor for programs that cannot record events
+# themselves, such as the decode loop), with it
 # (kprof: the defaults, every launch timed),
 # with two events per timed call always (pairs: KPROF_ONE_EVENT=0), with every idle launch held (hold1:
 # KPROF_HOLD=1), with KPROF_SAMPLE=16, 64 and auto, with every launch but each kernel's first left untimed
@@ -19,7 +23,8 @@ out=${1:-${OUT:-/tmp/kprof-bench}}
 mkdir -p "$out"
 top=$(cd "$(dirname "$0")/../.." && pwd)
 # Not the programs' variables (libkprof warns of unknown KPROF_* ones).
-lib=${KPROF_LIB:-$top/src/.libs/libkprof.so} base_lib=${KPROF_BASE_LIB:-}; unset KPROF_LIB KPROF_BASE_LIB
+lib=${KPROF_LIB:-$top/src/.libs/libkprof.so} base_lib=${KPROF_BASE_LIB:-} floor_lib=${KPROF_FLOOR_LIB:-}
+unset KPROF_LIB KPROF_BASE_LIB KPROF_FLOOR_LIB
 cupti=$top/tests/gpu/libkprof-cupti.so
 B=$top/kernels/kbench
 REPS=${REPS:-3}
@@ -71,6 +76,9 @@ run() {
     case $mode in
     plain) "${pin[@]}" "$@" ;;
     floor) "${pin[@]}" "$@" --record ;;
+    floor0) "${pin[@]}" "$@" --record --untimed-events ;;
+    evfloor) "${pin[@]}" env PROBE_FLOOR=1 KPROF_OUTPUT=/dev/null LD_PRELOAD="${floor_lib:?mode evfloor needs KPROF_FLOOR_LIB}" "$@" ;;
+    evfloor2) "${pin[@]}" env PROBE_FLOOR=2 KPROF_OUTPUT=/dev/null LD_PRELOAD="${floor_lib:?mode evfloor2 needs KPROF_FLOOR_LIB}" "$@" ;;
     kprof) "${pin[@]}" env KPROF_OUTPUT=/dev/null LD_PRELOAD="$lib" "$@" ;;
     base) "${pin[@]}" env KPROF_OUTPUT=/dev/null LD_PRELOAD="${base_lib:?mode base needs KPROF_BASE_LIB}" "$@" ;;
     pairs) "${pin[@]}" env KPROF_ONE_EVENT=0 KPROF_OUTPUT=/dev/null LD_PRELOAD="$lib" "$@" ;;
@@ -92,7 +100,7 @@ bench() {
     : >"$tsv"
     for rep in $(seq "$REPS"); do
         for m in $MODES; do
-            case $m/$name in floor/launch* | floor/PyTorch*) ;; floor/*) continue ;; esac # kbench launch, torch_workload.py
+            case $m/$name in floor*/launch* | floor*/spin* | floor*/PyTorch*) ;; floor*/*) continue ;; esac # kbench, torch_workload.py
             if [ "$field" = sed ]; then # reduce: "reduce_blocks: N launches, average X us per launch"
                 v=$(run "$m" "$@" 2>/dev/null | sed -n 's/.*launches, average \([0-9.]*\) us.*/\1/p' | head -n1)
             else
@@ -111,13 +119,13 @@ for line in open(path):
         vals.setdefault(m, []).append(float(v))
 base = statistics.median(vals["plain"]) if vals.get("plain") else None
 cells = []
-for m in ("plain", "floor", "base", "kprof", "hold1", "pairs", "sample16", "sample64", "untimed", "auto", "cupti"):
+for m in ("plain", "floor", "floor0", "evfloor", "evfloor2", "base", "kprof", "hold1", "pairs", "sample16", "sample64", "untimed", "auto", "cupti"):
     if vals.get(m) and base:
         med = statistics.median(vals[m])
         # per launch where the figure allows: the launch cases time 200k launches, reduce prints us/launch
         per = 200000 if "200k" in name else 1 if "us/launch" in name else None
         cells.append("%s %.4gx" % (m, med / base) + (" (%+.2f us)" % ((med - base) / per) if per else ""))
-    elif m not in ("floor", "base", "auto", "hold1", "untimed"):
+    elif m not in ("floor", "floor0", "evfloor", "evfloor2", "base", "auto", "hold1", "untimed"):
         cells.append("%s -" % m)
 print("%-34s base %10.1f   %s" % (name, base or 0, "   ".join(cells[1:])))
 PY
@@ -129,6 +137,8 @@ echo "== overhead: medians of $REPS interleaved runs; ratios to the run without 
 bench "launch 200k, 1 stream/1 thread" region_us "$B" launch --n 200000 --streams 1
 bench "launch 200k, 4 streams/4 threads" region_us "$B" launch --n 200000 --streams 4
 bench "launch 200k, 64 kernels in turn, 1 stream" region_us "$B" launch --n 200000 --streams 1 --kernels 64
+# Kernels of 10 us queued back to back (the GPU's pace): what an event between kernels costs the GPU itself.
+bench "spin 10 us x 20000, busy stream (us/launch)" per_kernel_us "$B" spin --us 10 --n 20000 --busy
 bench "copy 4 KiB x 20000, pinned" region_us "$B" copy --bytes 4096 --n 20000 --pinned
 bench "copy 4 KiB x 20000, pageable" region_us "$B" copy --bytes 4096 --n 20000 --pageable
 bench "copy 64 MiB x 20, pinned" region_us "$B" copy --bytes 67108864 --n 20 --pinned

@@ -1,8 +1,11 @@
 """torch_workload.py: a small PyTorch workload for comparing libkprof with a CUPTI trace: float32 GEMMs
 (cuBLAS, launched through its own embedded runtime), a convolution (cuDNN) and elementwise ops (PyTorch's
-own kernels, through libcudart.so).  Usage: python3 torch_workload.py [--steps N] [--warmup N] [--record]
---record: one CUDA event recorded on the stream after each op of the timed steps (a ring of 64, as
-`kbench launch --record`): the floor of a profiler timing every op with one event, run without one."""
+own kernels, through libcudart.so).
+Usage: python3 torch_workload.py [--steps N] [--warmup N] [--record [--untimed-events]]
+--record: one CUDA timing event recorded on the stream after each op of the timed steps (a ring of 64, as
+`kbench launch --record`): the floor of a profiler timing every op with one event, run without one.
+--untimed-events: the ring's events made without timing (torch.cuda.Event()'s default, no timestamp),
+which the GPU passes at less cost: an app's own markers, not a profiler's floor."""
 import argparse
 import time
 
@@ -12,6 +15,7 @@ p = argparse.ArgumentParser()
 p.add_argument("--steps", type=int, default=20)
 p.add_argument("--warmup", type=int, default=0, help="untimed steps first (steady-state step time)")
 p.add_argument("--record", action="store_true", help="an event recorded after each op (the floor of event timing)")
+p.add_argument("--untimed-events", action="store_true", help="--record's events without timing")
 args = p.parse_args()
 
 torch.backends.cuda.matmul.allow_tf32 = False
@@ -33,7 +37,7 @@ def step():
 for _ in range(args.warmup):
     step()
 torch.cuda.synchronize()
-evs = [torch.cuda.Event() for _ in range(64)] if args.record else []
+evs = [torch.cuda.Event(enable_timing=not args.untimed_events) for _ in range(64)] if args.record else []
 t0 = time.perf_counter()
 if args.record:
     n = 0
