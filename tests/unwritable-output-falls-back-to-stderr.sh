@@ -30,6 +30,11 @@ expect_grep '^== libkprof: end ==$' "$WORK/err3" "the report on stderr"
 # A new file where none can be made whatever the permissions (procfs, sysfs): said at the start too (a
 # new-user helper, running as root, whom access() let through, heard it only at exit).
 KPROF_OUTPUT=/proc/kprof-no-such-file.txt run_kprof "$PROGS/named" kA >/dev/null 2>"$WORK/err4"
-expect_grep "^libkprof: KPROF_OUTPUT='/proc/kprof-no-such-file.txt' cannot be written now \(.*\); a report at exit tries it again, else goes to stderr$" \
-    "$WORK/err4" "a path under /proc: warned at the start"
+# Both warnings give the one reason (the start said "Permission denied", the exit "No such file or directory":
+# a new-user helper).
+proc_why='a \/proc or \/sys file system, where no file can be made'
+expect_grep "^libkprof: KPROF_OUTPUT='/proc/kprof-no-such-file.txt' cannot be written now \($proc_why\); a report at exit tries it again, else goes to stderr$" \
+    "$WORK/err4" "a path under /proc: warned at the start, with why"
+expect_grep "^libkprof: cannot write the report to '/proc/kprof-no-such-file.txt' \($proc_why\); writing it to stderr$" \
+    "$WORK/err4" "and at exit, with the same reason"
 expect_grep '^== libkprof: end ==$' "$WORK/err4" "the report on stderr"
