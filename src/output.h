@@ -15,6 +15,12 @@
  * Thread-safe. */
 FILE *kprof_output_open(const char *path, int chosen, const char **why, int *sibling);
 
+/* Why no new file can be made at `path` whatever the permissions, or NULL: its folder is on a procfs or
+ * sysfs file system (where creating a file fails with EACCES or ENOENT, root's included, and access()
+ * lets it through).  The reason (a static string) is the one both the start's check and the exit's
+ * write give.  Thread-safe. */
+const char *kprof_output_no_new_files(const char *path);
+
 /* A file's modification time (st_mtim) in ns. */
 int64_t kprof_file_mtime_ns(const struct stat *st);
 

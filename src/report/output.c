@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <linux/magic.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 #include "log.h"
 #include "kprof_config.h"
@@ -15,6 +17,18 @@ static const char refused_owner[] = "owned by another user in a folder others ca
 static const char refused_hardlink[] = "a file with another hard link, in a folder others can write";
 static const char refused_fifo[] = "a FIFO with no reader";
 static const char refused_sibling[] = "written by another process since this kprof invocation started";
+
+static const char refused_pseudo_fs[] = "a /proc or /sys file system, where no file can be made";
+
+const char *kprof_output_no_new_files(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    struct statfs fs;
+    int pseudo = dir && statfs(dir, &fs) == 0 && (fs.f_type == PROC_SUPER_MAGIC || fs.f_type == SYSFS_MAGIC);
+    free(dir);
+    return pseudo ? refused_pseudo_fs : NULL;
+}
 
 /* NULL when the entry lstat() found at `path` may be written (through), else why not: the kernel's
  * protected_symlinks and protected_regular rule, for every folder others can write (sticky or not): an
@@ -58,7 +72,9 @@ FILE *kprof_output_open(const char *path, int chosen, const char **why, int *sib
             if (fd < 0 && errno == EEXIST && !chosen)
                 continue; /* planted since: look at it again */
             if (fd < 0) {
-                *why = strerror(errno);
+                int e = errno;
+                *why = (e == EACCES || e == ENOENT) && kprof_output_no_new_files(path) ? refused_pseudo_fs
+                                                                                       : strerror(e);
                 return NULL;
             }
             created = 1;

@@ -8,9 +8,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/file.h>
-#include <linux/magic.h>
 #include <sys/stat.h>
-#include <sys/vfs.h>
 #include <unistd.h>
 #include "log.h"
 #include "kprof_config.h"
@@ -136,15 +134,11 @@ static const char *unwritable(const char *path)
         return NULL;
     int ok = access(dir, W_OK | X_OK) == 0;
     int err = errno;
-    /* procfs and sysfs make no new file whatever the permissions, root's included, which access() lets
-     * through (a new-user helper running as root heard it only at exit). */
-    struct statfs fs;
-    if (ok && statfs(dir, &fs) == 0 && (fs.f_type == PROC_SUPER_MAGIC || fs.f_type == SYSFS_MAGIC)) {
-        ok = 0;
-        err = EACCES;
-    }
     free(dir);
-    return ok ? NULL : strerror(err);
+    /* procfs and sysfs make no new file whatever the permissions, root's included, which access() lets
+     * through (a new-user helper running as root heard it only at exit); in the words the exit uses. */
+    const char *pseudo = ok ? kprof_output_no_new_files(path) : NULL;
+    return pseudo ? pseudo : ok ? NULL : strerror(err);
 }
 
 /* A CSV base (expanded, owned; NULL: out of memory) that names a folder (ends in '/', or is one) or
