@@ -15,6 +15,11 @@
  * Thread-safe. */
 FILE *kprof_output_open(const char *path, int chosen, const char **why, int *sibling);
 
+/* The folder `path` names a file in: the text before its last '/' ("/" for a file at the root, "."
+ * for a name without one).  Returns a new string the caller frees, or NULL when out of memory.
+ * Thread-safe. */
+char *kprof_path_folder(const char *path);
+
 /* Why no new file can be made at `path` whatever the permissions, or NULL: its folder is on a procfs or
  * sysfs file system (where creating a file fails with EACCES or ENOENT, root's included, and access()
  * lets it through).  The reason (a static string) is the one both the start's check and the exit's

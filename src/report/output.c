@@ -20,10 +20,15 @@ static const char refused_sibling[] = "written by another process since this kpr
 
 static const char refused_pseudo_fs[] = "a /proc or /sys file system, where no file can be made";
 
-const char *kprof_output_no_new_files(const char *path)
+char *kprof_path_folder(const char *path)
 {
     const char *slash = strrchr(path, '/');
-    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    return slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+}
+
+const char *kprof_output_no_new_files(const char *path)
+{
+    char *dir = kprof_path_folder(path);
     struct statfs fs;
     int pseudo = dir && statfs(dir, &fs) == 0 && (fs.f_type == PROC_SUPER_MAGIC || fs.f_type == SYSFS_MAGIC);
     free(dir);
@@ -36,8 +41,7 @@ const char *kprof_output_no_new_files(const char *path)
  * hard link (one planted to another file of the user's, where protected_hardlinks is off). */
 static const char *entry_refused(const char *path, const struct stat *st)
 {
-    const char *slash = strrchr(path, '/');
-    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    char *dir = kprof_path_folder(path);
     struct stat d;
     int known = dir && stat(dir, &d) == 0;
     free(dir);

@@ -128,8 +128,7 @@ static const char *unwritable(const char *path)
         return NULL;
     if (errno != ENOENT)
         return strerror(errno);
-    const char *slash = strrchr(path, '/');
-    char *dir = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    char *dir = kprof_path_folder(path);
     if (!dir)
         return NULL;
     int ok = access(dir, W_OK | X_OK) == 0;
