@@ -35,7 +35,12 @@
  * call on a stream it waits for implicitly (the legacy default stream waits for blocking streams, they
  * wait for it), came since. */
 enum { EPOCH_BREAK, EPOCH_LEGACY, EPOCH_OTHER };
-#define IDLE_SKIP 7
+/* Launches on a stream found idle twice in a row before it is asked again (lend_last_stop; timing_end).
+ * Between the questions, a launch not drawn starts at the last stop as it would if asked (and found idle)
+ * and a drawn one is held without asking; the question only finds the stream busy again sooner, for a
+ * query of the last stop (0.2 to 2 us of the launching thread's time).  7 until the forty-second session:
+ * the eager decode loop's "start chosen" 359 ns a launch, 126 with 31 (docs/performance.md). */
+#define IDLE_SKIP 31
 /* KPROF_HOLD=N: the shape key of the draw behind a short backlog, and behind a copy, memset or host
  * function (begin_take_events). */
 #define GAP_DRAW_KEY 0x9e3779b9u
