@@ -92,10 +92,6 @@ struct kprof_kernel {
      * kind of hold may then leave out the question whether their stream was idle (timing.c, timing_end). */
     unsigned blind_unsure[2];
     unsigned char blind_ok[2];
-    /* Per draw word of hold_shapes (a shape in one situation, hold.h): 1 once that shape's references'
-     * mean, for the kind of hold of its situation, is known as closely as blind_ok asks (atomic; set in
-     * harvest passes): its launches not drawn read blind even while another shape of the kernel is not. */
-    unsigned char hold_sure[KPROF_KERNEL_HOLD_SHAPES];
     /* Harvest passes only (timing/harvest.c, idle_stop_mean): the launches after the first read as usual,
      * their count and sum (ns), and their launch shape; mixed once a second shape was read. */
     uint64_t usual_n;

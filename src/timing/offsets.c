@@ -414,14 +414,6 @@ static void judge_sure(struct offset *o)
     unsigned i = o->key.kind - 1;
     k->blind_unsure[i] += sure ? -1u : 1u;
     __atomic_store_n(&k->blind_ok[i], (unsigned char)(k->blind_unsure[i] == 0), __ATOMIC_RELAXED);
-    /* The shape's own word, as its launches not drawn draw it (timing.c, begin_take_events; not behind a
-     * short backlog, whose word no entry of a kind of hold learns from) */
-    uint32_t key = kprof_hold_shape_key(o->key.grid[0], o->key.grid[1], o->key.grid[2], o->key.block[0],
-                                        o->key.block[1], o->key.block[2]) ^
-                   (o->key.kind == KPROF_OFFSET_HELD_KERNEL ? KPROF_HOLD_COPY_KEY : 0);
-    int w = kprof_hold_word_of(k->hold_shapes, KPROF_KERNEL_HOLD_SHAPES, key);
-    if (w >= 0)
-        __atomic_store_n(&k->hold_sure[w], (unsigned char)sure, __ATOMIC_RELAXED);
 }
 
 /* Every entry of joint test q on p's dirty list, q's sums taken afresh from its entries (no rounding
