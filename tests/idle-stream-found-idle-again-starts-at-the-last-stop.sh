@@ -1,10 +1,11 @@
 #!/bin/sh
 # KPROF_HOLD=N (the default, 8): a stream found idle twice in a row is asked again only every IDLE_SKIP + 1
-# launches (8 when this test was written); in between, a launch not drawn whose kernel reads blind starts at the stream's last stop
-# with one event (idle-launches-not-drawn-start-at-the-last-stop.sh).  The launch asked (a query of
-# the last stop) and, finding it complete, recorded a start of its own: in the eager decode loop 12.5% of
-# launches, 1.3 to 1.5 us of the launching thread's time each on an H100, for a reading that is then read
-# blind all the same (its offset taken off: KPROF_OFFSET_BLIND) and brought to the drawn launches' mean.
+# launches (8 when this test was written); in between, a launch not drawn whose kernel reads blind starts
+# at the stream's last stop with one event (idle-launches-not-drawn-start-at-the-last-stop.sh).  The
+# launch asked (a query of the last stop) and, finding it complete, recorded a start of its own: in the
+# eager decode loop 12.5% of launches, 1.3 to 1.5 us of the launching thread's time each on an H100, for a
+# reading then read blind all the same (its offset taken off: KPROF_OFFSET_BLIND), brought to the drawn
+# launches' mean.
 # Such a launch now keeps the lent stop as its start (read as its kernel's references' mean:
 # KPROF_OFFSET_IDLE), as the launches between do.  idle_k (3 us) runs 400 times, each waited for, 50 us
 # apart on the virtual host clock: every launch not drawn must start at the last stop (one_event ==
