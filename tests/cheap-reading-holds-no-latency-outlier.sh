@@ -1,9 +1,8 @@
 #!/bin/sh
 # Known bug, kept out of TESTS until fixed (tests/Makefile.am, KNOWN_BUG_TESTS: a ThreadSanitizer build read
 # the total exact once; run it with `make check TESTS=cheap-reading-holds-no-latency-outlier.sh`), found in
-# the forty-second session: a launch read the cheap
-# way (KPROF_HOLD=N, not drawn, a start of its own on an idle stream, its offset taken off only once
-# significant: timing/offsets.c) that meets a launch latency far beyond the usual counts in its kernel's
+# the forty-second session: a launch read the cheap way (KPROF_HOLD=N, not drawn, a start of its own on an
+# idle stream, its offset taken off only once significant: timing/offsets.c) that meets a launch latency far beyond the usual counts in its kernel's
 # total as it reads, while the report's min and max come from the launches measured in full.  idle_k (1 us)
 # 11 times on an idle stream, each waited for, the fake's launch latencies 0.5, 300 and 0.7 us in turn
 # (FAKEGPU_LAUNCH_JITTER_NS): its total reads 311.5 us, its max 1 us (the H100's torch_compile once read

@@ -623,6 +623,14 @@ static void begin_ask_stream_kind(struct begin *g)
     }
 }
 
+/* The lent stop as the launch's start (its pair shares it). */
+static void start_at_lent(struct kprof_timing *t, struct begin *g)
+{
+    g->a = g->lent;
+    t->shared = 1;
+    t->lent_host_ns = g->lent_host_ns;
+}
+
 /* begin_choose_start for a launch not started at an idle stream's stop: the lent stop as its start while
  * its stream stays busy, else a start of its own. */
 static void choose_lent(struct kprof_timing *t, struct begin *g)
@@ -649,18 +657,14 @@ static void choose_lent(struct kprof_timing *t, struct begin *g)
                    backlog_outlasts_launch(g->bl, p, t, &g->now_ns, t->drawn > 0);
     t->gap = pending && t->drawn >= 0 ? (t->drawn ? 2 : 1) : 0;
     if (outlasts || t->gap == 1) {
-        g->a = g->lent;
-        t->shared = 1;
-        t->lent_host_ns = g->lent_host_ns;
+        start_at_lent(t, g);
         t->tested = 1;
     } else if (g->lent && !pending && t->drawn == 0 && g->b && blind_ok(t)) {
         /* The stream found idle, a launch not drawn whose kernel reads blind: it starts at the lent stop,
          * as those between the questions do (begin_take_events), with no start of its own (1.3 to 1.5 us
          * of this thread's time on an H100, for a reading taken blind all the same: KPROF_OFFSET_IDLE). */
-        g->a = g->lent;
-        t->shared = 1;
+        start_at_lent(t, g);
         t->idle_shared = 1;
-        t->lent_host_ns = g->lent_host_ns;
         t->tested = 2;
     } else if (g->lent) {
         t->tested = pending ? 1 : 2;
@@ -683,13 +687,10 @@ static int begin_choose_start(struct kprof_timing *t, struct begin *g)
     if (g->ca)
         g->a = kprof_ev_pool_create(p);
 
-    if (t->idle_shared) { /* begin_take_events: starts there, blind */
-        g->a = g->lent;
-        t->shared = 1;
-        t->lent_host_ns = g->lent_host_ns;
-    } else {
+    if (t->idle_shared) /* begin_take_events: starts there, blind */
+        start_at_lent(t, g);
+    else
         choose_lent(t, g);
-    }
     if (!g->a || !g->b) { /* an event that could not be created (a lent stop goes back) */
         begin_undo(t, p, g->q, g->a, g->b, NULL, 0, 0);
         return 0;
