@@ -30,7 +30,8 @@ struct kprof_kernel {
     uint64_t offset_min_ns, offset_max_ns;
     double mean_ns, m2;        /* Welford running mean and sum of squares, launches after the first */
     double adjust_rest;        /* what kprof_kernel_adjust has taken but not yet added to total_ns and
-                                * steady_ns, which take whole ns: within half a ns of 0 */
+                                * steady_ns, which take whole ns: within half a ns of 0, or below 0 by
+                                * what they could not take without going below 0 */
     /* KPROF_SAMPLE=auto: over the timed launches after the first, the sums of w, w x and w x^2 (w = 1/p, a
      * launch's odds of being timed: x in ns), so that Avg and StdDev describe every launch and not the
      * start of the run that auto times most of; 0 otherwise (then hist counts each launch once, else

@@ -93,6 +93,21 @@ static inline double kprof_ns_carry(double *rest, double ns)
     return whole;
 }
 
+/* Adds an adjustment of ns (as kprof_ns_carry) to the total *u, in whole ns and never below 0: what *u
+ * cannot take is carried in *rest too, for the next call (an adjustment that comes before the times it is
+ * for: dropped, the total would keep them; the learned offsets' roles, timing/offsets.c).  Returns what
+ * was added (ns, whole).  Not thread-safe: the caller's lock guards *u and *rest. */
+static inline double kprof_ns_adjust(uint64_t *u, double *rest, double ns)
+{
+    double whole = kprof_ns_carry(rest, ns);
+    if (whole < -(double)*u) {
+        *rest += whole + (double)*u;
+        whole = -(double)*u;
+    }
+    *u = kprof_ns_add_clamped(*u, whole);
+    return whole;
+}
+
 /* Counters for the report, each (field, JSON key) in the order the JSON report writes them (the events
  * object; kprof-report reads them back by the same list): events created; pairs dropped because their
  * events failed (incomplete at exit, failed); calls untimed for lack of events; launches timed with one

@@ -27,7 +27,8 @@ static struct device_acc {
     /* What the learned offsets settled (kprof_offsets_settle) added to its kernels' times, ns: added to the
      * union of the intervals read, which do not move with them */
     double adjust_ns;
-    double kernel_rest; /* of adjust_ns, what kernel_ns (whole ns) has not taken yet: within half a ns of 0 */
+    double kernel_rest; /* of adjust_ns, what kernel_ns (whole ns) has not taken yet: within half a ns of 0,
+                           or below 0 by what kernel_ns could not take without going below 0 */
 } devices[MAX_DEVICES];
 
 static void busy_add(struct device_acc *d, uint64_t start, uint64_t end)
@@ -169,7 +170,7 @@ void kprof_sample_record(const struct kprof_sample *s)
         pthread_mutex_lock(&devices_lock);
         if (s->device >= 0 && s->device < MAX_DEVICES) {
             struct device_acc *d = &devices[s->device];
-            d->kernel_ns = kprof_ns_add_clamped(d->kernel_ns, kprof_ns_carry(&d->kernel_rest, s->adjust_ns));
+            kprof_ns_adjust(&d->kernel_ns, &d->kernel_rest, s->adjust_ns);
             d->adjust_ns += s->adjust_ns;
         }
         pthread_mutex_unlock(&devices_lock);

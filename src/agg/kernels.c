@@ -412,11 +412,11 @@ void kprof_kernel_add_sample(const struct kprof_sample *s)
 void kprof_kernel_adjust(struct kprof_kernel *k, double ns)
 {
     pthread_mutex_lock(&times_lock);
-    /* Whole ns on the totals, the fraction carried to the next call: each rounded on its own, the
-     * corrections of a run's settling passes drifted (held-launches-thin-out-as-counts-grow.sh). */
-    double whole = kprof_ns_carry(&k->adjust_rest, ns);
+    /* Whole ns on the totals, the fraction (and what would take them below 0) carried to the next call:
+     * each rounded on its own, the corrections of a run's settling passes drifted
+     * (held-launches-thin-out-as-counts-grow.sh). */
+    double whole = kprof_ns_adjust(&k->steady_ns, &k->adjust_rest, ns); /* steady_ns <= total_ns */
     __atomic_store_n(&k->total_ns, kprof_ns_add_clamped(k->total_ns, whole), __ATOMIC_RELAXED);
-    k->steady_ns = kprof_ns_add_clamped(k->steady_ns, whole);
     uint64_t n = k->timed - (uint64_t)k->first_timed;
     if (n > 0)
         k->mean_ns += ns / (double)n;

@@ -1,5 +1,6 @@
-/* ns_carry_test.c: unit test of sample.h's kprof_ns_carry, with which the learned offsets' corrections
- * (timing/offsets.c, kprof_offsets_settle) reach the kernels' and devices' totals in whole ns.  Built from
+/* ns_carry_test.c: unit test of sample.h's kprof_ns_carry and kprof_ns_adjust, with which the learned
+ * offsets' corrections (timing/offsets.c, kprof_offsets_settle) reach the kernels' and devices' totals in
+ * whole ns.  Built from
  * this file and the header alone.  Prints one line per check ("ok ..." or "FAIL ..."); exits 1 if any
  * check failed. */
 #include <stdint.h>
@@ -45,5 +46,17 @@ int main(void)
     /* Never below 0. */
     u = add_n(10, -3.0, 10, &rest);
     check(u == 0, "a total taken below 0 reads 0", (double)u, 0);
+    /* kprof_ns_adjust: what a total cannot take is carried, not dropped: 100, then -300 and +250 in turn
+     * (an offset's roles settled one by one, the one taking off first) leave 50 (dropped: 250). */
+    u = 100;
+    rest = 0.0;
+    double added = kprof_ns_adjust(&u, &rest, -300.0);
+    check(u == 0 && added == -100.0, "an adjustment of -300 on 100 takes 100", (double)u, 0);
+    check(rest == -200.0, "and carries the other 200", rest, -200.0);
+    kprof_ns_adjust(&u, &rest, 250.0);
+    check(u == 50, "then +250 leaves 50", (double)u, 50);
+    kprof_ns_adjust(&u, &rest, 0.4);
+    kprof_ns_adjust(&u, &rest, 0.4);
+    check(u == 51 && rest > -0.5 && rest <= 0.5, "fractions carried as before", (double)u, 51);
     return failed;
 }
