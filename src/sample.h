@@ -17,15 +17,13 @@ enum kprof_target_kind {
  * reference, or no learned offset applies), or with the learned offset of its situation taken off: unheld
  * and not drawn, unheld with its stream's idleness not asked (blind), or started at an idle stream's last
  * stop (read as its references' mean).  KPROF_READ_GAP is added where a gap's offset (behind a short
- * backlog, its start shared) was taken off too, KPROF_READ_FAR where the reading lay far beyond its
- * references and was read as their mean (a launch latency: timing/offsets.c, KPROF_OFFSET_FAR). */
+ * backlog, its start shared) was taken off too. */
 enum kprof_read_as {
     KPROF_READ_FULL,
     KPROF_READ_UNHELD,
     KPROF_READ_BLIND,
     KPROF_READ_IDLE_SHARED,
-    KPROF_READ_GAP = 4,
-    KPROF_READ_FAR = 8
+    KPROF_READ_GAP = 4
 };
 
 /* One completed, timed call, as the harvester read it (times in ns). */
@@ -121,9 +119,8 @@ static inline double kprof_ns_adjust(uint64_t *u, double *rest, double ns)
  * launches that shared their start though their stream might run dry before their kernel arrived
  * (timing.h, gap), and of those two kinds, the launches read before their shape had a reference, and
  * those whose shape still had none at exit (their total keeps what an offset would have taken off:
- * timing/offsets.c, kprof_offsets_settle), and those read as their references' mean because they read far
- * beyond them (a launch latency: timing/offsets.c, KPROF_OFFSET_FAR); launches whose stop was stamped on
- * an idle stream, read as their kernel's mean (timing/queue.h, IDLE_STOP_SLACK_NS); launches whose stream ran dry inside their launch
+ * timing/offsets.c, kprof_offsets_settle); launches whose stop was stamped on an idle stream, read as
+ * their kernel's mean (timing/queue.h, IDLE_STOP_SLACK_NS); launches whose stream ran dry inside their launch
  * call, read from the call's return (timing/harvest.c, start_stamped_idle); launches started beside another stream's HtoD copy, the delay
  * that costs taken off (calibrate.h, beside_htod_ns); cuEventQuery calls left out on launching threads,
  * the event (a lent stop, a start) recorded too recently to have completed (calibrate.h, seen_ns); and the
@@ -136,7 +133,6 @@ static inline double kprof_ns_adjust(uint64_t *u, double *rest, double ns)
     X(held_kernel, "held_kernel") X(beside_busy, "beside_busy") X(holds_overdue, "holds_overdue")  \
     X(not_held_traced, "not_held_traced") X(unheld_drawn, "unheld_drawn") X(gap_shared, "gap_shared") \
     X(unheld_unlearned, "unheld_unlearned") X(unheld_no_reference, "unheld_no_reference")           \
-    X(unheld_far, "unheld_far")                                                                     \
     X(stop_idle, "stop_idle") X(start_idle, "start_idle") X(beside_htod, "beside_htod") X(behind_filling, "behind_filling_kernel")   \
     X(unasked, "queries_unasked") X(unasked_held, "queries_unasked_held") X(unasked_cheap, "queries_unasked_not_drawn")
 struct kprof_event_counters {

@@ -1,14 +1,17 @@
 #!/bin/sh
-# KPROF_HOLD=N: a launch read the cheap way (not drawn, a start of its own on an idle stream, its offset
-# taken off only once significant: timing/offsets.c) that met a launch latency far beyond the usual counted
-# it in its kernel's total as it read, while the report's min and max came from the launches measured in
-# full (found in the forty-second session, kept out of the suite as a known bug until fixed).  idle_k
-# (1 us) 11 times on an idle stream, each waited for, the fake's launch latencies 0.5, 300 and 0.7 us in
-# turn (FAKEGPU_LAUNCH_JITTER_NS): its total read 311.5 us, its max 1 us.  Its references (the first 9,
-# drawn) say the kernel is steady: a cheap reading that far beyond them (KPROF_OFFSET_FAR) holds the
-# launch's latency, not the kernel, and is read as their mean: the total 11 us, the events and the text
-# report count the launch (unheld_far), and its trace row says how it was read.  (A kernel whose lengths
-# do reach that far keeps its readings: far-readings-read-anew-once-a-reference-reaches-them.sh.)
+# Known bug, kept out of TESTS until fixed (tests/Makefile.am, KNOWN_BUG_TESTS: a ThreadSanitizer build read
+# the total exact once; run it with `make check TESTS=cheap-reading-holds-no-latency-outlier.sh`), found in
+# the forty-second session: a launch read the cheap way (KPROF_HOLD=N, not drawn, a start of its own on an
+# idle stream, its offset taken off only once significant: timing/offsets.c) that meets a launch latency
+# far beyond the usual counts in its kernel's total as it reads, while the report's min and max come from
+# the launches measured in full.  idle_k (1 us) 11 times on an idle stream, each waited for, the fake's
+# launch latencies 0.5, 300 and 0.7 us in turn (FAKEGPU_LAUNCH_JITTER_NS): its total reads 311.5 us, its
+# max 1 us.  The forty-third session read such a reading as its references' mean (the references say the
+# kernel is steady: docs/probes/far-readings.patch, with which this test passes) and reverted it: a
+# kernel's rare long runs that no reference caught read as that mean too (rare-long-runs-read-as-they-ran.sh),
+# and no GPU run has shown such a latency (the torch_compile reading first taken for one was in settled
+# adjustments, not in readings).  The checks after the total are the patch's (unheld_far, the trace's
+# mark, the text report's line).
 . "${top_srcdir:-..}/tests/lib.sh"
 need_jq
 export FAKEGPU_LAUNCH_JITTER_NS=500/300000/700 KPROF_SEED=1

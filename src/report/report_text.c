@@ -316,9 +316,6 @@ void kprof_report_text(FILE *f, const struct kprof_snapshot *s)
             fprintf(f, "Of those, read with no offset because no launch of their shape was measured in full %ld "
                        "(their times keep the launch latency an offset would have taken off)\n",
                     n->unheld_no_reference);
-        if (n->unheld_far) /* a launch latency far beyond the usual: timing/offsets.c, KPROF_OFFSET_FAR */
-            fprintf(f, "Of those, read as their references' mean because they read far beyond them %ld (a launch "
-                       "latency, not their kernel)\n", n->unheld_far);
     }
     if (n->stop_idle) /* a host held up after its kernel was queued: timing/queue.h */
         fprintf(f, "Read as their kernel's mean because their stop was stamped on an idle stream %ld\n", n->stop_idle);

@@ -12,7 +12,7 @@
 #include "report_writers.h"
 #include "jsonput.h"
 
-/* The trace's "read" (enum kprof_read_as, less its gap and far flags). */
+/* The trace's "read" (enum kprof_read_as, less its gap flag). */
 static const char *const read_names[] = {"in full", "unheld, offset", "blind, offset", "idle shared, offset"};
 
 void kprof_report_trace(FILE *f, const struct kprof_snapshot *s)
@@ -63,12 +63,11 @@ void kprof_report_trace(FILE *f, const struct kprof_snapshot *s)
             fprintf(f, "\"cat\": \"%s\", \"name\": ", k->is_graph ? "graph" : "kernel");
             kprof_json_string(f, k->name);
             fprintf(f, ", \"args\": {\"grid\": [%u, %u, %u], \"block\": [%u, %u, %u], \"first_launch\": %s, "
-                       "\"param_bytes\": %u, \"after\": \"%s%s\", \"read\": \"%s%s%s\", \"taken_off_ns\": %u%s%s%s}}",
+                       "\"param_bytes\": %u, \"after\": \"%s%s\", \"read\": \"%s%s\", \"taken_off_ns\": %u%s%s%s}}",
                     e->grid[0], e->grid[1], e->grid[2], e->block[0], e->block[1], e->block[2],
                     e->kind == KPROF_TARGET_KERNEL_FIRST ? "true" : "false", kprof_kernel_param_bytes(k),
                     e->pred < KPROF_PRED_COUNT ? kprof_pred_names[e->pred] : "unknown", e->shared ? " (one event)" : "",
                     read_names[e->read_as & 3], e->read_as & KPROF_READ_GAP ? ", gap offset" : "",
-                    e->read_as & KPROF_READ_FAR ? ", far: as its references" : "",
                     (unsigned)e->taken_ns, e->stop_idle ? ", \"stop_idle\": true" : "",
                     e->start_idle ? ", \"start_idle\": true" : "", e->beside_htod ? ", \"beside_htod\": true" : "");
         }

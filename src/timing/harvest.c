@@ -522,13 +522,18 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
     enum kprof_offset_role gap_role = pr->gap == 2 ? KPROF_OFFSET_REF : KPROF_OFFSET_CHEAP;
     struct offset *hold_o, *gap_o;
     double hold_in = (double)s.dur_ns, hold_applied = 0.0, gap_applied = 0.0; /* for kprof_offset_forget */
+    double hold_off = kprof_offset_learn(pr->pool, pr, hold_kind, hold_role, hold_in, &unlearned, &hold_o);
     /* Started at an idle stream's last stop (timing.c, idle_shared), the pair holds the host's time since
-     * that stop (from 0 to a host pause's length for a launch): read as its references' mean, its queue
-     * time and trace row with it; so is a cheap reading far beyond them (offsets.c, KPROF_OFFSET_FAR, the
-     * role it comes back with). */
-    double hold_off = kprof_offset_learn(pr->pool, pr, hold_kind, &hold_role, hold_in, &unlearned, &hold_o);
+     * that stop: read as its references' mean, ending at its stop, which is what its kernel's total comes to
+     * for such launches all the same (kprof_offsets_settle), rather than that less the running offset
+     * (from 0 to a host pause's length for a launch; its queue time and trace row with it). */
+    if (hold_role == KPROF_OFFSET_IDLE && !unlearned) {
+        double m = kprof_offset_ref_mean(hold_o);
+        if (m >= 0.0)
+            hold_off = (double)s.dur_ns - m;
+    }
     double gap_in = (double)s.dur_ns - hold_off;
-    double gap_off = kprof_offset_learn(pr->pool, pr, gap_kind, &gap_role, gap_in, &gap_unlearned, &gap_o);
+    double gap_off = kprof_offset_learn(pr->pool, pr, gap_kind, gap_role, gap_in, &gap_unlearned, &gap_o);
     if (hold_off != 0.0 || gap_off != 0.0) {
         double before = (double)s.dur_ns, d = before - hold_off - gap_off;
         s.dur_ns = d <= 0.0 ? 0 : d >= (double)ns ? ns : (uint64_t)(d + 0.5);
@@ -541,13 +546,12 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
     }
     unlearned |= gap_unlearned;
     s.offset_read = (unsigned char)((hold_kind && hold_role != KPROF_OFFSET_REF) ||
-                                    (gap_kind && gap_role != KPROF_OFFSET_REF));
+                                    (gap_kind && gap_role == KPROF_OFFSET_CHEAP));
     s.read_as = (unsigned char)((!hold_kind || hold_role == KPROF_OFFSET_REF ? KPROF_READ_FULL
                                  : hold_role == KPROF_OFFSET_IDLE              ? KPROF_READ_IDLE_SHARED
                                  : hold_role == KPROF_OFFSET_BLIND             ? KPROF_READ_BLIND
                                                                                : KPROF_READ_UNHELD) |
-                                (gap_kind && gap_role != KPROF_OFFSET_REF ? KPROF_READ_GAP : 0) |
-                                (hold_role == KPROF_OFFSET_FAR || gap_role == KPROF_OFFSET_FAR ? KPROF_READ_FAR : 0));
+                                (gap_kind && gap_role == KPROF_OFFSET_CHEAP ? KPROF_READ_GAP : 0));
     s.thin = s.offset_read || pr->thin > 31 ? 0 : pr->thin;
     s.check_held = pr->check_held;
     /* Waited for a kernel of another stream that filled the device: that wait taken off too. */
@@ -568,11 +572,9 @@ static void pair_account(struct queue *q, const struct pair *pr, float ms)
         usual_add(pr, s.dur_ns);
     /* Before a shape's first held launch is read; a host held up; a kernel beside an HtoD copy, or behind one
      * that filled the device. */
-    int far = (hold_role == KPROF_OFFSET_FAR) + (gap_role == KPROF_OFFSET_FAR);
-    if (unlearned || as_read || s.start_idle || s.beside_htod || s.behind_filling || far) {
+    if (unlearned || as_read || s.start_idle || s.beside_htod || s.behind_filling) {
         pthread_mutex_lock(&kprof_ev.lock);
         kprof_ev.n.unheld_unlearned += unlearned;
-        kprof_ev.n.unheld_far += far;
         kprof_ev.n.stop_idle += s.stop_idle;
         kprof_ev.n.start_idle += s.start_idle;
         kprof_ev.n.beside_htod += s.beside_htod;

@@ -37,25 +37,6 @@
 #define BLIND_REL_SE 0.005
 #define BLIND_ABS_SE 50.0
 #define BLIND_ABS_MAX_REL 0.025
-/* A launch read the cheap way (KPROF_OFFSET_CHEAP) whose reading lies more than FAR_SD standard deviations
- * of its references' lengths, FAR_ABS_NS and FAR_REL of their mean beyond their mean, once there are
- * KPROF_HOLD_FIRST of them, is read as their mean (KPROF_OFFSET_FAR): its excess is a launch latency, not
- * its kernel.  An idle stream's launch that the GPU picks up late (a host preempted, the GPU busy with
- * another context) adds that latency to its pair, beyond what the usual offset takes off; counted in its
- * kernel's total, 300 us added to eleven launches of 1 us, and the report's max, from the references,
- * would not show it (tests/cheap-reading-holds-no-latency-outlier.sh).  The references, drawn at random
- * among the same launches and measured in full, hold no latency but every length the kernel runs; and a
- * latency that far is rare, while a kernel that runs longer from some point on reads long launch after
- * launch.  So once a reference lies as far beyond those before it, or two cheap readings in a row do (a
- * kernel that runs long now and then, or from some point on), no cheap reading is taken as a latency, and
- * those already taken so are read as before (offset_of: with the cheap ones, as one group).  The limits
- * keep a kernel whose lengths vary as they read: a spread the references show raises the first, and a
- * launch twice its references' mean and 20 us over it is beyond the launch latencies the offsets meet on
- * an idle stream (a few us: docs/accuracy.md, "Holds").  What this misses: a kernel's rare long runs, one
- * at a time among its cheap launches, while no reference has caught one yet. */
-#define FAR_SD 8.0
-#define FAR_ABS_NS 20000.0
-#define FAR_REL 1.0
 
 struct offset_key {
     void *target; /* struct kprof_kernel * */
@@ -89,10 +70,6 @@ struct offset {
     struct refs ref[2]; /* [0] its shape's first ones, [1] those drawn after them */
     unsigned char capped;   /* its kernel's draws brought back to 1 in N for it (kprof_hold_stop_thinning) */
     unsigned char sure;     /* a hold kind's entry whose references' mean is known closely (BLIND_REL_SE) */
-    unsigned char far_real; /* a reference read far beyond those before it, or two cheap readings in a row
-                               did (far_beyond): its kernel's lengths reach that far, and no cheap reading is
-                               taken as a latency (KPROF_OFFSET_FAR) */
-    unsigned char last_far; /* its last cheap reading was far beyond its references */
     struct cheap cheap[KPROF_OFFSET_ROLES - 1]; /* by role, KPROF_OFFSET_CHEAP first */
     struct offset *next_dirty; /* on p->offsets_dirty: read from since the last settle */
     int dirty;
@@ -187,16 +164,6 @@ static void cap_if_spread(struct offset *o)
                 kprof_config.hold);
 }
 
-/* Whether a reading of dur_ns lies far beyond entry o's references (FAR_SD). */
-static int far_beyond(const struct offset *o, double dur_ns)
-{
-    struct refs r = refs_used(o);
-    if (r.n < KPROF_HOLD_FIRST || r.w <= 0.0)
-        return 0;
-    double neff, mean = r.sum / r.w, sd = sqrt(weighted_variance(&r, &neff));
-    return dur_ns - mean > fmax(FAR_SD * sd, fmax(FAR_ABS_NS, FAR_REL * mean));
-}
-
 /* The difference d between the cheap launches c of entry o and its references (their means, ns) and d's
  * squared standard error (lengths that vary from launch to launch make the two means differ by chance).
  * 0 when either has no launch yet. */
@@ -210,29 +177,15 @@ static int difference(const struct offset *o, const struct cheap *c, double *d, 
     return 1;
 }
 
-/* Entry o's cheap launches (KPROF_OFFSET_CHEAP), with those read far beyond its references
- * (KPROF_OFFSET_FAR) once such lengths are known to be its kernel's (far_real). */
-static struct cheap cheap_group(const struct offset *o)
-{
-    struct cheap c = o->cheap[KPROF_OFFSET_CHEAP - 1];
-    if (o->far_real) {
-        const struct cheap *f = &o->cheap[KPROF_OFFSET_FAR - 1];
-        c.n += f->n;
-        c.sum += f->sum;
-        c.sq += f->sq;
-    }
-    return c;
-}
-
 /* Entry o's part of its kernel and kind's joint difference: its cheap launches' difference from its
  * references, weighed by their number, while that is within 2 standard errors of 0; nothing beyond
  * them, or while either has no launch. */
 static struct joint_sums joint_part(const struct offset *o)
 {
     struct joint_sums part = { 0 };
-    struct cheap c = cheap_group(o);
-    double d, se2, n = (double)c.n;
-    if (difference(o, &c, &d, &se2) && d * d <= 4.0 * se2) {
+    const struct cheap *c = &o->cheap[KPROF_OFFSET_CHEAP - 1];
+    double d, se2, n = (double)c->n;
+    if (difference(o, c, &d, &se2) && d * d <= 4.0 * se2) {
         part.nd = n * d;
         part.n = n;
         part.n2v = n * n * se2;
@@ -276,10 +229,9 @@ static int joint_holds(const struct joint_test *q, double *mean, double *se)
  * mean, d, where d is beyond 2 standard errors of 0 (lengths that vary from launch to launch make the two
  * means differ by chance; taken off, that chance would become an error of the total) or, for
  * KPROF_OFFSET_CHEAP, where the differences of its kernel's shapes (of its kind) that are each within
- * chance are above it together (joint_holds); else 0.  KPROF_OFFSET_BLIND, KPROF_OFFSET_IDLE and
- * KPROF_OFFSET_FAR always take d off (their readings hold an idle stream's launch call, the host's time
- * before it or a launch latency far beyond the usual: left on, an error of the total for sure).  Nothing
- * when either has no launch yet.
+ * chance are above it together (joint_holds); else 0.  KPROF_OFFSET_BLIND and KPROF_OFFSET_IDLE always
+ * take d off (their readings hold an idle stream's launch call or the host's time before it: left on, an
+ * error of the total for sure).  Nothing when either has no launch yet.
  *
  * The joint test came in the twenty-third session: a kernel with tens of launches a shape (8 to 12
  * references), whose idle launches' latency varies from launch to launch (which swells d's standard
@@ -301,17 +253,9 @@ static int joint_holds(const struct joint_test *q, double *mean, double *se)
 static double offset_of(const struct offset *o, const struct cheap *c, enum kprof_offset_role role)
 {
     double d, se2, mean, se;
-    struct cheap both;
-    if ((role == KPROF_OFFSET_CHEAP || role == KPROF_OFFSET_FAR) && o->far_real) {
-        /* Far readings are the kernel's after all: one group with the cheap ones, as before they were told
-         * apart (far_beyond). */
-        both = cheap_group(o);
-        c = &both;
-        role = KPROF_OFFSET_CHEAP;
-    }
     if (!difference(o, c, &d, &se2))
         return 0.0;
-    if (role == KPROF_OFFSET_BLIND || role == KPROF_OFFSET_IDLE || role == KPROF_OFFSET_FAR || d * d > 4.0 * se2)
+    if (role == KPROF_OFFSET_BLIND || role == KPROF_OFFSET_IDLE || d * d > 4.0 * se2)
         return d;
     return role == KPROF_OFFSET_CHEAP && joint_holds(o->joint, &mean, &se) ? d : 0.0;
 }
@@ -379,10 +323,9 @@ static void mark_dirty(struct pool *p, struct offset *o)
     p->offsets_dirty = o;
 }
 
-double kprof_offset_learn(struct pool *p, const struct pair *pr, unsigned kind, enum kprof_offset_role *rolep,
+double kprof_offset_learn(struct pool *p, const struct pair *pr, unsigned kind, enum kprof_offset_role role,
                           double dur_ns, int *unlearned, struct offset **entry)
 {
-    enum kprof_offset_role role = *rolep;
     *unlearned = 0;
     *entry = NULL;
     if (kind == 0 || pr->kind != KPROF_TARGET_KERNEL || !kprof_hold_sampled())
@@ -397,9 +340,6 @@ double kprof_offset_learn(struct pool *p, const struct pair *pr, unsigned kind, 
     if (role == KPROF_OFFSET_REF) {
         struct refs *r = &o->ref[!pr->early];
         double w = (double)(1u << (pr->thin & 31));
-        /* Its entry is on the dirty list: the next settle reads its far ones anew (offset_of). */
-        if (far_beyond(o, dur_ns))
-            o->far_real = 1;
         r->n++;
         r->w += w;
         r->w2 += w * w;
@@ -407,24 +347,11 @@ double kprof_offset_learn(struct pool *p, const struct pair *pr, unsigned kind, 
         r->sq += w * dur_ns * dur_ns;
         return 0.0;
     }
-    if (role == KPROF_OFFSET_CHEAP && !o->far_real) {
-        int far = far_beyond(o, dur_ns);
-        if (far && o->last_far) /* a second in a row: the kernel's, read anew as above */
-            o->far_real = 1;
-        else if (far)
-            *rolep = role = KPROF_OFFSET_FAR;
-        o->last_far = (unsigned char)far;
-    }
     struct cheap *c = &o->cheap[role - 1];
     c->n++;
     c->sum += dur_ns;
     c->sq += dur_ns * dur_ns;
     *unlearned = o->ref[0].n + o->ref[1].n == 0;
-    /* Read as the references' mean, ending at its stop, which is what such launches' total comes to all the
-     * same (kprof_offsets_settle), rather than that less the running offset. */
-    double mean = kprof_offset_ref_mean(o);
-    if ((role == KPROF_OFFSET_IDLE || role == KPROF_OFFSET_FAR) && mean >= 0.0)
-        return dur_ns - mean;
     return offset_of(o, c, role);
 }
 
@@ -549,8 +476,8 @@ void kprof_offsets_settle(struct pool *p, int all)
         cap_if_spread(o);
         judge_sure(o);
         /* The roles' adjustments go to the total as one: apart, one role's taking off could come before
-         * another's adding back and be clamped at 0 on a total that does not hold it yet (far readings read
-         * anew: the cheap ones' offset grows as the far ones' shrinks). */
+         * another's adding back and be clamped at 0 on a total that does not hold it yet (kprof_ns_adjust
+         * carries what it cannot take, but only to the next adjustment). */
         double adjust = 0.0;
         for (int r = 0; r < KPROF_OFFSET_ROLES - 1; r++) {
             struct cheap *c = &o->cheap[r];

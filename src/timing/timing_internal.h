@@ -284,14 +284,12 @@ int kprof_stream_blocking(CUstream s);
  * per kernel, launch shape, kind (enum kprof_offset_kind) and role in pool p.  For a kernel pair (not
  * its kernel's first launch) read as dur_ns (the idle-stream correction and the hand-off taken off): a
  * reference (measured in full) adds to what the references of its kernel, shape and kind read; another
- * adds to what those of its role (*role; a KPROF_OFFSET_CHEAP reading far beyond the references comes back
- * as KPROF_OFFSET_FAR) read, and the answer is what to take off it: their mean less the references' (so
- * that, over a shape's launches, they read as the references do; it may be below 0), or 0 where that is
- * within chance (for KPROF_OFFSET_CHEAP, unless its kernel's shapes each within chance are beyond it
- * together: offsets.c, offset_of); for KPROF_OFFSET_IDLE and KPROF_OFFSET_FAR, dur_ns less the references'
- * mean (read as that mean); 0 with *unlearned set when no reference of its shape has been read yet;
- * *entry is the kernel, shape and kind's entry (NULL when none: kind 0, the draw off, out of memory).
- * Harvest passes only. */
+ * adds to what those of its role read, and the answer is what to take off it: their mean less the
+ * references' (so that, over a shape's launches, they read as the references do; it may be below 0), or
+ * 0 where that is within chance (for KPROF_OFFSET_CHEAP, unless its kernel's shapes each within chance
+ * are beyond it together: offsets.c, offset_of), or 0 with *unlearned set when no
+ * reference of its shape has been read yet; *entry is the kernel, shape and
+ * kind's entry (NULL when none: kind 0, the draw off, out of memory).  Harvest passes only. */
 /* Each kind's launches are split at random by the draw, so that the two groups run alike but for how they
  * are measured: an offset learned from a split after the fact (say, idle streams apart from busy ones)
  * would hold whatever makes launches land in one group or the other (a longer kernel leaving the next
@@ -305,13 +303,9 @@ enum kprof_offset_role {
     KPROF_OFFSET_IDLE,  /* not drawn, started at an idle stream's last stop (timing.c, idle_shared): its pair
                            holds the host's time since, and it reads as the references' mean; kept apart
                            from the blind ones, whose offset that time would swell */
-    KPROF_OFFSET_FAR,   /* not drawn, read the cheap way (KPROF_OFFSET_CHEAP) but far beyond its references
-                           (offsets.c, FAR_SD): its pair holds a launch latency beyond the usual, and it reads
-                           as the references' mean; kept apart from the cheap ones, whose offset it would
-                           swell beyond chance's reach (never taken off then, the latency left in the total) */
     KPROF_OFFSET_ROLES
 };
-double kprof_offset_learn(struct pool *p, const struct pair *pr, unsigned kind, enum kprof_offset_role *role,
+double kprof_offset_learn(struct pool *p, const struct pair *pr, unsigned kind, enum kprof_offset_role role,
                           double dur_ns, int *unlearned, struct offset **entry);
 /* The mean of what entry o's references read (ns; those its offset is learned from), -1 when it has none
  * (or o is NULL).  Harvest passes only. */

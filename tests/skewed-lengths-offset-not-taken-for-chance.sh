@@ -1,0 +1,27 @@
+#!/bin/sh
+# Known bug, kept out of TESTS until fixed (tests/Makefile.am, KNOWN_BUG_TESTS; run it with `make check
+# TESTS=skewed-lengths-offset-not-taken-for-chance.sh`), found in the forty-third session: KPROF_HOLD=N
+# takes a kernel shape's offset off its cheap launches (timing/offsets.c, offset_of) where their mean
+# and their references' differ by more than 2 standard errors, each group's from its own spread.  A
+# kernel whose lengths are skewed (1 us, every 16th launch 40 us) spreads its references' mean far more
+# than a normal law says: the ~60 references hold the 40 us launches 2 to 8 times where 3.8 are due,
+# their spread with them, so a difference of chance passes the test, and the cheap launches, read exact,
+# are brought to the references' mean: preds paced, 400 launches, 1,375,000 ns due, read 870,644 to
+# 3,055,467 ns in some runs of some seeds (seeds 1 and 3 most; the harvester's pace decides which drawn
+# launches become references).  A pooled spread (the two groups' together, as the test's null law has
+# it) fixes the references that missed the long launches and worsens those that caught too many
+# (tried, not kept).  A test that reads a shift of the whole law (a latency moves every
+# launch; a chance tail moves the mean alone), on the medians say, would tell them apart.
+. "${top_srcdir:-..}/tests/lib.sh"
+need_jq
+bad=
+for seed in 1 2 3 4 5 6 7 8; do
+    (export KPROF_SEED=$seed FAKEGPU_KERNEL_NS=idle_k=1000/1000/1000/1000/1000/1000/1000/1000/1000/1000/1000/1000/1000/1000/1000/40000 \
+        KPROF_FORMAT=json KPROF_OUTPUT="$WORK/p.json" && run_clocked "$PROGS/preds" paced) >/dev/null 2>"$WORK/err" ||
+        fail "preds paced failed: $(cat "$WORK/err")"
+    total=$(jqr '.kernels[] | select(.name == "idle_k") | .total_ns' "$WORK/p.json")
+    echo "seed $seed: total $total ns (1,375,000 due)"
+    [ "$total" -ge 1306250 ] && [ "$total" -le 1443750 ] || bad="$bad $seed"
+done
+[ -z "$bad" ] || fail "seeds$bad: the total more than 5% off"
+pass "every seed within 5%"
