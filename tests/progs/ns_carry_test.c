@@ -1,8 +1,7 @@
 /* ns_carry_test.c: unit test of sample.h's kprof_ns_carry and kprof_ns_adjust, with which the learned
  * offsets' corrections (timing/offsets.c, kprof_offsets_settle) reach the kernels' and devices' totals in
- * whole ns.  Built from
- * this file and the header alone.  Prints one line per check ("ok ..." or "FAIL ..."); exits 1 if any
- * check failed. */
+ * whole ns.  Built from this file and the header alone.  Prints one line per check ("ok ..." or
+ * "FAIL ..."); exits 1 if any check failed. */
 #include <stdint.h>
 #include <stdio.h>
 #include "sample.h"
