@@ -24,10 +24,11 @@ void kprof_hold_release(const struct kprof_hold *h, unsigned slot, uint32_t seq)
 
 /* The count of shape `key` in shapes[0..n), before this launch; when no word is left for it, the count of
  * all such launches (shapes[n]) from KPROF_HOLD_FIRST on, so that each is drawn afresh (*shared set). */
-static uint32_t shape_count(uint64_t *shapes, unsigned n, uint32_t key, int *shared)
+static uint32_t shape_count(uint64_t *shapes, unsigned n, uint32_t key, int *shared, int *word)
 {
     *shared = 0;
     for (unsigned i = 0; i < n; i++) {
+        *word = (int)i;
         uint64_t w = __atomic_load_n(&shapes[i], __ATOMIC_RELAXED);
         if (w == 0) {
             uint64_t mine = (uint64_t)key << 32;
@@ -42,8 +43,22 @@ static uint32_t shape_count(uint64_t *shapes, unsigned n, uint32_t key, int *sha
             count = (uint32_t)__atomic_fetch_add(&shapes[i], 1, __ATOMIC_RELAXED);
         return count;
     }
+    *word = -1;
     *shared = 1;
     return (uint32_t)(KPROF_HOLD_FIRST + __atomic_fetch_add(&shapes[n], 1, __ATOMIC_RELAXED) % (1u << 31));
+}
+
+int kprof_hold_word_of(const uint64_t *shapes, unsigned n, uint32_t key)
+{
+    key |= 1; /* as kprof_hold_drawn stores it */
+    for (unsigned i = 0; i < n; i++) {
+        uint64_t w = __atomic_load_n(&shapes[i], __ATOMIC_RELAXED);
+        if (w == 0)
+            return -1; /* claimed in turn: none after a free one */
+        if ((uint32_t)(w >> 32) == key)
+            return (int)i;
+    }
+    return -1;
 }
 
 void kprof_hold_stop_thinning(uint64_t *shapes, unsigned n)
@@ -51,14 +66,15 @@ void kprof_hold_stop_thinning(uint64_t *shapes, unsigned n)
     __atomic_store_n(&shapes[n + 1], 1, __ATOMIC_RELAXED);
 }
 
-int kprof_hold_drawn(uint64_t *shapes, unsigned n, uint32_t key, unsigned char *thin)
+int kprof_hold_drawn(uint64_t *shapes, unsigned n, uint32_t key, unsigned char *thin, int *word)
 {
     *thin = 0;
+    *word = -1;
     if (!shapes || !kprof_hold_sampled())
         return 1;
     key |= 1; /* never 0, the mark of a free word */
     int shared;
-    uint32_t count = shape_count(shapes, n, key, &shared);
+    uint32_t count = shape_count(shapes, n, key, &shared, word);
     if (count < KPROF_HOLD_FIRST)
         return 2;
     if (!shared && count >= 1u << 31)

@@ -4,6 +4,7 @@
 
 #include <stdint.h>
 #include "cuda_api.h"
+#include "kprof_hash.h"
 
 /* On an idle stream the GPU stamps a start event at once and the kernel arrives a launch latency later;
  * behind a copy or a host function the kernel starts after a hand-off that varies from launch to launch
@@ -53,10 +54,28 @@ int kprof_hold_place(const struct kprof_hold *h, CUstream s, unsigned slot, uint
  * all taken (drawn from their first, never thinned), and a flag that stops the kernel's thinning
  * (kprof_hold_stop_thinning).  Returns 2 for a hold among the first KPROF_HOLD_FIRST, 1 for a hold drawn after them, 0 for
  * none (also once a shape's count has stopped at 2^31); always 1 when shapes is NULL (the kernel unknown).
- * *thin is 0 unless 1 is returned.  Lock-free. */
+ * *thin is 0 unless 1 is returned; *word gets the index of the shape's word in shapes[0..n), or -1 when it
+ * has none (shapes NULL, or all n taken by other shapes).  Lock-free. */
 #define KPROF_HOLD_FIRST 8
 #define KPROF_HOLD_THIN_AFTER 512
-int kprof_hold_drawn(uint64_t *shapes, unsigned n, uint32_t key, unsigned char *thin);
+int kprof_hold_drawn(uint64_t *shapes, unsigned n, uint32_t key, unsigned char *thin, int *word);
+
+/* The key of a launch shape's draw words: a hash of every bit of grid and block (kprof_hold_words), and
+ * what is mixed into it for the draw behind a short backlog and behind a copy, memset or host function
+ * (timing.c, begin_take_events). */
+static inline uint32_t kprof_hold_shape_key(unsigned gx, unsigned gy, unsigned gz, unsigned bx, unsigned by,
+                                            unsigned bz)
+{
+    uint64_t h = kprof_mix64(gx | (uint64_t)gy << 32);
+    h = kprof_mix64(h ^ (gz | (uint64_t)bx << 32));
+    return (uint32_t)(kprof_mix64(h ^ (by | (uint64_t)bz << 32)) >> 32);
+}
+#define KPROF_HOLD_GAP_KEY 0x9e3779b9u
+#define KPROF_HOLD_COPY_KEY 0x85ebca6bu
+
+/* The index in shapes[0..n) of the word that draw key `key` claimed (as kprof_hold_drawn was given it), or
+ * -1 when none has (the shape found them all taken, or has not been launched).  Lock-free. */
+int kprof_hold_word_of(const uint64_t *shapes, unsigned n, uint32_t key);
 
 /* Draws for the kernel whose words are `shapes` (n + 2 of them, as for kprof_hold_drawn) are 1/N from now
  * on, never thinned.  Called by the harvester when a kernel's references spread too widely for a thinned

@@ -93,6 +93,12 @@ struct kprof_kernel {
      * kind of hold may then leave out the question whether their stream was idle (timing.c, timing_end). */
     unsigned blind_unsure[2];
     unsigned char blind_ok[2];
+    /* Per draw word of hold_shapes (a shape in one situation, hold.h), as blind_unsure and blind_ok for
+     * the kernel: its entries (one a context) whose references' mean is not yet known closely (harvest
+     * passes only), and 1 once it has some and none of them is (atomic): its launches not drawn then read
+     * blind even while another shape of the kernel does not. */
+    unsigned hold_unsure[KPROF_KERNEL_HOLD_SHAPES];
+    unsigned char hold_sure[KPROF_KERNEL_HOLD_SHAPES];
     /* Harvest passes only (timing/harvest.c, idle_stop_mean): the launches after the first read as usual,
      * their count and sum (ns), and their launch shape; mixed once a second shape was read. */
     uint64_t usual_n;

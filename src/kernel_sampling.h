@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 #include "cuda_api.h"
+#include "hold.h"
 #include "kernel.h"
 #include "kprof_config.h"
 #include "kprof_hash.h"
@@ -87,9 +88,7 @@ static inline uint64_t *kprof_hold_words(struct kprof_kernel *k, dim3 grid, dim3
     *n = KPROF_KERNEL_HOLD_SHAPES;
     if (!k || !kprof_hold_sampled())
         return NULL;
-    uint64_t h = kprof_mix64(grid.x | (uint64_t)grid.y << 32);
-    h = kprof_mix64(h ^ (grid.z | (uint64_t)block.x << 32));
-    *key = (uint32_t)(kprof_mix64(h ^ (block.y | (uint64_t)block.z << 32)) >> 32);
+    *key = kprof_hold_shape_key(grid.x, grid.y, grid.z, block.x, block.y, block.z);
     return k->hold_shapes;
 }
 

@@ -55,6 +55,7 @@ struct kprof_timing {
      * without asking (timing/timing.c, begin_take_events) */
     unsigned char idle_shared;
     unsigned char draw_thin; /* drawn 1: at the rate 1/(N x 2^draw_thin) (kprof_hold_drawn) */
+    signed char hold_word;   /* drawn >= 0: its shape's draw word in hold_shapes, or -1 (kprof_hold_drawn) */
     /* KPROF_AUTO_CHECK=1: not drawn, but measured in full (drawn -1) because auto would have timed it */
     unsigned char check_held;
     /* Set by the caller for KPROF_TIME_LAUNCH: KPROF_HOLD=N's draw words and key (kprof_hold_words) */

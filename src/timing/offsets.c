@@ -70,6 +70,7 @@ struct offset {
     struct refs ref[2]; /* [0] its shape's first ones, [1] those drawn after them */
     unsigned char capped;   /* its kernel's draws brought back to 1 in N for it (kprof_hold_stop_thinning) */
     unsigned char sure;     /* a hold kind's entry whose references' mean is known closely (BLIND_REL_SE) */
+    unsigned char word;     /* its shape's draw word + 1, once counted there (attach_word), else 0 */
     struct cheap cheap[KPROF_OFFSET_ROLES - 1]; /* by role, KPROF_OFFSET_CHEAP first */
     struct offset *next_dirty; /* on p->offsets_dirty: read from since the last settle */
     int dirty;
@@ -281,6 +282,34 @@ static double offset_of(const struct offset *o, const struct cheap *c, enum kpro
         }                                                                                                    \
     } while (0)
 
+/* The draw word (struct kprof_kernel's hold_shapes) of entry o's shape in the situation of its kind of hold,
+ * as its launches draw it (timing.c, begin_take_events; not behind a short backlog, whose word no entry
+ * of a kind of hold learns from), or -1 (a shape past the kernel's words). */
+static int shape_word(const struct offset *o)
+{
+    const struct kprof_kernel *k = o->key.target;
+    uint32_t key = kprof_hold_shape_key(o->key.grid[0], o->key.grid[1], o->key.grid[2], o->key.block[0],
+                                        o->key.block[1], o->key.block[2]) ^
+                   (o->key.kind == KPROF_OFFSET_HELD_KERNEL ? KPROF_HOLD_COPY_KEY : 0);
+    return kprof_hold_word_of(k->hold_shapes, KPROF_KERNEL_HOLD_SHAPES, key);
+}
+
+/* Entry o (a kind of hold's) counted in its shape's draw word (struct kprof_kernel's hold_unsure, hold_sure)
+ * once that word is found: a shape's first launches may come before its kernel draws (the hold's
+ * calibration), so its entry may be made before the word is claimed.  Harvest passes only. */
+static void attach_word(struct offset *o)
+{
+    if (o->word)
+        return;
+    int w = shape_word(o);
+    if (w < 0)
+        return;
+    struct kprof_kernel *k = o->key.target;
+    o->word = (unsigned char)(w + 1);
+    k->hold_unsure[w] += !o->sure;
+    __atomic_store_n(&k->hold_sure[w], (unsigned char)(k->hold_unsure[w] == 0), __ATOMIC_RELAXED);
+}
+
 /* Pair pr's entry for `kind`, made if need be (with its joint test, its kernel and kind's); NULL when out
  * of memory. */
 static struct offset *offset_for(struct pool *p, const struct pair *pr, unsigned kind)
@@ -309,6 +338,7 @@ static struct offset *offset_for(struct pool *p, const struct pair *pr, unsigned
         struct kprof_kernel *k = pr->target;
         k->blind_unsure[kind - 1]++;
         __atomic_store_n(&k->blind_ok[kind - 1], 0, __ATOMIC_RELAXED);
+        attach_word(o);
     }
     return o;
 }
@@ -407,6 +437,7 @@ static void judge_sure(struct offset *o)
     double mean = kprof_offset_ref_mean(o);
     double limit = allowed_se(mean, BLIND_REL_SE, BLIND_ABS_SE, BLIND_ABS_MAX_REL);
     int sure = r.n >= KPROF_HOLD_FIRST && mean > 0.0 && weighted_se2(&r) <= limit * limit;
+    attach_word(o);
     if (sure == o->sure)
         return;
     o->sure = (unsigned char)sure;
@@ -414,6 +445,11 @@ static void judge_sure(struct offset *o)
     unsigned i = o->key.kind - 1;
     k->blind_unsure[i] += sure ? -1u : 1u;
     __atomic_store_n(&k->blind_ok[i], (unsigned char)(k->blind_unsure[i] == 0), __ATOMIC_RELAXED);
+    if (o->word) {
+        unsigned w = o->word - 1u;
+        k->hold_unsure[w] += sure ? -1u : 1u;
+        __atomic_store_n(&k->hold_sure[w], (unsigned char)(k->hold_unsure[w] == 0), __ATOMIC_RELAXED);
+    }
 }
 
 /* Every entry of joint test q on p's dirty list, q's sums taken afresh from its entries (no rounding

@@ -41,10 +41,6 @@ enum { EPOCH_BREAK, EPOCH_LEGACY, EPOCH_OTHER };
  * query of the last stop (0.2 to 2 us of the launching thread's time).  7 until the forty-second session:
  * the eager decode loop's "start chosen" 359 ns a launch, 126 with 31 (docs/performance.md). */
 #define IDLE_SKIP 31
-/* KPROF_HOLD=N: the shape key of the draw behind a short backlog, and behind a copy, memset or host
- * function (begin_take_events). */
-#define GAP_DRAW_KEY 0x9e3779b9u
-#define COPY_DRAW_KEY 0x85ebca6bu
 static unsigned long epochs[3];
 int kprof_sampled_untimed_seen;
 
@@ -294,9 +290,12 @@ static CUevent lend_last_stop(struct queue *q, struct pool *p, int legacy, struc
     return lend(q, t, last, stop_host_ns);
 }
 
-/* KPROF_HOLD=N: whether t's kernel's launches not drawn due t's kind of hold read blind (struct
- * kprof_kernel's blind_ok: its references' mean known closely for each shape).  t->hold_shapes, when
- * set, are the kernel's own words (kprof_hold_words). */
+/* KPROF_HOLD=N: whether t's launch, not drawn, due t's kind of hold, reads blind: its shape's references'
+ * mean known closely (struct kprof_kernel's hold_sure, by its draw word), or that of every shape of its
+ * kernel (blind_ok: also a shape past the kernel's draw words).  Per kernel only until the forty-second
+ * session: a kernel whose grid follows a growing length (the eager decode loop's gemv, 20 shapes) was
+ * never blind while its newest shape had too few references.  t->hold_shapes, when set, are the kernel's
+ * own words (kprof_hold_words). */
 static int blind_ok(const struct kprof_timing *t)
 {
     if (!t->hold_shapes || (t->draw_kind != 1 && t->draw_kind != 2))
@@ -304,7 +303,10 @@ static int blind_ok(const struct kprof_timing *t)
     const struct kprof_kernel *k =
         (const struct kprof_kernel *)(const void *)((const char *)t->hold_shapes -
                                                     offsetof(struct kprof_kernel, hold_shapes));
-    return __atomic_load_n(&k->blind_ok[t->draw_kind - 1], __ATOMIC_RELAXED);
+    if (__atomic_load_n(&k->blind_ok[t->draw_kind - 1], __ATOMIC_RELAXED))
+        return 1;
+    return t->hold_word >= 0 && t->hold_word < KPROF_KERNEL_HOLD_SHAPES &&
+           __atomic_load_n(&k->hold_sure[t->hold_word], __ATOMIC_RELAXED);
 }
 
 /* 1 when the stream will still be busy when this launch's kernel reaches the GPU, so that the previous
@@ -515,6 +517,7 @@ static void begin_take_events(struct kprof_timing *t, struct begin *g, enum kpro
                 g->p->calib.hold.ok;
     t->drawn = draws ? 0 : -1; /* lend_last_stop: lends behind a short backlog too */
     t->draw_thin = 0;
+    t->hold_word = -1;
     t->check_held = 0;
     t->short_backlog = 0;
     /* The stream found idle at the last launches (lend_last_stop does not lend then), or its last pair
@@ -524,8 +527,11 @@ static void begin_take_events(struct kprof_timing *t, struct begin *g, enum kpro
         g->lent = lend_last_stop(q, g->p, g->legacy, t, g->bl, &g->lent_host_ns);
     if (draws) {
         t->draw_kind = (unsigned char)hold_kind(q);
-        uint32_t key = t->hold_key ^ (t->short_backlog ? GAP_DRAW_KEY : 0) ^ (t->draw_kind == 2 ? COPY_DRAW_KEY : 0);
-        t->drawn = (signed char)kprof_hold_drawn(t->hold_shapes, t->hold_nshapes, key, &t->draw_thin);
+        uint32_t key = t->hold_key ^ (t->short_backlog ? KPROF_HOLD_GAP_KEY : 0) ^
+                       (t->draw_kind == 2 ? KPROF_HOLD_COPY_KEY : 0);
+        int word;
+        t->drawn = (signed char)kprof_hold_drawn(t->hold_shapes, t->hold_nshapes, key, &t->draw_thin, &word);
+        t->hold_word = (signed char)word;
         /* KPROF_AUTO_CHECK=1: a launch KPROF_SAMPLE=auto would time is measured as auto measures it, in
          * full (held where a hold is due) and read from its own pair, never with a learned offset: the
          * check's estimate is made of readings like an auto run's (offset-read, the weighed launches of the

@@ -24,7 +24,7 @@
  * launch waited for), "pastwords" (shape_k with 30 grids of 64 to 1920 blocks in turn, 10 rounds, each
  * launch waited for: 6 shapes past the kernel's 24 words for the draw), "manypast" (the same with 1000
  * grids of 64 to 64000 blocks, 3 rounds), "twogrids" (mix_k with 1200 blocks 8 times, then with 1 block 8 times, 200 rounds,
- * each launch waited for), "memset2d" (after_memset2d launched 5 times, each behind lead and a 2D memset of 64
+ * each launch waited for), "growing" (growing()), "memset2d" (after_memset2d launched 5 times, each behind lead and a 2D memset of 64
  * rows of 64 bytes, 128 bytes apart), "htodbeside" (5 rounds: near_k on one stream as a 4 MiB HtoD copy
  * begins on another, then far_k once the copy has ended; each round waited for), "htodbesidesmall" (the
  * same with 64 KiB copies), "htodbesidefirst" (as htodbeside after one launch of far_k on near_k's stream,
@@ -420,6 +420,22 @@ static int twogrids(CUstream s)
     return 0;
 }
 
+/* "growing": grow_k on an idle stream, 600 rounds of a launch with 8 blocks and one with a grid that grows
+ * by 64 blocks every 40 rounds (15 shapes, as an eager decode loop's kernels over its growing cache), each
+ * launch waited for, then a 50 us nap. */
+static int growing(CUstream s)
+{
+    CUfunction f = fn("grow_k");
+    for (int round = 0; round < 600; round++)
+        for (int i = 0; i < 2; i++) {
+            CK(cuLaunchKernel(f, i ? 64 * (1 + round / 40) : 8, 1, 1, 32, 1, 1, 0, s, NULL, NULL));
+            CK(cuStreamSynchronize(s));
+            struct timespec nap = { 0, 50000 };
+            nanosleep(&nap, NULL);
+        }
+    return 0;
+}
+
 /* "pastwords": shape_k with 30 grids of 64 to 1920 blocks in turn, 10 rounds, each launch waited for:
  * the last 6 shapes past the kernel's 24 words for the draw of holds.  "manypast": 1000 grids of 64 to
  * 64000 blocks in turn, 3 rounds. */
@@ -782,6 +798,7 @@ int main(int argc, char **argv)
              : !strcmp(mode, "jitter") ? paced(s, 1)
              : !strcmp(mode, "manyshapes") ? manyshapes(s)
              : !strcmp(mode, "twogrids") ? twogrids(s)
+             : !strcmp(mode, "growing") ? growing(s)
              : !strcmp(mode, "idlecopy") ? idlecopy(s)
              : !strcmp(mode, "lateshape") ? lateshape(s)
              : !strcmp(mode, "pastwords") ? pastwords(s, 30, 10)
