@@ -54,6 +54,7 @@ concurrent_streams             concurrency  60
 shared_stream_threads          concurrency  60
 sync_copy_loop                 copies       60
 launch_apis                    launch-apis  60
+skewed_lengths                 skewed       60
 torch_train.py                 python       90
 torch_compile.py               python       120
 jax_jit.py                     python       90

@@ -37,6 +37,7 @@ concurrent_streams      concurrent_streams.cu    static   -
 shared_stream_threads   shared_stream_threads.cu shared   -
 sync_copy_loop          sync_copy_loop.cu        shared   -
 launch_apis             launch_apis.cu           static   -
+skewed_lengths          skewed_lengths.cu        static   -
 "
 arch="-gencode arch=compute_90,code=sm_90 -gencode arch=compute_90,code=compute_90"
 # Shared libraries are found at run time in the GPU machine's CUDA 13.0 tree or this toolkit's (and
