@@ -292,7 +292,7 @@ static CUevent lend_last_stop(struct queue *q, struct pool *p, int legacy, struc
 
 /* KPROF_HOLD=N: whether t's launch, not drawn, due t's kind of hold, reads blind: its shape's references'
  * mean known closely (struct kprof_kernel's hold_sure, by its draw word), or that of every shape of its
- * kernel (blind_ok: also a shape past the kernel's draw words).  Per kernel only until the forty-second
+ * kernel (blind_ok: also a shape past the kernel's draw words).  Per kernel only until the forty-fourth
  * session: a kernel whose grid follows a growing length (the eager decode loop's gemv, 20 shapes) was
  * never blind while its newest shape had too few references.  t->hold_shapes, when set, are the kernel's
  * own words (kprof_hold_words). */
