@@ -12,8 +12,7 @@
 # new grid's first launches were drawn: 125 of 300; 2 now), and the total stay exact.
 . "${top_srcdir:-..}/tests/lib.sh"
 need_jq
-export FAKEGPU_EVENT_PENDING_QUERIES=0 FAKEGPU_EVENT_SEEN_NS=1 FAKEGPU_LAUNCH_HOST_NS=1500 \
-    FAKEGPU_LAUNCH_LATENCY_NS=7000 FAKEGPU_HANDOFF_NS="kernel=700" FAKEGPU_KERNEL_NS="grow_k=3000" KPROF_SEED=7
+idle_env "grow_k=3000"
 (export KPROF_HOLD=8 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/g.json" KPROF_TRACE="$WORK/g.trace.json" &&
     run_clocked "$PROGS/preds" growing) >/dev/null 2>"$WORK/err" || fail "preds growing failed: $(cat "$WORK/err")"
 expect_eq "$(jq -c '[.kernels[0] | .calls, .total_ns, .min_ns, .max_ns]' "$WORK/g.json")" '[1200,3600000,3000,3000]' \

@@ -12,8 +12,7 @@
 # their own (one_event about 0) or the total moves.
 . "${top_srcdir:-..}/tests/lib.sh"
 need_jq
-export FAKEGPU_EVENT_PENDING_QUERIES=0 FAKEGPU_EVENT_SEEN_NS=1 FAKEGPU_LAUNCH_HOST_NS=1500 \
-    FAKEGPU_LAUNCH_LATENCY_NS=7000 FAKEGPU_HANDOFF_NS="kernel=700" FAKEGPU_KERNEL_NS="idle_k=3000" KPROF_SEED=7
+idle_env "idle_k=3000"
 for h in 8 1; do
     (export KPROF_HOLD=$h KPROF_FORMAT=json KPROF_OUTPUT="$WORK/h$h.json" && run_clocked "$PROGS/preds" paced) \
         >/dev/null 2>"$WORK/err" || fail "preds paced failed with KPROF_HOLD=$h: $(cat "$WORK/err")"

@@ -13,8 +13,7 @@
 # starts of their own read blind), the total stay exact.
 . "${top_srcdir:-..}/tests/lib.sh"
 need_jq
-export FAKEGPU_EVENT_PENDING_QUERIES=0 FAKEGPU_EVENT_SEEN_NS=1 FAKEGPU_LAUNCH_HOST_NS=1500 \
-    FAKEGPU_LAUNCH_LATENCY_NS=7000 FAKEGPU_HANDOFF_NS="kernel=700" FAKEGPU_KERNEL_NS="idle_k=3000" KPROF_SEED=7
+idle_env "idle_k=3000"
 (export KPROF_HOLD=8 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/h8.json" KPROF_TRACE="$WORK/t8.json" &&
     run_clocked "$PROGS/preds" paced) >/dev/null 2>"$WORK/err" || fail "preds paced failed: $(cat "$WORK/err")"
 expect_eq "$(jq -c '[.kernels[0] | .calls, .total_ns, .min_ns, .max_ns]' "$WORK/h8.json")" '[400,1200000,3000,3000]' \

@@ -11,8 +11,7 @@
 # the bound of one in 8 failed; 1592 of 1600 before the fix), and the timed ones read exactly.
 . "${top_srcdir:-..}/tests/lib.sh"
 need_jq
-export FAKEGPU_EVENT_PENDING_QUERIES=0 FAKEGPU_EVENT_SEEN_NS=1 FAKEGPU_LAUNCH_HOST_NS=1500 \
-    FAKEGPU_LAUNCH_LATENCY_NS=7000 FAKEGPU_HANDOFF_NS="kernel=700" FAKEGPU_KERNEL_NS="idle_k=3000" KPROF_SEED=7
+idle_env "idle_k=3000"
 (export KPROF_MAX_EVENTS=8 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/rr.json" && run_clocked "$PROGS/preds" roundrobin) \
     >/dev/null 2>"$WORK/err" || fail "preds roundrobin failed: $(cat "$WORK/err")"
 untimed=$(jqr '.events.untimed_no_event' "$WORK/rr.json")

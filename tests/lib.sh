@@ -103,6 +103,14 @@ expect_totals() {
         pass "$what: $name $got ns ($truth)"
     done
 }
+# idle_env KERNELS: exports the fake GPU of the idle-stream tests: no pending query per event
+# (FAKEGPU_EVENT_PENDING_QUERIES=0: an event is seen complete 1 ns after its stamp on the virtual host
+# clock), a 1.5 us launch call, a 7 us launch latency on an idle stream, a 0.7 us hand-off between
+# kernels, the kernels' lengths KERNELS (FAKEGPU_KERNEL_NS) and KPROF_SEED=7.
+idle_env() {
+    export FAKEGPU_EVENT_PENDING_QUERIES=0 FAKEGPU_EVENT_SEEN_NS=1 FAKEGPU_LAUNCH_HOST_NS=1500 \
+        FAKEGPU_LAUNCH_LATENCY_NS=7000 FAKEGPU_HANDOFF_NS="kernel=700" FAKEGPU_KERNEL_NS="$1" KPROF_SEED=7
+}
 # decode_env: exports the fake GPU's model of an eager decode loop's pace (preds decode: 8 kernels of 8 to
 # 64 blocks, host naps of 1 to 12 us, a varying 2.5 us launch latency, events seen 4.5 us after their stamp,
 # lengths that vary); expect_decode JSON PERCENT WHAT: each of its kernels' 2000 launches counted and its

@@ -12,8 +12,8 @@
 # the total still counts them all.
 . "${top_srcdir:-..}/tests/lib.sh"
 need_jq
-export FAKEGPU_EVENT_PENDING_QUERIES=0 FAKEGPU_EVENT_SEEN_NS=1 FAKEGPU_LAUNCH_HOST_NS=1500 FAKEGPU_LAUNCH_LATENCY_NS=7000 \
-    FAKEGPU_HANDOFF_NS="kernel=700" FAKEGPU_KERNEL_NS="pair_k=1000/3000/2000" KPROF_ONE_EVENT=0 KPROF_SEED=7
+idle_env "pair_k=1000/3000/2000"
+export KPROF_ONE_EVENT=0
 for h in 8 1; do
     (export KPROF_HOLD=$h KPROF_FORMAT=json KPROF_OUTPUT="$WORK/h$h.json" && run_clocked "$PROGS/preds" twos) \
         >/dev/null 2>"$WORK/err" || fail "preds twos failed with KPROF_HOLD=$h: $(cat "$WORK/err")"
