@@ -17,13 +17,4 @@
 need_jq
 idle_env "grow_k=3000/100/3000/900/3000/200/3000/1500"
 export FAKEGPU_KERNEL_LATER=grow_k=1100:30000
-bad=
-for seed in 5 7; do
-    (export KPROF_SEED=$seed KPROF_FORMAT=json KPROF_OUTPUT="$WORK/g$seed.json" &&
-        run_clocked "$PROGS/preds" growing) >/dev/null 2>"$WORK/err" || fail "preds growing failed: $(cat "$WORK/err")"
-    total=$(kernel_field "$WORK/g$seed.json" grow_k total_ns)
-    echo "seed $seed: total $total ns (5,020,900 due)"
-    [ "$total" -ge 4920482 ] && [ "$total" -le 5121318 ] || bad="$bad $seed"
-done
-[ -z "$bad" ] || fail "seeds$bad: grow_k's total more than 2% off"
-pass "both seeds within 2%"
+seed_totals growing grow_k 5020900 20 5 7

@@ -103,6 +103,25 @@ expect_totals() {
         pass "$what: $name $got ns ($truth)"
     done
 }
+# seed_totals MODE NAME TRUTH_NS PER_MILLE SEED...: preds MODE on the virtual host clock once per seed
+# (KPROF_SEED; KPROF_* and FAKEGPU_* from the caller), each run's total of kernel NAME printed and within
+# PER_MILLE thousandths of TRUTH_NS, or a failure naming every seed outside.
+seed_totals() {
+    st_mode=$1 st_name=$2 st_truth=$3 st_pm=$4
+    shift 4
+    st_bad=
+    for st_seed in "$@"; do
+        (export KPROF_SEED=$st_seed KPROF_FORMAT=json KPROF_OUTPUT="$WORK/seed$st_seed.json" &&
+            run_clocked "$PROGS/preds" "$st_mode") >/dev/null 2>"$WORK/err" ||
+            fail "preds $st_mode failed: $(cat "$WORK/err")"
+        st_got=$(kernel_field "$WORK/seed$st_seed.json" "$st_name" total_ns)
+        echo "seed $st_seed: $st_name $st_got ns ($st_truth due)"
+        [ $(((st_got - st_truth) * 1000)) -le $((st_truth * st_pm)) ] &&
+            [ $(((st_truth - st_got) * 1000)) -le $((st_truth * st_pm)) ] || st_bad="$st_bad $st_seed"
+    done
+    [ -z "$st_bad" ] || fail "seeds$st_bad: $st_name's total more than $st_pm per mille off $st_truth ns"
+    pass "$st_name's total within $st_pm per mille of $st_truth ns, seeds $*"
+}
 # idle_env KERNELS: exports the fake GPU of the idle-stream tests: no pending query per event
 # (FAKEGPU_EVENT_PENDING_QUERIES=0: an event is seen complete 1 ns after its stamp on the virtual host
 # clock), a 1.5 us launch call, a 7 us launch latency on an idle stream, a 0.7 us hand-off between

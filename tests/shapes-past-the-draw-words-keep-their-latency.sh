@@ -15,13 +15,4 @@
 . "${top_srcdir:-..}/tests/lib.sh"
 need_jq
 idle_env "shape_k=3000"
-bad=
-for seed in 1 2 3; do
-    (export KPROF_SEED=$seed KPROF_FORMAT=json KPROF_OUTPUT="$WORK/p$seed.json" &&
-        run_clocked "$PROGS/preds" pastwords) >/dev/null 2>"$WORK/err" || fail "preds pastwords failed: $(cat "$WORK/err")"
-    total=$(kernel_field "$WORK/p$seed.json" shape_k total_ns)
-    echo "seed $seed: total $total ns (900,000 due)"
-    [ "$total" -ge 855000 ] && [ "$total" -le 945000 ] || bad="$bad $seed"
-done
-[ -z "$bad" ] || fail "seeds$bad: shape_k's total more than 5% off"
-pass "every seed within 5%"
+seed_totals pastwords shape_k 900000 50 1 2 3
