@@ -294,6 +294,15 @@ static int shape_word(const struct offset *o)
     return kprof_hold_word_of(k->hold_shapes, KPROF_KERNEL_HOLD_SHAPES, key);
 }
 
+/* Adds delta (1, 0 or -1u) to a count of entries not yet sure (struct kprof_kernel's blind_unsure or
+ * hold_unsure), and sets its flag (blind_ok, hold_sure) to whether none is left (atomic: the launching
+ * threads read it).  Harvest passes only. */
+static void unsure_add(unsigned *unsure, unsigned char *ok, unsigned delta)
+{
+    *unsure += delta;
+    __atomic_store_n(ok, (unsigned char)(*unsure == 0), __ATOMIC_RELAXED);
+}
+
 /* Entry o (a kind of hold's) counted in its shape's draw word (struct kprof_kernel's hold_unsure, hold_sure)
  * once that word is found: a shape's first launches may come before its kernel draws (the hold's
  * calibration), so its entry may be made before the word is claimed.  Harvest passes only. */
@@ -306,8 +315,7 @@ static void attach_word(struct offset *o)
         return;
     struct kprof_kernel *k = o->key.target;
     o->word = (unsigned char)(w + 1);
-    k->hold_unsure[w] += !o->sure;
-    __atomic_store_n(&k->hold_sure[w], (unsigned char)(k->hold_unsure[w] == 0), __ATOMIC_RELAXED);
+    unsure_add(&k->hold_unsure[w], &k->hold_sure[w], !o->sure);
 }
 
 /* Pair pr's entry for `kind`, made if need be (with its joint test, its kernel and kind's); NULL when out
@@ -336,8 +344,7 @@ static struct offset *offset_for(struct pool *p, const struct pair *pr, unsigned
     }
     if (kind == KPROF_OFFSET_HELD || kind == KPROF_OFFSET_HELD_KERNEL) { /* not sure yet (judge_sure) */
         struct kprof_kernel *k = pr->target;
-        k->blind_unsure[kind - 1]++;
-        __atomic_store_n(&k->blind_ok[kind - 1], 0, __ATOMIC_RELAXED);
+        unsure_add(&k->blind_unsure[kind - 1], &k->blind_ok[kind - 1], 1);
         attach_word(o);
     }
     return o;
@@ -443,12 +450,10 @@ static void judge_sure(struct offset *o)
     o->sure = (unsigned char)sure;
     struct kprof_kernel *k = o->key.target;
     unsigned i = o->key.kind - 1;
-    k->blind_unsure[i] += sure ? -1u : 1u;
-    __atomic_store_n(&k->blind_ok[i], (unsigned char)(k->blind_unsure[i] == 0), __ATOMIC_RELAXED);
+    unsure_add(&k->blind_unsure[i], &k->blind_ok[i], sure ? -1u : 1u);
     if (o->word) {
         unsigned w = o->word - 1u;
-        k->hold_unsure[w] += sure ? -1u : 1u;
-        __atomic_store_n(&k->hold_sure[w], (unsigned char)(k->hold_unsure[w] == 0), __ATOMIC_RELAXED);
+        unsure_add(&k->hold_unsure[w], &k->hold_sure[w], sure ? -1u : 1u);
     }
 }
 
