@@ -86,7 +86,8 @@ pass "a shape new late, past the words: shape_k $got ns (201400000)"
 # fractions (sample.h, kprof_ns_carry: progs/ns_carry_test, exact), and here the total is exact but for
 # launches read before any reference of their shape (a shape past the 24 words may draw none of its 20
 # launches; an AddressSanitizer build under load: 5 to 12 ns over, 43 to 56 such launches), each at most
-# 1 ns over.
+# 1 ns over; since the forty-fifth session such a launch may take a near shape's offset (borrowed_offset),
+# each then within 1 ns either way (2 ns under once in 4 runs under load).
 "$PROGS/ns_carry_test" >"$WORK/carry" 2>&1 || fail "ns_carry_test: $(grep FAIL "$WORK/carry")"
 pass "ns_carry_test: $(grep -c '^ok' "$WORK/carry") checks"
 for seed in 1 2; do
@@ -94,30 +95,43 @@ for seed in 1 2; do
         KPROF_OUTPUT="$WORK/frac.json" run_clocked "$PROGS/preds" lateshape >"$WORK/out" 2>&1 ||
         fail "preds lateshape failed: $(cat "$WORK/out")"
     got=$(jqr '.kernels[0].total_ns' "$WORK/frac.json") unlearned=$(jqr '.events.unheld_unlearned' "$WORK/frac.json")
-    [ "$got" -ge 201400000 ] && [ "$got" -le $((201400000 + unlearned)) ] ||
-        fail "seed $seed: offsets that are fractions of a ns: $got ns, expected 201400000 (+ at most $unlearned)"
+    [ "$got" -ge $((201400000 - unlearned)) ] && [ "$got" -le $((201400000 + unlearned)) ] ||
+        fail "seed $seed: offsets that are fractions of a ns: $got ns, expected 201400000 (+- at most $unlearned)"
     pass "seed $seed: offsets that are fractions of a ns: $got ns (201400000, $unlearned launches read before a reference)"
 done
-# A shape none of whose launches is measured in full keeps, in its total, the latency its offset would
-# have taken off; the events say how many launches were read so (unheld_no_reference) and the text report
-# adds a line.  KPROF_HOLD=65536 (a draw of 1 in 65536) on 30 shapes of shape_k, 10 launches each: the first
-# 24 shapes' first 8 launches are held (their words), the last 6 shapes' 60 launches are drawn from the
-# shared count and none is held; each of those reads the 1 ns a block of latency the calibration cannot
-# see (1.6 to 1.9 us), about 106 us over in all.  Which launches are drawn behind a short backlog (counts of
-# their own, whose first launches are held) follows the harvester's pace, so a slow build may hold one of
-# those shapes' launches there and give the shape a reference: CI's ThreadSanitizer build read 59 (one
-# shape's 10 launches fewer) once, and 1 run in 6 here; so at least 5 of the 6 shapes.
+# A shape none of whose launches is measured in full borrows the offset of the nearest grid of its kernel
+# (within a factor of 2 in blocks, the same block) that has references and launches read the same way
+# (timing/offsets.c, borrowed_offset); until the forty-fifth session it kept, in its total, the latency its
+# offset would have taken off.  KPROF_HOLD=65536 (a draw of 1 in 65536) on 30 shapes of shape_k, 10
+# launches each: the first 24 shapes' first 8 launches are held (their words), the last 6 shapes' 60
+# launches are drawn from the shared count and none is held; each of those reads the 1 ns a block of
+# latency the calibration cannot see (1.6 to 1.9 us), about 106 us over in all with no offset.  Whether a
+# near shape can lend one follows the harvester's pace: the past shapes' launches are asked whether their
+# stream was idle, the word shapes' 2 launches not drawn each are read blind once their 8 references are
+# read, or asked before that, and only a shape with launches asked lends to launches asked (a run here
+# read 612,864 and 649,984 ns, every launch with an offset; under load 704,964, 60 launches with none).
+# So: 600,000 ns due, at most the 60 past launches' 1.9 us over, and launches read with no offset counted.
 FAKEGPU_KERNEL_NS=shape_k=2000 FAKEGPU_LAUNCH_LATENCY_PER_BLOCK_NS=1 KPROF_HOLD=65536 KPROF_SEED=1 \
     KPROF_FORMAT=json KPROF_OUTPUT="$WORK/past.json" run_clocked "$PROGS/preds" pastwords >"$WORK/out" 2>&1 ||
     fail "preds pastwords failed: $(cat "$WORK/out")"
-none=$(jqr '.events.unheld_no_reference' "$WORK/past.json") unlearned=$(jqr '.events.unheld_unlearned' "$WORK/past.json")
-[ "$none" -ge 50 ] && [ "$none" -le "$unlearned" ] ||
-    fail "pastwords: $none launches read with no reference of their shape, expected the last 6 shapes' 60 (at least 50) and at most the $unlearned read before one"
-pass "pastwords: $none launches read with no reference of their shape ($unlearned before one)"
-FAKEGPU_KERNEL_NS=shape_k=2000 FAKEGPU_LAUNCH_LATENCY_PER_BLOCK_NS=1 KPROF_HOLD=65536 KPROF_SEED=1 \
-    run_clocked "$PROGS/preds" pastwords >/dev/null 2>"$WORK/past.txt" || fail "preds pastwords (text) failed"
-# (A run of its own, whose count may differ from the JSON run's as above.)
-expect_grep "^Of those, read with no offset because no launch of their shape was measured in full [0-9]+ \(their times keep the launch latency an offset would have taken off\)$" \
+none=$(jqr '.events.unheld_no_reference' "$WORK/past.json") got=$(jqr '.kernels[0].total_ns' "$WORK/past.json")
+unlearned=$(jqr '.events.unheld_unlearned' "$WORK/past.json")
+[ "$none" -le "$unlearned" ] && [ "$got" -ge 600000 ] && [ "$got" -le 714000 ] ||
+    fail "pastwords: total $got ns (expected 600,000 to 714,000), $none launches read with no offset (at most the $unlearned read before a reference)"
+pass "pastwords: $got ns (600,000 due; $none launches read with no offset, $unlearned before a reference)"
+# Where no shape can lend one, no offset, and the events say how many launches were read so
+# (unheld_no_reference) and the text report adds a line: 1,000 shapes of 3 launches (manypast), the first 24
+# shapes' launches all held (their words' first 8), none read the cheap way: nothing to borrow.
+FAKEGPU_KERNEL_NS=shape_k=2000 KPROF_HOLD=65536 KPROF_SEED=1 \
+    KPROF_FORMAT=json KPROF_OUTPUT="$WORK/many.json" run_clocked "$PROGS/preds" manypast >"$WORK/out" 2>&1 ||
+    fail "preds manypast failed: $(cat "$WORK/out")"
+none=$(jqr '.events.unheld_no_reference' "$WORK/many.json") unlearned=$(jqr '.events.unheld_unlearned' "$WORK/many.json")
+[ "$none" -ge 2800 ] && [ "$none" -le "$unlearned" ] ||
+    fail "manypast: $none launches read with no reference of their shape, expected the 976 past shapes' 2,928 (at least 2,800) and at most the $unlearned read before one"
+pass "manypast: $none launches read with no reference of their shape ($unlearned before one)"
+FAKEGPU_KERNEL_NS=shape_k=2000 KPROF_HOLD=65536 KPROF_SEED=1 \
+    run_clocked "$PROGS/preds" manypast >/dev/null 2>"$WORK/past.txt" || fail "preds manypast (text) failed"
+expect_grep "^Of those, read with no offset because no launch of their shape, nor of a near grid of their kernel, was measured in full [0-9]+ \(their times keep the launch latency an offset would have taken off\)$" \
     "$WORK/past.txt" "the text report's line"
 # Every shape with references (12 shapes, 20 launches each, the default draw): none, and no such line.
 FAKEGPU_KERNEL_NS=shape_k=2000 FAKEGPU_LAUNCH_LATENCY_PER_BLOCK_NS=1 KPROF_SEED=1 run_clocked "$PROGS/preds" manyshapes \

@@ -313,8 +313,9 @@ void kprof_report_text(FILE *f, const struct kprof_snapshot *s)
                    "%ld, started at a busy stream's previous stop %ld; read before any offset was learned %ld)\n",
                 count_sum(n->unheld_drawn, n->gap_shared), n->unheld_drawn, n->gap_shared, n->unheld_unlearned);
         if (n->unheld_no_reference) /* their shapes past a kernel's words for the draw, say (hold.h) */
-            fprintf(f, "Of those, read with no offset because no launch of their shape was measured in full %ld "
-                       "(their times keep the launch latency an offset would have taken off)\n",
+            fprintf(f, "Of those, read with no offset because no launch of their shape, nor of a near grid of their "
+                       "kernel, was measured in full %ld (their times keep the launch latency an offset would have "
+                       "taken off)\n",
                     n->unheld_no_reference);
     }
     if (n->stop_idle) /* a host held up after its kernel was queued: timing/queue.h */
