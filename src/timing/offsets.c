@@ -37,9 +37,11 @@
 #define BLIND_REL_SE 0.005
 #define BLIND_ABS_SE 50.0
 #define BLIND_ABS_MAX_REL 0.025
-/* The entries of a kernel and kind an entry with no reference of its own looks through for the nearest grid
- * (borrowed_offset): a bound on the harvester's work for a kernel of thousands of shapes. */
-#define BORROW_SCAN 64
+/* The entries of a kernel and kind that may lend their offset to a shape with no reference of its own
+ * (struct joint_test's lenders, borrowed_offset): the first to reach KPROF_HOLD_FIRST references, at most
+ * as many as a kernel has draw words and as many again (a bound on the harvester's work for a kernel of
+ * thousands of shapes). */
+#define LENDERS 48
 /* How far apart in blocks (a factor) a shape's grid may be from that of the shape whose offset it borrows. */
 #define BORROW_RATIO 2.0
 
@@ -77,8 +79,7 @@ struct offset {
     unsigned char sure;     /* a hold kind's entry whose references' mean is known closely (BLIND_REL_SE) */
     unsigned char word;     /* its shape's draw word + 1, once counted there (attach_word), else 0 */
     struct cheap cheap[KPROF_OFFSET_ROLES - 1]; /* by role, KPROF_OFFSET_CHEAP first */
-    /* With no reference of its own, by role: the entry whose offset it takes (borrowed_offset), once found */
-    const struct offset *donor[KPROF_OFFSET_ROLES - 1];
+    unsigned char lending;     /* on its joint test's lenders */
     struct offset *next_dirty; /* on p->offsets_dirty: read from since the last settle */
     int dirty;
     struct joint_sums part;    /* what it adds to its kernel and kind's joint test (joint_add) */
@@ -98,6 +99,8 @@ struct joint_test {
     int settled;            /* the answer its entries were last settled on (1 or 0) */
     int moved;              /* settle: its answer changed, its entries to be put on the dirty list */
     struct offset *shapes;  /* its entries, by next_shape */
+    struct offset *lenders[LENDERS]; /* its entries that reached KPROF_HOLD_FIRST references, the first ones */
+    unsigned nlenders;
     UT_hash_handle hh;
 };
 
@@ -275,38 +278,38 @@ static double grid_blocks(const struct offset *o)
     return b >= 1.0 ? b : 1.0;
 }
 
-/* Whether entry x can lend entry o its offset of role `role` (borrowed_offset): another shape of the same
- * block, with references and launches of that role, its grid within BORROW_RATIO of o's in blocks. */
+/* Whether entry x (a lender: struct joint_test's lenders) can lend entry o its offset of role `role`
+ * (borrowed_offset): another shape of the same block whose grid is within BORROW_RATIO of o's in blocks,
+ * with KPROF_HOLD_FIRST references and 2 launches of that role or more, so that its offset is its own
+ * shape's latency and not one launch's chance length (a lender of 1 reference and 1 launch has a standard
+ * error of 0, any difference beyond it: a helper's case of lengths that vary, 1,000 shapes of 3 launches,
+ * read -39 to +57% where no lending read +12 to +14%). */
 static int can_lend(const struct offset *x, const struct offset *o, enum kprof_offset_role role)
 {
     double ratio = grid_blocks(x) / grid_blocks(o);
-    return x != o && x->cheap[role - 1].n > 0 && refs_used(x).n > 0 && ratio <= BORROW_RATIO &&
+    return x != o && x->cheap[role - 1].n >= 2 && refs_used(x).n >= KPROF_HOLD_FIRST && ratio <= BORROW_RATIO &&
            ratio >= 1.0 / BORROW_RATIO && memcmp(x->key.block, o->key.block, sizeof o->key.block) == 0;
 }
 
 /* For entry o, none of whose shape's launches has been measured in full (a shape past its kernel's draw
  * words, whose launches are drawn 1 in N on a count they share: hold.h; or one whose launches so far all
- * came before its first reference was read), the offset of role `role` of another shape of its kernel
- * and kind that can lend it (can_lend), the nearest in blocks among the BORROW_SCAN newest when first
- * looked for, then kept (o->donor): the launch latency an offset takes off follows the grid (a large grid
- * arrives later), not the kernel's length, and a grid that grows with a loop's position has its nearest
- * shapes among the newest.  *found: 0 when there is none (then no offset, as before the forty-fifth
- * session for every such entry: `preds pastwords`, 30 shapes of which the 6 past the 24 words got one
- * reference or none, read +17 to +34%, tests/shapes-past-the-draw-words-borrow-a-near-offset.sh). */
-static double borrowed_offset(struct offset *o, enum kprof_offset_role role, int *found)
+ * came before its first reference was read), the offset of role `role` of the lender of its kernel and
+ * kind nearest in blocks that can lend it (can_lend): the launch latency an offset takes off follows the
+ * grid (a large grid arrives later), not the kernel's length.  *found: 0 when there is none (then no
+ * offset, as before the forty-fifth session for every such entry: `preds pastwords`, 30 shapes of which
+ * the 6 past the 24 words got one reference or none, read +17 to +34%,
+ * tests/shapes-past-the-draw-words-borrow-a-near-offset.sh). */
+static double borrowed_offset(const struct offset *o, enum kprof_offset_role role, int *found)
 {
-    const struct offset *best = o->donor[role - 1];
-    if (!best && o->joint) {
-        double blocks = grid_blocks(o), nearest = 0.0;
-        unsigned scanned = 0;
-        for (const struct offset *x = o->joint->shapes; x && scanned < BORROW_SCAN; x = x->next_shape, scanned++) {
-            double far = fabs(log(grid_blocks(x) / blocks));
-            if (can_lend(x, o, role) && (!best || far < nearest)) {
-                best = x;
-                nearest = far;
-            }
+    const struct offset *best = NULL;
+    double blocks = grid_blocks(o), nearest = 0.0;
+    for (unsigned i = 0; o->joint && i < o->joint->nlenders; i++) {
+        const struct offset *x = o->joint->lenders[i];
+        double far = fabs(log(grid_blocks(x) / blocks));
+        if (can_lend(x, o, role) && (!best || far < nearest)) {
+            best = x;
+            nearest = far;
         }
-        o->donor[role - 1] = best;
     }
     *found = best != NULL;
     return best ? own_offset(best, &best->cheap[role - 1], role) : 0.0;
@@ -314,7 +317,7 @@ static double borrowed_offset(struct offset *o, enum kprof_offset_role role, int
 
 /* The offset taken off the launches c (of `role`) of entry o: its own (own_offset), or where it has no
  * reference, one borrowed from another shape of its kernel (borrowed_offset). */
-static double offset_of(struct offset *o, const struct cheap *c, enum kprof_offset_role role)
+static double offset_of(const struct offset *o, const struct cheap *c, enum kprof_offset_role role)
 {
     int found;
     return refs_used(o).n == 0 ? borrowed_offset(o, role, &found) : own_offset(o, c, role);
@@ -441,6 +444,11 @@ double kprof_offset_learn(struct pool *p, const struct pair *pr, unsigned kind, 
         r->w2 += w * w;
         r->sum += w * dur_ns;
         r->sq += w * dur_ns * dur_ns;
+        struct joint_test *q = o->joint;
+        if (q && !o->lending && o->ref[0].n + o->ref[1].n >= KPROF_HOLD_FIRST && q->nlenders < LENDERS) {
+            q->lenders[q->nlenders++] = o;
+            o->lending = 1;
+        }
         return 0.0;
     }
     struct cheap *c = &o->cheap[role - 1];
