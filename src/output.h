@@ -26,6 +26,12 @@ char *kprof_path_folder(const char *path);
  * write give.  Thread-safe. */
 const char *kprof_output_no_new_files(const char *path);
 
+/* Why kprof_output_open would refuse the entry now at `path` (another user's link or file in a folder others
+ * can write, or a file there with another hard link), or NULL: it would not, or nothing is there.  The
+ * reason (a static string) is the one the exit's write gives, so the start's check says it too.
+ * Thread-safe. */
+const char *kprof_output_entry_refused(const char *path);
+
 /* A file's modification time (st_mtim) in ns. */
 int64_t kprof_file_mtime_ns(const struct stat *st);
 

@@ -63,6 +63,10 @@ for mode in 1777 0777; do
         expect_grep "^libkprof: cannot write the trace to '$d/$what' \(owned by another user in a folder others can write\)$" \
             "$WORK/$what.err" "$mode: and so does the trace"
         expect_grep '^== libkprof: end ==$' "$WORK/$what.err" "$mode: the report on stderr instead"
+        # Said at the start too, as for any path that cannot be written then (a new user's helper heard of
+        # another user's link in /tmp only at exit).
+        expect_grep "^libkprof: KPROF_OUTPUT='$d/$what' cannot be written now \(owned by another user in a folder others can write\); a report at exit tries it again, else goes to stderr$" \
+            "$WORK/$what.err" "$mode: the refusal said at the start ($what)"
     done
     # A hard link there to a file of the user's is refused too (where protected_hardlinks is off).
     ln "$WORK/victim" "$d/hard"
@@ -70,6 +74,8 @@ for mode in 1777 0777; do
     expect_eq "$(cat "$WORK/victim")" secret "$mode: a file behind a planted hard link is untouched"
     expect_grep "^libkprof: cannot write the report to '$d/hard' \(a file with another hard link, in a folder others can write\); writing it to stderr$" \
         "$WORK/hard.err" "$mode: with one warning"
+    expect_grep "^libkprof: KPROF_OUTPUT='$d/hard' cannot be written now \(a file with another hard link, in a folder others can write\); a report at exit tries it again, else goes to stderr$" \
+        "$WORK/hard.err" "$mode: and one at the start"
     rm "$d/hard"
     # The user's own link there is followed (its missing target created).
     ln -s "$WORK/mine.json" "$d/mylink"

@@ -56,6 +56,12 @@ static const char *entry_refused(const char *path, const struct stat *st)
     return NULL;
 }
 
+const char *kprof_output_entry_refused(const char *path)
+{
+    struct stat st;
+    return lstat(path, &st) == 0 ? entry_refused(path, &st) : NULL;
+}
+
 int64_t kprof_file_mtime_ns(const struct stat *st)
 {
     return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;

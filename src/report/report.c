@@ -124,6 +124,11 @@ static const char *unwritable(const char *path)
     struct stat st;
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
         return strerror(EISDIR); /* writable, but no file (KPROF_OUTPUT=.: a new-user helper heard only at exit) */
+    /* Another user's link or file in a folder others can write: refused at exit whatever access() says (a
+     * new-user helper's link in /tmp was heard of only then). */
+    const char *refused = kprof_output_entry_refused(path);
+    if (refused)
+        return refused;
     if (access(path, W_OK) == 0)
         return NULL;
     if (errno != ENOENT)
