@@ -99,7 +99,9 @@ struct joint_test {
     int settled;            /* the answer its entries were last settled on (1 or 0) */
     int moved;              /* settle: its answer changed, its entries to be put on the dirty list */
     struct offset *shapes;  /* its entries, by next_shape */
-    struct offset *lenders[LENDERS]; /* its entries that reached KPROF_HOLD_FIRST references, the first ones */
+    /* Its entries that reached KPROF_HOLD_FIRST references, the first LENDERS of them (made with the first;
+     * NULL before, or when out of memory) */
+    struct offset **lenders;
     unsigned nlenders;
     UT_hash_handle hh;
 };
@@ -445,7 +447,8 @@ double kprof_offset_learn(struct pool *p, const struct pair *pr, unsigned kind, 
         r->sum += w * dur_ns;
         r->sq += w * dur_ns * dur_ns;
         struct joint_test *q = o->joint;
-        if (q && !o->lending && o->ref[0].n + o->ref[1].n >= KPROF_HOLD_FIRST && q->nlenders < LENDERS) {
+        if (q && !o->lending && o->ref[0].n + o->ref[1].n >= KPROF_HOLD_FIRST && q->nlenders < LENDERS &&
+            (q->lenders || (q->lenders = calloc(LENDERS, sizeof *q->lenders)) != NULL)) {
             q->lenders[q->nlenders++] = o;
             o->lending = 1;
         }
