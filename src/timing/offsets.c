@@ -318,11 +318,15 @@ static double borrowed_offset(const struct offset *o, enum kprof_offset_role rol
 }
 
 /* The offset taken off the launches c (of `role`) of entry o: its own (own_offset), or where it has no
- * reference, one borrowed from another shape of its kernel (borrowed_offset). */
-static double offset_of(const struct offset *o, const struct cheap *c, enum kprof_offset_role role)
+ * reference, one borrowed from another shape of its kernel (borrowed_offset); *found 0 when it has none
+ * and none could be borrowed (found may be NULL). */
+static double offset_of(const struct offset *o, const struct cheap *c, enum kprof_offset_role role, int *found)
 {
-    int found;
-    return refs_used(o).n == 0 ? borrowed_offset(o, role, &found) : own_offset(o, c, role);
+    int lent = 1;
+    double d = refs_used(o).n == 0 ? borrowed_offset(o, role, &lent) : own_offset(o, c, role);
+    if (found)
+        *found = lent;
+    return d;
 }
 
 /* Sets `out` to the item of uthash table `head` (items with a field `key` and a handle `hh`) whose key is
@@ -459,7 +463,7 @@ double kprof_offset_learn(struct pool *p, const struct pair *pr, unsigned kind, 
     c->sum += dur_ns;
     c->sq += dur_ns * dur_ns;
     *unlearned = o->ref[0].n + o->ref[1].n == 0;
-    return offset_of(o, c, role);
+    return offset_of(o, c, role, NULL);
 }
 
 double kprof_offset_ref_mean(const struct offset *o)
@@ -592,10 +596,9 @@ void kprof_offsets_settle(struct pool *p, int all)
         double adjust = 0.0;
         for (int r = 0; r < KPROF_OFFSET_ROLES - 1; r++) {
             struct cheap *c = &o->cheap[r];
-            int found = 1;
-            if (all && c->n > c->no_reference && refs_used(o).n == 0)
-                (void)borrowed_offset(o, (enum kprof_offset_role)(r + 1), &found);
-            if (!found) {
+            int found;
+            double off = offset_of(o, c, (enum kprof_offset_role)(r + 1), &found);
+            if (all && !found && c->n > c->no_reference) {
                 /* Read without an offset, and none learned or borrowed by the end: the events say how many. */
                 pthread_mutex_lock(&kprof_ev.lock);
                 kprof_ev.n.unheld_no_reference += (long)(c->n - c->no_reference);
@@ -604,7 +607,7 @@ void kprof_offsets_settle(struct pool *p, int all)
             }
             /* Over every launch of this role read so far: what the offset as learned now takes off, less
              * what was taken off as they were read and since. */
-            double owed = (double)c->n * offset_of(o, c, (enum kprof_offset_role)(r + 1)) - c->applied;
+            double owed = (double)c->n * off - c->applied;
             double delta = owed - c->settled;
             /* Below a ns, left to a later pass; but the last pass settles every fraction (the totals add
              * them up, kprof_kernel_adjust). */
