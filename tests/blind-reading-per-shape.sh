@@ -13,10 +13,7 @@
 . "${top_srcdir:-..}/tests/lib.sh"
 need_jq
 idle_env "grow_k=3000"
-(export KPROF_HOLD=8 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/g.json" KPROF_TRACE="$WORK/g.trace.json" &&
-    run_clocked "$PROGS/preds" growing) >/dev/null 2>"$WORK/err" || fail "preds growing failed: $(cat "$WORK/err")"
-expect_eq "$(jq -c '[.kernels[0] | .calls, .total_ns, .min_ns, .max_ns]' "$WORK/g.json")" '[1200,3600000,3000,3000]' \
-    "the total exact"
+preds_exact growing g '[1200,3600000,3000,3000]'
 # The 8-block launches in launch order, their reads in the run's second half (rounds 300 to 599).
 reads=$(jq -r '[.traceEvents[] | select((.name // "") == "grow_k" and .args.grid[0] == 8)] | sort_by(.ts) |
     .[300:] | map(.args.read) | group_by(.) | map("\(.[0])=\(length)") | join(" ")' "$WORK/g.trace.json")

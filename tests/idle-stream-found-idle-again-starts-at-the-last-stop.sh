@@ -14,10 +14,7 @@
 . "${top_srcdir:-..}/tests/lib.sh"
 need_jq
 idle_env "idle_k=3000"
-(export KPROF_HOLD=8 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/h8.json" KPROF_TRACE="$WORK/t8.json" &&
-    run_clocked "$PROGS/preds" paced) >/dev/null 2>"$WORK/err" || fail "preds paced failed: $(cat "$WORK/err")"
-expect_eq "$(jq -c '[.kernels[0] | .calls, .total_ns, .min_ns, .max_ns]' "$WORK/h8.json")" '[400,1200000,3000,3000]' \
-    "the total exact"
+preds_exact paced h8 '[400,1200000,3000,3000]'
 shared=$(jqr '.events.one_event' "$WORK/h8.json") unheld=$(jqr '.events.unheld_drawn' "$WORK/h8.json")
 own=$(jqr '.events.queries_unasked_not_drawn' "$WORK/h8.json")
 [ "$unheld" -ge 300 ] || fail "$unheld launches not drawn, expected most of 400"
@@ -28,6 +25,6 @@ own=$(jqr '.events.queries_unasked_not_drawn' "$WORK/h8.json")
 [ "$own" -le 2 ] || fail "$own launches not drawn recorded a start of their own and read blind, expected 2 at most"
 [ "$shared" -ge $((unheld - 30)) ] ||
     fail "$shared of $unheld launches not drawn started at their stream's last stop, expected all but 30 at most"
-expect_eq "$(jq -c '[.traceEvents[] | select((.name // "") | test("idle_k")) | .dur] | unique' "$WORK/t8.json")" '[3]' \
+expect_eq "$(jq -c '[.traceEvents[] | select((.name // "") | test("idle_k")) | .dur] | unique' "$WORK/h8.trace.json")" '[3]' \
     "every trace row of idle_k 3 us"
 pass "launches not drawn that find their stream idle again start at its last stop ($shared of $unheld, $own with a start of their own read blind)"

@@ -51,6 +51,14 @@ preds_idle() {
     (export "$@" KPROF_FORMAT=json KPROF_OUTPUT="$WORK/$json" && run_clocked "$PROGS/preds" idle) >/dev/null ||
         fail "preds idle ($*) failed"
 }
+# preds_exact MODE TAG EXPECTED: preds MODE under libkprof with KPROF_HOLD=8 on the virtual host clock, its
+# JSON report in $WORK/TAG.json and its trace in $WORK/TAG.trace.json; its first kernel's [calls, total_ns,
+# min_ns, max_ns] must be EXPECTED (every launch read exact).
+preds_exact() {
+    (export KPROF_HOLD=8 KPROF_FORMAT=json KPROF_OUTPUT="$WORK/$2.json" KPROF_TRACE="$WORK/$2.trace.json" &&
+        run_clocked "$PROGS/preds" "$1") >/dev/null 2>"$WORK/err" || fail "preds $1 failed: $(cat "$WORK/err")"
+    expect_eq "$(jq -c '[.kernels[0] | .calls, .total_ns, .min_ns, .max_ns]' "$WORK/$2.json")" "$3" "the total exact"
+}
 # Runs "$@" against the fake CUDA stack without libkprof (but with the sanitizer runtime the fake needs in
 # sanitizer builds).
 run_plain() {
